@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is the `agent` section of the config file.
+type Config struct {
+	// Provider is "anthropic" or "openai" (any OpenAI-compatible endpoint:
+	// OpenAI, DeepSeek, Ollama, vLLM). Empty picks one from the environment
+	// (ANTHROPIC_API_KEY, OPENAI_API_KEY / OPENAI_BASE_URL) or leaves the
+	// agent off.
+	Provider string `yaml:"provider"`
+	// Model names the model; OPSBOT_MODEL overrides an empty value.
+	Model string `yaml:"model"`
+	// APIKey authenticates to the provider; use ${ENV} rather than a literal.
+	APIKey string `yaml:"api_key"`
+	// BaseURL points at a non-default endpoint.
+	BaseURL string `yaml:"base_url"`
+	// MaxSteps bounds the model calls of one turn (default 20).
+	MaxSteps int `yaml:"max_steps"`
+	// TurnTimeout bounds one turn (default 10m).
+	TurnTimeout time.Duration `yaml:"turn_timeout"`
+}
+
+// Validate checks the provider name and the bounds.
+func (c Config) Validate() error {
+	switch c.Provider {
+	case "", "anthropic", "openai":
+	default:
+		return fieldError{"provider", fmt.Sprintf("%q is not a provider: use anthropic or openai", c.Provider)}
+	}
+	if c.Provider == "anthropic" && c.APIKey == "" {
+		return fieldError{"api_key", "is required for provider anthropic: set it to ${ANTHROPIC_API_KEY}"}
+	}
+	if c.MaxSteps < 0 {
+		return fieldError{"max_steps", "must be positive"}
+	}
+	if c.TurnTimeout < 0 {
+		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}
+	}
+	return nil
+}
+
+// fieldError is a validation error about one key of this section.
+type fieldError struct{ key, msg string }
+
+func (e fieldError) Error() string { return e.key + ": " + e.msg }
+
+// Field is the key's name within the section.
+func (e fieldError) Field() string { return e.key }

@@ -1,0 +1,231 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// ApprovalState is where an approval request stands.
+type ApprovalState string
+
+// The approval states; every state but pending is final.
+const (
+	ApprovalPending  ApprovalState = "pending"
+	ApprovalApproved ApprovalState = "approved"
+	ApprovalDenied   ApprovalState = "denied"
+	ApprovalExpired  ApprovalState = "expired"
+)
+
+// Approval is a request for people to approve one command.
+type Approval struct {
+	ID        string
+	Hash      string // of (host, command, cwd, requester)
+	SessionID int64  // 0 when not bound to a session
+	Platform  string
+	Channel   string
+	Host      string
+	Command   string
+	Cwd       string
+	Requester string
+	Reasons   []string
+	Quorum    int
+	State     ApprovalState
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	DecidedAt time.Time
+	DecidedBy string
+}
+
+// Vote is one person's vote on an approval.
+type Vote struct {
+	Voter string
+	Vote  string // "approve" or "deny"
+	At    time.Time
+}
+
+// VoteTally is the outcome of RecordVote.
+type VoteTally struct {
+	// Recorded is false when the vote was not counted: the voter had voted
+	// already, or the request was no longer pending or had expired.
+	Recorded  bool
+	Approvals int
+	Denies    int
+	Approval  Approval
+}
+
+const approvalCols = `id, hash, coalesce(session_id, 0), platform, channel, host, command, cwd, requester, reasons,
+	quorum, state, created_at, expires_at, decided_at, decided_by`
+
+// CreateApproval stores a pending request and audits it. An empty ID gets a
+// random one; an empty CreatedAt is now.
+func (s *Store) CreateApproval(ctx context.Context, a Approval) (Approval, error) {
+	if a.ID == "" {
+		a.ID = newID()
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = s.Now()
+	}
+	if a.Quorum < 1 {
+		a.Quorum = 1
+	}
+	if a.Reasons == nil {
+		a.Reasons = []string{}
+	}
+	a.State = ApprovalPending
+	reasons, _ := json.Marshal(a.Reasons)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, hash, session_id, platform, channel, host, command, cwd,
+			requester, reasons, quorum, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+			a.ID, a.Hash, nullID(a.SessionID), a.Platform, a.Channel, a.Host, a.Command, a.Cwd, a.Requester,
+			string(reasons), a.Quorum, a.CreatedAt.UnixMilli(), a.ExpiresAt.UnixMilli())
+		if err != nil {
+			return err
+		}
+		return appendAudit(ctx, tx, s.now(), a.Requester, "approval.request", "approval:"+a.ID,
+			map[string]any{"host": a.Host, "command": a.Command, "cwd": a.Cwd, "expires_at": a.ExpiresAt.UTC()})
+	})
+	a.CreatedAt, a.ExpiresAt = a.CreatedAt.Round(time.Millisecond).UTC(), a.ExpiresAt.Round(time.Millisecond).UTC()
+	return a, wrap("create approval", err)
+}
+
+// Approval returns one request.
+func (s *Store) Approval(ctx context.Context, id string) (Approval, error) {
+	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+	return a, wrap("approval "+id, err)
+}
+
+// PendingApprovals lists the undecided requests, oldest first.
+func (s *Store) PendingApprovals(ctx context.Context) ([]Approval, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
+	if err != nil {
+		return nil, wrap("pending approvals", err)
+	}
+	defer rows.Close()
+	var out []Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, wrap("pending approvals", err)
+		}
+		out = append(out, a)
+	}
+	return out, wrap("pending approvals", rows.Err())
+}
+
+// RecordVote counts a vote on a pending, unexpired request, once per voter,
+// and returns the tally after it. Who may vote is the caller's rule; this
+// method only guarantees that a vote is counted at most once and never on a
+// decided or expired request.
+func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) (VoteTally, error) {
+	if vote != "approve" && vote != "deny" {
+		return VoteTally{}, fmt.Errorf("store: record vote: %q is not a vote (approve or deny)", vote)
+	}
+	var t VoteTally
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		res, err := tx.ExecContext(ctx, `INSERT INTO votes (approval_id, voter, vote, created_at)
+			SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND state = 'pending' AND expires_at > ?
+			ON CONFLICT (approval_id, voter) DO NOTHING`, voter, vote, now, approvalID, now)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		t.Recorded = n == 1
+		if t.Recorded {
+			if err := appendAudit(ctx, tx, now, voter, "approval.vote", "approval:"+approvalID, map[string]any{"vote": vote}); err != nil {
+				return err
+			}
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE vote = 'approve'), count(*) FILTER (WHERE vote = 'deny')
+			FROM votes WHERE approval_id = ?`, approvalID).Scan(&t.Approvals, &t.Denies); err != nil {
+			return err
+		}
+		t.Approval, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, approvalID))
+		return err
+	})
+	return t, wrap("record vote", err)
+}
+
+// DecideApproval moves a pending request to a final state with one
+// conditional UPDATE, audited in the same transaction. won reports whether
+// this call made the decision; either way the request as it now stands is
+// returned, so a loser can say who decided. An approval is refused once the
+// request has expired.
+func (s *Store) DecideApproval(ctx context.Context, id string, to ApprovalState, by string) (won bool, a Approval, err error) {
+	if to == ApprovalPending {
+		return false, Approval{}, fmt.Errorf("store: decide approval: pending is not a decision")
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		cond := ""
+		if to == ApprovalApproved {
+			cond = " AND expires_at > ?"
+		}
+		args := []any{string(to), now, by, id}
+		if cond != "" {
+			args = append(args, now)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, decided_at = ?, decided_by = ?
+			WHERE id = ? AND state = 'pending'`+cond, args...)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		if won = n == 1; won {
+			if err := appendAudit(ctx, tx, now, by, "approval."+string(to), "approval:"+id, nil); err != nil {
+				return err
+			}
+		}
+		a, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+		return err
+	})
+	return won, a, wrap("decide approval", err)
+}
+
+// Votes lists the votes on a request in the order they came.
+func (s *Store) Votes(ctx context.Context, approvalID string) ([]Vote, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT voter, vote, created_at FROM votes WHERE approval_id = ? ORDER BY created_at, voter`, approvalID)
+	if err != nil {
+		return nil, wrap("votes", err)
+	}
+	defer rows.Close()
+	var out []Vote
+	for rows.Next() {
+		var v Vote
+		var at sql.NullInt64
+		if err := rows.Scan(&v.Voter, &v.Vote, &at); err != nil {
+			return nil, wrap("votes", err)
+		}
+		v.At = fromMS(at)
+		out = append(out, v)
+	}
+	return out, wrap("votes", rows.Err())
+}
+
+func scanApproval(row scanner) (Approval, error) {
+	var a Approval
+	var reasons string
+	var created, expires, decided sql.NullInt64
+	err := row.Scan(&a.ID, &a.Hash, &a.SessionID, &a.Platform, &a.Channel, &a.Host, &a.Command, &a.Cwd, &a.Requester,
+		&reasons, &a.Quorum, &a.State, &created, &expires, &decided, &a.DecidedBy)
+	if err != nil {
+		return a, err
+	}
+	a.CreatedAt, a.ExpiresAt, a.DecidedAt = fromMS(created), fromMS(expires), fromMS(decided)
+	return a, json.Unmarshal([]byte(reasons), &a.Reasons)
+}
+
+// newID is a random 128-bit identifier in hex.
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// nullID stores 0 as NULL, for optional foreign keys.
+func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// AuditEntry is one line of the append-only audit trail.
+type AuditEntry struct {
+	ID      int64
+	At      time.Time
+	Actor   string // who: a user id, "opsbot", "scheduler", …
+	Action  string // what: "approval.approved", "job.start", "policy.decide", …
+	Subject string // on what: "approval:ID", "job:7", "host:web-1", …
+	Detail  json.RawMessage
+}
+
+// Audit appends an entry; At defaults to now. Nothing can edit or delete it
+// afterwards (triggers refuse).
+func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
+	at := s.now()
+	if !e.At.IsZero() {
+		at = e.At.UnixMilli()
+	}
+	return wrap("audit", s.tx(ctx, func(tx *sql.Tx) error {
+		return appendAuditRaw(ctx, tx, at, e.Actor, e.Action, e.Subject, e.Detail)
+	}))
+}
+
+// AuditTrail lists the entries about a subject ("" for all), oldest first.
+func (s *Store) AuditTrail(ctx context.Context, subject string) ([]AuditEntry, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit
+		WHERE ? = '' OR subject = ? ORDER BY id`, subject, subject)
+	if err != nil {
+		return nil, wrap("audit trail", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var at sql.NullInt64
+		var detail string
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail); err != nil {
+			return nil, wrap("audit trail", err)
+		}
+		e.At, e.Detail = fromMS(at), json.RawMessage(detail)
+		out = append(out, e)
+	}
+	return out, wrap("audit trail", rows.Err())
+}
+
+// appendAudit writes an audit row inside the caller's transaction, so the
+// state change and its record commit together.
+func appendAudit(ctx context.Context, tx *sql.Tx, at int64, actor, action, subject string, detail map[string]any) error {
+	raw := json.RawMessage("{}")
+	if detail != nil {
+		b, err := json.Marshal(detail)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	return appendAuditRaw(ctx, tx, at, actor, action, subject, raw)
+}
+
+func appendAuditRaw(ctx context.Context, tx *sql.Tx, at int64, actor, action, subject string, detail json.RawMessage) error {
+	if len(detail) == 0 {
+		detail = json.RawMessage("{}")
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, actor, action, subject, detail) VALUES (?, ?, ?, ?, ?)`,
+		at, actor, action, subject, string(detail))
+	return err
+}
