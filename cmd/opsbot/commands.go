@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/store"
+)
+
+// Set at build time: go build -ldflags "-X main.version=… -X main.commit=…".
+var (
+	version = "dev"
+	commit  = "unknown"
+)
+
+// isUsage tells cobra's own usage errors (unknown command, wrong number of
+// arguments) from failures.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand", "invalid argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// args wraps a cobra argument validator so that its error exits with 2.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := v(cmd, a); err != nil {
+			return usageError(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath()))
+		}
+		return nil
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and the commit it was built from",
+		Args:  args(cobra.NoArgs),
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "opsbot %s (commit %s, %s, schema %d)\n", version, commit, runtime.Version(), store.LatestSchema())
+		},
+	}
+}
+
+func newConfigCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "config",
+		Short: "Work with the config file",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError(errors.New("say what to do with the config: 'opsbot config check --config FILE'"))
+		},
+	}
+	c.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Validate a config file: every problem with its line and key; exit 2 if any",
+		Long: `Validate a config file and report every problem found, each as FILE:LINE: KEY: what is
+expected. Exit 0 when the file is valid, 2 when it is not. Environment variables
+referenced as ${NAME} must be set.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, _ := cmd.Flags().GetString("config")
+			if path == "" {
+				return usageError(errors.New("config check needs --config FILE"))
+			}
+			if _, err := loadConfig(path); err != nil {
+				for _, e := range flatten(err) {
+					fmt.Fprintln(cmd.ErrOrStderr(), e)
+				}
+				return &exitError{code: exitUsage, err: err, silent: true}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", path)
+			return nil
+		},
+	})
+	return c
+}
+
+func newMigrateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Create or upgrade the database to this version's schema, then exit",
+		Long: `Open the database named by store.path (default ./opsbot.db), apply the migrations
+it lacks, and print its schema version. 'opsbot run' does the same on start; this
+command lets you do it ahead of a deploy. A database written by a newer opsbot is
+refused (exit 1) and left untouched.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfigFlag(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			st, err := store.Open(ctx, cfg.Store)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			v, err := st.SchemaVersion(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d (latest)\n", st.Path(), v)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/store"
+)
+
+func newRunCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run",
+		Short: "Run the bot (without --config: the embedded default on http://127.0.0.1:8080)",
+		Long: `Run the bot until SIGINT or SIGTERM. Without --config it starts the embedded
+default: the web listener on 127.0.0.1:8080, SQLite at ./opsbot.db and the built-in
+host 'local'. The listener serves /healthz (the process is up), /readyz (the
+database answers) and /metrics (Prometheus).`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfigFlag(cmd)
+			if err != nil {
+				return err
+			}
+			log, err := cfg.logger(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runBot(ctx, cfg, log, nil)
+		},
+	}
+}
+
+// logger builds the process logger from config and the --log-level flag.
+func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
+	name := c.Log.Level
+	if f, _ := cmd.Flags().GetString("log-level"); f != "" {
+		name = f
+	}
+	level, err := parseLevel(name)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--log-level: %w", err))
+	}
+	return newLogger(os.Stderr, level, c.Log.Format, c.secrets()), nil
+}
+
+// secrets are the configured secret values the logger must never print.
+func (c *Config) secrets() []string {
+	return []string{c.Web.APIKey, c.Agent.APIKey}
+}
+
+// runBot serves until ctx ends, then shuts down. ready, when not nil,
+// receives the listener's address once it accepts connections.
+func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- string) error {
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
+	}
+	srv := &http.Server{Handler: newMux(st), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", st.Path())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case err := <-served:
+		return fmt.Errorf("web listener: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 1500*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close() // streams still open after the grace period are cut
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// pinger is what /readyz needs of the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// newMux serves the operational endpoints.
+func newMux(db pinger) *http.ServeMux {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opsbot_build_info", Help: "Version and commit of the running opsbot; always 1."},
+		[]string{"version", "commit"})
+	build.WithLabelValues(version, commit).Set(1)
+	reg.MustRegister(build)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := db.Ping(ctx); err != nil {
+			http.Error(w, "database not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
+}
