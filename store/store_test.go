@@ -1,0 +1,277 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fixedClock is an injectable clock that tests move by hand.
+type fixedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fixedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fixedClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// openTest opens a store in a fresh file, with a clock the test controls.
+func openTest(t *testing.T) (*Store, *fixedClock) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	s, err := Open(context.Background(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	clock := &fixedClock{t: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)}
+	s.Now = clock.Now
+	return s, clock
+}
+
+func TestOpenAppliesMigrationsOnceAndSetsPragmas(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	ctx := context.Background()
+	for range 3 { // idempotent: opening again changes nothing
+		s, err := Open(ctx, Config{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.SchemaVersion(ctx)
+		if err != nil || v != LatestSchema() {
+			t.Fatalf("schema version = %d, %v; want %d", v, err, LatestSchema())
+		}
+		var mode string
+		var fk, busy int
+		s.read.QueryRow("PRAGMA journal_mode").Scan(&mode)
+		s.read.QueryRow("PRAGMA foreign_keys").Scan(&fk)
+		s.read.QueryRow("PRAGMA busy_timeout").Scan(&busy)
+		if mode != "wal" || fk != 1 || busy != 10000 {
+			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d; want wal 1 10000", mode, fk, busy)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 999"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(context.Background(), Config{Path: path})
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("err = %v; want ErrNewerSchema", err)
+	}
+	if !strings.Contains(err.Error(), "999") || !strings.Contains(err.Error(), "newer opsbot") {
+		t.Errorf("error does not say what to do: %v", err)
+	}
+}
+
+func TestSessionForCreatesOnceAndFindsAgain(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	key := ThreadKey{Platform: "slack", Workspace: "T1", Channel: "C1", Thread: "1700000000.1"}
+	a, created, err := s.SessionFor(ctx, key)
+	if err != nil || !created || a.ID == 0 {
+		t.Fatalf("first SessionFor = %+v, %v, %v", a, created, err)
+	}
+	b, created, err := s.SessionFor(ctx, key)
+	if err != nil || created || b.ID != a.ID {
+		t.Fatalf("second SessionFor = %+v, %v, %v; want same id, not created", b, created, err)
+	}
+	other, _, _ := s.SessionFor(ctx, ThreadKey{Platform: "slack", Channel: "C1", Thread: "other"})
+	if other.ID == a.ID {
+		t.Fatal("two threads share a session")
+	}
+	if err := s.SetSessionCwd(ctx, a.ID, "/tmp/opsbot/1"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Session(ctx, a.ID)
+	if err != nil || got.Cwd != "/tmp/opsbot/1" || got.ThreadKey != key {
+		t.Fatalf("Session = %+v, %v", got, err)
+	}
+	if _, err := s.Session(ctx, 9999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing session: err = %v; want ErrNotFound", err)
+	}
+	if err := s.SetSessionCwd(ctx, 9999, "/x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("cwd of missing session: err = %v; want ErrNotFound", err)
+	}
+	if n, _ := s.CountSessions(ctx); n != 2 {
+		t.Errorf("CountSessions = %d; want 2", n)
+	}
+}
+
+func TestMessagesAppendListAndRollBack(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	sess, _, _ := s.SessionFor(ctx, ThreadKey{Platform: "web", Channel: "ops", Thread: "t"})
+	if _, err := s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`[{"type":"text","text":"hi"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	turn, err := s.BeginTurn(ctx, sess.ID)
+	if err != nil || turn.StartSeq != 1 {
+		t.Fatalf("BeginTurn = %+v, %v; want start seq 1", turn, err)
+	}
+	added, err := s.AppendMessages(ctx, sess.ID,
+		Message{Role: "assistant", Content: []byte(`[{"type":"tool_use","id":"t1"}]`), Tokens: 12},
+		Message{Role: "user", Content: []byte(`[{"type":"tool_result","tool_use_id":"t1"}]`)})
+	if err != nil || added[0].Seq != 2 || added[1].Seq != 3 {
+		t.Fatalf("AppendMessages = %+v, %v; want seqs 2, 3", added, err)
+	}
+	if _, err := s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`{not json`)}); err == nil {
+		t.Error("invalid JSON content was accepted")
+	}
+	msgs, _ := s.Messages(ctx, sess.ID)
+	if len(msgs) != 3 || msgs[1].Tokens != 12 || string(msgs[2].Content) != `[{"type":"tool_result","tool_use_id":"t1"}]` {
+		t.Fatalf("Messages = %+v", msgs)
+	}
+	if last, _ := s.LastSeq(ctx, sess.ID); last != 3 {
+		t.Errorf("LastSeq = %d; want 3", last)
+	}
+	if running, _ := s.RunningTurns(ctx); len(running) != 1 || running[0].ID != turn.ID {
+		t.Errorf("RunningTurns = %+v", running)
+	}
+	// Cancel: roll back to where the turn began.
+	n, err := s.DeleteMessagesAfter(ctx, sess.ID, turn.StartSeq)
+	if err != nil || n != 2 {
+		t.Fatalf("DeleteMessagesAfter = %d, %v; want 2", n, err)
+	}
+	if won, _ := s.EndTurn(ctx, turn.ID, TurnCancelled); !won {
+		t.Error("EndTurn of a running turn did not win")
+	}
+	if won, _ := s.EndTurn(ctx, turn.ID, TurnDone); won {
+		t.Error("EndTurn of an ended turn won again")
+	}
+	msgs, _ = s.Messages(ctx, sess.ID)
+	if len(msgs) != 1 || msgs[0].Role != "user" {
+		t.Fatalf("after rollback Messages = %+v", msgs)
+	}
+	next, _ := s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`"again"`)})
+	if next[0].Seq != 2 {
+		t.Errorf("seq after rollback = %d; want 2", next[0].Seq)
+	}
+}
+
+func TestEventsSeenDedup(t *testing.T) {
+	t.Parallel()
+	s, clock := openTest(t)
+	ctx := context.Background()
+	if first, err := s.SeenEvent(ctx, "slack", "Ev1"); err != nil || !first {
+		t.Fatalf("first SeenEvent = %v, %v", first, err)
+	}
+	if first, _ := s.SeenEvent(ctx, "slack", "Ev1"); first {
+		t.Error("a retried event was new again")
+	}
+	if first, _ := s.SeenEvent(ctx, "discord", "Ev1"); !first {
+		t.Error("the same id on another platform is a different event")
+	}
+	clock.Add(48 * time.Hour)
+	if n, _ := s.ForgetEventsBefore(ctx, clock.Now().Add(-24*time.Hour)); n != 2 {
+		t.Errorf("ForgetEventsBefore dropped %d; want 2", n)
+	}
+	if first, _ := s.SeenEvent(ctx, "slack", "Ev1"); !first {
+		t.Error("a forgotten event id was still seen")
+	}
+}
+
+func TestPostedMessagesLifecycle(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	m, err := s.RecordStreaming(ctx, PostedMessage{Platform: "slack", Channel: "C1", Thread: "1.1", MessageID: "1.2", Text: "Look"})
+	if err != nil || m.ID == 0 {
+		t.Fatalf("RecordStreaming = %+v, %v", m, err)
+	}
+	if err := s.UpdateStreamingText(ctx, m.ID, "Looking at the disk"); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := s.RecordStreaming(ctx, PostedMessage{Platform: "slack", Channel: "C1", MessageID: "1.3"})
+	left, _ := s.StreamingMessages(ctx)
+	if len(left) != 2 || left[0].Text != "Looking at the disk" {
+		t.Fatalf("StreamingMessages = %+v", left)
+	}
+	if err := s.FinishStreaming(ctx, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	left, _ = s.StreamingMessages(ctx)
+	if len(left) != 1 || left[0].ID != m.ID {
+		t.Fatalf("after finish StreamingMessages = %+v", left)
+	}
+	if err := s.FinishStreaming(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("FinishStreaming of missing = %v; want ErrNotFound", err)
+	}
+}
+
+func TestCheckRunsSaveAndList(t *testing.T) {
+	t.Parallel()
+	s, clock := openTest(t)
+	ctx := context.Background()
+	start := clock.Now()
+	run := CheckRun{Schedule: "nightly", StartedAt: start, EndedAt: start.Add(2 * time.Second), Results: []CheckResult{
+		{Host: "web-1", Check: "disk", OK: true, Output: "12%", Duration: 30 * time.Millisecond},
+		{Host: "web-2", Check: "disk", OK: false, Output: "97%", Duration: 40 * time.Millisecond},
+	}}
+	saved, err := s.SaveCheckRun(ctx, run)
+	if err != nil || saved.ID == 0 {
+		t.Fatalf("SaveCheckRun = %+v, %v", saved, err)
+	}
+	s.SaveCheckRun(ctx, CheckRun{Schedule: "nightly", StartedAt: start.Add(time.Hour), EndedAt: start.Add(time.Hour)})
+	runs, err := s.LastCheckRuns(ctx, "nightly", 5)
+	if err != nil || len(runs) != 2 || runs[1].ID != saved.ID {
+		t.Fatalf("LastCheckRuns = %+v, %v", runs, err)
+	}
+	if r := runs[1].Results; len(r) != 2 || r[1].OK || r[1].Output != "97%" || r[0].Duration != 30*time.Millisecond {
+		t.Errorf("results = %+v", r)
+	}
+	// A duplicate (run, host, check) is rejected and nothing of that run lands.
+	bad := CheckRun{Schedule: "dup", StartedAt: start, EndedAt: start, Results: []CheckResult{{Host: "a", Check: "c"}, {Host: "a", Check: "c"}}}
+	if _, err := s.SaveCheckRun(ctx, bad); err == nil {
+		t.Error("duplicate result accepted")
+	}
+	if runs, _ := s.LastCheckRuns(ctx, "dup", 5); len(runs) != 0 {
+		t.Errorf("a failed SaveCheckRun left %d runs", len(runs))
+	}
+}
+
+func TestAuditIsAppendOnly(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	if err := s.Audit(ctx, AuditEntry{Actor: "U1", Action: "policy.decide", Subject: "host:web-1", Detail: []byte(`{"decision":"allow"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Audit(ctx, AuditEntry{Actor: "U2", Action: "x", Subject: "host:web-2"})
+	trail, err := s.AuditTrail(ctx, "host:web-1")
+	if err != nil || len(trail) != 1 || trail[0].Actor != "U1" || string(trail[0].Detail) != `{"decision":"allow"}` {
+		t.Fatalf("AuditTrail = %+v, %v", trail, err)
+	}
+	if all, _ := s.AuditTrail(ctx, ""); len(all) != 2 {
+		t.Errorf("whole trail has %d entries; want 2", len(all))
+	}
+	if _, err := s.write.Exec(`UPDATE audit SET actor = 'mallory'`); err == nil {
+		t.Error("audit row was updated")
+	}
+	if _, err := s.write.Exec(`DELETE FROM audit`); err == nil {
+		t.Error("audit row was deleted")
+	}
+}
