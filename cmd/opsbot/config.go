@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -432,4 +433,30 @@ func lineError(path, msg string) error {
 		return &ConfigError{File: path, Line: line, Msg: m[2]}
 	}
 	return &ConfigError{File: path, Msg: msg}
+}
+
+// allKeys lists the dotted key paths of a config type, lists shown as
+// their first item ("hosts[0].name"); maps are leaves.
+func allKeys(v any) []string {
+	var out []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+			walk(t.Elem(), prefix+"[0]")
+			return
+		}
+		if t.Kind() != reflect.Struct || t == reflect.TypeOf(time.Time{}) {
+			return
+		}
+		for _, k := range sortedKeys(yamlFields(t)) {
+			key := join(prefix, k)
+			out = append(out, key)
+			walk(yamlFields(t)[k], key)
+		}
+	}
+	walk(reflect.TypeOf(v), "")
+	return out
 }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// TestMain lets the test binary act as opsbot itself for end-to-end tests:
+// with OPSBOT_BE_MAIN=1 it runs main with the given arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("OPSBOT_BE_MAIN") == "1" {
+		os.Exit(execute(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// opsbot prepares the test binary as an opsbot command in dir.
+func opsbot(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPSBOT_BE_MAIN=1")
+	return cmd
+}
+
+// runOpsbot runs opsbot to completion and returns its exit code and output.
+func runOpsbot(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := opsbot(t, t.TempDir(), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), errb.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+func TestVersionPrintsVersionAndCommit(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runOpsbot(t, "version")
+	if code != 0 || !regexp.MustCompile(`^opsbot \S+ \(commit \S+, go1\.\d+`).MatchString(out) {
+		t.Errorf("version: exit %d, %q", code, out)
+	}
+}
+
+func TestConfigCheckExitCodes(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("web:\n  listen: 127.0.0.1:8080\n  lisen: x\n"), 0o600)
+	code, _, stderr := runOpsbot(t, "config", "check", "--config", bad)
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:3: web.lisen: unknown key") {
+		t.Errorf("bad config: exit %d, stderr %q; want 2 naming line 3 and the key", code, stderr)
+	}
+	example, _ := filepath.Abs(filepath.Join("..", "..", "deploy", "opsbot.example.yaml"))
+	code, out, stderr := runOpsbot(t, "config", "check", "--config", example)
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), ": ok") {
+		t.Errorf("example config: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, stderr := runOpsbot(t, "config", "check"); code != 2 || !strings.Contains(stderr, "--config") {
+		t.Errorf("no --config: exit %d %q", code, stderr)
+	}
+}
+
+func TestUsageErrorsExit2AndEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"frobnicate"}, {"run", "--no-such-flag"}, {"version", "extra"}, {"run", "--log-level", "loud"}} {
+		if code, _, stderr := runOpsbot(t, args...); code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, code, stderr)
+		}
+	}
+	for _, cmd := range commandPaths(newRootCmd()) {
+		code, out, _ := runOpsbot(t, append(cmd, "--help")...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v --help: exit %d, %q", cmd, code, out)
+		}
+	}
+}
+
+func TestMigrateCreatesDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("store:\n  path: "+filepath.Join(dir, "x.db")+"\n"), 0o600)
+	code, out, stderr := runOpsbot(t, "migrate", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "schema version 1") {
+		t.Fatalf("migrate: exit %d %q %q", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err != nil {
+		t.Error(err)
+	}
+}
+
+// The embedded default: serves the operational endpoints, and SIGINT ends
+// it with exit code 0.
+func TestRunServesEndpointsAndExitsCleanlyOnSignal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	// Port 0: the test must not collide with a running bot.
+	os.WriteFile(cfg, []byte("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n"), 0o600)
+	cmd := opsbot(t, dir, "run", "--config", cfg)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := waitForListen(t, stderr)
+
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/metrics": "opsbot_build_info"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s = %d %.80q; want 200 with %q", path, resp.StatusCode, body, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "opsbot.db")); err != nil {
+		t.Errorf("database not created in the working directory: %v", err)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("opsbot run after SIGINT: %v; want exit 0", err)
+		}
+	case <-time.After(20 * time.Second): // a hang, not a speed bound
+		t.Fatal("opsbot run did not exit after SIGINT")
+	}
+}
+
+// commandPaths lists every command below root as argument paths.
+func commandPaths(root *cobra.Command) [][]string {
+	var out [][]string
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		out = append(out, []string{c.Name()})
+		for _, sub := range commandPaths(c) {
+			out = append(out, append([]string{c.Name()}, sub...))
+		}
+	}
+	return out
+}
+
+// waitForListen reads the JSON log until the start line names the address.
+func waitForListen(t *testing.T, r io.Reader) string {
+	t.Helper()
+	re := regexp.MustCompile(`"listen":"(http://[^"]+)"`)
+	lines := bufio.NewScanner(r)
+	for lines.Scan() {
+		if m := re.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, r)
+			return m[1]
+		}
+	}
+	t.Fatal("opsbot run ended without logging its address")
+	return ""
+}
