@@ -215,14 +215,6 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 // now is the injected clock in Unix milliseconds.
 func (s *Store) now() int64 { return s.Now().UnixMilli() }
 
-// ms converts a time to the stored form; the zero time is stored as NULL.
-func ms(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
-}
-
 // fromMS converts a stored time back; NULL becomes the zero time.
 func fromMS(v sql.NullInt64) time.Time {
 	if !v.Valid {
