@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestLoggerNeverPrintsSecrets(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"text", "json"} {
+		var buf bytes.Buffer
+		log := newLogger(&buf, slog.LevelDebug, format, []string{"sk-ant-SECRET123", "", "ab"})
+		log.Info("calling provider", "api_key", "whatever-it-is", "slack_token", "xoxb-1", "url", "https://x/?key=sk-ant-SECRET123")
+		log.With("authorization", "Bearer abc").Debug("request", "body", "token sk-ant-SECRET123 in text")
+		out := buf.String()
+		for _, leak := range []string{"sk-ant-SECRET123", "whatever-it-is", "xoxb-1", "Bearer abc"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s log leaks %q:\n%s", format, leak, out)
+			}
+		}
+		if !strings.Contains(out, "[redacted]") || !strings.Contains(out, "calling provider") {
+			t.Errorf("%s log lost its message:\n%s", format, out)
+		}
+	}
+}
+
+func TestLoggerFormatAuto(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	newLogger(&buf, slog.LevelInfo, "auto", nil).Info("hello")
+	if !strings.HasPrefix(buf.String(), "{") {
+		t.Errorf("a non-terminal writer did not get JSON: %q", buf.String())
+	}
+	buf.Reset()
+	newLogger(&buf, slog.LevelWarn, "text", nil).Info("hidden")
+	if buf.Len() != 0 {
+		t.Errorf("info logged at warn level: %q", buf.String())
+	}
+}
