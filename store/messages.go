@@ -21,28 +21,37 @@ type Message struct {
 // AppendMessages adds messages at the end of a session's history, in one
 // transaction, and returns them with their sequence numbers.
 func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs ...Message) ([]Message, error) {
-	out := make([]Message, len(msgs))
+	var out []Message
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		last, err := lastSeq(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
 		now := s.now()
-		for i, m := range msgs {
-			if !json.Valid(m.Content) {
-				return fmt.Errorf("message %d: content is not valid JSON", i)
-			}
-			m.Seq, m.CreatedAt = last+int64(i)+1, time.UnixMilli(now).UTC()
-			if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, content, tokens, created_at)
-				VALUES (?, ?, ?, ?, ?, ?)`, sessionID, m.Seq, m.Role, string(m.Content), m.Tokens, now); err != nil {
-				return err
-			}
-			out[i] = m
+		if out, err = insertMessages(ctx, tx, sessionID, last, now, msgs); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
 		return err
 	})
 	return out, wrap("append messages", err)
+}
+
+// insertMessages writes msgs after sequence number last.
+func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, last, now int64, msgs []Message) ([]Message, error) {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		if !json.Valid(m.Content) {
+			return nil, fmt.Errorf("message %d: content is not valid JSON", i)
+		}
+		m.Seq, m.CreatedAt = last+int64(i)+1, time.UnixMilli(now).UTC()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, content, tokens, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, sessionID, m.Seq, m.Role, string(m.Content), m.Tokens, now); err != nil {
+			return nil, err
+		}
+		out[i] = m
+	}
+	return out, nil
 }
 
 // Messages returns a session's history in order.
@@ -52,6 +61,12 @@ func (s *Store) Messages(ctx context.Context, sessionID int64) ([]Message, error
 	if err != nil {
 		return nil, wrap("messages", err)
 	}
+	msgs, err := scanMessages(rows)
+	return msgs, wrap("messages", err)
+}
+
+// scanMessages reads and closes rows of (seq, role, content, tokens, created_at).
+func scanMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
 	var out []Message
 	for rows.Next() {
@@ -59,12 +74,12 @@ func (s *Store) Messages(ctx context.Context, sessionID int64) ([]Message, error
 		var content string
 		var created sql.NullInt64
 		if err := rows.Scan(&m.Seq, &m.Role, &content, &m.Tokens, &created); err != nil {
-			return nil, wrap("messages", err)
+			return nil, err
 		}
 		m.Content, m.CreatedAt = json.RawMessage(content), fromMS(created)
 		out = append(out, m)
 	}
-	return out, wrap("messages", rows.Err())
+	return out, rows.Err()
 }
 
 // LastSeq is the sequence number of a session's last message, 0 if none.

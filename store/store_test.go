@@ -275,3 +275,23 @@ func TestAuditIsAppendOnly(t *testing.T) {
 		t.Error("audit row was deleted")
 	}
 }
+
+func TestCompactMessagesArchivesTranscript(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	sess, _, _ := s.SessionFor(ctx, ThreadKey{Platform: "web", Channel: "c", Thread: "t"})
+	s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`"one"`)}, Message{Role: "assistant", Content: []byte(`"two"`)})
+	out, err := s.CompactMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`"summary"`)})
+	if err != nil || len(out) != 1 || out[0].Seq != 3 {
+		t.Fatalf("CompactMessages = %+v, %v; want one message at seq 3", out, err)
+	}
+	msgs, _ := s.Messages(ctx, sess.ID)
+	if len(msgs) != 1 || string(msgs[0].Content) != `"summary"` {
+		t.Fatalf("history after compaction = %+v", msgs)
+	}
+	tr, err := s.Transcripts(ctx, sess.ID)
+	if err != nil || len(tr) != 1 || len(tr[0].Messages) != 2 || string(tr[0].Messages[1].Content) != `"two"` {
+		t.Fatalf("Transcripts = %+v, %v", tr, err)
+	}
+}

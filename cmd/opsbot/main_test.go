@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/store"
 )
 
 // TestMain lets the test binary act as opsbot itself for end-to-end tests:
@@ -99,7 +102,7 @@ func TestMigrateCreatesDatabase(t *testing.T) {
 	cfg := filepath.Join(dir, "c.yaml")
 	os.WriteFile(cfg, []byte("store:\n  path: "+filepath.Join(dir, "x.db")+"\n"), 0o600)
 	code, out, stderr := runOpsbot(t, "migrate", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "schema version 1") {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("schema version %d", store.LatestSchema())) {
 		t.Fatalf("migrate: exit %d %q %q", code, out, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.db")); err != nil {
