@@ -1,0 +1,255 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Decision is the policy's verdict on a command: "allow", "approve" or
+// "deny", with the reasons. It is decided by code, never by the model.
+type Decision struct {
+	Action  string
+	Reasons []string
+}
+
+// The policy actions.
+const (
+	Allow   = "allow"
+	Approve = "approve"
+	Deny    = "deny"
+)
+
+// Policy classifies a command for a host.
+type Policy interface {
+	Check(host, command string) Decision
+}
+
+// ApprovalRequest asks people to approve one command.
+type ApprovalRequest struct {
+	Target    string
+	Command   string
+	Cwd       string
+	Reasons   []string
+	Session   SessionInfo
+	SessionID int64
+}
+
+// ApprovalOutcome is how a request ended.
+type ApprovalOutcome struct {
+	Approved  bool
+	State     string // approved, denied, expired
+	DecidedBy string
+}
+
+// Approver waits for people to decide on a request; pending is called once
+// the request is recorded, so the caller can show it.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error)
+}
+
+// ExecOptions tunes one command run.
+type ExecOptions struct {
+	Timeout time.Duration
+	Stdin   string
+	Dir     string
+}
+
+// ExecResult is one host's outcome.
+type ExecResult struct {
+	Host      string
+	ExitCode  int
+	Signal    string
+	Stdout    string
+	Stderr    string
+	Duration  time.Duration
+	Truncated bool
+	Killed    bool  // by the deadline or a cancel
+	Err       error // could not run at all (connect, auth, host key)
+}
+
+// Executor runs commands on hosts.
+type Executor interface {
+	// Resolve turns a target (NAME, group:NAME, a comma list) into hosts.
+	Resolve(target string) ([]string, error)
+	// Exec runs command on each host, concurrently, returning in host order.
+	Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult
+}
+
+// Guard puts every command the agent runs through the policy and, when the
+// policy says so, through people: the one path to an Executor.
+type Guard struct {
+	Policy   Policy
+	Approver Approver
+	Exec     Executor
+}
+
+// errRefused is a refusal the model must read, not a failure.
+type errRefused struct{ msg string }
+
+func (e *errRefused) Error() string { return e.msg }
+
+// Authorize resolves the target and decides: nil means the command may run
+// on the returned hosts now. The strictest decision over the hosts wins.
+func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, cwd string) ([]string, error) {
+	hosts, err := g.Exec.Resolve(target)
+	if err != nil {
+		return nil, &errRefused{err.Error()}
+	}
+	d := g.decide(hosts, command)
+	switch d.Action {
+	case Allow:
+		return hosts, nil
+	case Approve:
+		return hosts, g.approve(ctx, call, target, command, cwd, d.Reasons)
+	}
+	return nil, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+}
+
+func (g *Guard) decide(hosts []string, command string) Decision {
+	rank := map[string]int{Allow: 0, Approve: 1, Deny: 2}
+	worst := Decision{Action: Allow}
+	for _, h := range hosts {
+		d := g.Policy.Check(h, command)
+		if _, known := rank[d.Action]; !known {
+			d = Decision{Action: Deny, Reasons: []string{fmt.Sprintf("policy returned %q", d.Action)}}
+		}
+		if rank[d.Action] > rank[worst.Action] {
+			worst = d
+		}
+	}
+	return worst
+}
+
+func (g *Guard) approve(ctx context.Context, call ToolCall, target, command, cwd string, reasons []string) error {
+	if g.Approver == nil {
+		return &errRefused{"needs approval, and no one can approve here: " + strings.Join(reasons, "; ")}
+	}
+	req := ApprovalRequest{Target: target, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
+	out, err := g.Approver.Approve(ctx, req, func(p PendingApproval) {
+		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &errRefused{"approval failed: " + err.Error()}
+	}
+	if !out.Approved {
+		who := ""
+		if out.DecidedBy != "" {
+			who = " by " + out.DecidedBy
+		}
+		return &errRefused{fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
+	}
+	return nil
+}
+
+// refusal turns an Authorize error into the tool result the model reads.
+func refusal(err error) ToolResult {
+	var r *errRefused
+	if errors.As(err, &r) {
+		return ToolResult{Content: r.msg, IsError: true, Summary: r.msg}
+	}
+	return Errorf("%v", err)
+}
+
+// RunCommandTool is `run_command`: a command on a target, through the guard.
+type RunCommandTool struct {
+	Guard *Guard
+	// MaxTimeout caps what the model may ask for (default 10m).
+	MaxTimeout time.Duration
+}
+
+type runCommandInput struct {
+	Target  string `json:"target"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"` // seconds
+}
+
+// Spec describes the tool.
+func (*RunCommandTool) Spec() ToolSpec {
+	return ToolSpec{Name: "run_command", Description: "Run a shell command on a target: a host name, group:NAME, or a comma list. Read-only diagnostics run at once; anything else waits for a person to approve, and may be denied. Output is capped.",
+		InputSchema: schema(`{"type":"object","properties":{"target":{"type":"string","description":"host, group:NAME, or comma list"},"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds, default 60"}},"required":["target","command"]}`)}
+}
+
+// Describe is the status line.
+func (*RunCommandTool) Describe(call ToolCall) string {
+	var in runCommandInput
+	if decodeInput(call, &in) != nil {
+		return "running a command"
+	}
+	return fmt.Sprintf("running `%s` on %s…", in.Command, in.Target)
+}
+
+// Call authorizes, runs, and reports.
+func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
+	var in runCommandInput
+	if err := decodeInput(call, &in); err != nil {
+		return Errorf("%v", err)
+	}
+	if strings.TrimSpace(in.Target) == "" || strings.TrimSpace(in.Command) == "" {
+		return Errorf("run_command needs a target and a command")
+	}
+	hosts, err := t.Guard.Authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	if err != nil {
+		return refusal(err)
+	}
+	timeout := min(time.Duration(max(in.Timeout, 0))*time.Second, orDefault(t.MaxTimeout, 10*time.Minute))
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	results := t.Guard.Exec.Exec(ctx, hosts, in.Command, ExecOptions{Timeout: timeout, Dir: call.Session.Cwd})
+	return formatResults(results)
+}
+
+// formatResults renders per-host outcomes for the model and a summary for
+// people.
+func formatResults(results []ExecResult) ToolResult {
+	var b strings.Builder
+	failed := 0
+	for _, r := range results {
+		if len(results) > 1 {
+			fmt.Fprintf(&b, "=== %s ===\n", r.Host)
+		}
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(&b, "error: %v\n", r.Err)
+			continue
+		}
+		if r.ExitCode != 0 || r.Killed {
+			failed++
+		}
+		b.WriteString(r.Stdout)
+		if r.Stderr != "" {
+			fmt.Fprintf(&b, "\n[stderr]\n%s", r.Stderr)
+		}
+		fmt.Fprintf(&b, "\n[%s]\n", status(r))
+	}
+	res := ToolResult{Content: b.String(), IsError: failed > 0}
+	if len(results) == 1 {
+		res.Summary = status(results[0])
+		if results[0].Err != nil {
+			res.Summary = "error: " + results[0].Err.Error()
+		}
+	} else {
+		res.Summary = fmt.Sprintf("%d hosts, %d failed", len(results), failed)
+	}
+	return res
+}
+
+func status(r ExecResult) string {
+	s := fmt.Sprintf("exit %d in %s", r.ExitCode, r.Duration.Round(time.Millisecond))
+	if r.Signal != "" {
+		s = fmt.Sprintf("killed by %s after %s", r.Signal, r.Duration.Round(time.Millisecond))
+	}
+	if r.Killed {
+		s += " (timed out or cancelled)"
+	}
+	if r.Truncated {
+		s += ", output truncated"
+	}
+	return s
+}

@@ -1,0 +1,49 @@
+package agent
+
+import "time"
+
+// TurnEventKind is the kind of an event a turn reports to its caller.
+type TurnEventKind int
+
+// The kinds of Event.
+const (
+	// TextDelta: Text is the next piece of the answer.
+	TextDelta TurnEventKind = iota + 1
+	// ToolStarted: Tool and Summary say what is being run.
+	ToolStarted
+	// ToolFinished: Summary says how it ended; IsError whether it failed.
+	ToolFinished
+	// ApprovalPending: Approval describes a command waiting for people.
+	ApprovalPending
+	// Notice: Text is a status line that is not part of the answer
+	// (compaction, a retried call, a job notification injected).
+	Notice
+	// TurnDone: the turn ended; Usage sums its model calls.
+	TurnDone
+	// TurnError: Err ended the turn; text already sent stays.
+	TurnError
+)
+
+// Event is what a turn reports while it runs.
+type Event struct {
+	Kind     TurnEventKind
+	Text     string
+	Tool     string
+	ToolID   string
+	Summary  string
+	IsError  bool
+	Approval *PendingApproval
+	Usage    Usage
+	Err      error
+}
+
+// PendingApproval describes a command waiting for a decision, for the
+// caller to show (an approval card, a terminal prompt).
+type PendingApproval struct {
+	ID        string
+	Target    string
+	Command   string
+	Reasons   []string
+	Requester string
+	ExpiresAt time.Time
+}

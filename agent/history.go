@@ -1,0 +1,155 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/opsbot/opsbot/store"
+)
+
+// SessionInfo is what a turn knows of the conversation it belongs to.
+type SessionInfo struct {
+	// ID keys the history; 0 is a session that is never persisted.
+	ID int64
+	// Requester is who asked (a platform user id or name); approvals bind
+	// to it and refuse it as an approver.
+	Requester string
+	// Cwd is the session's working directory on the local host.
+	Cwd      string
+	Platform string
+	Channel  string
+}
+
+// History persists a session's conversation. Seq numbers only grow: a
+// rollback point taken before a compaction never names a later message.
+type History interface {
+	Load(ctx context.Context, sessionID int64) (msgs []Message, lastSeq int64, err error)
+	Append(ctx context.Context, sessionID int64, msgs ...Message) (lastSeq int64, err error)
+	Rollback(ctx context.Context, sessionID, toSeq int64) error
+	// Compact archives the whole history and replaces it with msgs.
+	Compact(ctx context.Context, sessionID int64, msgs ...Message) (lastSeq int64, err error)
+}
+
+// StoreHistory keeps history in the SQLite store.
+type StoreHistory struct{ Store *store.Store }
+
+var _ History = StoreHistory{}
+
+// Load reads the history.
+func (h StoreHistory) Load(ctx context.Context, sessionID int64) ([]Message, int64, error) {
+	rows, err := h.Store.Messages(ctx, sessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	msgs := make([]Message, 0, len(rows))
+	var last int64
+	for _, r := range rows {
+		m := Message{Role: Role(r.Role)}
+		if err := json.Unmarshal(r.Content, &m.Content); err != nil {
+			return nil, 0, fmt.Errorf("agent: message %d of session %d: %w", r.Seq, sessionID, err)
+		}
+		msgs, last = append(msgs, m), r.Seq
+	}
+	return msgs, last, nil
+}
+
+// Append persists messages.
+func (h StoreHistory) Append(ctx context.Context, sessionID int64, msgs ...Message) (int64, error) {
+	rows, err := toRows(msgs)
+	if err != nil {
+		return 0, err
+	}
+	out, err := h.Store.AppendMessages(ctx, sessionID, rows...)
+	if err != nil || len(out) == 0 {
+		return 0, err
+	}
+	return out[len(out)-1].Seq, nil
+}
+
+// Rollback deletes what came after toSeq.
+func (h StoreHistory) Rollback(ctx context.Context, sessionID, toSeq int64) error {
+	_, err := h.Store.DeleteMessagesAfter(ctx, sessionID, toSeq)
+	return err
+}
+
+// Compact archives the transcript and replaces the history.
+func (h StoreHistory) Compact(ctx context.Context, sessionID int64, msgs ...Message) (int64, error) {
+	rows, err := toRows(msgs)
+	if err != nil {
+		return 0, err
+	}
+	out, err := h.Store.CompactMessages(ctx, sessionID, rows...)
+	if err != nil || len(out) == 0 {
+		return 0, err
+	}
+	return out[len(out)-1].Seq, nil
+}
+
+func toRows(msgs []Message) ([]store.Message, error) {
+	rows := make([]store.Message, len(msgs))
+	for i, m := range msgs {
+		b, err := json.Marshal(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("agent: encode message: %w", err)
+		}
+		rows[i] = store.Message{Role: string(m.Role), Content: b, Tokens: estimateTokens(m)}
+	}
+	return rows, nil
+}
+
+// MemoryHistory keeps history in memory: subagents and one-shot questions.
+type MemoryHistory struct {
+	mu       sync.Mutex
+	sessions map[int64][]Message
+	seq      map[int64]int64
+	// Archived holds compacted transcripts, for inspection.
+	Archived map[int64][][]Message
+}
+
+var _ History = (*MemoryHistory)(nil)
+
+// NewMemoryHistory returns an empty history.
+func NewMemoryHistory() *MemoryHistory {
+	return &MemoryHistory{sessions: map[int64][]Message{}, seq: map[int64]int64{}, Archived: map[int64][][]Message{}}
+}
+
+// Load returns a copy of the history. In memory a message's seq is its
+// position plus the number compacted away before it.
+func (h *MemoryHistory) Load(_ context.Context, id int64) ([]Message, int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Message(nil), h.sessions[id]...), h.seq[id], nil
+}
+
+// Append adds messages.
+func (h *MemoryHistory) Append(_ context.Context, id int64, msgs ...Message) (int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions[id] = append(h.sessions[id], msgs...)
+	h.seq[id] += int64(len(msgs))
+	return h.seq[id], nil
+}
+
+// Rollback drops messages after toSeq.
+func (h *MemoryHistory) Rollback(_ context.Context, id, toSeq int64) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	drop := h.seq[id] - toSeq
+	if drop > 0 && drop <= int64(len(h.sessions[id])) {
+		h.sessions[id] = h.sessions[id][:int64(len(h.sessions[id]))-drop]
+		h.seq[id] = toSeq
+	}
+	return nil
+}
+
+// Compact archives and replaces.
+func (h *MemoryHistory) Compact(_ context.Context, id int64, msgs ...Message) (int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.Archived[id] = append(h.Archived[id], h.sessions[id])
+	h.sessions[id] = append([]Message(nil), msgs...)
+	h.seq[id] += int64(len(msgs))
+	return h.seq[id], nil
+}

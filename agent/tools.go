@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Tool is one capability the model may call.
+type Tool interface {
+	Spec() ToolSpec
+	Call(ctx context.Context, call ToolCall) ToolResult
+}
+
+// ToolCall is one invocation of a tool, with what the tool may need of the
+// turn it runs in.
+type ToolCall struct {
+	ID      string
+	Name    string
+	Input   json.RawMessage
+	Session SessionInfo
+	// Emit reports progress (e.g. an approval pending) to the turn's caller.
+	Emit func(Event)
+}
+
+// ToolResult is what the model reads back. A refusal (deny, expiry) is a
+// result, not a Go error: the model must learn of it.
+type ToolResult struct {
+	Content string
+	IsError bool
+	// Summary is one line for people watching ("exit 0 in 120ms").
+	Summary string
+	// compact asks the loop to compact the history after this result.
+	compact bool
+}
+
+// Errorf builds an error result.
+func Errorf(format string, args ...any) ToolResult {
+	msg := fmt.Sprintf(format, args...)
+	return ToolResult{Content: msg, IsError: true, Summary: msg}
+}
+
+// Registry holds the tools of an agent, by name.
+type Registry struct {
+	tools map[string]Tool
+}
+
+// NewRegistry builds a registry; a duplicate name is a programming error.
+func NewRegistry(tools ...Tool) *Registry {
+	r := &Registry{tools: map[string]Tool{}}
+	for _, t := range tools {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers a tool, replacing none: a duplicate name panics.
+func (r *Registry) Add(t Tool) {
+	name := t.Spec().Name
+	if _, dup := r.tools[name]; dup {
+		panic("agent: tool registered twice: " + name)
+	}
+	r.tools[name] = t
+}
+
+// Without returns a registry of the same tools minus the named ones.
+func (r *Registry) Without(names ...string) *Registry {
+	out := &Registry{tools: map[string]Tool{}}
+	for n, t := range r.tools {
+		out.tools[n] = t
+	}
+	for _, n := range names {
+		delete(out.tools, n)
+	}
+	return out
+}
+
+// has reports whether a tool is registered.
+func (r *Registry) has(name string) bool { _, ok := r.tools[name]; return ok }
+
+// Specs lists the tools for the model, sorted by name for stable prompts.
+func (r *Registry) Specs() []ToolSpec {
+	specs := make([]ToolSpec, 0, len(r.tools))
+	for _, t := range r.tools {
+		specs = append(specs, t.Spec())
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
+}
+
+// Dispatch runs the named tool; an unknown name is an error result that
+// lists the tools there are.
+func (r *Registry) Dispatch(ctx context.Context, call ToolCall) ToolResult {
+	t, ok := r.tools[call.Name]
+	if !ok {
+		var names []string
+		for _, s := range r.Specs() {
+			names = append(names, s.Name)
+		}
+		return Errorf("unknown tool %q; the tools are: %v", call.Name, names)
+	}
+	if len(call.Input) == 0 {
+		call.Input = json.RawMessage(`{}`)
+	}
+	return t.Call(ctx, call)
+}
+
+// decodeInput unmarshals a tool's input strictly, for a clear error the
+// model can correct.
+func decodeInput(call ToolCall, v any) error {
+	if err := json.Unmarshal(call.Input, v); err != nil {
+		return fmt.Errorf("invalid input for %s: %v", call.Name, err)
+	}
+	return nil
+}
+
+// schema is a shorthand for a JSON Schema object literal.
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
