@@ -1,12 +1,49 @@
 package approvals
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
 
 // PolicyConfig is the `policy` section of the config file.
 type PolicyConfig struct {
 	// Default is the action for a command no rule and no allowlist entry
 	// covers: allow, approve or deny. Empty means approve.
 	Default string `yaml:"default"`
+	// Allow adds programs to the built-in read-only allowlist: every
+	// invocation of them, with any arguments, is read-only. Use a rule to
+	// allow a program only with some arguments.
+	Allow []string `yaml:"allow"`
+	// Remove takes programs out of the built-in allowlist.
+	Remove []string `yaml:"remove"`
+	// Rules match a program and its arguments on the parsed argv, per host
+	// or host group. When several rules match one command, deny beats
+	// approve beats allow.
+	Rules []RuleConfig `yaml:"rules"`
+}
+
+// RuleConfig is one policy rule of the config file.
+type RuleConfig struct {
+	// Name labels the rule in reasons and audit; optional.
+	Name string `yaml:"name"`
+	// Hosts limits the rule to these host names; Groups to hosts in any of
+	// these host groups. Both empty: every host.
+	Hosts  []string `yaml:"hosts"`
+	Groups []string `yaml:"groups"`
+	// Program is the program name (its base name when it is run from a
+	// system directory), or a glob on it such as "mkfs.*".
+	Program string `yaml:"program"`
+	// Args are glob patterns matched one to one against the arguments
+	// after the program name; a pattern "**" matches any number of
+	// arguments. Omitted: any arguments.
+	Args []string `yaml:"args"`
+	// Action is allow, approve or deny.
+	Action string `yaml:"action"`
+	// Reason is shown to approvers and in `opsbot policy check`.
+	Reason string `yaml:"reason"`
 }
 
 // GateConfig is the `approvals` section of the config file.
@@ -18,4 +55,164 @@ type GateConfig struct {
 	Expiry time.Duration `yaml:"expiry"`
 	// AllowSelfApproval lets a requester approve their own request.
 	AllowSelfApproval bool `yaml:"allow_self_approval"`
+	// Approvers says who may vote. A person may vote on a request when an
+	// entry covers the request's channel and host and names the person.
+	// With no entries, nobody can approve and every request expires.
+	Approvers []ApproverConfig `yaml:"approvers"`
 }
+
+// ApproverConfig is one entry of `approvals.approvers`.
+type ApproverConfig struct {
+	// Channels limits the entry to requests made in these channel ids;
+	// empty means every channel.
+	Channels []string `yaml:"channels"`
+	// HostGroups limits the entry to requests for hosts in these groups,
+	// Hosts to these host names; both empty means every host.
+	HostGroups []string `yaml:"host_groups"`
+	Hosts      []string `yaml:"hosts"`
+	// Slack approvers: user ids (U…) and user group ids (S…).
+	Slack SlackApprovers `yaml:"slack"`
+	// Discord approvers: user ids and role ids.
+	Discord DiscordApprovers `yaml:"discord"`
+	// Web approvers: user names of the web chat.
+	Web UserList `yaml:"web"`
+	// Console approvers: user names at the terminal of `opsbot chat`.
+	Console UserList `yaml:"console"`
+}
+
+// SlackApprovers names Slack users and user groups.
+type SlackApprovers struct {
+	Users      []string `yaml:"users"`
+	UserGroups []string `yaml:"user_groups"`
+}
+
+// DiscordApprovers names Discord users and roles.
+type DiscordApprovers struct {
+	Users []string `yaml:"users"`
+	Roles []string `yaml:"roles"`
+}
+
+// UserList names users of a platform without groups.
+type UserList struct {
+	Users []string `yaml:"users"`
+}
+
+// Defaults of the approvals section.
+const (
+	DefaultQuorum = 1
+	DefaultExpiry = 15 * time.Minute
+)
+
+// WithDefaults fills what the file left empty.
+func (c GateConfig) WithDefaults() GateConfig {
+	if c.Quorum == 0 {
+		c.Quorum = DefaultQuorum
+	}
+	if c.Expiry == 0 {
+		c.Expiry = DefaultExpiry
+	}
+	return c
+}
+
+// Validate reports every problem of the policy section at once.
+func (c PolicyConfig) Validate() error {
+	var errs []error
+	if c.Default != "" {
+		if _, err := ParseAction(c.Default); err != nil {
+			errs = append(errs, fieldError{"default", fmt.Sprintf("%q is not an action: use allow, approve or deny", c.Default)})
+		}
+	}
+	errs = append(errs, validatePrograms("allow", c.Allow, true)...)
+	errs = append(errs, validatePrograms("remove", c.Remove, false)...)
+	for i, r := range c.Rules {
+		errs = append(errs, r.validate(fmt.Sprintf("rules[%d]", i))...)
+	}
+	return errors.Join(errs...)
+}
+
+func validatePrograms(key string, names []string, adding bool) []error {
+	var errs []error
+	for i, n := range names {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		switch {
+		case n == "" || strings.ContainsAny(n, " \t/"):
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q is not a program name: give a bare name such as pg_isready", n)})
+		case adding && neverAllowlisted(n):
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q cannot be allowlisted: it runs code the policy cannot see (shells, interpreters, eval and wrappers are classified by what they run)", n)})
+		}
+	}
+	return errs
+}
+
+func (r RuleConfig) validate(key string) []error {
+	var errs []error
+	if r.Program == "" {
+		errs = append(errs, fieldError{key + ".program", "is required: the program name the rule matches, e.g. systemctl"})
+	} else if _, err := path.Match(r.Program, ""); err != nil {
+		errs = append(errs, fieldError{key + ".program", fmt.Sprintf("%q is not a valid glob", r.Program)})
+	}
+	if _, err := ParseAction(r.Action); err != nil {
+		errs = append(errs, fieldError{key + ".action", fmt.Sprintf("%q is not an action: use allow, approve or deny", r.Action)})
+	}
+	for j, p := range r.Args {
+		if p == "**" {
+			continue
+		}
+		if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "**") {
+			errs = append(errs, fieldError{fmt.Sprintf("%s.args[%d]", key, j), fmt.Sprintf("%q is not a valid pattern: use globs (*, ?, [..]) within one argument, or ** alone for any number of arguments", p)})
+		}
+	}
+	return errs
+}
+
+// Validate reports every problem of the approvals section at once.
+func (c GateConfig) Validate() error {
+	var errs []error
+	if c.Quorum < 0 {
+		errs = append(errs, fieldError{"quorum", "must be 1 or more"})
+	}
+	if c.Expiry < 0 {
+		errs = append(errs, fieldError{"expiry", "must be a positive duration, e.g. 15m"})
+	}
+	for i, a := range c.Approvers {
+		if a.empty() {
+			errs = append(errs, fieldError{fmt.Sprintf("approvers[%d]", i), "names nobody: list slack, discord, web or console users (or slack user_groups, discord roles)"})
+		}
+		errs = append(errs, a.validateIDs(fmt.Sprintf("approvers[%d]", i))...)
+	}
+	return errors.Join(errs...)
+}
+
+func (a ApproverConfig) empty() bool {
+	return len(a.Slack.Users)+len(a.Slack.UserGroups)+len(a.Discord.Users)+len(a.Discord.Roles)+len(a.Web.Users)+len(a.Console.Users) == 0
+}
+
+func (a ApproverConfig) validateIDs(key string) []error {
+	lists := []struct {
+		key string
+		ids []string
+	}{
+		{"channels", a.Channels}, {"host_groups", a.HostGroups}, {"hosts", a.Hosts},
+		{"slack.users", a.Slack.Users}, {"slack.user_groups", a.Slack.UserGroups},
+		{"discord.users", a.Discord.Users}, {"discord.roles", a.Discord.Roles},
+		{"web.users", a.Web.Users}, {"console.users", a.Console.Users},
+	}
+	var errs []error
+	for _, l := range lists {
+		for j, id := range l.ids {
+			if strings.TrimSpace(id) == "" || strings.TrimSpace(id) != id {
+				errs = append(errs, fieldError{fmt.Sprintf("%s.%s[%d]", key, l.key, j), fmt.Sprintf("%q is not an id: no empty values or surrounding spaces", id)})
+			}
+		}
+	}
+	return errs
+}
+
+// fieldError is a validation error about one key of a section; the config
+// loader finds the key's line through Field.
+type fieldError struct{ key, msg string }
+
+func (e fieldError) Error() string { return e.key + ": " + e.msg }
+
+// Field is the dotted path of the offending key, relative to the section.
+func (e fieldError) Field() string { return e.key }

@@ -1,0 +1,126 @@
+package approvals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// argCheck judges a program's arguments: Allow when they keep it
+// read-only, else the action and why.
+type argCheck func(args []arg) (Action, string)
+
+// allowlist is the built-in read-only allowlist. A nil check means no
+// argument can make the program write, run something else or reach out;
+// otherwise the check decides from the parsed arguments.
+var allowlist = map[string]argCheck{}
+
+func init() {
+	for _, name := range strings.Fields(`
+		ls cat tac head tail grep egrep fgrep zgrep zegrep zfgrep zcat bzcat xzcat zstdcat wc cut tr column nl od
+		hexdump strings file stat readlink realpath basename dirname md5sum sha1sum sha224sum sha256sum sha384sum
+		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false test [ : type
+		which whereis id whoami groups w who last lastb lastlog users printenv locale getent nproc arch tty pwd tree
+		du df free uptime ps pgrep pidof pstree lsof netstat dig host nslookup traceroute traceroute6 tracepath
+		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat pidstat jq base64 base32 diff sleep
+		cd pushd popd dirs exit return break continue wait jobs umask ulimit getconf whatis namei lsattr getfacl
+		pg_isready lsns lsipc tload`) {
+		allowlist[name] = nil
+	}
+	checks := map[string]argCheck{
+		"sort": checkSort, "uniq": maxOperands(1, "uniq writes its second operand"),
+		"xxd": checkXxd, "find": checkFind, "sed": checkSed, "tar": checkTar,
+		"awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
+		"read": checkRead, "printf": checkPrintf, "top": checkTop,
+		"date": checkDate, "hostname": checkHostname, "dmesg": checkDmesg, "sysctl": checkSysctl,
+		"ping": checkPing, "ping6": checkPing, "mtr": checkMtr, "ss": checkSs, "ip": checkIP,
+		"curl": checkCurl, "nc": checkNc, "ncat": checkNc, "openssl": checkOpenssl,
+		"journalctl": checkJournalctl, "systemctl": checkSystemctl, "service": checkService,
+		"crontab": checkCrontab, "iptables": checkIptables, "ip6tables": checkIptables, "ethtool": checkEthtool,
+		"mount": checkMount, "timedatectl": verbs(0, "status", "show", "list-timezones", "timesync-status", "show-timesync"),
+		"hostnamectl": verbs(0, "status"), "chronyc": verbs(0, "tracking", "sources", "sourcestats", "activity", "ntpdata", "serverstats"),
+		"loginctl": verbs(0, "list-sessions", "list-users", "list-seats", "show-session", "show-user", "session-status", "user-status"),
+		"dpkg":     checkDpkg, "rpm": checkRpm, "apt": verbs(0, "list", "show", "policy", "search", "depends", "rdepends"),
+		"apt-cache": verbs(0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats"),
+		"git":       checkGit, "kubectl": checkKubectl, "helm": checkHelm, "docker": checkDocker, "podman": checkDocker,
+		"nginx": onlyOptions("t", "T", "v", "V"), "apachectl": checkApachectl, "apache2ctl": checkApachectl,
+		"redis-cli": checkRedis, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": verbs(0, "version", "env"),
+	}
+	for name, c := range checks {
+		allowlist[name] = c
+	}
+}
+
+// neverAllowlisted names programs whose arguments are code or a command:
+// allowlisting them would allow anything.
+func neverAllowlisted(name string) bool {
+	_, h := handlers[name]
+	return h || isInterpreter(name) || slices.Contains([]string{"awk", "gawk", "mawk", "nawk", "sed", "find", "perl"}, name)
+}
+
+// verbs allows a program whose first operand (after options taking no
+// value, skipping n) is one of the read-only subcommands, or absent when
+// the first verb listed is the default.
+func verbs(n int, allowed ...string) argCheck {
+	return func(args []arg) (Action, string) {
+		p := optSpec{}.parse(args)
+		if p.unknown != "" {
+			return Approve, p.unknown
+		}
+		if len(p.operands) <= n {
+			return Allow, "shows status"
+		}
+		v := p.operands[n]
+		if v.static() && slices.Contains(allowed, v.val) {
+			return Allow, v.val + " is read-only"
+		}
+		return Approve, fmt.Sprintf("%s is not a read-only subcommand", v.show())
+	}
+}
+
+// onlyOptions allows a program used with these options only.
+func onlyOptions(allowed ...string) argCheck {
+	return func(args []arg) (Action, string) {
+		p := optSpec{}.parse(args)
+		if p.unknown != "" {
+			return Approve, p.unknown
+		}
+		if bad, ok := p.onlyOpts(allowed...); !ok || len(p.operands) > 0 || len(p.opts) == 0 {
+			return Approve, orText(bad, "these arguments") + " may change state"
+		}
+		return Allow, "only tests or shows its configuration"
+	}
+}
+
+// versionOnly allows printing the version.
+func versionOnly(args []arg) (Action, string) {
+	if len(args) == 1 && args[0].static() && slices.Contains([]string{"--version", "-version", "-V", "version"}, args[0].val) {
+		return Allow, "prints its version"
+	}
+	return Approve, "only the version query is read-only"
+}
+
+// maxOperands allows at most n operands.
+func maxOperands(n int, why string) argCheck {
+	return func(args []arg) (Action, string) {
+		p := optSpec{}.parse(args)
+		if p.unknown != "" {
+			return Approve, p.unknown
+		}
+		if len(p.operands) > n {
+			return Approve, why
+		}
+		return Allow, ""
+	}
+}
+
+// refuseOpts approves when any of the options is present.
+func refuseOpts(p parsed, why string, names ...string) (Action, string) {
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if o := p.find(names...); o != nil {
+		return Approve, fmt.Sprintf("%s %s", o, why)
+	}
+	return Allow, ""
+}

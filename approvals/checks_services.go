@@ -1,0 +1,165 @@
+package approvals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// checkJournalctl refuses what deletes, rotates or writes journal data.
+func checkJournalctl(args []arg) (Action, string) {
+	p := optSpec{shortArg: "bnpuUtSIoDMFcg", longArg: []string{"boot", "lines", "priority", "unit", "user-unit", "identifier", "since", "until", "output", "directory", "file", "root", "image", "cursor", "after-cursor", "cursor-file", "grep", "field", "facility", "namespace", "output-fields", "vacuum-size", "vacuum-time", "vacuum-files", "machine"}}.parse(args)
+	return refuseOpts(p, "deletes, rotates or writes journal data",
+		"vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush", "sync", "relinquish-var", "smart-relinquish-var",
+		"setup-keys", "update-catalog", "cursor-file")
+}
+
+// systemctlReads are the systemctl verbs that only show state.
+var systemctlReads = []string{"status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets",
+	"list-dependencies", "list-jobs", "list-machines", "list-automounts", "list-paths", "is-active", "is-enabled",
+	"is-failed", "is-system-running", "get-default", "show-environment", "help"}
+
+// checkSystemctl allows the verbs that show state; start, stop, restart,
+// enable, disable and every other verb change it.
+func checkSystemctl(args []arg) (Action, string) {
+	p := optSpec{shortArg: "tpPnoHMs", longArg: []string{"type", "property", "lines", "output", "host", "machine", "state", "signal", "kill-whom", "kill-value", "root", "job-mode", "what", "boot-loader-menu", "boot-loader-entry", "timestamp", "message", "image", "preset-mode"}}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if len(p.operands) == 0 {
+		return Allow, "lists units"
+	}
+	verb := p.operands[0]
+	if verb.static() && slices.Contains(systemctlReads, verb.val) {
+		return Allow, verb.val + " only shows state"
+	}
+	return Approve, fmt.Sprintf("systemctl %s changes state", verb.show())
+}
+
+// checkService allows `service NAME status` and `service --status-all`.
+func checkService(args []arg) (Action, string) {
+	if len(args) == 1 && args[0].static() && args[0].val == "--status-all" {
+		return Allow, ""
+	}
+	if len(args) == 2 && args[1].static() && args[1].val == "status" && args[0].static() {
+		return Allow, "status only shows state"
+	}
+	return Approve, "service with a verb other than status changes state"
+}
+
+// checkCrontab allows listing (-l) only.
+func checkCrontab(args []arg) (Action, string) {
+	p := optSpec{shortArg: "u"}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if _, ok := p.onlyOpts("l", "u"); !ok || !p.has("l") || len(p.operands) > 0 {
+		return Approve, "crontab without -l installs, edits or removes a crontab"
+	}
+	return Allow, "lists the crontab"
+}
+
+// checkIptables allows listing rules only.
+func checkIptables(args []arg) (Action, string) {
+	p := optSpec{shortArg: "tW", longArg: []string{"table", "wait"}}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if !p.has("L", "S", "list", "list-rules") {
+		return Approve, "iptables without -L/-S changes rules"
+	}
+	if bad, ok := p.onlyOpts("L", "S", "n", "v", "x", "t", "w", "W", "list", "list-rules", "numeric", "verbose", "exact", "line-numbers", "table", "wait"); !ok {
+		return Approve, "iptables " + bad + " may change rules"
+	}
+	return Allow, "lists rules"
+}
+
+// checkEthtool allows showing an interface and its settings.
+func checkEthtool(args []arg) (Action, string) {
+	p := optSpec{}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if bad, ok := p.onlyOpts("i", "S", "k", "g", "a", "c", "l", "m", "T", "P", "driver", "statistics", "show-features", "show-ring", "show-pause", "show-coalesce", "show-channels", "module-info", "show-time-stamping", "show-permaddr"); !ok || len(p.operands) > 1 {
+		return Approve, "ethtool " + orText(bad, "with these arguments") + " changes interface settings"
+	}
+	return Allow, ""
+}
+
+// checkMount allows listing mounts (no operands; -l, -t TYPE).
+func checkMount(args []arg) (Action, string) {
+	p := optSpec{shortArg: "t"}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if _, ok := p.onlyOpts("l", "t"); !ok || len(p.operands) > 0 {
+		return Approve, "mount with these arguments mounts a file system"
+	}
+	return Allow, "lists mounts"
+}
+
+// checkDpkg allows the query options.
+func checkDpkg(args []arg) (Action, string) {
+	p := optSpec{}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if bad, ok := p.onlyOpts("l", "L", "s", "S", "p", "list", "listfiles", "status", "search", "print-avail", "get-selections", "print-architecture", "version", "audit", "C"); !ok || len(p.opts) == 0 {
+		return Approve, "dpkg " + orText(bad, "without a query option") + " changes packages"
+	}
+	return Allow, "queries packages"
+}
+
+// checkRpm allows queries (-q…) and verification (-V).
+func checkRpm(args []arg) (Action, string) {
+	if len(args) == 0 || !args[0].static() {
+		return Approve, "rpm without a query"
+	}
+	v := args[0].val
+	if (strings.HasPrefix(v, "-q") || v == "--query" || strings.HasPrefix(v, "-V") || v == "--verify" || v == "--version") && !slices.ContainsFunc(args, func(a arg) bool {
+		return !a.static() || strings.HasPrefix(a.val, "--setperms") || strings.HasPrefix(a.val, "--setugids") || strings.HasPrefix(a.val, "--restore") || a.val == "--dbpath" || a.val == "--root"
+	}) {
+		return Allow, "queries packages"
+	}
+	return Approve, "rpm without a query changes packages"
+}
+
+// checkApachectl allows the configuration dumps and tests.
+func checkApachectl(args []arg) (Action, string) {
+	if len(args) == 1 && args[0].static() && slices.Contains([]string{"-S", "-t", "-M", "-v", "-V", "-l", "-L", "configtest", "-t -D DUMP_VHOSTS", "status", "fullstatus"}, args[0].val) {
+		return Allow, "shows or tests the configuration"
+	}
+	return Approve, "apachectl with these arguments controls the server"
+}
+
+// redisReads are redis-cli commands that only read.
+var redisReads = []string{"ping", "info", "dbsize", "time", "lastsave", "role", "memory", "slowlog", "latency", "client", "config", "cluster", "--version", "--latency", "--stat", "--bigkeys", "--memkeys"}
+
+// checkRedis allows a read-only redis-cli command given on the line; the
+// subcommand of config/client/cluster must be a read (get, list, info).
+func checkRedis(args []arg) (Action, string) {
+	p := optSpec{shortArg: "hpsanuri", longArg: []string{"user", "pass", "tls", "cacert", "sni"}}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if p.has("x", "eval", "pipe", "rdb", "functions-rdb") {
+		return Approve, "redis-cli with these options runs scripts or writes files"
+	}
+	if len(p.operands) == 0 {
+		if p.has("version", "latency", "stat", "bigkeys", "memkeys") {
+			return Allow, ""
+		}
+		return Approve, "redis-cli without a command is interactive"
+	}
+	cmd := strings.ToLower(p.operands[0].val)
+	if !slices.Contains(redisReads, cmd) {
+		return Approve, "redis-cli " + cmd + " may change data"
+	}
+	if len(p.operands) > 1 && slices.Contains([]string{"config", "client", "cluster", "memory", "slowlog", "latency"}, cmd) {
+		sub := strings.ToLower(p.operands[1].val)
+		if !slices.Contains([]string{"get", "list", "info", "stats", "doctor", "usage", "nodes", "slots", "shards", "myid", "latest", "history", "len", "getname", "id"}, sub) {
+			return Approve, "redis-cli " + cmd + " " + sub + " may change the server"
+		}
+	}
+	return Allow, "reads server state"
+}

@@ -1,0 +1,102 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+)
+
+// checkSort: -o/--output writes a file and --compress-program runs one;
+// GNU accepts any unambiguous abbreviation (--out, --compress-prog).
+func checkSort(args []arg) (Action, string) {
+	p := optSpec{shortArg: "ktoST", longArg: []string{"key", "field-separator", "output", "buffer-size", "temporary-directory", "compress-program", "parallel", "batch-size", "files0-from", "sort", "random-source"}}.parse(args)
+	if p.has("compress-program") {
+		return Approve, "sort --compress-program runs a program"
+	}
+	if o := p.find("o", "output"); o != nil {
+		return writeTo("sort "+o.String(), o.value)
+	}
+	return refuseOpts(p, "")
+}
+
+// checkXxd: a second operand is an output file.
+func checkXxd(args []arg) (Action, string) {
+	p := optSpec{shortArg: "cglosn", longArg: []string{"cols", "groupsize", "len", "offset", "seek", "name"}}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if len(p.operands) > 1 {
+		return Approve, "xxd writes its second operand"
+	}
+	return Allow, ""
+}
+
+// findActions write files, delete them or run commands.
+var findActions = []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
+
+// checkFind: find's expression may delete, write or run; an expression
+// word computed at run time could be any of them.
+func checkFind(args []arg) (Action, string) {
+	for _, a := range args {
+		if a.dynamic != "" {
+			return Approve, fmt.Sprintf("the find expression %s is computed at run time (%s)", a.src, a.dynamic)
+		}
+		for _, act := range findActions {
+			if a.couldBe(act) {
+				return Approve, fmt.Sprintf("find %s %s", act, map[bool]string{true: "deletes files", false: "runs a command or writes a file"}[act == "-delete"])
+			}
+		}
+	}
+	return Allow, ""
+}
+
+// checkTar allows listing an archive only.
+func checkTar(args []arg) (Action, string) {
+	if len(args) == 0 || !args[0].static() {
+		return Approve, "tar without a known mode"
+	}
+	words := args
+	if first := args[0].val; !strings.HasPrefix(first, "-") {
+		words = append([]arg{{src: "-" + first, val: "-" + first}}, args[1:]...) // old style: tar tzf x
+	}
+	p := optSpec{shortArg: "fCTXbFgHIKLNVM", longArg: []string{"file", "directory", "files-from", "exclude-from", "to-command", "use-compress-program", "info-script", "new-volume-script", "checkpoint-action", "blocking-factor", "format", "newer", "label", "index-file", "rsh-command", "owner", "group", "mode", "transform", "exclude"}}.parse(words)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if !p.has("t", "list") {
+		return Approve, "tar writes files unless it only lists (-t)"
+	}
+	return refuseOpts(p, "runs a program or writes files", "c", "x", "r", "u", "A", "d", "I", "F", "create", "extract", "get", "append", "update", "catenate", "concatenate", "delete", "diff", "compare",
+		"to-command", "use-compress-program", "info-script", "new-volume-script", "checkpoint-action", "rsh-command", "index-file", "remove-files")
+}
+
+// checkRead refuses reading into an array element, whose subscript bash
+// evaluates as arithmetic.
+func checkRead(args []arg) (Action, string) {
+	for _, a := range args {
+		if !a.static() || strings.ContainsRune(a.val, '[') {
+			return Approve, "read into a computed or subscripted name"
+		}
+	}
+	return Allow, ""
+}
+
+// checkPrintf: -v assigns to a variable, possibly an array element.
+func checkPrintf(args []arg) (Action, string) {
+	if len(args) > 0 && args[0].couldBe("-v") {
+		return Approve, "printf -v assigns to a variable"
+	}
+	return Allow, ""
+}
+
+// checkTop allows batch mode only; interactive top takes keystrokes that
+// kill and renice.
+func checkTop(args []arg) (Action, string) {
+	p := optSpec{shortArg: "dnpuUowEeO"}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if !p.has("b") {
+		return Approve, "top without -b is interactive"
+	}
+	return Allow, "batch mode"
+}

@@ -1,0 +1,218 @@
+package approvals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds how deep shell strings nest (sh -c "sh -c '…'").
+const maxDepth = 6
+
+// walker classifies every simple command of a command line.
+type walker struct {
+	policy  *Policy
+	target  Target
+	verdict verdict
+	cmds    []Command
+}
+
+// stdinKind is where a command's standard input comes from, which
+// matters for a shell or interpreter that would read its program there.
+type stdinKind int
+
+const (
+	stdinNone stdinKind = iota // the runner's empty input
+	stdinPipe                  // another command's output
+	stdinText                  // a here-string or heredoc known now
+	stdinFile                  // a file or a computed here-document
+)
+
+// scope is what an enclosing construct passes down.
+type scope struct {
+	src   string   // the text being walked, for source positions
+	via   []string // wrappers and shells around the command
+	stdin stdinKind
+	text  string // the input when stdin is stdinText
+	depth int
+}
+
+func (s scope) inside(label string) scope {
+	s.via = append(slices.Clip(s.via), label)
+	return s
+}
+
+// script parses src as a shell program and classifies it.
+func (w *walker) script(src string, via []string, depth int) {
+	if depth > maxDepth {
+		w.verdict.add(Approve, "shell strings nest too deep to classify")
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		w.verdict.add(Approve, fmt.Sprintf("does not parse as a shell command: %v", err))
+		return
+	}
+	visited := map[*syntax.CallExpr]bool{}
+	sc := scope{src: src, via: via, depth: depth}
+	w.stmts(f.Stmts, sc, visited)
+	// Safety net: any simple command the walk above did not reach means
+	// the classifier missed a construct, so the command is not allowed.
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && !visited[c] {
+			w.verdict.add(Approve, "part of the command was not understood by the classifier")
+		}
+		return true
+	})
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
+	for _, s := range list {
+		w.stmt(s, sc, vis)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
+	sc = w.redirects(s.Redirs, sc, vis)
+	w.command(s.Cmd, sc, vis)
+}
+
+// command dispatches on the kind of command.
+func (w *walker) command(c syntax.Command, sc scope, vis map[*syntax.CallExpr]bool) {
+	switch c := c.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		vis[c] = true
+		w.call(c, sc, vis)
+	case *syntax.BinaryCmd:
+		w.stmt(c.X, sc, vis)
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			sc.stdin, sc.text = stdinPipe, ""
+		}
+		w.stmt(c.Y, sc, vis)
+	case *syntax.Block:
+		w.stmts(c.Stmts, sc, vis)
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, sc, vis)
+	case *syntax.IfClause:
+		w.ifClause(c, sc, vis)
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, sc, vis)
+		w.stmts(c.Do, sc, vis)
+	case *syntax.ForClause:
+		w.forClause(c, sc, vis)
+	case *syntax.CaseClause:
+		w.words(sc, vis, c.Word)
+		for _, it := range c.Items {
+			w.words(sc, vis, it.Patterns...)
+			w.stmts(it.Stmts, sc, vis)
+		}
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			w.stmt(c.Stmt, sc.inside("time"), vis)
+		}
+	case *syntax.TestClause:
+		w.testExpr(c.X, sc, vis)
+	default:
+		w.otherCommand(c, sc, vis)
+	}
+}
+
+// otherCommand handles constructs that are never needed to read state and
+// that can change how later commands run; what they contain is still
+// walked so that a deny inside is found.
+func (w *walker) otherCommand(c syntax.Command, sc scope, vis map[*syntax.CallExpr]bool) {
+	switch c := c.(type) {
+	case *syntax.FuncDecl:
+		w.verdict.add(Approve, "defines a shell function")
+		w.stmt(c.Body, sc, vis)
+		return
+	case *syntax.CoprocClause:
+		w.verdict.add(Approve, "starts a coprocess")
+		w.stmt(c.Stmt, sc, vis)
+		return
+	case *syntax.DeclClause:
+		w.verdict.add(Approve, fmt.Sprintf("%s changes shell variables for later commands", c.Variant.Value))
+	case *syntax.LetClause, *syntax.ArithmCmd:
+		w.verdict.add(Approve, "arithmetic evaluation can run code hidden in variables")
+	default:
+		w.verdict.add(Approve, fmt.Sprintf("%T is syntax the classifier does not handle", c))
+	}
+	w.nested(c, sc, vis)
+}
+
+func (w *walker) ifClause(c *syntax.IfClause, sc scope, vis map[*syntax.CallExpr]bool) {
+	for ; c != nil; c = c.Else {
+		w.stmts(c.Cond, sc, vis)
+		w.stmts(c.Then, sc, vis)
+	}
+}
+
+func (w *walker) forClause(c *syntax.ForClause, sc scope, vis map[*syntax.CallExpr]bool) {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		w.words(sc, vis, l.Items...)
+	default:
+		w.verdict.add(Approve, "arithmetic evaluation can run code hidden in variables")
+		w.nested(l, sc, vis)
+	}
+	w.stmts(c.Do, sc, vis)
+}
+
+// testExpr walks a [[ … ]] expression; arithmetic comparisons evaluate
+// their operands as expressions, which can run code hidden in a variable.
+func (w *walker) testExpr(x syntax.TestExpr, sc scope, vis map[*syntax.CallExpr]bool) {
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryTest); ok && b.Op >= syntax.TsEql && b.Op <= syntax.TsGtr {
+			w.verdict.add(Approve, "arithmetic comparison in [[ ]] can run code hidden in variables")
+		}
+		if word, ok := n.(*syntax.Word); ok {
+			w.words(sc, vis, word)
+			return false
+		}
+		return true
+	})
+}
+
+// words walks words for the commands nested in them.
+func (w *walker) words(sc scope, vis map[*syntax.CallExpr]bool, ws ...*syntax.Word) {
+	for _, word := range ws {
+		if word != nil {
+			w.nested(word, sc, vis)
+		}
+	}
+}
+
+// nested finds what runs inside a node: command and process
+// substitutions are classified like any command; arithmetic and indexed
+// parameters are flagged.
+func (w *walker) nested(n syntax.Node, sc scope, vis map[*syntax.CallExpr]bool) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			inner := sc.inside("$(…)")
+			inner.stdin = stdinNone
+			w.stmts(n.Stmts, inner, vis)
+			return false
+		case *syntax.ProcSubst:
+			inner := sc.inside("<(…)")
+			inner.stdin = stdinNone
+			if n.Op == syntax.CmdOut {
+				inner.via[len(inner.via)-1], inner.stdin = ">(…)", stdinPipe
+			}
+			w.stmts(n.Stmts, inner, vis)
+			return false
+		case *syntax.ArithmExp:
+			w.verdict.add(Approve, "arithmetic expansion can run code hidden in variables")
+		case *syntax.ParamExp:
+			if n.Index != nil || n.Slice != nil {
+				w.verdict.add(Approve, "an indexed or sliced variable is evaluated as arithmetic")
+			}
+		case *syntax.ExtGlob:
+			w.verdict.add(Approve, "extended globs are not classified (zsh glob qualifiers run code)")
+		}
+		return true
+	})
+}

@@ -1,0 +1,232 @@
+package approvals
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// wrapSpec describes a program that runs the command given after its own
+// options; the inner command is classified as if it stood alone.
+type wrapSpec struct {
+	opts optSpec
+	// skip is how many operands come before the command (timeout's
+	// duration).
+	skip int
+	// refuse maps options that make the wrapper itself risky to why.
+	refuse map[string]string
+	// env reads NAME=VALUE words before the command.
+	env bool
+}
+
+// wrappers are the plain wrapper programs.
+var wrappers = map[string]wrapSpec{
+	"sudo": {opts: optSpec{shortArg: "ughpCDrtUTR", longArg: []string{"user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout", "chroot"}},
+		refuse: map[string]string{"i": "sudo -i runs a login shell", "s": "sudo -s runs a shell", "e": "sudo -e edits files", "login": "sudo -i runs a login shell", "shell": "sudo -s runs a shell", "edit": "sudo -e edits files"}},
+	"doas":     {opts: optSpec{shortArg: "uC"}, refuse: map[string]string{"s": "doas -s runs a shell"}},
+	"env":      {opts: optSpec{shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal"}}, env: true, refuse: map[string]string{"S": "env -S splits a string into a command", "split-string": "env -S splits a string into a command"}},
+	"nice":     {opts: optSpec{shortArg: "n", longArg: []string{"adjustment"}}},
+	"nohup":    {},
+	"time":     {opts: optSpec{shortArg: "fo", longArg: []string{"format", "output"}}, refuse: map[string]string{"o": "time -o writes a file", "output": "time -o writes a file"}},
+	"timeout":  {opts: optSpec{shortArg: "sk", longArg: []string{"signal", "kill-after"}}, skip: 1},
+	"stdbuf":   {opts: optSpec{shortArg: "ioe", longArg: []string{"input", "output", "error"}}},
+	"ionice":   {opts: optSpec{shortArg: "cnpPu", longArg: []string{"class", "classdata", "pid", "pgid", "uid"}}, refuse: map[string]string{"p": "ionice -p changes another process", "P": "ionice -P changes other processes", "u": "ionice -u changes other processes", "pid": "ionice -p changes another process", "pgid": "ionice -P changes other processes", "uid": "ionice -u changes other processes"}},
+	"setsid":   {},
+	"builtin":  {},
+	"unbuffer": {},
+	"chronic":  {},
+}
+
+// wrapperHandler classifies a wrapper and the command it runs.
+func wrapperHandler(spec wrapSpec) handler {
+	return func(w *walker, c *Command, args []arg, sc scope) {
+		spec.opts.stopAtOperand = true
+		p := spec.opts.parse(args)
+		for _, name := range slices.Sorted(maps.Keys(spec.refuse)) {
+			if p.has(name) {
+				c.add(Approve, spec.refuse[name])
+			}
+		}
+		if p.unknown != "" {
+			c.add(Approve, p.unknown)
+		}
+		inner := p.rest
+		if spec.env {
+			inner = w.envAssignments(c, inner)
+		}
+		if len(inner) < spec.skip {
+			inner = nil
+		} else {
+			inner = inner[spec.skip:]
+		}
+		w.wrapped(c, args, inner, sc)
+	}
+}
+
+// wrapped records a wrapper (config rules see it too) and classifies
+// what it runs.
+func (w *walker) wrapped(c *Command, args, inner []arg, sc scope) {
+	w.configRules(c, args)
+	if len(c.Reasons) == 0 && len(inner) == 0 {
+		c.add(Allow, "runs nothing else")
+	} else if len(c.Reasons) == 0 {
+		c.add(Allow, "runs the command after it, classified on its own")
+	}
+	w.record(*c)
+	w.classify(inner, sc.inside(c.Program))
+}
+
+// envAssignments checks env's NAME=VALUE words and returns the command
+// after them.
+func (w *walker) envAssignments(c *Command, args []arg) []arg {
+	for len(args) > 0 {
+		name, val, ok := strings.Cut(args[0].val, "=")
+		if !args[0].static() || !ok || name == "" {
+			break
+		}
+		if !safeEnv(name, val) {
+			c.add(Approve, fmt.Sprintf("sets %s, which changes the environment of the command", name))
+		}
+		args = args[1:]
+	}
+	return args
+}
+
+// xargs runs its command with words read from standard input appended,
+// or put in place of a replacement string.
+func (w *walker) xargs(c *Command, args []arg, sc scope) {
+	spec := optSpec{shortArg: "adEILlnPsei", longArg: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stopAtOperand: true}
+	p := spec.parse(args)
+	if p.unknown != "" {
+		c.add(Approve, p.unknown)
+	}
+	inner := p.rest
+	if len(inner) == 0 {
+		inner = []arg{{src: "echo", val: "echo"}}
+	}
+	input := arg{src: "{input}", dynamic: "words xargs reads from its input"}
+	if o := p.find("I", "i", "replace"); o != nil {
+		repl := orText(o.value, "{}")
+		inner = replaced(inner, repl, input)
+	} else {
+		inner = append(inner[:len(inner):len(inner)], input)
+	}
+	w.wrapped(c, args, inner, sc)
+}
+
+// replaced marks the words holding xargs' replacement string as dynamic.
+func replaced(args []arg, repl string, input arg) []arg {
+	out := make([]arg, len(args))
+	for i, a := range args {
+		out[i] = a
+		if strings.Contains(a.val, repl) || strings.Contains(a.src, repl) {
+			out[i].dynamic, out[i].src = input.dynamic, a.src
+		}
+	}
+	return out
+}
+
+// watch joins its operands and runs them with sh -c (or as argv with -x).
+func (w *walker) watch(c *Command, args []arg, sc scope) {
+	spec := optSpec{shortArg: "nq", longArg: []string{"interval", "differences", "equexit"}, stopAtOperand: true}
+	p := spec.parse(args)
+	if p.unknown != "" {
+		c.add(Approve, p.unknown)
+	}
+	if p.has("x", "exec") {
+		w.wrapped(c, args, p.rest, sc)
+		return
+	}
+	w.joinedScript(c, args, p.rest, sc)
+}
+
+// ssh runs the words after the host as a command line on the remote host.
+func (w *walker) ssh(c *Command, args []arg, sc scope) {
+	spec := optSpec{shortArg: "BbcDEeFIiJLlmOopQRSWw", stopAtOperand: true}
+	p := spec.parse(args)
+	if p.unknown != "" {
+		c.add(Approve, p.unknown)
+	}
+	for _, o := range p.opts {
+		if why := sshOption(o); why != "" {
+			c.add(Approve, why)
+		}
+	}
+	if len(p.rest) < 2 {
+		c.add(Approve, "ssh without a command opens an interactive shell")
+		w.wrapped(c, args, nil, sc)
+		return
+	}
+	w.joinedScript(c, args, p.rest[1:], sc)
+}
+
+func sshOption(o opt) string {
+	switch o.name {
+	case "L", "R", "D", "W", "w":
+		return "ssh -" + o.name + " opens a tunnel"
+	case "F", "E", "S", "O", "I":
+		return "ssh -" + o.name + " uses or writes files the policy cannot see"
+	case "o":
+		key := strings.ToLower(strings.SplitN(strings.SplitN(o.value, "=", 2)[0], " ", 2)[0])
+		switch key {
+		case "connecttimeout", "batchmode", "stricthostkeychecking", "loglevel", "port", "user", "serveraliveinterval", "serveralivecountmax", "connectionattempts":
+			return ""
+		}
+		return "ssh -o " + o.value + " is not a known harmless option"
+	}
+	return ""
+}
+
+// joinedScript classifies words a program joins with spaces and hands to
+// a shell.
+func (w *walker) joinedScript(c *Command, args, words []arg, sc scope) {
+	parts := make([]string, len(words))
+	for i, a := range words {
+		if !a.static() && a.dynamic != "" {
+			c.add(Approve, fmt.Sprintf("the remote or inner command is computed at run time (%s)", a.dynamic))
+		}
+		parts[i] = a.show()
+	}
+	c.add(Allow, "runs the command line after it, classified on its own")
+	w.wrapped(c, args, nil, sc)
+	if len(parts) > 0 {
+		inner := sc.inside(c.Program)
+		w.script(strings.Join(parts, " "), inner.via, sc.depth+1)
+	}
+}
+
+// commandBuiltin: command -v/-V only looks a name up; otherwise it runs
+// the command, skipping functions.
+func (w *walker) commandBuiltin(c *Command, args []arg, sc scope) {
+	p := optSpec{stopAtOperand: true}.parse(args)
+	if p.has("v", "V") && p.unknown == "" {
+		c.add(Allow, "only looks a command up")
+		w.record(*c)
+		return
+	}
+	if p.unknown != "" {
+		c.add(Approve, p.unknown)
+	}
+	w.wrapped(c, args, p.rest, sc)
+}
+
+// execBuiltin replaces the shell with its command; without one it only
+// applies redirections, which are judged on their own.
+func (w *walker) execBuiltin(c *Command, args []arg, sc scope) {
+	p := optSpec{shortArg: "a", stopAtOperand: true}.parse(args)
+	if p.unknown != "" {
+		c.add(Approve, p.unknown)
+	}
+	w.wrapped(c, args, p.rest, sc)
+}
+
+// busybox runs the applet named by its first operand.
+func (w *walker) busybox(c *Command, args []arg, sc scope) {
+	if len(args) == 0 || (args[0].static() && strings.HasPrefix(args[0].val, "-")) {
+		c.add(Allow, "lists its applets")
+		w.record(*c)
+		return
+	}
+	w.wrapped(c, args, args, sc)
+}
