@@ -30,7 +30,7 @@ func (a *Agent) compactNow(ctx context.Context, t *turn) error {
 		return nil
 	}
 	req := Request{Model: a.Model, System: summaryPrompt, MaxTokens: a.maxTokens(),
-		Messages: prepare(append(msgs, userText("Write the summary now.")), a.keep())}
+		Messages: prepare(append(append([]Message(nil), msgs...), userText("Write the summary now.")), a.keep())}
 	reply, _, usage, err := collect(ctx, a.Provider, req, func(string) {})
 	t.usage.InputTokens += usage.InputTokens
 	t.usage.OutputTokens += usage.OutputTokens
