@@ -172,3 +172,25 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyConcurrent: one Policy serves many turns at once.
+func TestPolicyConcurrent(t *testing.T) {
+	t.Parallel()
+	p := defaultPolicy(t)
+	cmds := readCorpus(t, "testdata/bypass.txt")
+	done := make(chan Action)
+	for range 8 {
+		go func() {
+			worst := Allow
+			for _, c := range cmds {
+				worst = max(worst, p.Check(Target{}, "sudo -u x env A=1 "+c).Action)
+			}
+			done <- worst
+		}()
+	}
+	for range 8 {
+		if a := <-done; a == Allow {
+			t.Error("a bypass was allowed")
+		}
+	}
+}

@@ -41,8 +41,9 @@ var wrappers = map[string]wrapSpec{
 // wrapperHandler classifies a wrapper and the command it runs.
 func wrapperHandler(spec wrapSpec) handler {
 	return func(w *walker, c *Command, args []arg, sc scope) {
-		spec.opts.stopAtOperand = true
-		p := spec.opts.parse(args)
+		opts := spec.opts // a copy: handlers run concurrently
+		opts.stopAtOperand = true
+		p := opts.parse(args)
 		for _, name := range slices.Sorted(maps.Keys(spec.refuse)) {
 			if p.has(name) {
 				c.add(Approve, spec.refuse[name])
