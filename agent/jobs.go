@@ -56,10 +56,10 @@ func (j *Jobs) run(ctx context.Context, job store.Job) {
 	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour)})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
+	case ctx.Err() == context.Canceled:
+		state, code = store.JobCancelled, nil
 	case res.Err != nil:
 		state, code = store.JobFailed, nil
-	case ctx.Err() == context.Canceled:
-		state = store.JobCancelled
 	case res.ExitCode != 0 || res.Killed:
 		state = store.JobFailed
 	}

@@ -1,0 +1,303 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/store"
+)
+
+// fakePolicy decides by a table of commands; the rest is approve.
+type fakePolicy map[string]string
+
+func (p fakePolicy) Check(_, command string) Decision {
+	if a, ok := p[command]; ok {
+		return Decision{Action: a, Reasons: []string{"rule for " + command}}
+	}
+	return Decision{Action: Approve, Reasons: []string{"not known to be read-only"}}
+}
+
+// fakeApprover answers every request the same way and records them.
+type fakeApprover struct {
+	mu      sync.Mutex
+	answer  ApprovalOutcome
+	request []ApprovalRequest
+}
+
+func (f *fakeApprover) Approve(_ context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error) {
+	f.mu.Lock()
+	f.request = append(f.request, req)
+	f.mu.Unlock()
+	pending(PendingApproval{ID: "ap1", Target: req.Target, Command: req.Command, Reasons: req.Reasons})
+	return f.answer, nil
+}
+
+// shellExec runs commands with bash on this machine: the hosts package's
+// own runner is tested there; here only what reaches it matters.
+type shellExec struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (e *shellExec) Resolve(target string) ([]string, error) {
+	return strings.Split(target, ","), nil
+}
+
+func (e *shellExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
+	var out []ExecResult
+	for _, h := range hosts {
+		e.mu.Lock()
+		e.ran = append(e.ran, h+": "+command)
+		e.mu.Unlock()
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, "bash", "-c", command)
+		cmd.Dir, cmd.Stdin = opts.Dir, strings.NewReader(opts.Stdin)
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		r := ExecResult{Host: h, Stdout: so.String(), Stderr: se.String(), Duration: time.Since(start)}
+		if ee, ok := err.(*exec.ExitError); ok {
+			r.ExitCode = ee.ExitCode()
+		} else if err != nil {
+			r.Err = err
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (e *shellExec) commands() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.ran...)
+}
+
+func runCommand(t *testing.T, g *Guard, target, command string) (ToolResult, []Event) {
+	t.Helper()
+	rec := &recorder{}
+	tool := &RunCommandTool{Guard: g}
+	res := tool.Call(context.Background(), ToolCall{ID: "t1", Name: "run_command", Emit: rec.emit, Session: SessionInfo{ID: 1, Requester: "alice"},
+		Input: []byte(toJSON(map[string]string{"target": target, "command": command}))})
+	return res, rec.events
+}
+
+func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
+	t.Parallel()
+	policy := fakePolicy{"echo hi": Allow, "rm -rf /tmp/x": Approve, "mkfs /dev/sda": Deny}
+	cases := []struct {
+		name, command string
+		answer        ApprovalOutcome
+		wantRun       bool
+		wantIn        string
+	}{
+		{"allowed runs at once", "echo hi", ApprovalOutcome{}, true, "hi\n"},
+		{"denied by policy never asks", "mkfs /dev/sda", ApprovalOutcome{}, false, "denied by policy: rule for mkfs /dev/sda"},
+		{"approval denied", "rm -rf /tmp/x", ApprovalOutcome{State: "denied", DecidedBy: "bob"}, false, "was denied by bob"},
+		{"approval expired", "rm -rf /tmp/x", ApprovalOutcome{State: "expired"}, false, "was expired"},
+		{"approved runs", "rm -rf /tmp/x", ApprovalOutcome{Approved: true, State: "approved", DecidedBy: "bob"}, true, "exit 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ex, ap := &shellExec{}, &fakeApprover{answer: c.answer}
+			// rm -rf on a path that does not exist here is harmless.
+			cmd := c.command
+			if strings.HasPrefix(cmd, "rm") {
+				cmd = "rm -rf /tmp/x"
+			}
+			res, events := runCommand(t, &Guard{Policy: policy, Approver: ap, Exec: ex}, "local", cmd)
+			if ran := len(ex.commands()) > 0; ran != c.wantRun {
+				t.Errorf("ran = %v; want %v (%+v)", ran, c.wantRun, res)
+			}
+			if !strings.Contains(res.Content, c.wantIn) {
+				t.Errorf("result %q does not contain %q", res.Content, c.wantIn)
+			}
+			asked := len(ap.request) > 0
+			if wantAsk := policy.Check("", cmd).Action == Approve; asked != wantAsk {
+				t.Errorf("asked for approval = %v; want %v", asked, wantAsk)
+			}
+			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Session.Requester != "alice") {
+				t.Errorf("no ApprovalPending event or wrong requester: %+v %+v", events, ap.request)
+			}
+		})
+	}
+}
+
+func TestGuardTakesTheStrictestDecisionOverHosts(t *testing.T) {
+	t.Parallel()
+	ex := &shellExec{}
+	g := &Guard{Policy: policyFunc(func(host, _ string) Decision {
+		if host == "db-1" {
+			return Decision{Action: Deny, Reasons: []string{"db hosts are off limits"}}
+		}
+		return Decision{Action: Allow}
+	}), Exec: ex}
+	res, _ := runCommand(t, g, "web-1,db-1", "uptime")
+	if !res.IsError || !strings.Contains(res.Content, "off limits") || len(ex.commands()) != 0 {
+		t.Errorf("one denied host did not stop the run: %+v, ran %v", res, ex.commands())
+	}
+	g.Policy = policyFunc(func(string, string) Decision { return Decision{Action: "maybe"} })
+	if res, _ := runCommand(t, g, "web-1", "uptime"); !res.IsError || len(ex.commands()) != 0 {
+		t.Errorf("an unknown policy action was not treated as deny: %+v", res)
+	}
+}
+
+type policyFunc func(host, command string) Decision
+
+func (f policyFunc) Check(host, command string) Decision { return f(host, command) }
+
+func writeSkill(t *testing.T, root, name, body string, scripts map[string]string) {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: check "+name+"\n---\n"+body), 0o644)
+	for f, content := range scripts {
+		os.WriteFile(filepath.Join(dir, f), []byte(content), 0o755)
+	}
+}
+
+func TestSkillsLoadOnDemandAndScriptsStayConfined(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeSkill(t, root, "disk", "Run ./usage.sh and read the biggest.", map[string]string{"usage.sh": "#!/bin/sh\necho \"args: $*\"; cat; echo oops >&2; exit 3\n"})
+	writeSkill(t, root, "nginx", "Look at the error log.", nil)
+	outside := filepath.Join(t.TempDir(), "evil.sh")
+	os.WriteFile(outside, []byte("#!/bin/sh\necho evil\n"), 0o755)
+	os.Symlink(outside, filepath.Join(root, "disk", "link.sh"))
+
+	skills, err := LoadSkills([]string{root})
+	if err != nil || len(skills) != 2 {
+		t.Fatalf("LoadSkills = %+v, %v", skills, err)
+	}
+	index := SkillIndex(skills)
+	if !strings.Contains(index, "disk: check disk") || strings.Contains(index, "Run ./usage.sh") {
+		t.Errorf("the index must list names and descriptions only: %q", index)
+	}
+	load := &LoadSkillTool{Skills: skills}
+	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"disk"}`)}); !strings.Contains(res.Content, "Run ./usage.sh") {
+		t.Errorf("load_skill = %+v", res)
+	}
+	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"nope"}`)}); !res.IsError {
+		t.Error("unknown skill loaded")
+	}
+
+	ex := &shellExec{}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: policyFunc(func(string, string) Decision { return Decision{Action: Allow} }), Exec: ex}}
+	call := func(input string) ToolResult {
+		return tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(Event) {}})
+	}
+	res := call(`{"skill":"disk","script":"usage.sh","args":["/var","a b"],"stdin":"from stdin"}`)
+	for _, want := range []string{"exit_code: 3", "args: /var a b", "from stdin", "--- stderr ---\noops", "killed: false"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("run_skill_script result lacks %q:\n%s", want, res.Content)
+		}
+	}
+	for _, escape := range []string{`"../nginx/SKILL.md"`, `"/etc/passwd"`, `"link.sh"`, `"../../../../bin/sh"`, `""`} {
+		if res := call(`{"skill":"disk","script":` + escape + `}`); !res.IsError || strings.Contains(res.Content, "evil") {
+			t.Errorf("script %s was not refused: %+v", escape, res)
+		}
+	}
+	if n := len(ex.commands()); n != 1 {
+		t.Errorf("%d scripts ran; want only the confined one", n)
+	}
+}
+
+func TestSkillScriptsGoThroughThePolicy(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeSkill(t, root, "fix", "Fixes things.", map[string]string{"fix.sh": "#!/bin/sh\ntouch /tmp/should-not-exist\n"})
+	skills, _ := LoadSkills([]string{root})
+	ex, ap := &shellExec{}, &fakeApprover{answer: ApprovalOutcome{State: "denied", DecidedBy: "bob"}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
+	res := tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(Event) {}})
+	if !res.IsError || len(ex.commands()) != 0 || len(ap.request) != 1 {
+		t.Errorf("a script the policy wants approved ran without it: %+v", res)
+	}
+}
+
+func TestBadSkillIsAnErrorNamingTheFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
+	os.WriteFile(filepath.Join(root, "broken", "SKILL.md"), []byte("no front matter"), 0o644)
+	if _, err := LoadSkills([]string{root}); err == nil || !strings.Contains(err.Error(), "broken/SKILL.md") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
+	t.Parallel()
+	st, sess := testStore(t)
+	ex := &shellExec{}
+	jobs := &Jobs{Store: st, Exec: ex}
+	defer jobs.Close()
+	guard := &Guard{Policy: policyFunc(func(string, string) Decision { return Decision{Action: Allow} }), Exec: ex}
+	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
+		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
+		say("Started."),
+	}}
+	a := &Agent{Provider: model, History: StoreHistory{st}, Notices: StoreNotices{st},
+		Tools: NewRegistry(&StartJobTool{Guard: guard, Jobs: jobs}, &JobStatusTool{Store: st})}
+	if err := a.Turn(context.Background(), sess, "build it", (&recorder{}).emit); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the job to end: its notification is the signal.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		notes, _ := st.UninjectedNotifications(context.Background(), sess.ID)
+		if len(notes) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	job, _ := st.Job(context.Background(), 1)
+	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
+		t.Fatalf("job = %+v", job)
+	}
+	model.steps = append(model.steps, say("The job failed with exit 2."))
+	if err := a.Turn(context.Background(), sess, "how did it go?", (&recorder{}).emit); err != nil {
+		t.Fatal(err)
+	}
+	last := model.reqs()[2]
+	if !strings.Contains(toJSON(last.Messages), "background-job-notification") {
+		t.Errorf("the notification was not injected: %s", toJSON(last.Messages))
+	}
+	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+		t.Error("the notification was not marked injected")
+	}
+	status := (&JobStatusTool{Store: st}).Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})
+	if !strings.Contains(status.Content, "failed, exit 2") {
+		t.Errorf("job_status = %+v", status)
+	}
+}
+
+func TestJobsCancelAndClose(t *testing.T) {
+	t.Parallel()
+	st, sess := testStore(t)
+	jobs := &Jobs{Store: st, Exec: &shellExec{}}
+	job, err := jobs.Start(sess, "local", "sleep 600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jobs.Cancel(job.ID) {
+		t.Fatal("Cancel found no running job")
+	}
+	jobs.Close()
+	jobs.Close() // twice is safe
+	got, _ := st.Job(context.Background(), job.ID)
+	if got.State != store.JobCancelled {
+		t.Errorf("state = %s; want cancelled", got.State)
+	}
+	if _, err := jobs.Start(sess, "local", "true"); err == nil {
+		t.Error("a job started after Close")
+	}
+}
