@@ -7,7 +7,7 @@ COMMIT       ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
 # web chat's browser tests.
-TEST_DEBS    := openssh-server openssh-client
+TEST_DEBS    := openssh-server openssh-client chromium
 # Peers the fan-out benchmark measures against.
 BENCH_DEBS   := pssh ansible openssh-client
 # `go test` must see gcc for go-sqlite3 (cgo).
