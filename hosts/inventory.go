@@ -1,0 +1,123 @@
+package hosts
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Host is one machine commands can run on: an SSH host of the inventory,
+// or the built-in local host (the bot's own machine).
+type Host struct {
+	// Name is the inventory name, e.g. "web-1", or LocalHost.
+	Name string
+	// Address is host:port; empty for the local host.
+	Address string
+	// User is the remote user; empty for the local host and when the
+	// pool's default user applies.
+	User string
+	// Groups are the inventory groups the host is in.
+	Groups []string
+}
+
+// IsLocal reports whether h is the bot's own machine.
+func (h Host) IsLocal() bool { return h.Name == LocalHost }
+
+// localHost is the built-in host that is the bot's own machine.
+var localHost = Host{Name: LocalHost}
+
+// Inventory resolves targets to hosts. It is read-only after NewInventory
+// and safe for concurrent use.
+type Inventory struct {
+	hosts  []Host // inventory order, local first
+	byName map[string]Host
+	groups map[string][]Host
+}
+
+// NewInventory builds the inventory of cfg, which must be valid.
+func NewInventory(cfg Config) (*Inventory, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	inv := &Inventory{byName: map[string]Host{LocalHost: localHost}, groups: map[string][]Host{}}
+	inv.hosts = append(inv.hosts, localHost)
+	for _, hc := range cfg.Hosts {
+		h := Host{Name: hc.Name, Address: withPort(hc.Address), User: hc.User, Groups: slices.Clone(hc.Groups)}
+		inv.hosts = append(inv.hosts, h)
+		inv.byName[h.Name] = h
+		for _, g := range h.Groups {
+			inv.groups[g] = append(inv.groups[g], h)
+		}
+	}
+	return inv, nil
+}
+
+// Hosts returns every host, local first, then in config order.
+func (inv *Inventory) Hosts() []Host { return slices.Clone(inv.hosts) }
+
+// Lookup finds a host by name.
+func (inv *Inventory) Lookup(name string) (Host, bool) {
+	h, ok := inv.byName[name]
+	return h, ok
+}
+
+// Groups returns the group names, sorted.
+func (inv *Inventory) Groups() []string {
+	names := make([]string, 0, len(inv.groups))
+	for g := range inv.groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Resolve turns a target into hosts. A target is NAME, group:NAME, or a
+// comma list of those; each host appears once, in the order first named
+// (a group's hosts in config order). An unknown name is an error that
+// lists what exists.
+func (inv *Inventory) Resolve(target string) ([]Host, error) {
+	var out []Host
+	seen := map[string]bool{}
+	for part := range strings.SplitSeq(target, ",") {
+		part = strings.TrimSpace(part)
+		hosts, err := inv.resolveOne(part)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
+			if !seen[h.Name] {
+				seen[h.Name] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (inv *Inventory) resolveOne(part string) ([]Host, error) {
+	if part == "" {
+		return nil, fmt.Errorf("hosts: empty target: give a host name, group:NAME, or a comma list of those")
+	}
+	if g, ok := strings.CutPrefix(part, "group:"); ok {
+		if hosts, ok := inv.groups[g]; ok {
+			return hosts, nil
+		}
+		return nil, fmt.Errorf("hosts: unknown group %q (groups: %s)", g, listOrNone(inv.Groups()))
+	}
+	if h, ok := inv.byName[part]; ok {
+		return []Host{h}, nil
+	}
+	names := make([]string, len(inv.hosts))
+	for i, h := range inv.hosts {
+		names[i] = h.Name
+	}
+	return nil, fmt.Errorf("hosts: unknown host %q (hosts: %s; groups: %s)", part, strings.Join(names, ", "), listOrNone(inv.Groups()))
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

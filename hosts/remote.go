@@ -1,0 +1,203 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Tuning of how a cancelled remote command is stopped.
+const (
+	// pidWait is how long a command cancelled at once may take to print
+	// the pid its kill needs.
+	pidWait = 2 * time.Second
+	// killSessionTimeout bounds the second session that kills the
+	// command's process group by pid.
+	killSessionTimeout = 5 * time.Second
+	// lostGrace is how long past its deadline (plus the kill delay) the
+	// bot waits for a command's end before calling the connection lost.
+	lostGrace = 10 * time.Second
+)
+
+// Run runs command on the SSH host h; see Runner for the contract and
+// remoteCommand for how the command is wrapped on the host.
+func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, onChunk func(Chunk)) (Result, error) {
+	res := Result{Host: h.Name, ExitCode: -1}
+	opts = opts.withDefaults(p.exec)
+	if err := opts.validate(); err != nil {
+		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
+	}
+	c, err := p.conn(h)
+	if err != nil {
+		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
+	}
+	if err := c.acquire(ctx); err != nil {
+		return res, fmt.Errorf("hosts: %s: waiting for a session: %w", h.Name, err)
+	}
+	defer c.release()
+	sess, cl, err := c.session(ctx)
+	if err != nil {
+		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
+	}
+	defer c.done()
+	r := &remoteRun{pool: p, conn: c, client: cl, sess: sess, opts: opts, token: newToken()}
+	res, err = r.run(ctx, command, newSink(h.Name, opts.OutputLimit, onChunk))
+	res.Host = h.Name
+	if err != nil {
+		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
+	}
+	return res, nil
+}
+
+// remoteRun is one command on one session.
+type remoteRun struct {
+	pool   *Pool
+	conn   *conn
+	client *ssh.Client
+	sess   *ssh.Session
+	opts   Options
+	token  string
+	pid    *pidWriter
+}
+
+// run starts the wrapped command and waits for its end, its deadline
+// (plus grace) or ctx.
+func (r *remoteRun) run(ctx context.Context, command string, out *sink) (Result, error) {
+	defer r.sess.Close()
+	res := Result{ExitCode: -1}
+	if err := r.start(command, out); err != nil {
+		return res, err
+	}
+	start := time.Now()
+	waited := make(chan error, 1)
+	go func() { waited <- r.sess.Wait() }() // ends with the session: it is closed below at the latest
+	guard := time.NewTimer(r.opts.Timeout + killAfter + lostGrace)
+	defer guard.Stop()
+	var err error
+	cancelled, lost := false, false
+	select {
+	case err = <-waited:
+	case <-ctx.Done():
+		cancelled, err = true, r.stop(waited)
+	case <-guard.C:
+		lost, err = true, r.stop(waited)
+	}
+	res.Duration = time.Since(start)
+	_ = r.pid.finish()
+	out.fill(&res)
+	switch {
+	case cancelled:
+		return res, fmt.Errorf("cancelled, command killed: %w", context.Cause(ctx))
+	case lost:
+		r.conn.drop(r.client)
+		return res, fmt.Errorf("no end %v past the %v deadline: connection presumed lost, command killed", killAfter+lostGrace, r.opts.Timeout)
+	}
+	return r.outcome(res, err)
+}
+
+// start requests a pty if wanted and starts the wrapped command.
+func (r *remoteRun) start(command string, out *sink) error {
+	stdout, stderr := out.writer(Stdout), out.writer(Stderr)
+	if r.opts.PTY {
+		modes := ssh.TerminalModes{ssh.ECHO: 0}
+		if err := r.sess.RequestPty("xterm", 40, 120, modes); err != nil {
+			return fmt.Errorf("pty request: %w", err)
+		}
+		r.pid = newPIDWriter(stdout, r.token) // the pty merges stderr into stdout
+		stdout = r.pid
+	} else {
+		r.pid = newPIDWriter(stderr, r.token)
+		stderr = r.pid
+	}
+	r.sess.Stdout, r.sess.Stderr, r.sess.Stdin = stdout, stderr, r.opts.Stdin
+	if err := r.sess.Start(remoteCommand(command, r.opts, r.token)); err != nil {
+		r.conn.drop(r.client)
+		return fmt.Errorf("start: %w", err)
+	}
+	return nil
+}
+
+// outcome turns the session's end into the result.
+func (r *remoteRun) outcome(res Result, err error) (Result, error) {
+	var exit *ssh.ExitError
+	switch {
+	case err == nil:
+		res.ExitCode = 0
+	case errors.As(err, &exit):
+		res.ExitCode, res.Signal = exit.ExitStatus(), exit.Signal()
+	default:
+		// No exit status: the connection broke under the command.
+		r.conn.drop(r.client)
+		return res, fmt.Errorf("connection lost while the command ran (it stops at its own deadline): %w", err)
+	}
+	// timeout(1) exits 124 after stopping the command with SIGTERM, or
+	// dies of the SIGKILL it sends 5 s later.
+	past := res.Duration >= r.opts.Timeout
+	res.TimedOut = past && (res.ExitCode == 124 || res.Signal == "KILL")
+	if res.TimedOut {
+		res.ExitCode, res.Signal = 124, ""
+	}
+	return res, nil
+}
+
+// stop kills a running command, with both means at once: the SSH signal
+// request (OpenSSH 7.9+ delivers it to the session's process group — but
+// not for root logins, which run without privilege separation: "session
+// signalling requires privilege separation"), and a second session that
+// kills the process group by the pid the wrapper printed. The wrapper's
+// deadline stays as the last resort.
+func (r *remoteRun) stop(waited <-chan error) error {
+	_ = r.sess.Signal(ssh.SIGTERM)
+	pid, err, ended := r.awaitPID(waited)
+	if ended {
+		return err
+	}
+	_ = r.sess.Close() // frees our session on the server for the kill session
+	if pid > 0 {
+		r.killGroup(pid)
+	}
+	t := time.NewTimer(killSessionTimeout)
+	defer t.Stop()
+	select {
+	case err := <-waited:
+		return err
+	case <-t.C: // the server does not even close the channel: drop the connection
+		r.conn.drop(r.client)
+		return <-waited
+	}
+}
+
+// awaitPID returns the pid the wrapper printed, waiting for it a little
+// when the command was cancelled right after it started; or the
+// command's end, if that comes first.
+func (r *remoteRun) awaitPID(waited <-chan error) (pid int64, err error, ended bool) {
+	t := time.NewTimer(pidWait)
+	defer t.Stop()
+	select {
+	case <-r.pid.seen:
+	case err := <-waited:
+		return 0, err, true
+	case <-t.C:
+	}
+	return r.pid.pid.Load(), nil, false
+}
+
+// killGroup signals the process group pid (and pid itself, should the
+// server not have made it a group leader) from a new session on the same
+// connection. It runs under our already-held slot.
+func (r *remoteRun) killGroup(pid int64) {
+	ctx, cancel := context.WithTimeout(r.pool.ctx, killSessionTimeout)
+	defer cancel()
+	s, _, err := r.conn.session(ctx)
+	if err != nil {
+		return
+	}
+	defer r.conn.done()
+	defer s.Close()
+	p := strconv.FormatInt(pid, 10)
+	_ = s.Run("kill -TERM -- -" + p + " 2>/dev/null || kill -TERM " + p + " 2>/dev/null; true")
+}

@@ -1,0 +1,316 @@
+package hosts_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/sshtest"
+)
+
+func TestPoolExitCodesAndOutput(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	tests := []struct {
+		name, cmd  string
+		opts       hosts.Options
+		wantCode   int
+		wantSignal string
+		wantOut    string
+	}{
+		{"true", "true", hosts.Options{}, 0, "", ""},
+		{"exit 3", "echo hi; exit 3", hosts.Options{}, 3, "", "hi\n"},
+		{"false", "false", hosts.Options{}, 1, "", ""},
+		{"signal", "kill -KILL $$", hosts.Options{}, 137, "KILL", ""},
+		{"quotes survive", `printf '%s|' "it's" 'a "b"' '$HOME' '\n'`, hosts.Options{}, 0, "", `it's|a "b"|$HOME|\n|`},
+		{"pipes and ;", "echo a | tr a b; echo c", hosts.Options{}, 0, "", "b\nc\n"},
+		{"env", `echo "$GREETING"`, hosts.Options{Env: []string{"GREETING=it's me"}}, 0, "", "it's me\n"},
+		{"dir", "pwd", hosts.Options{Dir: "/tmp"}, 0, "", "/tmp\n"},
+		{"missing dir", "pwd", hosts.Options{Dir: "/no/such/dir"}, 1, "", ""},
+		{"stdin", "tr a-z A-Z", hosts.Options{Stdin: strings.NewReader("shout\n")}, 0, "", "SHOUT\n"},
+		{"no stdin reads EOF", "cat; echo done", hosts.Options{}, 0, "", "done\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := p.Run(bg, h, tt.cmd, tt.opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.wantCode || res.Signal != tt.wantSignal {
+				t.Errorf("exit %d signal %q, want %d %q (output %q)", res.ExitCode, res.Signal, tt.wantCode, tt.wantSignal, res.Output)
+			}
+			if tt.wantOut != "" && string(res.Output) != tt.wantOut {
+				t.Errorf("output %q, want %q", res.Output, tt.wantOut)
+			}
+			if res.Host != h.Name || res.TimedOut || res.Duration <= 0 {
+				t.Errorf("result %+v", res)
+			}
+		})
+	}
+}
+
+func TestPoolStreamsStderrApart(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	rec := newRecorder()
+	res, err := p.Run(bg, h, "echo out; echo err >&2; echo out2", hosts.Options{}, rec.chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.get(hosts.Stdout); got != "out\nout2\n" {
+		t.Errorf("stdout chunks %q", got)
+	}
+	if got := rec.get(hosts.Stderr); got != "err\n" {
+		t.Errorf("stderr chunks %q (the wrapper's pid line must not show)", got)
+	}
+	if !strings.Contains(string(res.Output), "err\n") || strings.Contains(string(res.Output), "opsbot-pid") {
+		t.Errorf("output %q", res.Output)
+	}
+}
+
+func TestPoolPTY(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	res, err := p.Run(bg, h, "test -t 1 && echo tty; echo err >&2", hosts.Options{PTY: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.ReplaceAll(string(res.Output), "\r", ""); got != "tty\nerr\n" {
+		t.Errorf("output %q, want tty and err merged", got)
+	}
+}
+
+func TestHostKeyRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		knownHost func(srv *sshtest.Server) string
+		want      error
+		wantText  []string
+	}{
+		{"unknown", func(srv *sshtest.Server) string {
+			return sshtest.KnownHostsLine("[127.0.0.9]:22", srv.HostKey) // another host only
+		}, hosts.ErrUnknownHostKey, []string{"unknown host key", "ssh-keyscan"}},
+		{"changed", func(srv *sshtest.Server) string {
+			return sshtest.KnownHostsLine(srv.Addr(), sshtest.NewHostKey())
+		}, hosts.ErrHostKeyChanged, []string{"HOST KEY CHANGED", "may be an attack", "ssh-keygen -R", "legitimate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, h, srv := newPool(t, sshtest.Options{}, nil)
+			if err := os.WriteFile(srv.KnownHosts, []byte(tt.knownHost(srv)+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := p.Run(bg, h, "true", hosts.Options{}, nil)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			for _, other := range []error{hosts.ErrUnknownHostKey, hosts.ErrHostKeyChanged} {
+				if other != tt.want && errors.Is(err, other) {
+					t.Errorf("error %v is also %v", err, other)
+				}
+			}
+			var hk *hosts.HostKeyError
+			if !errors.As(err, &hk) || hk.Host != h.Name {
+				t.Errorf("error %v is not a *HostKeyError for %s", err, h.Name)
+			}
+			for _, s := range tt.wantText {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not say %q", err, s)
+				}
+			}
+			if strings.Contains(srv.Log(), "Accepted publickey") {
+				t.Error("authenticated to a server whose key was refused")
+			}
+		})
+	}
+}
+
+func TestPoolAuthFailureSaysWhatToCheck(t *testing.T) {
+	t.Parallel()
+	p, h, srv := newPool(t, sshtest.Options{}, nil)
+	if err := os.WriteFile(filepath.Join(srv.Dir, "authorized_keys"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Run(bg, h, "true", hosts.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "identity_files") {
+		t.Fatalf("error %v, want an authentication error naming ssh.identity_files", err)
+	}
+}
+
+// Run as root, this proves the kill session: OpenSSH ignores signal
+// requests in root sessions ("session signalling requires privilege
+// separation").
+func TestPoolCancelKillsRemoteProcess(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	sleep := uniqueSleep()
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan error, 1)
+	go func() {
+		// sleep in a pipeline, so the shell does not exec it: both the
+		// shell and its child must die.
+		_, err := p.Run(ctx, h, sleep+" | cat", hosts.Options{}, nil)
+		done <- err
+	}()
+	waitRunning(t, sleep)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run error %v, want context.Canceled", err)
+	}
+	waitGone(t, sleep)
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Errorf("the connection is unusable after a cancel: %v", err)
+	}
+}
+
+func TestPoolDeadlineKillsCommand(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	marker := fmt.Sprintf("yes opsbot-deadline-%d", time.Now().UnixNano())
+	res, err := p.Run(bg, h, marker+" > /dev/null", hosts.Options{Timeout: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != 124 || res.OK() {
+		t.Errorf("result %+v, want timed out with 124", res)
+	}
+	waitGone(t, marker)
+}
+
+func TestPoolDeadlineHoldsWhenBotDisappears(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	sleep := uniqueSleep()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run(bg, h, sleep+" | cat", hosts.Options{Timeout: 3 * time.Second}, nil)
+		done <- err
+	}()
+	waitRunning(t, sleep)
+	p.Close() // the bot is gone: nobody will cancel or signal the command
+	if err := <-done; err == nil {
+		t.Error("Run succeeded though its connection was closed")
+	}
+	if len(sshtest.Processes(sleep)) == 0 {
+		t.Fatal("the command ended with the connection: this test cannot show the deadline")
+	}
+	waitGone(t, sleep) // its own deadline (3 s) must end it
+}
+
+// Not parallel: the heap measurement must not see other tests.
+func TestPoolOutputCapBoundsMemory(t *testing.T) {
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	const total = 50 << 20
+	peak := newHeapPeak()
+	res, err := p.Run(bg, h, "yes | head -c 50M", hosts.Options{}, peak.sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OutputBytes != total || !res.Truncated {
+		t.Errorf("printed %d bytes, truncated %v; want %d, true", res.OutputBytes, res.Truncated, total)
+	}
+	checkCapped(t, res, hosts.DefaultOutputLimit)
+	peak.check(t, 32<<20) // 50 MiB went through; far less may be live at once
+}
+
+func TestPoolReconnectsAfterServerRestart(t *testing.T) {
+	t.Parallel()
+	p, h, srv := newPool(t, sshtest.Options{}, nil)
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(bg, h, "echo again", hosts.Options{}, nil)
+	if err != nil || string(res.Output) != "again\n" {
+		t.Fatalf("after restart: %q, %v", res.Output, err)
+	}
+	if n := strings.Count(srv.Log(), "Accepted publickey"); n != 2 {
+		t.Errorf("%d logins, want 2 (one before and one after the restart)", n)
+	}
+}
+
+func TestPoolQueuesBeyondMaxSessions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		maxSessions int // the pool's; the server allows 10
+	}{
+		{"pool limit matches the server", 10},
+		{"pool limit above the server's: refused sessions retried", 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, h, srv := newPool(t, sshtest.Options{MaxSessions: 10}, func(c *hosts.SSHConfig) { c.MaxSessions = tt.maxSessions })
+			var wg sync.WaitGroup
+			errs := make([]error, 20)
+			for i := range 20 {
+				wg.Go(func() {
+					res, err := p.Run(bg, h, fmt.Sprintf("sleep 0.3; echo %d", i), hosts.Options{}, nil)
+					if err == nil && string(res.Output) != fmt.Sprintf("%d\n", i) {
+						err = fmt.Errorf("output %q, exit %d", res.Output, res.ExitCode)
+					}
+					errs[i] = err
+				})
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("command %d: %v", i, err)
+				}
+			}
+			if n := strings.Count(srv.Log(), "Accepted publickey"); n != 1 {
+				t.Errorf("%d connections, want the one pooled connection; sshd log:\n%s", n, srv.Log())
+			}
+		})
+	}
+}
+
+func TestPoolClosesIdleConnections(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, func(c *hosts.SSHConfig) {
+		c.IdleTimeout, c.KeepAlive = 200*time.Millisecond, 50*time.Millisecond
+	})
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Connected() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("idle connection still open after 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Fatalf("after idle close: %v", err)
+	}
+}
+
+func TestPoolDialsOncePerHost(t *testing.T) {
+	t.Parallel()
+	p, h, srv := newPool(t, sshtest.Options{}, nil)
+	var wg sync.WaitGroup
+	for range 8 { // all cold at once: they must share one dial
+		wg.Go(func() {
+			if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := strings.Count(srv.Log(), "Accepted publickey"); n != 1 {
+		t.Errorf("%d logins, want 1", n)
+	}
+}

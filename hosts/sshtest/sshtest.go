@@ -1,0 +1,366 @@
+// Package sshtest starts a real OpenSSH sshd for tests and benchmarks: on
+// loopback, at a free port, with a throwaway host key and a throwaway
+// client key in its authorized_keys, and a known_hosts file that trusts
+// exactly it. It is stopped by pid, together with every process it
+// started. Any package's tests can use it:
+//
+//	srv := sshtest.Start(t, sshtest.Options{})
+//	cfg := hosts.Config{SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts,
+//		IdentityFiles: []string{srv.IdentityFile}, User: srv.User}, ...}
+//
+// It needs Debian's openssh-server (/usr/sbin/sshd) and fails — never
+// skips — when it is missing. The login user is the one running the test
+// (root in CI), with its own login shell.
+package sshtest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// SSHD is the sshd binary; it must be an absolute path (sshd re-executes
+// itself).
+const SSHD = "/usr/sbin/sshd"
+
+// TB is the part of testing.TB the harness uses (so this package does not
+// import testing).
+type TB interface {
+	Helper()
+	TempDir() string
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// Options shape the server. The zero value is one address, MaxSessions 10.
+type Options struct {
+	// Addrs are the loopback IPs to listen on, all at the same port
+	// (default 127.0.0.1). A fleet of N hosts is one sshd on N addresses.
+	Addrs []string
+	// MaxSessions is sshd's per-connection session limit (default 10).
+	MaxSessions int
+	// MaxStartups is sshd's unauthenticated-connection limit (default
+	// "1000:30:1000", far above OpenSSH's 10:30:100, for fan-out tests).
+	MaxStartups string
+	// Extra are more sshd_config lines.
+	Extra []string
+}
+
+// Server is a running (or stopped) sshd.
+type Server struct {
+	Dir          string        // its temporary directory
+	User         string        // the login user: the current user
+	Port         int           // shared by every address
+	Addrs        []string      // host:port of each address
+	KnownHosts   string        // known_hosts file trusting this server's key at every address
+	IdentityFile string        // client private key (OpenSSH format, no passphrase)
+	HostKey      ssh.PublicKey // the server's host key
+	Client       ssh.Signer    // the client key
+
+	opts    Options
+	config  string
+	logFile string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// Start starts a server for the test; it is stopped at cleanup. Any
+// problem fails the test.
+func Start(tb TB, opts Options) *Server {
+	tb.Helper()
+	s, err := New(tb.TempDir(), opts)
+	if err != nil {
+		tb.Fatalf("sshtest: %v", err)
+	}
+	tb.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// New writes keys and config into dir and starts sshd. Stop it when done.
+func New(dir string, opts Options) (*Server, error) {
+	if len(opts.Addrs) == 0 {
+		opts.Addrs = []string{"127.0.0.1"}
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = 10
+	}
+	if opts.MaxStartups == "" {
+		opts.MaxStartups = "1000:30:1000"
+	}
+	u, err := user.Current()
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort(opts.Addrs[0])
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Dir: dir, User: u.Username, Port: port, opts: opts,
+		config: filepath.Join(dir, "sshd_config"), logFile: filepath.Join(dir, "sshd.log")}
+	for _, a := range opts.Addrs {
+		s.Addrs = append(s.Addrs, net.JoinHostPort(a, strconv.Itoa(port)))
+	}
+	if err := s.writeKeys(); err != nil {
+		return nil, err
+	}
+	if err := s.writeConfig(); err != nil {
+		return nil, err
+	}
+	if err := s.Start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Addr is the first address, host:port.
+func (s *Server) Addr() string { return s.Addrs[0] }
+
+// writeKeys makes the host and client keys, authorized_keys and
+// known_hosts.
+func (s *Server) writeKeys() error {
+	hostPub, hostSigner, err := newKey(filepath.Join(s.Dir, "host_ed25519"))
+	if err != nil {
+		return err
+	}
+	clientPub, clientSigner, err := newKey(filepath.Join(s.Dir, "id_ed25519"))
+	if err != nil {
+		return err
+	}
+	s.HostKey, s.Client = hostSigner.PublicKey(), clientSigner
+	s.IdentityFile = filepath.Join(s.Dir, "id_ed25519")
+	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), ssh.MarshalAuthorizedKey(clientPub), 0o600); err != nil {
+		return err
+	}
+	s.KnownHosts = filepath.Join(s.Dir, "known_hosts")
+	var lines []string
+	for _, a := range s.Addrs {
+		lines = append(lines, KnownHostsLine(a, hostPub))
+	}
+	return os.WriteFile(s.KnownHosts, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+}
+
+// KnownHostsLine is the known_hosts line trusting key at addr (host:port).
+func KnownHostsLine(addr string, key ssh.PublicKey) string {
+	return knownhosts.Line([]string{knownhosts.Normalize(addr)}, key)
+}
+
+// NewHostKey returns a fresh public key, e.g. to write a known_hosts file
+// that expects another key than the server's.
+func NewHostKey() ssh.PublicKey {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	k, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// newKey writes a new ed25519 private key to path (mode 0600, as sshd
+// demands) and returns it.
+func newKey(path string) (ssh.PublicKey, ssh.Signer, error) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		return nil, nil, err
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil, nil, err
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	return sshPub, signer, err
+}
+
+// writeConfig writes sshd_config, dropping options this sshd does not
+// know (PerSourcePenalties exists from OpenSSH 9.8 on).
+func (s *Server) writeConfig() error {
+	lines := s.configLines(true)
+	if err := os.WriteFile(s.config, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
+	if err := ensurePrivsepDir(); err != nil {
+		return err
+	}
+	out, err := exec.Command(SSHD, "-t", "-f", s.config).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	if !strings.Contains(string(out), "PerSourcePenalties") {
+		return fmt.Errorf("sshd -t: %v: %s", err, out)
+	}
+	lines = s.configLines(false)
+	return os.WriteFile(s.config, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+}
+
+func (s *Server) configLines(penalties bool) []string {
+	var lines []string
+	for _, a := range s.Addrs {
+		lines = append(lines, "ListenAddress "+a)
+	}
+	lines = append(lines,
+		"HostKey "+filepath.Join(s.Dir, "host_ed25519"),
+		"PidFile "+filepath.Join(s.Dir, "sshd.pid"),
+		"AuthorizedKeysFile "+filepath.Join(s.Dir, "authorized_keys"),
+		"PubkeyAuthentication yes",
+		"PasswordAuthentication no",
+		"KbdInteractiveAuthentication no",
+		"UsePAM no",
+		"StrictModes no",
+		"PermitRootLogin yes",
+		"UseDNS no",
+		"PrintMotd no",
+		"PrintLastLog no",
+		"AllowAgentForwarding no",
+		"AllowTcpForwarding no",
+		"X11Forwarding no",
+		"LogLevel VERBOSE",
+		"MaxSessions "+strconv.Itoa(s.opts.MaxSessions),
+		"MaxStartups "+s.opts.MaxStartups,
+	)
+	// Debian's bash sources ~/.bashrc for commands run over SSH when it
+	// is a top-level shell; a developer's bashrc (pyenv init, say) would
+	// then cost every command 100+ ms and make tests and benchmarks
+	// measure it. SHLVL=1 makes the login shell a second-level one.
+	lines = append(lines, "SetEnv SHLVL=1")
+	if penalties {
+		// OpenSSH 9.8+ would otherwise penalise 127.0.0.1 for the
+		// connections tests refuse on purpose (bad host keys).
+		lines = append(lines, "PerSourcePenalties no")
+	}
+	return append(lines, s.opts.Extra...)
+}
+
+// ensurePrivsepDir creates /run/sshd, which sshd run as root insists on.
+func ensurePrivsepDir() error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	if _, err := os.Stat(SSHD); err != nil {
+		return fmt.Errorf("%s not found: install Debian's openssh-server (apt-get install -y openssh-server): %w", SSHD, err)
+	}
+	return os.MkdirAll("/run/sshd", 0o755)
+}
+
+// Start starts sshd (again, after Stop) and waits until every address
+// accepts connections.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return errors.New("sshd is already running")
+	}
+	if err := ensurePrivsepDir(); err != nil {
+		return err
+	}
+	cmd := exec.Command(SSHD, "-D", "-f", s.config, "-E", s.logFile)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", SSHD, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // reaps sshd; Stop waits for it
+	s.cmd, s.exited = cmd, exited
+	if err := s.waitReady(); err != nil {
+		s.stopLocked()
+		return fmt.Errorf("%w\nsshd log:\n%s", err, s.Log())
+	}
+	return nil
+}
+
+// waitReady polls every address until it accepts a connection.
+func (s *Server) waitReady() error {
+	deadline := time.Now().Add(10 * time.Second)
+	for _, a := range s.Addrs {
+		for {
+			c, err := net.DialTimeout("tcp", a, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case <-s.exited:
+				return fmt.Errorf("sshd exited before listening on %s", a)
+			default:
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("sshd not listening on %s after 10s: %w", a, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// Stop kills sshd and every process it started (connections and the
+// commands running in them), by pid. Safe to call when stopped.
+func (s *Server) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopLocked()
+}
+
+func (s *Server) stopLocked() error {
+	if s.cmd == nil {
+		return nil
+	}
+	pid := s.cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGSTOP) // no new connections while we look
+	tree := descendants(pid)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for _, p := range tree {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	<-s.exited
+	s.cmd = nil
+	return nil
+}
+
+// Restart stops and starts the server on the same addresses and keys:
+// every existing connection is gone.
+func (s *Server) Restart() error {
+	if err := s.Stop(); err != nil {
+		return err
+	}
+	return s.Start()
+}
+
+// Log returns sshd's log so far.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(s.logFile)
+	return string(b)
+}
+
+// freePort finds a TCP port free on ip.
+func freePort(ip string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,136 @@
+package hosts
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// killAfter is how long a command may outlive the SIGTERM of its deadline
+// before SIGKILL; the `-k` of timeout(1).
+const killAfter = 5 * time.Second
+
+// shellQuote single-quotes s for a POSIX shell: the only character a
+// single-quoted string cannot hold is the quote itself, which is closed,
+// escaped and reopened (quote, backslash, quote, quote).
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// newToken returns a random marker that names one run on a host.
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// remoteCommand is the line the remote login shell runs for command.
+//
+//	echo opsbot-pid:TOKEN:$$ >&2; cd DIR && exec env K=V timeout -k 5 Ns sh -c 'COMMAND' opsbot-run-TOKEN
+//
+// Why each part:
+//   - sshd starts the session's shell as a session (and process group)
+//     leader and `exec` keeps that pid, so the pid printed first names the
+//     command's whole process group; cancelling kills it through a second
+//     session for servers that ignore signal requests (OpenSSH < 7.9).
+//   - timeout(1) enforces the deadline on the host itself: the command
+//     dies on time even if the bot is gone. It signals its whole process
+//     group, and SIGKILLs it 5 s after the SIGTERM.
+//   - the command runs under `sh -c` as one single-quoted word, so no
+//     quoting of the caller's command can escape; opsbot-run-TOKEN is its
+//     $0, which makes the run findable with `pgrep -f`.
+func remoteCommand(command string, o Options, token string) string {
+	var b strings.Builder
+	b.WriteString("echo opsbot-pid:" + token + ":$$ >&2; ")
+	if o.Dir != "" {
+		b.WriteString("cd " + shellQuote(o.Dir) + " && ")
+	}
+	b.WriteString("exec ")
+	if len(o.Env) > 0 {
+		b.WriteString("env ")
+		for _, kv := range o.Env {
+			b.WriteString(shellQuote(kv) + " ")
+		}
+	}
+	b.WriteString("timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " sh -c ")
+	b.WriteString(shellQuote(command) + " " + shellQuote("opsbot-run-"+token))
+	return b.String()
+}
+
+// seconds formats d for timeout(1), e.g. "60s", "0.25s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// pidWriter passes a stream through, removing the "opsbot-pid:TOKEN:PID"
+// line the wrapper prints and remembering PID. Lines before it (a noisy
+// login shell) pass through unchanged.
+type pidWriter struct {
+	w      io.Writer
+	prefix []byte
+	line   []byte // partial line while still looking
+	found  bool
+	pid    atomic.Int64
+	seen   chan struct{} // closed when pid is known
+}
+
+// maxPIDScan bounds how much output is searched for the pid line.
+const maxPIDScan = 4096
+
+func newPIDWriter(w io.Writer, token string) *pidWriter {
+	return &pidWriter{w: w, prefix: []byte("opsbot-pid:" + token + ":"), seen: make(chan struct{})}
+}
+
+func (p *pidWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for !p.found && len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.line = append(p.line, b...)
+			if len(p.line) > maxPIDScan {
+				p.found = true // give up looking; pass everything on
+				return n, p.flush()
+			}
+			return n, nil
+		}
+		p.line = append(p.line, b[:i+1]...)
+		b = b[i+1:]
+		if rest, ok := bytes.CutPrefix(p.line, p.prefix); ok {
+			pid, _ := strconv.ParseInt(string(bytes.TrimRight(rest, "\r\n")), 10, 64)
+			p.pid.Store(pid)
+			p.found, p.line = true, nil
+			close(p.seen)
+		} else if err := p.flush(); err != nil {
+			return n, err
+		}
+	}
+	if len(b) == 0 {
+		return n, nil
+	}
+	_, err := p.w.Write(b)
+	return n, err
+}
+
+func (p *pidWriter) flush() error {
+	line := p.line
+	p.line = nil
+	if len(line) == 0 {
+		return nil
+	}
+	_, err := p.w.Write(line)
+	return err
+}
+
+// finish passes on a partial line still held when the stream ends. Call it
+// after the stream's last Write.
+func (p *pidWriter) finish() error {
+	if p.found {
+		return nil
+	}
+	return p.flush()
+}
