@@ -1,0 +1,192 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/opsbot/opsbot/store"
+)
+
+// The two votes.
+const (
+	VoteApprove = "approve"
+	VoteDeny    = "deny"
+)
+
+// VoteStatus is what became of a vote.
+type VoteStatus int
+
+const (
+	// VoteCounted: the vote is recorded; the request still waits for more.
+	VoteCounted VoteStatus = iota
+	// VoteDecided: this vote decided the request.
+	VoteDecided
+	// VoteLate: the request was already decided (or expired); nothing
+	// changed.
+	VoteLate
+	// VoteDuplicate: this person had voted already; nothing changed.
+	VoteDuplicate
+	// VoteRefused: this person may not vote this way on this request.
+	VoteRefused
+)
+
+// VoteResult tells the clicker what their vote did.
+type VoteResult struct {
+	Status VoteStatus
+	// Approval is the request as it stands after the vote.
+	Approval store.Approval
+	// Approvals and Denies are the tally when the vote was counted.
+	Approvals, Denies int
+	// Reason explains a refusal.
+	Reason string
+}
+
+// Message is the sentence to show the clicker, privately where the
+// platform allows.
+func (v VoteResult) Message() string {
+	a := v.Approval
+	switch v.Status {
+	case VoteCounted:
+		return fmt.Sprintf("Your approval is counted: %d of %d needed.", v.Approvals, a.Quorum)
+	case VoteDecided:
+		return fmt.Sprintf("Request %s is %s.", a.ID, a.State)
+	case VoteLate:
+		if a.State == store.ApprovalExpired {
+			return fmt.Sprintf("Request %s already expired at %s; nothing changed.", a.ID, a.DecidedAt.Format("15:04:05 MST"))
+		}
+		return fmt.Sprintf("Request %s was already %s by %s at %s; nothing changed.", a.ID, a.State, a.DecidedBy, a.DecidedAt.Format("15:04:05 MST"))
+	case VoteDuplicate:
+		return "You have already voted on this request; one vote per person."
+	}
+	return "Your vote was not counted: " + v.Reason
+}
+
+// Vote records one person's vote ("approve" or "deny") and decides the
+// request when the vote completes the quorum or denies it. Refusals,
+// duplicates and late votes change nothing and say why in the result;
+// errors are the store's.
+func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (VoteResult, error) {
+	if vote != VoteApprove && vote != VoteDeny {
+		return VoteResult{}, fmt.Errorf("approvals: vote %q: want approve or deny", vote)
+	}
+	a, err := g.store.Approval(ctx, id)
+	if err != nil {
+		return VoteResult{}, fmt.Errorf("approvals: vote: %w", err)
+	}
+	if a.State != store.ApprovalPending || !g.opt.Now().Before(a.ExpiresAt) {
+		return g.late(ctx, a)
+	}
+	if why := g.refusal(a, voter, vote); why != "" {
+		return VoteResult{Status: VoteRefused, Approval: a, Reason: why}, nil
+	}
+	t, err := g.store.RecordVote(ctx, id, voter.Key(), vote)
+	if err != nil {
+		return VoteResult{}, fmt.Errorf("approvals: vote: %w", err)
+	}
+	if !t.Recorded {
+		if t.Approval.State != store.ApprovalPending || !g.opt.Now().Before(t.Approval.ExpiresAt) {
+			return g.late(ctx, t.Approval)
+		}
+		return VoteResult{Status: VoteDuplicate, Approval: t.Approval, Approvals: t.Approvals, Denies: t.Denies}, nil
+	}
+	res := VoteResult{Status: VoteCounted, Approval: t.Approval, Approvals: t.Approvals, Denies: t.Denies}
+	switch {
+	case vote == VoteDeny:
+		return g.decideVote(ctx, res, store.ApprovalDenied, voter)
+	case t.Approvals >= t.Approval.Quorum:
+		return g.decideVote(ctx, res, store.ApprovalApproved, voter)
+	}
+	return res, nil
+}
+
+// decideVote makes the transition a counted vote calls for.
+func (g *Gate) decideVote(ctx context.Context, res VoteResult, to store.ApprovalState, voter Person) (VoteResult, error) {
+	won, r, err := g.decide(ctx, res.Approval.ID, to, voter.Key())
+	if err != nil {
+		return res, err
+	}
+	res.Approval = r.Approval
+	switch {
+	case won:
+		res.Status = VoteDecided
+	case r.Approval.State == store.ApprovalPending:
+		// The store refused to approve after the deadline.
+		return g.late(ctx, r.Approval)
+	default:
+		res.Status = VoteLate
+	}
+	return res, nil
+}
+
+// late answers a vote on a request that is decided or past its deadline,
+// expiring it first if nobody has.
+func (g *Gate) late(ctx context.Context, a store.Approval) (VoteResult, error) {
+	if a.State == store.ApprovalPending {
+		r, err := g.expire(ctx, a.ID)
+		if err != nil {
+			return VoteResult{}, err
+		}
+		a = r.Approval
+	}
+	return VoteResult{Status: VoteLate, Approval: a}, nil
+}
+
+// refusal says why voter may not cast this vote, or "". The requester may
+// always deny (withdraw) their own request; approving it needs
+// allow_self_approval.
+func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
+	if voter.Platform == "" || voter.ID == "" {
+		return "the vote does not say who cast it"
+	}
+	self := voter.Key() == a.Requester
+	switch {
+	case self && vote == VoteDeny:
+		return ""
+	case self && !g.cfg.AllowSelfApproval:
+		return "you asked for this command; someone else has to approve it"
+	case !g.MayApprove(a, voter):
+		return "you are not an approver for this channel and host"
+	}
+	return ""
+}
+
+// MayApprove reports whether the config names voter as an approver for
+// the request's channel and host; connectors use it to show the buttons
+// only to those who may press them.
+func (g *Gate) MayApprove(a store.Approval, voter Person) bool {
+	groups := g.opt.HostGroups(a.Host)
+	for _, e := range g.cfg.Approvers {
+		if e.covers(a.Channel, a.Host, groups) && e.names(voter) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e ApproverConfig) covers(channel, host string, groups []string) bool {
+	if len(e.Channels) > 0 && !slices.Contains(e.Channels, channel) {
+		return false
+	}
+	if len(e.Hosts) == 0 && len(e.HostGroups) == 0 {
+		return true
+	}
+	return slices.Contains(e.Hosts, host) || slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(e.HostGroups, g) })
+}
+
+func (e ApproverConfig) names(p Person) bool {
+	anyOf := func(ids []string) bool {
+		return slices.ContainsFunc(p.Groups, func(g string) bool { return slices.Contains(ids, g) })
+	}
+	switch p.Platform {
+	case "slack":
+		return slices.Contains(e.Slack.Users, p.ID) || anyOf(e.Slack.UserGroups)
+	case "discord":
+		return slices.Contains(e.Discord.Users, p.ID) || anyOf(e.Discord.Roles)
+	case "web":
+		return slices.Contains(e.Web.Users, p.ID)
+	case "console":
+		return slices.Contains(e.Console.Users, p.ID)
+	}
+	return false
+}
