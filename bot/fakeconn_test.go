@@ -1,0 +1,138 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// fakeConn is a platform that records every request and enforces the
+// limits it advertises, answering like Slack does when they are broken: a
+// rate-limit error with a retry-after, or a length error.
+type fakeConn struct {
+	name   string
+	limits connectors.Limits
+
+	mu       sync.Mutex
+	next     int
+	msgs     map[string]*fakeMsg
+	order    []string
+	requests []fakeReq
+	limited  int // requests refused for rate
+	tooLong  int
+	window   []time.Time // edits in the last minute, workspace-wide
+	handler  connectors.Handler
+	finished map[string]bool
+}
+
+type fakeMsg struct {
+	channel, thread string
+	msg             connectors.Message
+	history         []string // every text it showed
+	lastEdit        time.Time
+}
+
+type fakeReq struct {
+	at   time.Time
+	kind string // post or edit
+	id   string
+}
+
+func newFakeConn(limits connectors.Limits) *fakeConn {
+	return &fakeConn{name: "fake", limits: limits, msgs: map[string]*fakeMsg{}, finished: map[string]bool{}}
+}
+
+func (f *fakeConn) Name() string              { return f.name }
+func (f *fakeConn) Limits() connectors.Limits { return f.limits }
+
+func (f *fakeConn) Start(ctx context.Context, h connectors.Handler) error {
+	f.mu.Lock()
+	f.handler = h
+	f.mu.Unlock()
+	<-ctx.Done()
+	return nil
+}
+
+func (f *fakeConn) Post(_ context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.limits.MaxText > 0 && len(m.Text) > f.limits.MaxText {
+		f.tooLong++
+		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", len(m.Text), f.limits.MaxText)
+	}
+	f.next++
+	id := fmt.Sprintf("m%d", f.next)
+	if thread == "" {
+		thread = id
+	}
+	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
+	f.order = append(f.order, id)
+	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
+	return connectors.Ref{Platform: f.name, Channel: channel, Thread: thread, ID: id}, nil
+}
+
+func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Message) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	msg, ok := f.msgs[ref.ID]
+	if !ok {
+		return fmt.Errorf("message_not_found")
+	}
+	if f.limits.MaxText > 0 && len(m.Text) > f.limits.MaxText {
+		f.tooLong++
+		return fmt.Errorf("msg_too_long")
+	}
+	if iv := f.limits.EditInterval; iv > 0 && now.Sub(msg.lastEdit) < iv {
+		f.limited++
+		return &connectors.RateLimitError{RetryAfter: iv - now.Sub(msg.lastEdit)}
+	}
+	if pm := f.limits.EditsPerMinute; pm > 0 {
+		var recent []time.Time
+		for _, t := range f.window {
+			if now.Sub(t) < time.Minute {
+				recent = append(recent, t)
+			}
+		}
+		f.window = recent
+		if len(recent) >= pm {
+			f.limited++
+			return &connectors.RateLimitError{RetryAfter: time.Minute - now.Sub(recent[0])}
+		}
+		f.window = append(f.window, now)
+	}
+	msg.msg, msg.lastEdit = m, now
+	msg.history = append(msg.history, m.Text)
+	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID})
+	return nil
+}
+
+func (f *fakeConn) Finish(_ context.Context, ref connectors.Ref) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.finished[ref.ID] = true
+	return nil
+}
+
+// thread returns the messages of a thread in posting order.
+func (f *fakeConn) thread(thread string) []*fakeMsg {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*fakeMsg
+	for _, id := range f.order {
+		if m := f.msgs[id]; m.thread == thread {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (f *fakeConn) reqs() []fakeReq {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeReq(nil), f.requests...)
+}
+
