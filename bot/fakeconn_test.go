@@ -135,4 +135,3 @@ func (f *fakeConn) reqs() []fakeReq {
 	defer f.mu.Unlock()
 	return append([]fakeReq(nil), f.requests...)
 }
-
