@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// ReusableApproval finds the newest request with this hash that a waiter
+// may still attach to: pending and unexpired, or approved and not yet
+// used. ok is false when there is none.
+func (s *Store) ReusableApproval(ctx context.Context, hash string) (a Approval, ok bool, err error) {
+	a, err = scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals
+		WHERE hash = ? AND ((state = 'pending' AND expires_at > ?) OR (state = 'approved' AND consumed_at IS NULL))
+		ORDER BY created_at DESC, id LIMIT 1`, hash, s.now()))
+	if err == sql.ErrNoRows {
+		return Approval{}, false, nil
+	}
+	return a, err == nil, wrap("reusable approval", err)
+}
+
+// ConsumeApproval claims an approved request for its one run. It reports
+// false when the request is not approved or was used already.
+func (s *Store) ConsumeApproval(ctx context.Context, id, by string) (bool, error) {
+	var won bool
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET consumed_at = ? WHERE id = ? AND state = 'approved' AND consumed_at IS NULL`, now, id)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		if won = n == 1; won {
+			return appendAudit(ctx, tx, now, by, "approval.used", "approval:"+id, nil)
+		}
+		return nil
+	})
+	return won, wrap("consume approval", err)
+}
+
+// SetApprovalCard records where a request's card was posted.
+func (s *Store) SetApprovalCard(ctx context.Context, id, channel, message string) error {
+	return wrap("set approval card", s.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE approvals SET card_channel = ?, card_message = ? WHERE id = ?`, channel, message, id))
+	}))
+}
+
+// ApprovalCard returns where a request's card was posted ("" if nowhere).
+func (s *Store) ApprovalCard(ctx context.Context, id string) (channel, message string, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT card_channel, card_message FROM approvals WHERE id = ?`, id).Scan(&channel, &message)
+	return channel, message, wrap("approval card", err)
+}
