@@ -46,4 +46,7 @@ type PendingApproval struct {
 	Reasons   []string
 	Requester string
 	ExpiresAt time.Time
+	// Reattached is set when the request existed already (a turn resumed
+	// after a restart): its card was posted then.
+	Reattached bool
 }
