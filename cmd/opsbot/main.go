@@ -84,6 +84,7 @@ Exit codes: 0 ok, 1 failure, 2 usage or configuration error,
 		newConfigCmd(),
 		newMigrateCmd(),
 		newVersionCmd(),
+		newPolicyCmd(),
 	)
 	return root
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// Exit codes of 'opsbot policy check' for its two non-allow decisions.
+const (
+	exitApprove = 3
+	exitDeny    = 4
+)
+
+func newPolicyCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "policy",
+		Short: "Work with the command policy",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError(errors.New("say what to do with the policy: 'opsbot policy check -- COMMAND'"))
+		},
+	}
+	c.AddCommand(newPolicyCheckCmd())
+	return c
+}
+
+func newPolicyCheckCmd() *cobra.Command {
+	var host string
+	var explain bool
+	c := &cobra.Command{
+		Use:   "check [--config FILE] [--host HOST] [--explain] -- COMMAND",
+		Short: "Classify a command as the bot would: allow, approve or deny, with the reasons",
+		Long: `Classify a command line as the bot would before running it on a host.
+
+Prints the decision (allow, approve or deny) on the first line, then one
+reason per line; --explain then lists every simple command found in the
+parsed command line, wrappers and shell strings unwrapped.
+
+Words after -- are joined with single spaces into the command line; quote
+the command to keep its own quoting: opsbot policy check -- 'df -h | sort'.
+
+Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, words []string) error {
+			cfg, err := loadConfigFlag(cmd)
+			if err != nil {
+				return err
+			}
+			return policyCheck(cmd.OutOrStdout(), cfg, host, strings.Join(words, " "), explain)
+		},
+	}
+	c.Flags().StringVar(&host, "host", hosts.LocalHost, "the host the command would run on (its groups select the config rules)")
+	c.Flags().BoolVar(&explain, "explain", false, "also list the parsed commands and what each one got")
+	return c
+}
+
+// policyCheck classifies command for host, prints the decision, and maps
+// it to the exit code.
+func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) error {
+	policy, err := approvals.NewPolicy(cfg.Policy)
+	if err != nil {
+		return usageError(err)
+	}
+	target, err := policyTarget(cfg, host)
+	if err != nil {
+		return usageError(err)
+	}
+	d := policy.Check(target, command)
+	fmt.Fprintln(w, d.Action)
+	for _, r := range d.Reasons {
+		fmt.Fprintln(w, approvals.RenderCommand(r, approvals.DisplayOptions{}).Text)
+	}
+	if explain {
+		fmt.Fprintf(w, "\nparsed commands (host %s, groups %v):\n", target.Host, target.Groups)
+		for _, c := range d.Commands {
+			fmt.Fprintln(w, "  "+approvals.RenderCommand(c.String(), approvals.DisplayOptions{}).Text)
+		}
+	}
+	switch d.Action {
+	case approvals.Allow:
+		return nil
+	case approvals.Approve:
+		return &exitError{code: exitApprove, err: errors.New("approve"), silent: true}
+	}
+	return &exitError{code: exitDeny, err: errors.New("deny"), silent: true}
+}
+
+// policyTarget finds the host and its groups in the inventory.
+func policyTarget(cfg *Config, host string) (approvals.Target, error) {
+	if host == hosts.LocalHost {
+		return approvals.Target{Host: host}, nil
+	}
+	for _, h := range cfg.Hosts.Hosts {
+		if h.Name == host {
+			return approvals.Target{Host: h.Name, Groups: h.Groups}, nil
+		}
+	}
+	return approvals.Target{}, fmt.Errorf("policy check: no host %q in the inventory (hosts: in the config file; %q is built in)", host, hosts.LocalHost)
+}
