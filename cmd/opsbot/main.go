@@ -81,6 +81,7 @@ Exit codes: 0 ok, 1 failure, 2 usage or configuration error,
 	})
 	root.AddCommand(
 		newRunCmd(),
+		newHostsCmd(),
 		newConfigCmd(),
 		newMigrateCmd(),
 		newVersionCmd(),

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// execCheck is the approval policy's seam for `opsbot hosts exec`: asked
+// once per host before the command runs there, it returns nil to let it
+// run, or an error saying why not (printed for that host, which then
+// counts as failed). Nil allows everything. The approvals package plugs in
+// here; this file must not import it.
+type execCheck func(ctx context.Context, host hosts.Host, command string) error
+
+// hostsCmd holds what the `hosts` subcommands share.
+type hostsCmd struct {
+	// check is consulted by `hosts exec` before each host; see execCheck.
+	check execCheck
+}
+
+func newHostsCmd() *cobra.Command {
+	h := &hostsCmd{check: nil} // no approval policy wired in yet: allow
+	c := &cobra.Command{
+		Use:   "hosts",
+		Short: "Check and run commands on the inventory's hosts",
+		Long: `Work with the hosts of the config's inventory: the ssh and hosts sections, plus
+the built-in host 'local' (this machine).
+
+A TARGET is a host name, group:NAME, or a comma list of those, e.g. web-1,group:db.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError(errors.New("say what to do: 'opsbot hosts ping [TARGET...]' or 'opsbot hosts exec TARGET -- COMMAND'"))
+		},
+	}
+	c.AddCommand(h.pingCmd(), h.execCmd())
+	return c
+}
+
+func (h *hostsCmd) pingCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "ping [TARGET...]",
+		Short: "Connect to hosts and run 'true' on each; print a table",
+		Long: `Connect to each target host (all of them, 'local' included, when no TARGET is
+given) and run 'true' there, then print a table: host, address, latency (connect
+included), and ok or the error. Exits 1 if any host failed.`,
+		Example: "  opsbot hosts ping --config /etc/opsbot/opsbot.yaml\n  opsbot hosts ping group:web db-1",
+		RunE: func(cmd *cobra.Command, targets []string) error {
+			timeout, _ := cmd.Flags().GetDuration("timeout")
+			return h.ping(cmd, targets, timeout)
+		},
+	}
+	c.Flags().Duration("timeout", 10*time.Second, "time limit per host, connect included")
+	return c
+}
+
+func (h *hostsCmd) execCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "exec TARGET -- COMMAND...",
+		Short: "Run a shell command on hosts, output prefixed with each host's name",
+		Long: `Run COMMAND (the words after --, joined by spaces, run by sh -c on SSH hosts and
+bash -c on 'local') on every host of TARGET at once. Each output line is prefixed
+with its host's name: stdout to stdout, stderr to stderr. A host that fails says
+why on stderr.
+
+Exits with the worst of the hosts' exit codes: 0 when all succeeded, a command's
+own code otherwise (124 for one stopped at its deadline), 255 for a host that
+could not be reached or whose command was refused.`,
+		Example: "  opsbot hosts exec group:web -- uptime\n  opsbot hosts exec web-1,web-2 -- 'df -h / | tail -1'",
+		Args: func(cmd *cobra.Command, a []string) error {
+			if cmd.ArgsLenAtDash() != 1 || len(a) < 2 {
+				return usageError(fmt.Errorf("want TARGET -- COMMAND (see '%s --help')", cmd.CommandPath()))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, a []string) error {
+			timeout, _ := cmd.Flags().GetDuration("timeout")
+			dir, _ := cmd.Flags().GetString("dir")
+			return h.exec(cmd, a[0], strings.Join(a[1:], " "), hosts.Options{Timeout: timeout, Dir: dir})
+		},
+	}
+	c.Flags().Duration("timeout", 0, "the command's deadline (default: exec.timeout of the config, 60s)")
+	c.Flags().String("dir", "", "working directory on the hosts")
+	return c
+}
+
+// fleet loads the config and builds the fleet, with a context that ends
+// on SIGINT or SIGTERM.
+func fleet(cmd *cobra.Command) (*hosts.Fleet, context.Context, func(), error) {
+	cfg, err := loadConfigFlag(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f, err := hosts.NewFleet(cfg.Hosts)
+	if err != nil {
+		return nil, nil, nil, usageError(err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	return f, ctx, func() { stop(); _ = f.Close() }, nil
+}
+
+// resolve turns the arguments into hosts: every host when there are none.
+func resolve(f *hosts.Fleet, targets []string) ([]hosts.Host, error) {
+	if len(targets) == 0 {
+		return f.Inventory.Hosts(), nil
+	}
+	list, err := f.Inventory.Resolve(strings.Join(targets, ","))
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return list, nil
+}
+
+func (h *hostsCmd) ping(cmd *cobra.Command, targets []string, timeout time.Duration) error {
+	f, ctx, done, err := fleet(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	list, err := resolve(f, targets)
+	if err != nil {
+		return err
+	}
+	results := hosts.RunMany(ctx, pingRunner{f, timeout}, list, "true", hosts.Options{Timeout: timeout}, hosts.FanOut{Limit: len(list)})
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "HOST\tADDRESS\tLATENCY\tSTATUS")
+	failed := 0
+	for _, r := range results {
+		addr := r.Host.Address
+		if r.Host.IsLocal() {
+			addr = "-"
+		}
+		status := "ok"
+		if err := pingError(r); err != nil {
+			failed++
+			status = "error: " + strings.TrimPrefix(err.Error(), "hosts: "+r.Host.Name+": ")
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Host.Name, addr, r.Result.Duration.Round(100*time.Microsecond), status)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d hosts failed", failed, len(results)), silent: true}
+	}
+	return nil
+}
+
+// pingRunner bounds each host's whole ping (connect included) by timeout.
+type pingRunner struct {
+	r       hosts.Runner
+	timeout time.Duration
+}
+
+func (p pingRunner) Run(ctx context.Context, h hosts.Host, command string, o hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, p.timeout, fmt.Errorf("no answer within %v", p.timeout))
+	defer cancel()
+	start := time.Now()
+	res, err := p.r.Run(ctx, h, command, o, onChunk)
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+// pingError says why a ping failed, or nil.
+func pingError(r hosts.HostResult) error {
+	switch {
+	case r.Err != nil:
+		return r.Err
+	case !r.Result.OK():
+		return fmt.Errorf("'true' ended with %s", r.Result.Status())
+	}
+	return nil
+}
+
+func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.Options) error {
+	f, ctx, done, err := fleet(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	list, err := resolve(f, []string{target})
+	if err != nil {
+		return err
+	}
+	out := newPrefixer(cmd.OutOrStdout(), cmd.ErrOrStderr(), list)
+	worst := 0
+	hosts.RunMany(ctx, h.gated(f), list, command, opts, hosts.FanOut{
+		OnChunk: out.chunk,
+		OnResult: func(r hosts.HostResult) {
+			out.flush(r.Host.Name)
+			worst = max(worst, out.result(r))
+		},
+	})
+	if worst != 0 {
+		return &exitError{code: worst, err: fmt.Errorf("exit %d", worst), silent: true}
+	}
+	return nil
+}
+
+// gated runs each host's command through the approval check first.
+func (h *hostsCmd) gated(r hosts.Runner) hosts.Runner {
+	if h.check == nil {
+		return r
+	}
+	return hosts.RunnerFunc(func(ctx context.Context, host hosts.Host, command string, o hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
+		if err := h.check(ctx, host, command); err != nil {
+			return hosts.Result{Host: host.Name, ExitCode: -1}, fmt.Errorf("refused: %w", err)
+		}
+		return r.Run(ctx, host, command, o, onChunk)
+	})
+}
+
+// prefixer writes output lines prefixed with their host's name, keeping
+// each host's partial line until it is complete (or too long to wait for).
+type prefixer struct {
+	stdout, stderr io.Writer
+	width          int
+	partial        map[string]*bytes.Buffer // by host and stream
+}
+
+// maxPartial is how long a line may grow before it is written unfinished.
+const maxPartial = 64 << 10
+
+func newPrefixer(stdout, stderr io.Writer, list []hosts.Host) *prefixer {
+	p := &prefixer{stdout: stdout, stderr: stderr, partial: map[string]*bytes.Buffer{}}
+	for _, h := range list {
+		p.width = max(p.width, len(h.Name))
+	}
+	return p
+}
+
+// chunk takes streamed output; RunMany never calls it concurrently.
+func (p *prefixer) chunk(c hosts.Chunk) {
+	key := c.Host + "\x00" + c.Stream.String()
+	buf := p.partial[key]
+	if buf == nil {
+		buf = &bytes.Buffer{}
+		p.partial[key] = buf
+	}
+	buf.Write(c.Data)
+	for {
+		line, err := buf.ReadBytes('\n')
+		if err != nil { // no newline: keep the rest for later
+			rest := append([]byte(nil), line...)
+			buf.Reset()
+			buf.Write(rest)
+			break
+		}
+		p.write(c.Host, c.Stream, line)
+	}
+	if buf.Len() > maxPartial {
+		p.write(c.Host, c.Stream, append(buf.Bytes(), '\n'))
+		buf.Reset()
+	}
+}
+
+// flush writes a host's unfinished lines once it is done.
+func (p *prefixer) flush(host string) {
+	for _, s := range []hosts.Stream{hosts.Stdout, hosts.Stderr} {
+		if buf := p.partial[host+"\x00"+s.String()]; buf != nil && buf.Len() > 0 {
+			p.write(host, s, append(buf.Bytes(), '\n'))
+			buf.Reset()
+		}
+	}
+}
+
+func (p *prefixer) write(host string, s hosts.Stream, line []byte) {
+	w := p.stdout
+	if s == hosts.Stderr {
+		w = p.stderr
+	}
+	fmt.Fprintf(w, "%-*s | %s", p.width, host, line)
+}
+
+// result reports a host's end on stderr unless it succeeded, and returns
+// its exit code for the worst-of: 255 when it could not run.
+func (p *prefixer) result(r hosts.HostResult) int {
+	switch {
+	case r.Err != nil:
+		fmt.Fprintf(p.stderr, "%-*s | error: %v\n", p.width, r.Host.Name, r.Err)
+		return 255
+	case !r.Result.OK():
+		fmt.Fprintf(p.stderr, "%-*s | %s\n", p.width, r.Host.Name, r.Result.Status())
+		return min(max(r.Result.ExitCode, 1), 255)
+	}
+	return 0
+}
