@@ -49,3 +49,31 @@ func (s *Store) ApprovalCard(ctx context.Context, id string) (channel, message s
 	err = s.read.QueryRowContext(ctx, `SELECT card_channel, card_message FROM approvals WHERE id = ?`, id).Scan(&channel, &message)
 	return channel, message, wrap("approval card", err)
 }
+
+// StaleCards lists a session's decided requests whose card still shows
+// them pending.
+func (s *Store) StaleCards(ctx context.Context, sessionID int64) ([]Approval, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
+		WHERE session_id = ? AND state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at`, sessionID)
+	if err != nil {
+		return nil, wrap("stale cards", err)
+	}
+	defer rows.Close()
+	var out []Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, wrap("stale cards", err)
+		}
+		out = append(out, a)
+	}
+	return out, wrap("stale cards", rows.Err())
+}
+
+// MarkCardShown records that a request's card shows its decision.
+func (s *Store) MarkCardShown(ctx context.Context, id string) error {
+	return wrap("mark card shown", s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE approvals SET card_shown = 1 WHERE id = ?`, id)
+		return err
+	}))
+}

@@ -5,4 +5,5 @@
 ALTER TABLE approvals ADD COLUMN consumed_at INTEGER;
 ALTER TABLE approvals ADD COLUMN card_channel TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN card_message TEXT NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN card_shown INTEGER NOT NULL DEFAULT 0; -- the card shows the decision
 CREATE INDEX approvals_hash ON approvals(hash, created_at);

@@ -1,0 +1,182 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+// FleetExecutor runs the agent's and the chat commands' commands on the
+// fleet: it is the agent.Executor of a real deployment.
+type FleetExecutor struct {
+	Fleet *hosts.Fleet
+	// StreamLimit caps what is kept of stdout and of stderr each (default
+	// 64 KiB, the end kept); the combined output the hosts package keeps
+	// is capped on its own.
+	StreamLimit int
+}
+
+var _ agent.Executor = (*FleetExecutor)(nil)
+
+// Resolve turns a target into host names.
+func (e *FleetExecutor) Resolve(target string) ([]string, error) {
+	hs, err := e.Fleet.Inventory.Resolve(target)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Name
+	}
+	return names, nil
+}
+
+// Exec runs command on the hosts through hosts.RunMany.
+func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string, opts agent.ExecOptions) []agent.ExecResult {
+	var hs []hosts.Host
+	for _, n := range names {
+		if h, ok := e.Fleet.Inventory.Lookup(n); ok {
+			hs = append(hs, h)
+		}
+	}
+	limit := e.StreamLimit
+	if limit <= 0 {
+		limit = 64 << 10
+	}
+	var mu sync.Mutex
+	streams := map[string]*[2]tailBuffer{}
+	for _, h := range hs {
+		streams[h.Name] = &[2]tailBuffer{{limit: limit}, {limit: limit}}
+	}
+	hopts := hosts.Options{Timeout: opts.Timeout, Dir: opts.Dir}
+	if opts.Stdin != "" {
+		hopts.Stdin = strings.NewReader(opts.Stdin)
+	}
+	results := hosts.RunMany(ctx, e.Fleet, hs, command, hopts, hosts.FanOut{OnChunk: func(c hosts.Chunk) {
+		mu.Lock()
+		defer mu.Unlock()
+		streams[c.Host][min(int(c.Stream), 2)-1].Write(c.Data)
+		if opts.OnOutput != nil {
+			opts.OnOutput(c.Host, c.Stream == hosts.Stderr, c.Data)
+		}
+	}})
+	out := make([]agent.ExecResult, len(results))
+	for i, r := range results {
+		s := streams[r.Host.Name]
+		out[i] = agent.ExecResult{Host: r.Host.Name, ExitCode: r.Result.ExitCode, Signal: r.Result.Signal, Duration: r.Result.Duration,
+			Stdout: s[0].String(), Stderr: s[1].String(), Truncated: r.Result.Truncated || s[0].cut || s[1].cut,
+			Killed: r.Result.TimedOut || errors.Is(r.Err, context.Canceled), Err: r.Err}
+	}
+	if len(names) != len(hs) {
+		out = append(out, agent.ExecResult{Host: strings.Join(names, ","), ExitCode: -1, Err: errors.New("unknown host")})
+	}
+	return out
+}
+
+// tailBuffer keeps the last limit bytes written to it.
+type tailBuffer struct {
+	limit int
+	buf   []byte
+	cut   bool
+}
+
+func (t *tailBuffer) Write(p []byte) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.limit; over > 0 {
+		t.buf, t.cut = append(t.buf[:0:0], t.buf[over:]...), true
+	}
+}
+
+func (t *tailBuffer) String() string {
+	if t.cut {
+		return "…[earlier output cut]\n" + strings.ToValidUTF8(string(t.buf), "")
+	}
+	return string(t.buf)
+}
+
+// PolicyChecker is the agent.Policy of a real deployment: the approvals
+// policy, told each host's groups.
+type PolicyChecker struct {
+	Policy    *approvals.Policy
+	Inventory *hosts.Inventory
+}
+
+var _ agent.Policy = PolicyChecker{}
+
+// Check classifies command for host.
+func (p PolicyChecker) Check(host, command string) agent.Decision {
+	t := approvals.Target{Host: host}
+	if h, ok := p.Inventory.Lookup(host); ok {
+		t.Groups = h.Groups
+	}
+	d := p.Policy.Check(t, command)
+	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons}
+}
+
+// ApprovalUse is what GateApprover needs of the store beyond the Gate: it
+// finds a request to re-attach to, and claims an approval for its one run.
+// *store.Store has it.
+type ApprovalUse interface {
+	ReusableApproval(ctx context.Context, hash string) (store.Approval, bool, error)
+	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
+}
+
+// GateApprover is the agent.Approver of a real deployment: requests go
+// through the approvals Gate, so every decision is recorded and audited,
+// and each approval allows exactly one run.
+type GateApprover struct {
+	Gate  *approvals.Gate
+	Store ApprovalUse
+	// Platform names the requesters' platform ("web", "slack", "console").
+	Platform string
+	// Groups gives a host's groups, for approver rules per host group.
+	Groups func(host string) []string
+}
+
+var _ agent.Approver = GateApprover{}
+
+// Approve re-attaches to a request for exactly this command that is still
+// pending or was approved and not yet used (a turn resumed after a
+// restart), or opens a new one; it reports the request as pending and
+// waits for its decision. The command may run only when the decision
+// allows exactly this request and this call claimed it.
+func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pending func(agent.PendingApproval)) (agent.ApprovalOutcome, error) {
+	areq := approvals.Request{Host: req.Target, Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons,
+		Requester: approvals.Person{Platform: g.Platform, ID: req.Session.Requester}, Channel: req.Session.Channel, SessionID: req.SessionID}
+	if g.Groups != nil {
+		areq.HostGroups = g.Groups(req.Target)
+	}
+	a, found, err := g.Store.ReusableApproval(ctx, areq.Hash())
+	if err != nil {
+		return agent.ApprovalOutcome{}, err
+	}
+	if !found {
+		if a, err = g.Gate.Open(ctx, areq); err != nil {
+			return agent.ApprovalOutcome{}, err
+		}
+	}
+	pending(agent.PendingApproval{ID: a.ID, Target: a.Host, Command: a.Command, Reasons: a.Reasons, Requester: a.Requester,
+		ExpiresAt: a.ExpiresAt, Reattached: found})
+	res, err := g.Gate.Wait(ctx, a.ID)
+	if err != nil {
+		return agent.ApprovalOutcome{}, err
+	}
+	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: res.DecidedBy}
+	if res.Allows(areq) {
+		claimed, err := g.Store.ConsumeApproval(context.WithoutCancel(ctx), a.ID, areq.Requester.Key())
+		if err != nil {
+			return agent.ApprovalOutcome{}, err
+		}
+		out.Approved = claimed
+		if !claimed {
+			out.State = "already used"
+		}
+	}
+	return out, nil
+}

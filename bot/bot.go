@@ -1,0 +1,239 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// Bot routes chat events: each thread is a session; its messages run one at
+// a time (later ones queue); deterministic commands answer without the
+// model; everything else is an agent turn streamed into the thread.
+type Bot struct {
+	Store *store.Store
+	// Agent answers free text; nil when no model is configured.
+	Agent *agent.Agent
+	// Guard is the one path from a chat command to a host.
+	Guard *agent.Guard
+	Jobs  *agent.Jobs
+	Gate  *approvals.Gate
+	// Hosts lists the inventory for `hosts`.
+	Hosts  []agent.HostInfo
+	Config Config
+	Log    *slog.Logger
+	// NoAgentHelp says how to turn the agent on.
+	NoAgentHelp string
+
+	mu      sync.Mutex
+	conns   map[string]connectors.Connector
+	budgets map[string]*EditBudget
+	threads map[threadID]*thread
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+// threadID names a conversation.
+type threadID struct{ platform, channel, thread string }
+
+func (t threadID) String() string { return t.platform + "/" + t.channel + "/" + t.thread }
+
+func parseThreadID(s string) (threadID, bool) {
+	parts := strings.SplitN(s, "/", 3)
+	if len(parts) != 3 {
+		return threadID{}, false
+	}
+	return threadID{parts[0], parts[1], parts[2]}, true
+}
+
+// thread is one conversation's queue and its running turn.
+type thread struct {
+	id      threadID
+	queue   []queued
+	running bool
+	cancel  context.CancelFunc
+}
+
+// queued is a message waiting for its turn, or a resume of a turn whose
+// approval was decided after a restart.
+type queued struct {
+	ev     connectors.Event
+	resume bool
+}
+
+// AddConnector registers a platform; its events reach Handle.
+func (b *Bot) AddConnector(c connectors.Connector) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.conns == nil {
+		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[string]*EditBudget{}, map[threadID]*thread{}
+	}
+	b.conns[c.Name()] = c
+	b.budgets[c.Name()] = NewEditBudget(c.Limits().EditsPerMinute)
+}
+
+func (b *Bot) conn(platform string) (connectors.Connector, *EditBudget, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, ok := b.conns[platform]
+	return c, b.budgets[platform], ok
+}
+
+// Handle receives one event. It returns at once; work runs on the thread's
+// own goroutine, so platforms get their acknowledgement in time.
+func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
+	if ev.ID != "" {
+		first, err := b.Store.SeenEvent(ctx, ev.Platform, ev.ID)
+		if err != nil {
+			b.log().Error("dedup event", "err", err)
+		} else if !first {
+			return // a platform retry of an event already handled
+		}
+	}
+	switch ev.Kind {
+	case connectors.EventAction:
+		b.goAsync(func() { b.action(context.WithoutCancel(ctx), ev) })
+	case connectors.EventMessage:
+		if !ev.Mention {
+			return
+		}
+		if !b.Config.allowed(ev.Channel, ev.User.ID) {
+			b.goAsync(func() {
+				b.reply(context.WithoutCancel(ctx), ev, fmt.Sprintf("Sorry %s, you may not use opsbot in this channel; ask an admin to add you to bot.access.", ev.User.Name))
+			})
+			return
+		}
+		if isStop(ev.Text) {
+			b.stopTurn(threadOf(ev))
+			return
+		}
+		b.enqueue(threadOf(ev), queued{ev: ev})
+	}
+}
+
+func threadOf(ev connectors.Event) threadID {
+	return threadID{ev.Platform, ev.Channel, ev.Thread}
+}
+
+// enqueue adds work to a thread and starts its worker if idle.
+func (b *Bot) enqueue(id threadID, q queued) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	t := b.threads[id]
+	if t == nil {
+		t = &thread{id: id}
+		b.threads[id] = t
+	}
+	t.queue = append(t.queue, q)
+	if !t.running {
+		t.running = true
+		b.wg.Go(func() { b.work(t) })
+	}
+}
+
+// work runs a thread's queue until it is empty.
+func (b *Bot) work(t *thread) {
+	for {
+		b.mu.Lock()
+		if len(t.queue) == 0 || b.closed {
+			t.running = false
+			b.mu.Unlock()
+			return
+		}
+		q := t.queue[0]
+		t.queue = t.queue[1:]
+		ctx, cancel := context.WithCancel(context.Background())
+		t.cancel = cancel
+		b.mu.Unlock()
+
+		b.process(ctx, t.id, q)
+		cancel()
+	}
+}
+
+// stopTurn cancels a thread's running turn; it reports whether one ran.
+func (b *Bot) stopTurn(id threadID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[id]
+	if t == nil || !t.running || t.cancel == nil {
+		return false
+	}
+	t.cancel()
+	return true
+}
+
+// Close stops every running turn and waits for the workers. Safe to call
+// twice.
+func (b *Bot) Close() {
+	b.mu.Lock()
+	b.closed = true
+	for _, t := range b.threads {
+		if t.cancel != nil {
+			t.cancel()
+		}
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
+
+func (b *Bot) goAsync(fn func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.wg.Go(fn)
+	}
+}
+
+// session finds or creates the thread's session, with its working
+// directory.
+func (b *Bot) session(ctx context.Context, ev connectors.Event) (agent.SessionInfo, error) {
+	s, _, err := b.Store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
+	if err != nil {
+		return agent.SessionInfo{}, err
+	}
+	if s.Cwd == "" {
+		dir, err := filepath.Abs(filepath.Join(b.Config.WithDefaults().DataDir, "sessions", strconv.FormatInt(s.ID, 10)))
+		if err != nil {
+			return agent.SessionInfo{}, err
+		}
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return agent.SessionInfo{}, fmt.Errorf("bot: session directory: %w", err)
+		}
+		if err := b.Store.SetSessionCwd(ctx, s.ID, dir); err != nil {
+			return agent.SessionInfo{}, err
+		}
+		s.Cwd = dir
+	}
+	return agent.SessionInfo{ID: s.ID, Requester: ev.User.ID, Cwd: s.Cwd, Platform: ev.Platform, Channel: ev.Channel}, nil
+}
+
+// reply posts a plain message into the event's thread.
+func (b *Bot) reply(ctx context.Context, ev connectors.Event, text string) {
+	c, _, ok := b.conn(ev.Platform)
+	if !ok {
+		return
+	}
+	if _, err := c.Post(ctx, ev.Channel, ev.Thread, connectors.Message{Text: text}); err != nil {
+		b.log().Warn("post reply", "channel", ev.Channel, "err", err)
+	}
+}
+
+func (b *Bot) log() *slog.Logger {
+	if b.Log == nil {
+		return slog.Default()
+	}
+	return b.Log
+}

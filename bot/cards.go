@@ -1,0 +1,182 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// The approval buttons' action ids; their value is the request id.
+const (
+	ActionApprove = "approve"
+	ActionDeny    = "deny"
+)
+
+// cardMessage renders an approval request: the command with invisible and
+// control characters made visible, the host, the reasons, who asked and
+// when it expires; buttons while it is pending, who decided after.
+func cardMessage(a store.Approval) connectors.Message {
+	c := approvals.NewCard(a, approvals.DisplayOptions{})
+	fence := "```"
+	if strings.Contains(c.Command.Preview, "```") {
+		fence = "````"
+	}
+	var text strings.Builder
+	fmt.Fprintf(&text, "*Approval needed* — requested by %s\n%s\n%s\n%s", mention(a.Requester), fence, c.Command.Preview, fence)
+	if len(c.Command.Hidden) > 0 {
+		fmt.Fprintf(&text, "\n⚠️ hidden characters made visible: %s", strings.Join(c.Command.Hidden, "; "))
+	}
+	if len(c.Reasons) > 0 {
+		fmt.Fprintf(&text, "\nWhy: %s", strings.Join(c.Reasons, "; "))
+	}
+	m := connectors.Message{Text: text.String(), Fields: []connectors.Field{{Title: "Host", Value: a.Host}}}
+	if a.Cwd != "" {
+		m.Fields = append(m.Fields, connectors.Field{Title: "Directory", Value: c.Cwd})
+	}
+	switch a.State {
+	case store.ApprovalPending:
+		m.Fields = append(m.Fields, connectors.Field{Title: "Needs", Value: fmt.Sprintf("%d approval(s)", a.Quorum)})
+		m.Context = fmt.Sprintf("request %s · expires %s", a.ID, a.ExpiresAt.Format("15:04:05 MST"))
+		m.Buttons = []connectors.Button{
+			{ActionID: ActionApprove, Value: a.ID, Label: "Approve", Style: connectors.StylePrimary},
+			{ActionID: ActionDeny, Value: a.ID, Label: "Deny", Style: connectors.StyleDanger},
+		}
+	case store.ApprovalExpired:
+		m.Context = fmt.Sprintf("request %s · expired at %s without a decision: not run", a.ID, a.DecidedAt.Format("15:04:05 MST"))
+	default:
+		m.Context = fmt.Sprintf("request %s · %s by %s at %s", a.ID, a.State, displayName(a.DecidedBy), a.DecidedAt.Format("15:04:05 MST"))
+	}
+	return m
+}
+
+// mention addresses a person stored as "platform:id".
+func mention(key string) string { return "@" + displayName(key) }
+
+func displayName(key string) string {
+	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {
+		return id
+	}
+	return key
+}
+
+// postCard posts a request's card into the thread and remembers where.
+func (b *Bot) postCard(ctx context.Context, ev connectors.Event, id string) {
+	a, err := b.Store.Approval(ctx, id)
+	if err != nil {
+		b.log().Error("approval card", "id", id, "err", err)
+		return
+	}
+	c, _, ok := b.conn(ev.Platform)
+	if !ok {
+		return
+	}
+	ref, err := c.Post(ctx, ev.Channel, ev.Thread, cardMessage(a))
+	if err != nil {
+		// Nobody can approve what they cannot see: deny rather than wait.
+		b.log().Error("post approval card", "id", id, "err", err)
+		b.Store.DecideApproval(ctx, id, store.ApprovalDenied, "opsbot:card-not-posted")
+		return
+	}
+	if err := b.Store.SetApprovalCard(ctx, id, ref.Channel, ref.ID); err != nil {
+		b.log().Error("record approval card", "id", id, "err", err)
+	}
+}
+
+// refreshCards shows the decision on the cards of decided requests in the
+// thread that still show buttons (expired ones, mostly: a click updates
+// its own card).
+func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
+	sess, _, err := b.Store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
+	if err != nil {
+		return
+	}
+	cards, err := b.Store.StaleCards(ctx, sess.ID)
+	if err != nil {
+		b.log().Warn("stale cards", "err", err)
+		return
+	}
+	c, _, ok := b.conn(ev.Platform)
+	if !ok {
+		return
+	}
+	for _, a := range cards {
+		_, msgID, _ := b.Store.ApprovalCard(ctx, a.ID)
+		ref := connectors.Ref{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
+		if err := c.Edit(ctx, ref, cardMessage(a)); err == nil {
+			b.Store.MarkCardShown(ctx, a.ID)
+		}
+	}
+}
+
+// action handles a button click.
+func (b *Bot) action(ctx context.Context, ev connectors.Event) {
+	switch ev.ActionID {
+	case ActionStop:
+		id, ok := parseThreadID(ev.Value)
+		if !ok || !b.stopTurn(id) {
+			b.respond(ctx, ev, "Nothing is running in this thread any more.")
+		}
+	case ActionApprove, ActionDeny:
+		b.vote(ctx, ev)
+	default:
+		b.respond(ctx, ev, "That button does nothing any more.")
+	}
+}
+
+// vote records a click on an approval card and shows its effect.
+func (b *Bot) vote(ctx context.Context, ev connectors.Event) {
+	voter := approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}
+	res, err := b.Gate.Vote(ctx, ev.Value, voter, ev.ActionID)
+	if err != nil {
+		b.log().Error("vote", "request", ev.Value, "err", err)
+		b.respond(ctx, ev, "Your vote could not be recorded (internal error); try again.")
+		return
+	}
+	if res.Status != approvals.VoteDecided {
+		b.respond(ctx, ev, res.Message())
+		if res.Status == approvals.VoteCounted {
+			b.editCard(ctx, ev, res.Approval)
+		}
+		return
+	}
+	b.editCard(ctx, ev, res.Approval)
+	b.Store.MarkCardShown(ctx, res.Approval.ID)
+	// After a restart nobody waits on this request: resume its turn.
+	if res.Approval.State == store.ApprovalApproved && !b.threadBusy(threadOf(ev)) {
+		b.enqueue(threadOf(ev), queued{ev: connectors.Event{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel,
+			Thread: ev.Thread, User: ev.User}, resume: true})
+	}
+}
+
+func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approval) {
+	c, _, ok := b.conn(ev.Platform)
+	if !ok {
+		return
+	}
+	if err := c.Edit(ctx, ev.Ref, cardMessage(a)); err != nil {
+		b.log().Warn("update approval card", "id", a.ID, "err", err)
+	}
+}
+
+// threadBusy reports whether the thread has a turn running or queued.
+func (b *Bot) threadBusy(id threadID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[id]
+	return t != nil && (t.running || len(t.queue) > 0)
+}
+
+// respond answers the clicker alone where the platform can, else in the
+// thread.
+func (b *Bot) respond(ctx context.Context, ev connectors.Event, text string) {
+	if ev.Respond != nil {
+		if err := ev.Respond(ctx, text); err == nil {
+			return
+		}
+	}
+	b.reply(ctx, ev, text)
+}

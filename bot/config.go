@@ -1,0 +1,56 @@
+package bot
+
+import "fmt"
+
+// Config is the `bot` section of the config file.
+type Config struct {
+	// Access lists, per channel, who may talk to the bot; the key "*"
+	// covers channels not listed. A channel with no entry (and no "*")
+	// is open to everyone who can post there — the default, which in web
+	// mode means anyone on this machine.
+	Access map[string][]string `yaml:"access"`
+	// DataDir holds each session's working directory (default
+	// ./opsbot-data).
+	DataDir string `yaml:"data_dir"`
+}
+
+// WithDefaults fills what the file left empty.
+func (c Config) WithDefaults() Config {
+	if c.DataDir == "" {
+		c.DataDir = "opsbot-data"
+	}
+	return c
+}
+
+// Validate checks the section.
+func (c Config) Validate() error {
+	for ch, users := range c.Access {
+		if len(users) == 0 {
+			return fieldError{"access." + ch, "lists nobody: remove the entry to open the channel, or name the users who may talk"}
+		}
+	}
+	return nil
+}
+
+// allowed reports whether user may talk in channel.
+func (c Config) allowed(channel, user string) bool {
+	users, ok := c.Access[channel]
+	if !ok {
+		if users, ok = c.Access["*"]; !ok {
+			return true
+		}
+	}
+	for _, u := range users {
+		if u == user {
+			return true
+		}
+	}
+	return false
+}
+
+type fieldError struct{ key, msg string }
+
+func (e fieldError) Error() string { return fmt.Sprintf("%s: %s", e.key, e.msg) }
+
+// Field is the key within the section.
+func (e fieldError) Field() string { return e.key }
