@@ -55,6 +55,8 @@ type ExecOptions struct {
 	Timeout time.Duration
 	Stdin   string
 	Dir     string
+	// OnOutput, when set, receives output as it arrives.
+	OnOutput func(host string, stderr bool, data []byte)
 }
 
 // ExecResult is one host's outcome.
