@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
@@ -106,7 +107,7 @@ func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
 	for _, a := range cards {
 		_, msgID, _ := b.Store.ApprovalCard(ctx, a.ID)
 		ref := connectors.Ref{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
-		if err := c.Edit(ctx, ref, cardMessage(a)); err == nil {
+		if err := editRetrying(ctx, c, ref, cardMessage(a)); err == nil {
 			b.Store.MarkCardShown(ctx, a.ID)
 		}
 	}
@@ -157,9 +158,30 @@ func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approva
 	if !ok {
 		return
 	}
-	if err := c.Edit(ctx, ev.Ref, cardMessage(a)); err != nil {
+	if err := editRetrying(ctx, c, ev.Ref, cardMessage(a)); err != nil {
 		b.log().Warn("update approval card", "id", a.ID, "err", err)
 	}
+}
+
+// editRetrying edits a message, waiting out the platform's rate limits a
+// few times: a card must end up showing the decision.
+func editRetrying(ctx context.Context, c connectors.Connector, ref connectors.Ref, m connectors.Message) error {
+	var err error
+	for range 5 {
+		if err = c.Edit(ctx, ref, m); err == nil {
+			return nil
+		}
+		wait, limited := connectors.RetryAfter(err)
+		if !limited {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
 }
 
 // threadBusy reports whether the thread has a turn running or queued.

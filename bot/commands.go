@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -89,16 +90,27 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	}
 	b.refreshCards(ctx, ev)
 	r.Status(fmt.Sprintf("running `%s` on %s…", command, target), false)
-	r.Write("```\n")
+	var mu sync.Mutex
+	opened := false
 	results := b.Guard.Exec.Exec(ctx, hosts, command, agent.ExecOptions{Timeout: time.Minute, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !opened {
+				r.Write("```\n")
+				opened = true
+			}
 			if len(hosts) > 1 {
 				r.Write(prefixLines(host, string(data)))
 				return
 			}
 			r.Write(string(data))
 		}})
-	r.Write("\n```")
+	if opened {
+		r.Write("\n```")
+	} else {
+		r.Write("_(no output)_")
+	}
 	r.Status(summarize(command, target, results), true)
 	r.Close(ctx, nil)
 }

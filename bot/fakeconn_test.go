@@ -117,17 +117,25 @@ func (f *fakeConn) Finish(_ context.Context, ref connectors.Ref) error {
 	return nil
 }
 
-// thread returns the messages of a thread in posting order.
+// thread returns copies of the messages of a thread in posting order.
 func (f *fakeConn) thread(thread string) []*fakeMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*fakeMsg
 	for _, id := range f.order {
 		if m := f.msgs[id]; m.thread == thread {
-			out = append(out, m)
+			c := *m
+			c.history = append([]string(nil), m.history...)
+			out = append(out, &c)
 		}
 	}
 	return out
+}
+
+func (f *fakeConn) isFinished(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finished[id]
 }
 
 func (f *fakeConn) reqs() []fakeReq {

@@ -53,7 +53,7 @@ func (b *Bot) Recover(ctx context.Context) {
 			continue // its platform is not configured now; keep it for later
 		}
 		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-		if err := c.Edit(ctx, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
+		if err := editRetrying(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
 			b.log().Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
 		}
 		if f, ok := c.(finisher); ok {

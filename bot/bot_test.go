@@ -1,0 +1,377 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+var webLimits = connectors.Limits{MaxText: 4000, EditInterval: 200 * time.Millisecond}
+
+type harness struct {
+	t    *testing.T
+	bot  *Bot
+	conn *fakeConn
+	st   *store.Store
+	dir  string
+}
+
+// newHarness builds a bot over a real store, the real policy and gate, and
+// the real local runner; only the chat platform is a fake.
+func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet, err := hosts.NewFleet(hosts.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gateCfg.Approvers == nil {
+		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
+	}
+	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{})
+	exec := &FleetExecutor{Fleet: fleet}
+	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
+		Approver: GateApprover{Gate: gate, Store: st, Platform: "web"}, Exec: exec}
+	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
+		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
+	if model != nil {
+		b.Agent = &agent.Agent{Provider: model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
+			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+	}
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	b.AddConnector(conn)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Start(ctx)
+	t.Cleanup(func() {
+		cancel()
+		b.Close()
+		b.Jobs.Close()
+		fleet.Close()
+		st.Close()
+	})
+	return &harness{t: t, bot: b, conn: conn, st: st, dir: dir}
+}
+
+var eventSeq atomic.Int64
+
+func (h *harness) say(user, thread, text string) {
+	h.bot.Handle(context.Background(), connectors.Event{ID: fmt.Sprintf("ev%d", eventSeq.Add(1)), Kind: connectors.EventMessage, Platform: "web",
+		Channel: "ops", Thread: thread, User: connectors.User{ID: user, Name: user}, Text: text, Mention: true})
+}
+
+// click presses a button on a message; what the bot answers the clicker
+// alone comes back.
+func (h *harness) click(user string, m *fakeMsg, ref connectors.Ref, action string) string {
+	var mu sync.Mutex
+	var said []string
+	for _, btn := range m.msg.Buttons {
+		if btn.ActionID != action {
+			continue
+		}
+		done := make(chan struct{})
+		h.bot.Handle(context.Background(), connectors.Event{Kind: connectors.EventAction, Platform: "web", Channel: "ops", Thread: ref.Thread,
+			User: connectors.User{ID: user, Name: user}, ActionID: btn.ActionID, Value: btn.Value, Ref: ref,
+			Respond: func(_ context.Context, text string) error {
+				mu.Lock()
+				said = append(said, text)
+				mu.Unlock()
+				close(done)
+				return nil
+			}})
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second): // no private answer: the click decided
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(said, "\n")
+	}
+	h.t.Fatalf("message has no %q button: %+v", action, m.msg)
+	return ""
+}
+
+// eventually waits for cond, failing after a generous deadline.
+func (h *harness) eventually(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; thread: %s", what, h.dump())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (h *harness) dump() string {
+	h.conn.mu.Lock()
+	defer h.conn.mu.Unlock()
+	var b strings.Builder
+	for _, id := range h.conn.order {
+		m := h.conn.msgs[id]
+		fmt.Fprintf(&b, "\n[%s %s] %q ctx=%q buttons=%d", id, m.thread, m.msg.Text, m.msg.Context, len(m.msg.Buttons))
+	}
+	return b.String()
+}
+
+// find returns the first message in a thread whose text contains s.
+func (h *harness) find(thread, s string) (*fakeMsg, connectors.Ref, bool) {
+	h.conn.mu.Lock()
+	defer h.conn.mu.Unlock()
+	for _, id := range h.conn.order {
+		m := h.conn.msgs[id]
+		if m.thread == thread && strings.Contains(m.msg.Text+m.msg.Context, s) {
+			c := *m
+			return &c, connectors.Ref{Platform: "web", Channel: m.channel, Thread: m.thread, ID: id}, true
+		}
+	}
+	return nil, connectors.Ref{}, false
+}
+
+func (h *harness) has(thread, s string) func() bool {
+	return func() bool { _, _, ok := h.find(thread, s); return ok }
+}
+
+func TestRunStreamsOutputOfAnAllowedCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local echo hello from opsbot")
+	h.eventually("the output", h.has("t1", "hello from opsbot"))
+	h.eventually("the exit status", h.has("t1", "exit 0"))
+}
+
+func TestApprovalFlowEndToEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "made-by-approval")
+	h.say("alice", "t1", "run local touch "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, ref, _ := h.find("t1", "Approval needed")
+	if !strings.Contains(card.msg.Text, "@alice") || !strings.Contains(card.msg.Text, "touch "+target) {
+		t.Errorf("card does not name the requester and command: %q", card.msg.Text)
+	}
+	if said := h.click("alice", card, ref, ActionApprove); !strings.Contains(said, "not counted") {
+		t.Errorf("self-approval answer = %q", said)
+	}
+	if said := h.click("mallory", card, ref, ActionApprove); !strings.Contains(said, "not counted") {
+		t.Errorf("non-approver answer = %q", said)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the command ran before an approver approved")
+	}
+	h.click("bob", card, ref, ActionApprove)
+	h.eventually("the command to run", func() bool { _, err := os.Stat(target); return err == nil })
+	h.eventually("the card to show the decision", h.has("t1", "approved by bob"))
+	card, _, _ = h.find("t1", "Approval needed")
+	if len(card.msg.Buttons) != 0 {
+		t.Error("a decided card still has buttons")
+	}
+	if said := h.click2("carol", ref, ActionApprove, card); !strings.Contains(said, "already approved by web:bob") {
+		t.Errorf("late click answer = %q", said)
+	}
+}
+
+// click2 clicks a button that the message no longer shows (an old render
+// of the card in a slow client).
+func (h *harness) click2(user string, ref connectors.Ref, action string, m *fakeMsg) string {
+	a, _ := h.st.PendingApprovals(context.Background())
+	_ = a
+	old := *m
+	approvalID := strings.TrimPrefix(strings.Fields(m.msg.Context)[1], "")
+	old.msg.Buttons = []connectors.Button{{ActionID: action, Value: approvalID}}
+	return h.click(user, &old, ref, action)
+}
+
+func TestApprovalDeniedDoesNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "never")
+	h.say("alice", "t1", "run local touch "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, ref, _ := h.find("t1", "Approval needed")
+	h.click("bob", card, ref, ActionDeny)
+	h.eventually("the refusal", h.has("t1", "denied by web:bob"))
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("a denied command ran")
+	}
+}
+
+func TestApprovalExpiryDenies(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{Expiry: 300 * time.Millisecond}, nil)
+	target := filepath.Join(h.dir, "never")
+	h.say("alice", "t1", "run local touch "+target)
+	h.eventually("the refusal", h.has("t1", "was expired"))
+	h.eventually("the card to say it expired", h.has("t1", "expired at"))
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("an expired request ran")
+	}
+}
+
+func TestDeniedByPolicyNeverAsks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local mkfs.ext4 /dev/sda1")
+	h.eventually("the refusal", h.has("t1", "denied by policy: mkfs.ext4: mkfs.ext4 destroys a file system"))
+	if _, _, ok := h.find("t1", "Approval needed"); ok {
+		t.Error("a command the policy denies was put up for approval")
+	}
+}
+
+// model is a fake provider answering from a script of steps.
+type model struct {
+	mu    sync.Mutex
+	steps []func(ctx context.Context, req agent.Request, yield func(agent.StreamEvent) bool)
+	n     int
+}
+
+func (m *model) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
+	return func(yield func(agent.StreamEvent) bool) {
+		m.mu.Lock()
+		i := m.n
+		m.n++
+		m.mu.Unlock()
+		if i >= len(m.steps) {
+			yield(agent.StreamEvent{Kind: agent.EventText, Text: "(no more script)"})
+			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
+			return
+		}
+		m.steps[i](ctx, req, yield)
+	}
+}
+
+func text(s string) func(context.Context, agent.Request, func(agent.StreamEvent) bool) {
+	return func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+		for _, w := range strings.SplitAfter(s, " ") {
+			if !yield(agent.StreamEvent{Kind: agent.EventText, Text: w}) {
+				return
+			}
+		}
+		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
+	}
+}
+
+func blockUntilCancelled(ctx context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+	yield(agent.StreamEvent{Kind: agent.EventText, Text: "Working on it"})
+	<-ctx.Done()
+	yield(agent.StreamEvent{Kind: agent.EventError, Err: ctx.Err()})
+}
+
+func TestQueueAndStop(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){blockUntilCancelled, text("Second answer.")}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "first question")
+	h.eventually("the first answer to start", h.has("t1", "Working on it"))
+	h.say("alice", "t1", "second question")
+	time.Sleep(100 * time.Millisecond)
+	if _, _, ok := h.find("t1", "Second answer"); ok {
+		t.Fatal("the second message did not wait for the first turn")
+	}
+	first, ref, _ := h.find("t1", "Working on it")
+	h.click("alice", first, ref, ActionStop)
+	h.eventually("the stop note", h.has("t1", "stopped"))
+	h.eventually("the queued message's answer", h.has("t1", "Second answer."))
+	msgs, _ := h.st.Messages(context.Background(), 1)
+	if len(msgs) != 2 {
+		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
+	}
+}
+
+func TestConcurrentThreadsStayApart(t *testing.T) {
+	t.Parallel()
+	var steps []func(context.Context, agent.Request, func(agent.StreamEvent) bool)
+	for range 6 {
+		steps = append(steps, func(_ context.Context, req agent.Request, yield func(agent.StreamEvent) bool) {
+			q := req.Messages[len(req.Messages)-1].Content[0].Text
+			for i := range 5 {
+				yield(agent.StreamEvent{Kind: agent.EventText, Text: fmt.Sprintf("[%s %d]", q, i)})
+				time.Sleep(20 * time.Millisecond)
+			}
+			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
+		})
+	}
+	h := newHarness(t, approvals.GateConfig{}, &model{steps: steps})
+	for i := range 6 {
+		h.say("alice", fmt.Sprintf("th%d", i), fmt.Sprintf("q%d", i))
+	}
+	for i := range 6 {
+		th, q := fmt.Sprintf("th%d", i), fmt.Sprintf("q%d", i)
+		want := fmt.Sprintf("[%s 0][%s 1][%s 2][%s 3][%s 4]", q, q, q, q, q)
+		h.eventually("thread "+th, func() bool {
+			msgs := h.conn.thread(th)
+			return len(msgs) == 1 && msgs[0].msg.Text == want
+		})
+	}
+}
+
+func TestNoModelSaysHowToConfigureOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "why is the disk full?")
+	h.eventually("the hint", h.has("t1", "set ANTHROPIC_API_KEY"))
+	h.say("alice", "t2", "help")
+	h.eventually("help", h.has("t2", "run <target> <command>"))
+}
+
+func TestRecoverFinalizesInterruptedAnswers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	ctx := context.Background()
+	ref, _ := h.conn.Post(ctx, "ops", "t9", connectors.Message{Text: "The disk is at"})
+	h.st.RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
+	h.bot.Recover(ctx)
+	m, _, _ := h.find("t9", "The disk is at")
+	if !strings.Contains(m.msg.Text, "interrupted") || !h.conn.isFinished(ref.ID) {
+		t.Errorf("not finalized: %q", m.msg.Text)
+	}
+	if left, _ := h.st.StreamingMessages(ctx); len(left) != 0 {
+		t.Errorf("%d messages still recorded as streaming", len(left))
+	}
+}
+
+func TestJobNotificationIsPostedInItsThread(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	ctx := context.Background()
+	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
+	job, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "echo done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the notification", h.has("t5", fmt.Sprintf("job %d", job.ID)))
+	h.say("alice", "t5", "jobs")
+	h.eventually("the jobs list", h.has("t5", "succeeded"))
+}
+
+func TestAccessPerChannel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.bot.Config.Access = map[string][]string{"ops": {"alice"}}
+	h.say("mallory", "t1", "run local echo hi")
+	h.eventually("the refusal", h.has("t1", "may not use opsbot"))
+	if _, _, ok := h.find("t1", "hi\n"); ok {
+		t.Error("a user without access ran a command")
+	}
+}
