@@ -22,6 +22,13 @@ type Config struct {
 	MaxSteps int `yaml:"max_steps"`
 	// TurnTimeout bounds one turn (default 10m).
 	TurnTimeout time.Duration `yaml:"turn_timeout"`
+	// MaxTokens bounds one model response (default 4096).
+	MaxTokens int `yaml:"max_tokens"`
+	// CompactAt is the estimated size of a conversation, in tokens, past
+	// which it is replaced by a summary (default 100000).
+	CompactAt int `yaml:"compact_at"`
+	// SkillDirs are folders holding one skill per subfolder (SKILL.md).
+	SkillDirs []string `yaml:"skill_dirs"`
 }
 
 // Validate checks the provider name and the bounds.
@@ -34,8 +41,11 @@ func (c Config) Validate() error {
 	if c.Provider == "anthropic" && c.APIKey == "" {
 		return fieldError{"api_key", "is required for provider anthropic: set it to ${ANTHROPIC_API_KEY}"}
 	}
-	if c.MaxSteps < 0 {
-		return fieldError{"max_steps", "must be positive"}
+	if c.Provider == "" && (c.APIKey != "" || c.BaseURL != "") {
+		return fieldError{"provider", "is required when api_key or base_url is set: anthropic or openai"}
+	}
+	if c.MaxSteps < 0 || c.MaxTokens < 0 || c.CompactAt < 0 {
+		return fieldError{"max_steps", "max_steps, max_tokens and compact_at must be positive"}
 	}
 	if c.TurnTimeout < 0 {
 		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}

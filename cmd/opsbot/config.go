@@ -17,6 +17,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -31,6 +32,7 @@ type Config struct {
 	Policy    approvals.PolicyConfig `yaml:"policy"`
 	Approvals approvals.GateConfig   `yaml:"approvals"`
 	Agent     agent.Config           `yaml:"agent"`
+	Bot       bot.Config             `yaml:"bot"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -163,7 +165,7 @@ func (c *Config) validate() error {
 		v      any
 	}{
 		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"", c.Hosts},
-		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent},
+		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
 	}
 	var errs []error
 	for _, s := range sections {
