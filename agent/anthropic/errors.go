@@ -1,0 +1,121 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// Error is a failed Messages API call, worded for the person who must act
+// on it. It does not wrap the SDK's error, whose text repeats the raw
+// response body (a server may echo the key back), and it never holds the
+// API key: server text is scrubbed of it.
+type Error struct {
+	// StatusCode is the HTTP status; 200 for an error event inside a stream.
+	StatusCode int
+	// Type is the API's error type, e.g. "overloaded_error"; empty when
+	// the server sent none.
+	Type string
+	// Message says what went wrong and what to do.
+	Message string
+}
+
+// Error returns the message with the package's prefix.
+func (e *Error) Error() string { return "anthropic: " + e.Message }
+
+// errEndedEarly: the stream closed cleanly before message_stop.
+var errEndedEarly = errors.New("the response ended before it was complete")
+
+// describe turns the error of a failed call into what the caller sees.
+func (p *Provider) describe(ctx context.Context, err error, attempts int, shown bool) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("anthropic: %w", ctx.Err())
+	}
+	var own *Error
+	if errors.As(err, &own) {
+		return own
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		e := p.apiError(apiErr, attempts)
+		if shown {
+			e.Message = "the response was cut off: " + e.Message
+		}
+		return e
+	}
+	if shown {
+		return fmt.Errorf("anthropic: the connection broke mid-response (the text so far is kept): %w", err)
+	}
+	return fmt.Errorf("anthropic: could not get a response from the API (tried %d times): %w", attempts, err)
+}
+
+// apiError words an error response of the API by its type and status.
+func (p *Provider) apiError(e *sdk.Error, attempts int) *Error {
+	status, typ := e.StatusCode, string(e.Type())
+	said := ""
+	if m := scrub(e.Message, p.key); m != "" {
+		said = " (the API said: " + m + ")"
+	}
+	label := strings.TrimSpace(fmt.Sprintf("%d %s", status, typ))
+	if status == http.StatusOK { // an error event inside the stream
+		label = typ
+	}
+	var msg string
+	switch {
+	case typ == "authentication_error" || status == http.StatusUnauthorized:
+		msg = fmt.Sprintf("the API key was refused (%s): set agent.api_key or ANTHROPIC_API_KEY to a valid key", label)
+	case typ == "permission_error" || status == http.StatusForbidden:
+		msg = fmt.Sprintf("the API key may not do this (%s)%s: check the key's workspace and agent.model", label, said)
+	case typ == "not_found_error" || status == http.StatusNotFound:
+		msg = fmt.Sprintf("the model or the endpoint was not found (%s)%s: set agent.model (or OPSBOT_MODEL) to a model this API serves, and check agent.base_url", label, said)
+	case typ == "request_too_large" || status == http.StatusRequestEntityTooLarge || tooLong(e.Message):
+		msg = fmt.Sprintf("the conversation is too long for the model (%s)%s: start a new conversation or compact this one", label, said)
+	case typ == "rate_limit_error" || status == http.StatusTooManyRequests:
+		if wait, ok := serverWait(e); ok && wait > maxRetryWait {
+			said += fmt.Sprintf(" (it asks to wait %s)", wait)
+		}
+		msg = fmt.Sprintf("rate limited by the API (%s%s)%s: wait and try again, or raise the account's rate limits", label, tries(attempts), said)
+	case typ == "overloaded_error" || status == 529:
+		msg = fmt.Sprintf("the API is overloaded (%s%s): try again in a few minutes", label, tries(attempts))
+	case typ == "billing_error" || status == http.StatusPaymentRequired:
+		msg = fmt.Sprintf("the account cannot be billed (%s)%s: check its plan and credits", label, said)
+	case typ == "invalid_request_error" || status == http.StatusBadRequest:
+		msg = fmt.Sprintf("the API rejected the request (%s)%s", label, said)
+	case typ == "api_error" || status >= 500:
+		msg = fmt.Sprintf("the API failed (%s%s)%s: try again later", label, tries(attempts), said)
+	default:
+		msg = fmt.Sprintf("the API call failed (%s)%s", label, said)
+	}
+	return &Error{StatusCode: status, Type: typ, Message: msg}
+}
+
+// tooLong recognises the API's wording for a prompt over the context window.
+func tooLong(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, s := range []string{"prompt is too long", "context window", "context length", "too many tokens"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// tries says how many calls were made, when there was more than one.
+func tries(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(", %d attempts", n)
+}
+
+// scrub removes the API key from text a server sent back.
+func scrub(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}

@@ -1,0 +1,137 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/opsbot/opsbot/agent"
+)
+
+// params translates a neutral request into the SDK's, filling the model
+// and the token bound from the provider's config when the request has none.
+func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
+	msgs, err := messages(req.Messages)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	tools, err := tools(req.Tools)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	params := sdk.MessageNewParams{
+		Model:     cmp(req.Model, p.model),
+		MaxTokens: int64(p.maxTokens),
+		Messages:  msgs,
+		Tools:     tools,
+	}
+	if req.MaxTokens > 0 {
+		params.MaxTokens = int64(req.MaxTokens)
+	}
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	return params, nil
+}
+
+// cmp returns a, or b when a is empty.
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// messages translates the history. Both sides model tool results the same
+// way (blocks of a user message), so this is one block for one block.
+func messages(in []agent.Message) ([]sdk.MessageParam, error) {
+	out := make([]sdk.MessageParam, 0, len(in))
+	for i, m := range in {
+		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
+		for _, b := range m.Content {
+			cb, ok, err := block(b)
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
+			}
+			if ok {
+				blocks = append(blocks, cb)
+			}
+		}
+		switch m.Role {
+		case agent.RoleUser:
+			out = append(out, sdk.NewUserMessage(blocks...))
+		case agent.RoleAssistant:
+			out = append(out, sdk.NewAssistantMessage(blocks...))
+		default:
+			return nil, fmt.Errorf("anthropic: message %d has unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// block translates one content block; ok is false for a block the API
+// would refuse and that carries nothing (an empty text).
+func block(b agent.Block) (cb sdk.ContentBlockParamUnion, ok bool, err error) {
+	switch b.Type {
+	case agent.BlockText:
+		if b.Text == "" {
+			return cb, false, nil
+		}
+		return sdk.NewTextBlock(b.Text), true, nil
+	case agent.BlockToolUse:
+		input, err := objectJSON(b.Input)
+		if err != nil {
+			return cb, false, fmt.Errorf("tool call %s (%s): %w", b.ID, b.Name, err)
+		}
+		return sdk.NewToolUseBlock(b.ID, input, b.Name), true, nil
+	case agent.BlockToolResult:
+		r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		if b.Content != "" {
+			r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Content}}}
+		}
+		if b.IsError {
+			r.IsError = sdk.Bool(true)
+		}
+		return sdk.ContentBlockParamUnion{OfToolResult: &r}, true, nil
+	default:
+		return cb, false, fmt.Errorf("unknown block type %q", b.Type)
+	}
+}
+
+// tools translates the tool specs, passing each JSON schema through as is.
+func tools(in []agent.ToolSpec) ([]sdk.ToolUnionParam, error) {
+	out := make([]sdk.ToolUnionParam, 0, len(in))
+	for _, t := range in {
+		schema, err := objectJSON(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: tool %s: input schema: %w", t.Name, err)
+		}
+		if string(schema) == "{}" {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		tp := &sdk.ToolParam{
+			Name:        t.Name,
+			InputSchema: param.Override[sdk.ToolInputSchemaParam](schema),
+		}
+		if t.Description != "" {
+			tp.Description = sdk.String(t.Description)
+		}
+		out = append(out, sdk.ToolUnionParam{OfTool: tp})
+	}
+	return out, nil
+}
+
+// objectJSON checks that raw is a JSON object; empty input becomes {}.
+func objectJSON(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(trimmed) || trimmed[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object: %.80q", trimmed)
+	}
+	return json.RawMessage(trimmed), nil
+}

@@ -1,0 +1,196 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+)
+
+// testRequest is a conversation with every kind of block: text, a tool
+// call, two tool calls in one message (one without input), a failed tool
+// result, and a user message holding results and text together.
+func testRequest() agent.Request {
+	return agent.Request{
+		System: "You are opsbot. Hosts: local, web1.",
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "how full is the disk on local?"}}},
+			{Role: agent.RoleAssistant, Content: []agent.Block{
+				{Type: agent.BlockText, Text: "Let me look."},
+				{Type: agent.BlockToolUse, ID: "toolu_A", Name: "run_command", Input: json.RawMessage(`{"target":"local","command":"df -h /"}`)},
+			}},
+			{Role: agent.RoleUser, Content: []agent.Block{
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_A", Content: "Filesystem Size Used Avail Use% Mounted on\n/dev/sda1 50G 21G 29G 42% /"},
+			}},
+			{Role: agent.RoleAssistant, Content: []agent.Block{
+				{Type: agent.BlockText, Text: ""}, // dropped: the API refuses empty text
+				{Type: agent.BlockToolUse, ID: "toolu_B", Name: "run_command", Input: json.RawMessage(`{"target":"web1","command":"uptime"}`)},
+				{Type: agent.BlockToolUse, ID: "toolu_C", Name: "list_hosts"},
+			}},
+			{Role: agent.RoleUser, Content: []agent.Block{
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_B", Content: "ssh: connect to host web1 port 22: Connection refused", IsError: true},
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_C", Content: "local\nweb1"},
+				{Type: agent.BlockText, Text: "and is web1 up?"},
+			}},
+		},
+		Tools: []agent.ToolSpec{
+			{Name: "run_command", Description: "Run a shell command on a target host.", InputSchema: json.RawMessage(`{
+				"type": "object",
+				"properties": {
+					"target": {"type": "string", "description": "host or group"},
+					"command": {"type": "string"},
+					"timeout": {"type": "integer", "minimum": 1}
+				},
+				"required": ["target", "command"],
+				"additionalProperties": false
+			}`)},
+			{Name: "list_hosts", Description: "List the hosts this conversation may use."},
+		},
+	}
+}
+
+// TestRequestOnTheWire checks what the fake received: path, key, version,
+// model, token bound, system prompt, the history with its tool calls and
+// results, and the tool definitions with their schemas.
+func TestRequestOnTheWire(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{sse: "text.sse"})
+	p, _ := newTestProvider(t, f)
+	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	got := f.requests()
+	if len(got) != 1 {
+		t.Fatalf("requests = %d, want 1", len(got))
+	}
+	r := got[0]
+	if r.path != "/v1/messages" {
+		t.Errorf("path = %q, want /v1/messages", r.path)
+	}
+	if k := sentKey(r.header); k != testKey {
+		t.Errorf("key sent = %q, want the configured key", k)
+	}
+	if r.header.Get("Anthropic-Version") == "" {
+		t.Errorf("no anthropic-version header")
+	}
+	subset := map[string]any{}
+	for _, k := range []string{"model", "max_tokens", "stream", "system", "messages", "tools"} {
+		subset[k] = r.body[k]
+	}
+	jsonEqual(t, "request body", subset, string(readTestdata(t, "request.golden.json")))
+	for k := range r.body {
+		switch k {
+		case "model", "max_tokens", "stream", "system", "messages", "tools":
+		default:
+			t.Errorf("unexpected request field %q = %v", k, r.body[k])
+		}
+	}
+}
+
+// sentKey is the API key a request carried: SDK v2 sends it as a bearer
+// token; x-api-key is the older header, accepted too.
+func sentKey(h http.Header) string {
+	if k := h.Get("X-Api-Key"); k != "" {
+		return k
+	}
+	return strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
+}
+
+// TestModelAndMaxTokens: the request's values win over the config's,
+// which win over the defaults.
+func TestModelAndMaxTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		cfg       Config
+		req       agent.Request
+		wantModel string
+		wantMax   float64
+	}{
+		{"config", Config{Model: "claude-cfg", MaxTokens: 2000}, agent.Request{}, "claude-cfg", 2000},
+		{"request wins", Config{Model: "claude-cfg", MaxTokens: 2000}, agent.Request{Model: "claude-req", MaxTokens: 300}, "claude-req", 300},
+		{"defaults", Config{Model: DefaultModel}, agent.Request{}, DefaultModel, DefaultMaxTokens},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, reply{sse: "text.sse"})
+			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.srv.URL
+			p, err := New(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.req.Messages = []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}
+			if o := collect(t, p.Stream(context.Background(), tt.req)); o.err != nil {
+				t.Fatalf("stream: %v", o.err)
+			}
+			body := f.requests()[0].body
+			if body["model"] != tt.wantModel || body["max_tokens"] != tt.wantMax {
+				t.Errorf("model, max_tokens = %v, %v; want %v, %v", body["model"], body["max_tokens"], tt.wantModel, tt.wantMax)
+			}
+		})
+	}
+}
+
+// TestEnvironmentFallback: an empty Config takes key, base URL and model
+// from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and OPSBOT_MODEL.
+func TestEnvironmentFallback(t *testing.T) {
+	f := newFake(t, reply{sse: "text.sse"})
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
+	t.Setenv("ANTHROPIC_BASE_URL", f.srv.URL)
+	t.Setenv("OPSBOT_MODEL", "claude-from-env")
+	p, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
+	if o := collect(t, p.Stream(context.Background(), req)); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	r := f.requests()[0]
+	if sentKey(r.header) != "sk-ant-from-env" || r.body["model"] != "claude-from-env" {
+		t.Errorf("key %q, model %v; want the environment's", sentKey(r.header), r.body["model"])
+	}
+}
+
+// TestNewWithoutKey says where to put the key.
+func TestNewWithoutKey(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	_, err := New(Config{})
+	if err == nil || !strings.Contains(err.Error(), "agent.api_key or ANTHROPIC_API_KEY") {
+		t.Fatalf("New without a key: %v", err)
+	}
+}
+
+// TestBadHistory: malformed history is an EventError before any call.
+func TestBadHistory(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		req  agent.Request
+		want string
+	}{
+		{"bad role", agent.Request{Messages: []agent.Message{{Role: "system"}}}, `unknown role "system"`},
+		{"bad block", agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: "image"}}}}}, `unknown block type "image"`},
+		{"bad tool input", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, Content: []agent.Block{
+			{Type: agent.BlockToolUse, ID: "t1", Name: "x", Input: json.RawMessage(`[1]`)}}}}}, "not a JSON object"},
+		{"bad schema", agent.Request{Tools: []agent.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`{`)}}}, "tool x: input schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t)
+			p, _ := newTestProvider(t, f)
+			o := collect(t, p.Stream(context.Background(), tt.req))
+			if o.err == nil || !strings.Contains(o.err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", o.err, tt.want)
+			}
+			if n := len(f.requests()); n != 0 {
+				t.Errorf("%d requests made for a bad history", n)
+			}
+		})
+	}
+}

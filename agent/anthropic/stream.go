@@ -1,0 +1,153 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/opsbot/opsbot/agent"
+)
+
+// streamOnce makes one call and passes its events on. It returns nil when
+// the response ended with message_stop or the caller stopped listening,
+// and the failure otherwise (retried by the caller if nothing was shown).
+func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, out *emitter) error {
+	stream := p.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	d := decoder{out: out, calls: map[int64]*toolCall{}}
+	for stream.Next() {
+		done, err := d.handle(stream.Current())
+		if err != nil {
+			return err
+		}
+		if done || out.stopped {
+			return nil
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return err
+	}
+	return errEndedEarly
+}
+
+// toolCall is a tool_use block being assembled from input_json_delta pieces.
+type toolCall struct {
+	id, name string
+	input    strings.Builder
+	start    any // the input of content_block_start, used if no piece comes
+}
+
+// decoder turns the events of one response into agent.StreamEvents.
+// Usage is held back until the end so that nothing is shown before the
+// first text or tool call: an overload reported just after message_start
+// can still be retried.
+type decoder struct {
+	out   *emitter
+	calls map[int64]*toolCall
+	usage agent.Usage
+	stop  agent.StopReason
+	// badCall is a tool call whose input is not JSON; it is an error
+	// unless the response stopped at max_tokens, which explains it.
+	badCall *Error
+}
+
+// handle applies one SSE event; done is true after message_stop.
+func (d *decoder) handle(ev sdk.MessageStreamEventUnion) (done bool, err error) {
+	switch ev.Type {
+	case "message_start":
+		d.setUsage(ev.Message.Usage.InputTokens+ev.Message.Usage.CacheCreationInputTokens+ev.Message.Usage.CacheReadInputTokens,
+			ev.Message.Usage.OutputTokens)
+	case "content_block_start":
+		d.startBlock(ev)
+	case "content_block_delta":
+		d.delta(ev)
+	case "content_block_stop":
+		d.stopBlock(ev.Index)
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			d.stop = agent.StopReason(ev.Delta.StopReason)
+		}
+		d.setUsage(ev.Usage.InputTokens+ev.Usage.CacheCreationInputTokens+ev.Usage.CacheReadInputTokens, ev.Usage.OutputTokens)
+	case "message_stop":
+		return true, d.finish()
+	}
+	return false, nil
+}
+
+// setUsage records token counts; zero leaves a count as it was (a
+// message_delta repeats only what changed).
+func (d *decoder) setUsage(input, output int64) {
+	if input > 0 {
+		d.usage.InputTokens = int(input)
+	}
+	if output > 0 {
+		d.usage.OutputTokens = int(output)
+	}
+}
+
+// startBlock opens a text or tool_use block; other kinds (thinking,
+// server tools) are not part of the neutral model and are skipped.
+func (d *decoder) startBlock(ev sdk.MessageStreamEventUnion) {
+	switch ev.ContentBlock.Type {
+	case "text":
+		d.text(ev.ContentBlock.Text)
+	case "tool_use":
+		d.calls[ev.Index] = &toolCall{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name, start: ev.ContentBlock.Input}
+	}
+}
+
+// delta applies a text or input piece.
+func (d *decoder) delta(ev sdk.MessageStreamEventUnion) {
+	switch ev.Delta.Type {
+	case "text_delta":
+		d.text(ev.Delta.Text)
+	case "input_json_delta":
+		if c := d.calls[ev.Index]; c != nil {
+			c.input.WriteString(ev.Delta.PartialJSON)
+		}
+	}
+}
+
+// text yields a non-empty text delta.
+func (d *decoder) text(s string) {
+	if s != "" {
+		d.out.emit(agent.StreamEvent{Kind: agent.EventText, Text: s})
+	}
+}
+
+// stopBlock completes a tool call and yields it.
+func (d *decoder) stopBlock(index int64) {
+	c := d.calls[index]
+	if c == nil {
+		return
+	}
+	delete(d.calls, index)
+	raw := json.RawMessage(c.input.String())
+	if len(strings.TrimSpace(c.input.String())) == 0 && c.start != nil {
+		raw, _ = json.Marshal(c.start)
+	}
+	input, err := objectJSON(raw)
+	if err != nil {
+		d.badCall = &Error{StatusCode: 200, Message: "the model sent a malformed input for tool " + c.name + ": " + err.Error()}
+		return
+	}
+	d.out.emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
+		Type: agent.BlockToolUse, ID: c.id, Name: c.name, Input: input,
+	}})
+}
+
+// finish yields the usage and the stop reason at message_stop.
+func (d *decoder) finish() error {
+	if d.badCall != nil && d.stop != agent.StopMaxTokens {
+		return d.badCall
+	}
+	if d.stop == "" {
+		d.stop = agent.StopEndTurn
+	}
+	if d.out.emit(agent.StreamEvent{Kind: agent.EventUsage, Usage: d.usage}) {
+		d.out.emit(agent.StreamEvent{Kind: agent.EventStop, StopReason: d.stop})
+	}
+	return nil
+}

@@ -1,0 +1,313 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+)
+
+// call is an expected tool call; Input is compared as JSON.
+type call struct{ id, name, input string }
+
+func TestStream(t *testing.T) {
+	t.Parallel()
+	const answer = "The root filesystem on local is 42% full (21G of 50G used)."
+	tests := []struct {
+		name      string
+		replies   []reply
+		wantTexts []string // nil: not checked piece by piece
+		wantText  string
+		wantCalls []call
+		wantUsage *agent.Usage
+		wantStop  agent.StopReason
+		wantErr   []string // substrings of the error; nil: success
+		wantReqs  int
+		wantWaits []time.Duration
+	}{
+		{
+			name:      "text only",
+			replies:   []reply{{sse: "text.sse"}},
+			wantTexts: []string{"The root", " filesystem on local", " is 42% full", " (21G of 50G used)."},
+			wantText:  answer, wantUsage: &agent.Usage{InputTokens: 412, OutputTokens: 19}, wantStop: agent.StopEndTurn,
+			wantReqs: 1,
+		},
+		{
+			name:      "text and one tool call in pieces",
+			replies:   []reply{{sse: "tool_call.sse"}},
+			wantText:  "I'll check the disk usage.",
+			wantCalls: []call{{"toolu_01T1x1fJ34qAmk2tNTrN7Up6", "run_command", `{"target":"local","command":"df -h"}`}},
+			wantUsage: &agent.Usage{InputTokens: 572, OutputTokens: 89}, wantStop: agent.StopToolUse,
+			wantReqs: 1,
+		},
+		{
+			name:     "two tool calls, one with empty input",
+			replies:  []reply{{sse: "two_tool_calls.sse"}},
+			wantText: "Checking web1 and listing the hosts.",
+			wantCalls: []call{
+				{"toolu_01WebUptime7Hx3kQ2", "run_command", `{"target":"web1","command":"uptime"}`},
+				{"toolu_01ListHosts9Lw2mZ", "list_hosts", `{}`},
+			},
+			wantUsage: &agent.Usage{InputTokens: 530, OutputTokens: 120}, wantStop: agent.StopToolUse,
+			wantReqs: 1,
+		},
+		{
+			name:     "overloaded event before any content, then success",
+			replies:  []reply{{sse: "overloaded.sse"}, {sse: "text.sse"}},
+			wantText: answer, wantUsage: &agent.Usage{InputTokens: 412, OutputTokens: 19}, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name:     "529 then success",
+			replies:  []reply{{status: 529, body: overloadedBody}, {sse: "text.sse"}},
+			wantText: answer, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name:     "429 with retry-after, then success",
+			replies:  []reply{{status: 429, header: map[string]string{"Retry-After": "7"}, body: rateLimitBody}, {sse: "text.sse"}},
+			wantText: answer, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{7 * time.Second},
+		},
+		{
+			name: "429 with retry-after-ms, which wins",
+			replies: []reply{
+				{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, body: rateLimitBody},
+				{sse: "text.sse"}},
+			wantText: answer, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{1500 * time.Millisecond},
+		},
+		{
+			name:     "500 then success",
+			replies:  []reply{{status: 500, body: apiErrorBody}, {sse: "text.sse"}},
+			wantText: answer, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name:     "overloaded four times: gives up",
+			replies:  []reply{{sse: "overloaded.sse"}, {status: 529, body: overloadedBody}, {sse: "overloaded.sse"}, {status: 529, body: overloadedBody}},
+			wantErr:  []string{"anthropic: the API is overloaded", "4 attempts", "try again in a few minutes"},
+			wantReqs: 4, wantWaits: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
+		},
+		{
+			name:     "429 asking for an hour: not waited for",
+			replies:  []reply{{status: 429, header: map[string]string{"Retry-After": "3600"}, body: rateLimitBody}},
+			wantErr:  []string{"rate limited", "asks to wait 1h0m0s", "50,000 input tokens per minute"},
+			wantReqs: 1,
+		},
+		{
+			name:      "disconnect mid-stream keeps the text, no retry",
+			replies:   []reply{{sse: "text.sse", cutAfter: 5}, {sse: "text.sse"}},
+			wantTexts: []string{"The root", " filesystem on local"},
+			wantText:  "The root filesystem on local",
+			wantErr:   []string{"connection broke mid-response", "text so far is kept"},
+			wantReqs:  1,
+		},
+		{
+			name:     "disconnect before any content is retried",
+			replies:  []reply{{sse: "text.sse", cutAfter: 2}, {sse: "text.sse"}},
+			wantText: answer, wantStop: agent.StopEndTurn,
+			wantReqs: 2, wantWaits: []time.Duration{time.Second},
+		},
+		{
+			name:     "overloaded after text: an error, no retry",
+			replies:  []reply{{sse: "overloaded_after_text.sse"}, {sse: "text.sse"}},
+			wantText: "The root filesystem",
+			wantErr:  []string{"the response was cut off", "overloaded"},
+			wantReqs: 1,
+		},
+		{
+			name:     "401",
+			replies:  []reply{{status: 401, body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}},
+			wantErr:  []string{"the API key was refused (401 authentication_error): set agent.api_key or ANTHROPIC_API_KEY"},
+			wantReqs: 1,
+		},
+		{
+			name:     "404 model",
+			replies:  []reply{{status: 404, body: string(mustRead(t, "not_found.json"))}},
+			wantErr:  []string{"not found (404 not_found_error)", "model: claude-sonnet-9-9", "set agent.model (or OPSBOT_MODEL)"},
+			wantReqs: 1,
+		},
+		{
+			name:     "400 context too long",
+			replies:  []reply{{status: 400, body: string(mustRead(t, "too_long.json"))}},
+			wantErr:  []string{"the conversation is too long for the model", "215336 tokens", "start a new conversation or compact"},
+			wantReqs: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, tt.replies...)
+			p, s := newTestProvider(t, f)
+			o := collect(t, p.Stream(context.Background(), testRequest()))
+			checkOutcome(t, o, tt.wantTexts, tt.wantText, tt.wantCalls, tt.wantUsage, tt.wantStop, tt.wantErr)
+			if n := len(f.requests()); n != tt.wantReqs {
+				t.Errorf("requests = %d, want %d", n, tt.wantReqs)
+			}
+			if w := s.all(); !reflect.DeepEqual(w, tt.wantWaits) {
+				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
+			}
+		})
+	}
+}
+
+var (
+	overloadedBody = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	rateLimitBody  = `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50,000 input tokens per minute."}}`
+	apiErrorBody   = `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`
+)
+
+func mustRead(t *testing.T, name string) []byte { return readTestdata(t, name) }
+
+// checkOutcome compares what the caller saw with the expectations.
+func checkOutcome(t *testing.T, o outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
+	t.Helper()
+	if texts != nil && !reflect.DeepEqual(o.texts, texts) {
+		t.Errorf("text deltas = %q, want %q", o.texts, texts)
+	}
+	if o.text() != text {
+		t.Errorf("text = %q, want %q", o.text(), text)
+	}
+	if len(o.calls) != len(calls) {
+		t.Fatalf("tool calls = %+v, want %d", o.calls, len(calls))
+	}
+	for i, c := range calls {
+		got := o.calls[i]
+		if got.Type != agent.BlockToolUse || got.ID != c.id || got.Name != c.name {
+			t.Errorf("call %d = %s %s %s, want tool_use %s %s", i, got.Type, got.ID, got.Name, c.id, c.name)
+		}
+		if !json.Valid(got.Input) {
+			t.Errorf("call %d input is not JSON: %s", i, got.Input)
+		}
+		jsonEqual(t, "call input", got.Input, c.input)
+	}
+	if usage != nil && (o.usage == nil || *o.usage != *usage) {
+		t.Errorf("usage = %+v, want %+v", o.usage, usage)
+	}
+	if o.stop != stop {
+		t.Errorf("stop = %q, want %q", o.stop, stop)
+	}
+	if errs == nil {
+		if o.err != nil {
+			t.Errorf("err = %v, want none", o.err)
+		}
+		return
+	}
+	if o.err == nil {
+		t.Fatalf("no error, want one with %q", errs)
+	}
+	for _, want := range errs {
+		if !strings.Contains(o.err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", o.err, want)
+		}
+	}
+}
+
+// TestMalformedToolInput: input that is not JSON is an error, unless the
+// response stopped at max_tokens, which explains the cut (the call is
+// dropped and the stop reason says why).
+func TestMalformedToolInput(t *testing.T) {
+	t.Parallel()
+	cut := strings.Replace(string(mustRead(t, "tool_call.sse")), `" -h\"}"`, `" -h"`, 1)
+	tests := []struct {
+		name     string
+		stream   string
+		wantStop agent.StopReason
+		wantErr  []string
+	}{
+		{"tool_use stop", cut, "", []string{"malformed input for tool run_command"}},
+		{"max_tokens stop", strings.Replace(cut, `"stop_reason":"tool_use"`, `"stop_reason":"max_tokens"`, 1), agent.StopMaxTokens, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, reply{raw: []byte(tt.stream)})
+			p, _ := newTestProvider(t, f)
+			o := collect(t, p.Stream(context.Background(), testRequest()))
+			checkOutcome(t, o, nil, "I'll check the disk usage.", nil, nil, tt.wantStop, tt.wantErr)
+		})
+	}
+}
+
+// TestCallerStops: breaking out of the loop ends the call quietly.
+func TestCallerStops(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{sse: "text.sse"})
+	p, _ := newTestProvider(t, f)
+	n := 0
+	for ev := range p.Stream(context.Background(), testRequest()) {
+		n++
+		if ev.Kind != agent.EventText {
+			t.Errorf("first event = %+v", ev)
+		}
+		break
+	}
+	if n != 1 || len(f.requests()) != 1 {
+		t.Errorf("events %d, requests %d; want 1, 1", n, len(f.requests()))
+	}
+}
+
+// TestCancelMidStream: cancelling ctx ends the stream with an error that
+// is context.Canceled; the text before stays, and nothing is retried.
+func TestCancelMidStream(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{sse: "text.sse", holdAfter: 4}, reply{sse: "text.sse"})
+	p, s := newTestProvider(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var o outcome
+	for ev := range p.Stream(ctx, testRequest()) {
+		switch ev.Kind {
+		case agent.EventText:
+			o.texts = append(o.texts, ev.Text)
+			cancel()
+		case agent.EventError:
+			o.err = ev.Err
+		}
+	}
+	if o.text() != "The root" || !errors.Is(o.err, context.Canceled) {
+		t.Errorf("text %q, err %v; want the first delta and context.Canceled", o.text(), o.err)
+	}
+	if len(f.requests()) != 1 || len(s.all()) != 0 {
+		t.Errorf("requests %d, waits %v; want 1 and none", len(f.requests()), s.all())
+	}
+}
+
+// TestRetryWaitsForCancel: a cancel during the wait before a retry ends
+// the stream with context.Canceled and no second call.
+func TestRetryWaitsForCancel(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{status: 529, body: overloadedBody}, reply{sse: "text.sse"})
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL}, WithSleep(func(ctx context.Context, d time.Duration) error {
+		cancel()
+		return sleepContext(ctx, time.Hour)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := collect(t, p.Stream(ctx, testRequest()))
+	if !errors.Is(o.err, context.Canceled) || len(f.requests()) != 1 {
+		t.Errorf("err %v, requests %d; want context.Canceled after 1", o.err, len(f.requests()))
+	}
+}
+
+// TestOnRetry reports each retry with its wait and a worded error.
+func TestOnRetry(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{sse: "overloaded.sse"}, reply{sse: "text.sse"})
+	var seen []string
+	p, _ := newTestProvider(t, f, WithOnRetry(func(wait time.Duration, err error) {
+		seen = append(seen, wait.String()+" "+err.Error())
+	}))
+	collect(t, p.Stream(context.Background(), testRequest()))
+	if len(seen) != 1 || !strings.Contains(seen[0], "1s anthropic: the API is overloaded") {
+		t.Errorf("retries reported: %q", seen)
+	}
+}
