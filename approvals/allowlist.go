@@ -18,17 +18,18 @@ var allowlist = map[string]argCheck{}
 func init() {
 	for _, name := range strings.Fields(`
 		ls cat tac head tail grep egrep fgrep zgrep zegrep zfgrep zcat bzcat xzcat zstdcat wc cut tr column nl od
-		hexdump strings file stat readlink realpath basename dirname md5sum sha1sum sha224sum sha256sum sha384sum
-		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false test [ : type
-		which whereis id whoami groups w who last lastb lastlog users printenv locale getent nproc arch tty pwd tree
+		hexdump strings stat readlink realpath basename dirname md5sum sha1sum sha224sum sha256sum sha384sum
+		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false : type
+		which whereis id whoami groups w who last lastb users printenv locale getent nproc arch tty pwd
 		du df free uptime ps pgrep pidof pstree lsof netstat dig host nslookup traceroute traceroute6 tracepath
-		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat pidstat jq base64 base32 diff sleep
-		cd pushd popd dirs exit return break continue wait jobs umask ulimit getconf whatis namei lsattr getfacl
+		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat jq base64 base32 diff sleep
+		cd pushd popd dirs exit return break continue umask ulimit getconf whatis namei lsattr getfacl
 		pg_isready lsns lsipc tload`) {
 		allowlist[name] = nil
 	}
 	checks := map[string]argCheck{
-		"sort": checkSort, "uniq": maxOperands(1, "uniq writes its second operand"),
+		"sort": checkSort, "uniq": checkUniq, "tree": checkTree, "file": checkFile, "lastlog": checkLastlog,
+		"test": checkTest, "[": checkTest, "wait": checkWait, "pidstat": checkPidstat,
 		"xxd": checkXxd, "find": checkFind, "sed": checkSed, "tar": checkTar,
 		"awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
 		"read": checkRead, "printf": checkPrintf, "top": checkTop,
@@ -38,13 +39,13 @@ func init() {
 		"journalctl": checkJournalctl, "systemctl": checkSystemctl, "service": checkService,
 		"crontab": checkCrontab, "iptables": checkIptables, "ip6tables": checkIptables, "ethtool": checkEthtool,
 		"mount": checkMount, "timedatectl": verbs(0, "status", "show", "list-timezones", "timesync-status", "show-timesync"),
-		"hostnamectl": verbs(0, "status"), "chronyc": verbs(0, "tracking", "sources", "sourcestats", "activity", "ntpdata", "serverstats"),
+		"hostnamectl": verbs(0, "status"), "chronyc": checkChronyc,
 		"loginctl": verbs(0, "list-sessions", "list-users", "list-seats", "show-session", "show-user", "session-status", "user-status"),
-		"dpkg":     checkDpkg, "rpm": checkRpm, "apt": verbs(0, "list", "show", "policy", "search", "depends", "rdepends"),
-		"apt-cache": verbs(0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats"),
+		"dpkg":     checkDpkg, "rpm": checkRpm, "apt": noConfig(verbs(0, "list", "show", "policy", "search", "depends", "rdepends")),
+		"apt-cache": noConfig(verbs(0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats")),
 		"git":       checkGit, "kubectl": checkKubectl, "helm": checkHelm, "docker": checkDocker, "podman": checkDocker,
 		"nginx": onlyOptions("t", "T", "v", "V"), "apachectl": checkApachectl, "apache2ctl": checkApachectl,
-		"redis-cli": checkRedis, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": verbs(0, "version", "env"),
+		"redis-cli": checkRedis, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": checkGo,
 	}
 	for name, c := range checks {
 		allowlist[name] = c
@@ -101,9 +102,9 @@ func versionOnly(args []arg) (Action, string) {
 }
 
 // maxOperands allows at most n operands.
-func maxOperands(n int, why string) argCheck {
+func maxOperands(spec optSpec, n int, why string) argCheck {
 	return func(args []arg) (Action, string) {
-		p := optSpec{}.parse(args)
+		p := spec.parse(args)
 		if p.unknown != "" {
 			return Approve, p.unknown
 		}
@@ -123,4 +124,14 @@ func refuseOpts(p parsed, why string, names ...string) (Action, string) {
 		return Approve, fmt.Sprintf("%s %s", o, why)
 	}
 	return Allow, ""
+}
+
+// noConfig refuses apt's -o/-c, which can set hooks that run commands.
+func noConfig(next argCheck) argCheck {
+	return func(args []arg) (Action, string) {
+		if o := (optSpec{shortArg: "oc", longArg: []string{"option", "config-file"}}).parse(args).find("o", "c", "option", "config-file"); o != nil {
+			return Approve, o.String() + " sets configuration that can run commands"
+		}
+		return next(args)
+	}
 }

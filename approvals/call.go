@@ -66,8 +66,9 @@ func (w *walker) redirects(rs []*syntax.Redirect, sc scope, vis map[*syntax.Call
 		w.words(sc, vis, r.Word, r.Hdoc)
 		switch r.Op {
 		case syntax.RdrIn:
-			w.inputFile(resolveWord(r.Word, sc.src))
-			sc.stdin, sc.text = stdinFile, ""
+			a := resolveWord(r.Word, sc.src)
+			w.inputFile(a)
+			sc.stdin, sc.text = stdinFile, a.show()
 		case syntax.DplIn:
 			sc.stdin, sc.text = stdinFile, ""
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -180,11 +181,18 @@ func sensitivePath(p string) bool {
 	return startupFiles[base] || strings.Contains(p, ".ssh/") || strings.HasSuffix(p, ".ssh") || strings.Contains(p, ".config/autostart")
 }
 
+// maxCommandBytes bounds what the classifier parses.
+const maxCommandBytes = 64 << 10
+
 // checkText refuses what a reviewer could not see: invalid UTF-8 and
 // control, invisible or bidirectional characters.
 func (w *walker) checkText(s string) {
 	if strings.TrimSpace(s) == "" {
 		w.verdict.add(Approve, "the command is empty")
+		return
+	}
+	if len(s) > maxCommandBytes {
+		w.verdict.add(Approve, fmt.Sprintf("the command is %d bytes long, too long to classify (limit %d)", len(s), maxCommandBytes))
 		return
 	}
 	if !utf8.ValidString(s) {

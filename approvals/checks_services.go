@@ -110,18 +110,60 @@ func checkDpkg(args []arg) (Action, string) {
 	return Allow, "queries packages"
 }
 
-// checkRpm allows queries (-q…) and verification (-V).
+// rpmRefused are rpm options that run code (macros, pipes), point it at
+// another database or root, or change the database; install and erase
+// modes need no entry, as rpm refuses to mix them with a query.
+var rpmRefused = []string{"E", "D", "eval", "define", "undefine", "macros", "load", "pipe", "rcfile", "dbpath", "root",
+	"setperms", "setugids", "restore", "setcaps", "import", "rebuilddb", "initdb"}
+
+// checkRpm allows queries (-q…) and verification (-V), without macros.
 func checkRpm(args []arg) (Action, string) {
-	if len(args) == 0 || !args[0].static() {
-		return Approve, "rpm without a query"
+	p := optSpec{shortArg: "EDf", longArg: []string{"eval", "define", "undefine", "macros", "load", "pipe", "rcfile", "dbpath", "root", "queryformat", "qf", "file", "whatprovides", "whatrequires"}}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
 	}
-	v := args[0].val
-	if (strings.HasPrefix(v, "-q") || v == "--query" || strings.HasPrefix(v, "-V") || v == "--verify" || v == "--version") && !slices.ContainsFunc(args, func(a arg) bool {
-		return !a.static() || strings.HasPrefix(a.val, "--setperms") || strings.HasPrefix(a.val, "--setugids") || strings.HasPrefix(a.val, "--restore") || a.val == "--dbpath" || a.val == "--root"
-	}) {
-		return Allow, "queries packages"
+	if !p.has("q", "V", "query", "verify", "version") {
+		return Approve, "rpm without a query changes packages"
 	}
-	return Approve, "rpm without a query changes packages"
+	if o := p.find(rpmRefused...); o != nil {
+		return Approve, fmt.Sprintf("rpm %s runs macros or changes packages", o)
+	}
+	for _, a := range args {
+		if strings.Contains(a.val, "%(") || strings.Contains(a.val, "%{lua") {
+			return Approve, "rpm expands macros that run code"
+		}
+	}
+	return Allow, "queries packages"
+}
+
+// checkChronyc allows one monitoring command given on the line; without
+// one chronyc reads commands from its input.
+func checkChronyc(args []arg) (Action, string) {
+	p := optSpec{shortArg: "hpf"}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if p.has("m", "f") {
+		return Approve, "chronyc -m/-f runs several commands"
+	}
+	reads := []string{"tracking", "sources", "sourcestats", "activity", "ntpdata", "serverstats", "clients", "selectdata"}
+	if len(p.operands) != 1 || !slices.Contains(reads, p.operands[0].val) {
+		return Approve, "chronyc needs exactly one monitoring command (tracking, sources, …)"
+	}
+	return Allow, p.operands[0].val + " only shows state"
+}
+
+// checkGo allows go version and go env without -w/-u.
+func checkGo(args []arg) (Action, string) {
+	if len(args) == 0 || !args[0].static() || (args[0].val != "version" && args[0].val != "env") {
+		return Approve, "only go version and go env are read-only"
+	}
+	for _, a := range args[1:] {
+		if !a.static() || a.val == "-w" || a.val == "-u" {
+			return Approve, "go env -w/-u changes the Go configuration"
+		}
+	}
+	return Allow, ""
 }
 
 // checkApachectl allows the configuration dumps and tests.

@@ -46,13 +46,13 @@ func checkDmesg(args []arg) (Action, string) {
 
 // checkSysctl: -w, -p, --system or NAME=VALUE write kernel parameters.
 func checkSysctl(args []arg) (Action, string) {
-	p := optSpec{shortArg: "p", longArg: []string{"load", "pattern"}}.parse(args)
+	p := optSpec{shortArg: "pf", longArg: []string{"load", "pattern"}}.parse(args)
 	for _, o := range p.operands {
 		if strings.Contains(o.val, "=") {
 			return Approve, "sysctl NAME=VALUE writes a kernel parameter"
 		}
 	}
-	return refuseOpts(p, "writes kernel parameters", "w", "p", "write", "load", "system")
+	return refuseOpts(p, "writes kernel parameters", "w", "p", "f", "write", "load", "system")
 }
 
 // checkPing requires a count so that it ends; flood and preload are out.
@@ -130,6 +130,9 @@ func checkCurl(args []arg) (Action, string) {
 	}
 	if o := p.find("X", "request"); o != nil && !slices.Contains([]string{"GET", "HEAD", "OPTIONS"}, strings.ToUpper(o.value)) {
 		return Approve, "curl -X " + o.value + " may change state on the server"
+	}
+	if o := p.find("w", "write-out"); o != nil && strings.Contains(o.value, "%output{") {
+		return Approve, "curl -w %output{} writes a file"
 	}
 	if o := p.find("D", "dump-header"); o != nil && !harmlessSink(o.value) && o.value != "-" {
 		return writeTo("curl -D", o.value)

@@ -56,7 +56,12 @@ func checkTar(args []arg) (Action, string) {
 	}
 	words := args
 	if first := args[0].val; !strings.HasPrefix(first, "-") {
-		words = append([]arg{{src: "-" + first, val: "-" + first}}, args[1:]...) // old style: tar tzf x
+		// Old style (tar tzf x): each letter takes its value from the next
+		// words in turn, so only letters without values are read this way.
+		if strings.Trim(first, "tvfzjJ") != "" {
+			return Approve, "tar " + first + " is not a listing"
+		}
+		words = append([]arg{{src: "-" + first, val: "-" + first}}, args[1:]...)
 	}
 	p := optSpec{shortArg: "fCTXbFgHIKLNVM", longArg: []string{"file", "directory", "files-from", "exclude-from", "to-command", "use-compress-program", "info-script", "new-volume-script", "checkpoint-action", "blocking-factor", "format", "newer", "label", "index-file", "rsh-command", "owner", "group", "mode", "transform", "exclude"}}.parse(words)
 	if p.unknown != "" {
@@ -72,9 +77,17 @@ func checkTar(args []arg) (Action, string) {
 // checkRead refuses reading into an array element, whose subscript bash
 // evaluates as arithmetic.
 func checkRead(args []arg) (Action, string) {
-	for _, a := range args {
-		if !a.static() || strings.ContainsRune(a.val, '[') {
-			return Approve, "read into a computed or subscripted name"
+	p := optSpec{shortArg: "adinNptu"}.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	names := p.operands
+	if o := p.find("a"); o != nil {
+		names = append(names, arg{src: o.value, val: o.value})
+	}
+	for _, a := range names {
+		if !a.static() || strings.ContainsRune(a.val, '[') || envLike(a.val) {
+			return Approve, fmt.Sprintf("read into %s, a computed, subscripted or environment-like name", a.show())
 		}
 	}
 	return Allow, ""
@@ -99,4 +112,54 @@ func checkTop(args []arg) (Action, string) {
 		return Approve, "top without -b is interactive"
 	}
 	return Allow, "batch mode"
+}
+
+var checkUniq = maxOperands(optSpec{shortArg: "fsw", longArg: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}, 1, "uniq writes its second operand")
+
+// checkTree: -o writes the listing to a file, -R with -H writes HTML files.
+func checkTree(args []arg) (Action, string) {
+	p := optSpec{shortArg: "LPIoHT", longArg: []string{"filelimit", "timefmt", "sort", "fromfile", "charset"}}.parse(args)
+	return refuseOpts(p, "writes files", "o", "R")
+}
+
+// checkFile: -C compiles a magic file into the working directory.
+func checkFile(args []arg) (Action, string) {
+	p := optSpec{shortArg: "mfFeP", longArg: []string{"magic-file", "files-from", "separator", "exclude", "parameter"}}.parse(args)
+	return refuseOpts(p, "writes a compiled magic file", "C", "compile")
+}
+
+// checkLastlog: --clear and --set change the records.
+func checkLastlog(args []arg) (Action, string) {
+	p := optSpec{shortArg: "bturR", longArg: []string{"before", "time", "user", "root"}}.parse(args)
+	return refuseOpts(p, "changes the lastlog records", "C", "S", "clear", "set")
+}
+
+// checkTest: -v and -R evaluate array subscripts, which can run code.
+func checkTest(args []arg) (Action, string) {
+	for _, a := range args {
+		if a.couldBe("-v") || a.couldBe("-R") {
+			return Approve, "test -v evaluates array subscripts, which can run code"
+		}
+	}
+	return Allow, ""
+}
+
+// checkWait: -p assigns to a variable, possibly an array element.
+func checkWait(args []arg) (Action, string) {
+	for _, a := range args {
+		if !a.static() || strings.Contains(a.val, "p") && strings.HasPrefix(a.val, "-") {
+			return Approve, "wait -p assigns to a variable"
+		}
+	}
+	return Allow, ""
+}
+
+// checkPidstat: -e runs a program.
+func checkPidstat(args []arg) (Action, string) {
+	for _, a := range args {
+		if a.couldBe("-e") {
+			return Approve, "pidstat -e runs a program"
+		}
+	}
+	return Allow, ""
 }

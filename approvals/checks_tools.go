@@ -43,7 +43,7 @@ func checkGit(args []arg) (Action, string) {
 	if unknown != "" {
 		return Approve, unknown
 	}
-	if o := p.find("c", "config-env", "exec-path", "output", "O", "open-files-in-pager", "ext-diff"); o != nil && !(o.name == "exec-path" && o.value == "") {
+	if o := p.find("c", "config-env", "exec-path", "output", "O", "open-files-in-pager", "ext-diff", "upload-pack", "receive-pack", "exec"); o != nil && !(o.name == "exec-path" && o.value == "") {
 		return Approve, fmt.Sprintf("git %s can write a file or run a program", o)
 	}
 	sub := at(path, 0)
@@ -124,8 +124,8 @@ func checkKubectl(args []arg) (Action, string) {
 		return Approve, "kubectl rollout " + sub + " changes a workload"
 	case verb == "cluster-info" && sub == "dump":
 		return Approve, "kubectl cluster-info dump writes files"
-	case verb == "get" && showsSecrets(p, path[1:]):
-		return Approve, "kubectl get secret with -o shows secret values"
+	case verb == "get" && (showsSecrets(p, path[1:]) || strings.Contains(valueOf(p, "raw"), "secrets")):
+		return Approve, "kubectl get secret with -o or --raw shows secret values"
 	}
 	return Allow, "kubectl " + verb + " only reads"
 }
@@ -199,4 +199,11 @@ func checkDocker(args []arg) (Action, string) {
 		return Approve, fmt.Sprintf("docker %s %s is not read-only", verb, at(path, 1))
 	}
 	return Allow, "docker " + verb + " only reads"
+}
+
+func valueOf(p parsed, name string) string {
+	if o := p.find(name); o != nil {
+		return o.value
+	}
+	return ""
 }

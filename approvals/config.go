@@ -212,6 +212,7 @@ func (a ApproverConfig) validateIDs(key string) []error {
 // loader finds the key's line through Field.
 type fieldError struct{ key, msg string }
 
+// Error is the key and what is wrong with it.
 func (e fieldError) Error() string { return e.key + ": " + e.msg }
 
 // Field is the dotted path of the offending key, relative to the section.

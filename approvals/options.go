@@ -172,6 +172,7 @@ func (p parsed) onlyOpts(allowed ...string) (string, bool) {
 	return "", true
 }
 
+// String is the option as written on a command line.
 func (o opt) String() string {
 	if o.long {
 		return "--" + o.name

@@ -18,6 +18,7 @@ const (
 	Deny
 )
 
+// String is the action's word: allow, approve or deny.
 func (a Action) String() string {
 	switch a {
 	case Allow:
@@ -123,8 +124,8 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 func (p *Policy) Check(t Target, command string) Decision {
 	w := &walker{policy: p, target: t}
 	w.checkText(command)
-	if w.verdict.action < Deny {
-		w.script(command, nil, 0)
+	if w.verdict.action < Deny && len(command) <= maxCommandBytes {
+		w.script(command, scope{})
 	}
 	return w.decision()
 }

@@ -71,14 +71,16 @@ func (w *walker) shell(c *Command, args []arg, sc scope) {
 	case s.cmode:
 		c.add(Allow, "runs the -c string, classified on its own")
 		w.wrapped(c, args, nil, sc)
-		w.script(s.operands[0].val, sc.inside(c.Program+" -c").via, sc.depth+1)
+		w.script(s.operands[0].val, sc.deeper(c.Program+" -c"))
 		return
 	case len(s.operands) > 0 && !s.stdin:
 		c.add(Approve, fmt.Sprintf("%s runs the script file %s, which the policy cannot read", c.Program, s.operands[0].show()))
 	case sc.stdin == stdinText:
 		c.add(Allow, "runs the here-document, classified on its own")
 		w.wrapped(c, args, nil, sc)
-		w.script(sc.text, sc.inside(c.Program+" <<<").via, sc.depth+1)
+		inner := sc.deeper(c.Program + " <<<")
+		inner.stdin, inner.text = stdinNone, "" // the script is the input
+		w.script(sc.text, inner)
 		return
 	default:
 		w.programFromStdin(c, sc)

@@ -35,7 +35,7 @@ type scope struct {
 	src   string   // the text being walked, for source positions
 	via   []string // wrappers and shells around the command
 	stdin stdinKind
-	text  string // the input when stdin is stdinText
+	text  string // the input when stdin is stdinText, the file when stdinFile
 	depth int
 }
 
@@ -44,9 +44,18 @@ func (s scope) inside(label string) scope {
 	return s
 }
 
-// script parses src as a shell program and classifies it.
-func (w *walker) script(src string, via []string, depth int) {
-	if depth > maxDepth {
+// deeper is the scope of a shell string run by label: one level deeper,
+// with the same standard input.
+func (s scope) deeper(label string) scope {
+	s = s.inside(label)
+	s.depth++
+	return s
+}
+
+// script parses src as a shell program and classifies it; sc gives the
+// wrappers around it, its depth and its standard input.
+func (w *walker) script(src string, sc scope) {
+	if sc.depth > maxDepth {
 		w.verdict.add(Approve, "shell strings nest too deep to classify")
 		return
 	}
@@ -56,7 +65,7 @@ func (w *walker) script(src string, via []string, depth int) {
 		return
 	}
 	visited := map[*syntax.CallExpr]bool{}
-	sc := scope{src: src, via: via, depth: depth}
+	sc.src = src
 	w.stmts(f.Stmts, sc, visited)
 	// Safety net: any simple command the walk above did not reach means
 	// the classifier missed a construct, so the command is not allowed.
@@ -154,6 +163,9 @@ func (w *walker) forClause(c *syntax.ForClause, sc scope, vis map[*syntax.CallEx
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		w.words(sc, vis, l.Items...)
+		if l.Name != nil && envLike(l.Name.Value) {
+			w.verdict.add(Approve, fmt.Sprintf("the loop sets %s, which can change how later commands run", l.Name.Value))
+		}
 	default:
 		w.verdict.add(Approve, "arithmetic evaluation can run code hidden in variables")
 		w.nested(l, sc, vis)
@@ -167,6 +179,9 @@ func (w *walker) testExpr(x syntax.TestExpr, sc scope, vis map[*syntax.CallExpr]
 	syntax.Walk(x, func(n syntax.Node) bool {
 		if b, ok := n.(*syntax.BinaryTest); ok && b.Op >= syntax.TsEql && b.Op <= syntax.TsGtr {
 			w.verdict.add(Approve, "arithmetic comparison in [[ ]] can run code hidden in variables")
+		}
+		if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
+			w.verdict.add(Approve, "[[ -v ]] evaluates array subscripts, which can run code")
 		}
 		if word, ok := n.(*syntax.Word); ok {
 			w.words(sc, vis, word)
@@ -207,12 +222,31 @@ func (w *walker) nested(n syntax.Node, sc scope, vis map[*syntax.CallExpr]bool) 
 		case *syntax.ArithmExp:
 			w.verdict.add(Approve, "arithmetic expansion can run code hidden in variables")
 		case *syntax.ParamExp:
-			if n.Index != nil || n.Slice != nil {
-				w.verdict.add(Approve, "an indexed or sliced variable is evaluated as arithmetic")
-			}
+			w.paramExp(n)
 		case *syntax.ExtGlob:
 			w.verdict.add(Approve, "extended globs are not classified (zsh glob qualifiers run code)")
 		}
 		return true
 	})
+}
+
+// paramExp flags expansions that evaluate a variable's value as code:
+// subscripts and slices are arithmetic, ${!x} follows a name that may
+// carry a subscript, and ${x@P} expands the value like a prompt, command
+// substitutions included.
+func (w *walker) paramExp(n *syntax.ParamExp) {
+	switch {
+	case n.Index != nil || n.Slice != nil:
+		w.verdict.add(Approve, "an indexed or sliced variable is evaluated as arithmetic")
+	case n.Excl:
+		w.verdict.add(Approve, "an indirect expansion (${!x}) can evaluate code hidden in a variable")
+	case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps:
+		w.verdict.add(Approve, "a ${x@…} transformation can evaluate code hidden in a variable")
+	}
+}
+
+// envLike reports whether a variable name looks like one that changes
+// how programs run (PATH, IFS, LD_PRELOAD, PAGER, …): any upper-case name.
+func envLike(name string) bool {
+	return strings.ToLower(name) != name
 }

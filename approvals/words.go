@@ -136,7 +136,7 @@ func unquoteLit(b *strings.Builder, v string) (glob bool) {
 				b.WriteByte(v[i])
 			}
 			continue
-		case c == '*' || c == '?' || c == '[':
+		case c == '*' || c == '?' || (c == '[' && strings.IndexByte(v[i+1:], ']') >= 0):
 			glob = true
 		}
 		b.WriteByte(c)

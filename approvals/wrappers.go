@@ -192,8 +192,7 @@ func (w *walker) joinedScript(c *Command, args, words []arg, sc scope) {
 	c.add(Allow, "runs the command line after it, classified on its own")
 	w.wrapped(c, args, nil, sc)
 	if len(parts) > 0 {
-		inner := sc.inside(c.Program)
-		w.script(strings.Join(parts, " "), inner.via, sc.depth+1)
+		w.script(strings.Join(parts, " "), sc.deeper(c.Program))
 	}
 }
 
