@@ -17,7 +17,7 @@ var allowlist = map[string]argCheck{}
 
 func init() {
 	for _, name := range strings.Fields(`
-		ls cat tac head tail grep egrep fgrep zgrep zegrep zfgrep zcat bzcat xzcat zstdcat wc cut tr column nl od
+		ls cat tac head tail grep egrep fgrep zgrep zegrep zfgrep zcat bzcat xzcat wc cut tr column nl od
 		hexdump strings stat readlink realpath basename dirname md5sum sha1sum sha224sum sha256sum sha384sum
 		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false : type
 		which whereis id whoami groups w who last lastb users printenv locale getent nproc arch tty pwd
