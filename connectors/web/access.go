@@ -1,0 +1,163 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sync"
+)
+
+// The API's headers and the cookie the page keeps the API key in (an
+// EventSource cannot send headers).
+const (
+	HeaderKey       = "X-Opsbot-Key"
+	HeaderRequestID = "X-Request-Id"
+	KeyCookie       = "opsbot_key"
+)
+
+type requestIDKey struct{}
+
+// requestIDOf is the request id the guard gave r.
+func requestIDOf(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID is what a client's own X-Request-Id may be: printable
+// ASCII without blanks, at most 128 characters.
+var validRequestID = regexp.MustCompile(`^[\x21-\x7e]{1,128}$`)
+
+// guard wraps the API: it names every request (the client's X-Request-Id
+// or a new one, echoed in the response), admits only local clients or
+// those with the API key, and refuses what a browser on another site
+// could send: cross-origin requests, and POSTs that are not JSON (a
+// plain form needs no CORS preflight).
+func (c *Connector) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(HeaderRequestID)
+		if !validRequestID.MatchString(id) {
+			id = newRequestID()
+		}
+		w.Header().Set(HeaderRequestID, id)
+		w.Header().Set("Cache-Control", "no-store")
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		if status, msg := c.refuse(r); status != 0 {
+			writeError(w, r, status, msg)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	rand.Read(b) // never fails (crypto/rand, Go ≥ 1.24)
+	return "r-" + hex.EncodeToString(b)
+}
+
+// refuse says why r may not pass, or 0.
+func (c *Connector) refuse(r *http.Request) (int, string) {
+	if !c.authorized(r) {
+		if c.cfg.APIKey == "" {
+			return http.StatusForbidden, "only clients on this machine may use this opsbot: set web.api_key to let others in"
+		}
+		return http.StatusUnauthorized, "missing or wrong API key: send it in the " + HeaderKey + " header"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
+		return http.StatusForbidden, "cross-origin requests are refused"
+	}
+	if r.Method == http.MethodPost {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			return http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json"
+		}
+	}
+	return 0, ""
+}
+
+// authorized: a client with the key, or one on this machine.
+func (c *Connector) authorized(r *http.Request) bool {
+	if c.cfg.APIKey != "" {
+		given := r.Header.Get(HeaderKey)
+		if given == "" {
+			if ck, err := r.Cookie(KeyCookie); err == nil {
+				given, _ = url.QueryUnescape(ck.Value) // the page encodes it
+			}
+		}
+		if subtle.ConstantTimeCompare([]byte(given), []byte(c.cfg.APIKey)) == 1 {
+			return true
+		}
+	}
+	return localClient(r)
+}
+
+// localClient reports whether r comes from this machine, by the
+// connection's address. A request a proxy forwarded (it says so in its
+// headers) speaks for someone else; and one addressed to a name that is
+// not loopback is a page from another site whose name was pointed at
+// 127.0.0.1 (DNS rebinding), so neither counts.
+func localClient(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil || !isLoopback(host) {
+		return false
+	}
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"} {
+		if r.Header.Get(h) != "" {
+			return false
+		}
+	}
+	return isLoopback(hostOnly(r.Host))
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+// sameOrigin reports whether an Origin header names the host r was sent to.
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == host
+}
+
+// requestLog remembers the answers to recent posts by request id, so a
+// client that retries a post (same X-Request-Id) gets the first answer
+// instead of a second message.
+type requestLog struct {
+	mu    sync.Mutex
+	limit int
+	order []string
+	byID  map[string]postResult
+}
+
+func newRequestLog(limit int) *requestLog {
+	return &requestLog{limit: limit, byID: map[string]postResult{}}
+}
+
+func (l *requestLog) get(id string) (postResult, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.byID[id]
+	return p, ok
+}
+
+func (l *requestLog) put(id string, p postResult) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.byID[id]; ok {
+		return
+	}
+	if len(l.order) == l.limit {
+		delete(l.byID, l.order[0])
+		l.order = l.order[1:]
+	}
+	l.order = append(l.order, id)
+	l.byID[id] = p
+}

@@ -1,0 +1,210 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Handler serves the chat page at /, its files under /assets/, and the
+// API under /api/ (docs/WEB_API.md). Mount it at "/" on the server that
+// also serves /healthz, /readyz and /metrics.
+func (c *Connector) Handler() http.Handler {
+	api := http.NewServeMux()
+	api.HandleFunc("GET /api/channels", c.listChannels)
+	api.HandleFunc("GET /api/channels/{channel}/threads", c.listThreads)
+	api.HandleFunc("GET /api/threads/{thread}/messages", c.listMessages)
+	api.HandleFunc("GET /api/messages/{id}", c.getMessage)
+	api.HandleFunc("POST /api/messages", c.postMessage)
+	api.HandleFunc("POST /api/actions", c.click)
+	api.HandleFunc("GET /api/events", c.events)
+	api.HandleFunc("GET /api/models", c.listModels)
+	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, http.StatusNotFound, "no such API endpoint: see docs/WEB_API.md")
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/api/", c.guard(api))
+	mux.Handle("GET /{$}", pageHandler())
+	mux.Handle("GET /assets/", assetHandler())
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) // the client went away if this fails
+}
+
+// apiError is every error response's body.
+type apiError struct {
+	Error     string `json:"error"`
+	RequestID string `json:"request_id"`
+}
+
+func writeError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	writeJSON(w, status, apiError{Error: msg, RequestID: requestIDOf(r)})
+}
+
+// statusOf maps the hub's errors to HTTP statuses.
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, errNoMessage), errors.Is(err, errNoThread), errors.Is(err, errNoChannel):
+		return http.StatusNotFound
+	case errors.Is(err, errBotDown):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// decode reads a JSON body of at most 1 MiB, refusing unknown fields so a
+// script's typo is an error rather than silently ignored.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, r, http.StatusBadRequest, "bad JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (c *Connector) listChannels(w http.ResponseWriter, r *http.Request) {
+	chans, seq := c.hub.channelList()
+	writeJSON(w, http.StatusOK, map[string]any{"channels": chans, "bot": BotName, "seq": seq})
+}
+
+func (c *Connector) listThreads(w http.ResponseWriter, r *http.Request) {
+	threads, seq, err := c.hub.threadList(r.PathValue("channel"))
+	if err != nil {
+		writeError(w, r, statusOf(err), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"threads": threads, "seq": seq})
+}
+
+func (c *Connector) listMessages(w http.ResponseWriter, r *http.Request) {
+	msgs, seq, err := c.hub.threadMessages(r.PathValue("thread"))
+	if err != nil {
+		writeError(w, r, statusOf(err), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs, "seq": seq})
+}
+
+func (c *Connector) getMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := c.hub.message(r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, statusOf(err), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+func (c *Connector) listModels(w http.ResponseWriter, r *http.Request) {
+	models := []string{}
+	if c.Models != nil {
+		models = append(models, c.Models()...)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
+// checkUser says what is wrong with a person's chosen name, or "".
+func checkUser(name string) string {
+	switch n := utf8.RuneCountInString(name); {
+	case strings.TrimSpace(name) != name || n == 0:
+		return "user: give a name without leading or trailing blanks"
+	case n > 40:
+		return "user: at most 40 characters"
+	case strings.EqualFold(name, BotName):
+		return "user: " + BotName + " is the bot's name"
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "user: no control characters"
+	}
+	return ""
+}
+
+// postRequest is the body of POST /api/messages.
+type postRequest struct {
+	Channel string `json:"channel"`
+	Thread  string `json:"thread"`
+	User    string `json:"user"`
+	Text    string `json:"text"`
+}
+
+// postResult answers POST /api/messages.
+type postResult struct {
+	ID      string `json:"id"`
+	Channel string `json:"channel"`
+	Thread  string `json:"thread"`
+	Seq     uint64 `json:"seq"`
+	// ForBot says the message went to the bot as an event.
+	ForBot    bool   `json:"for_bot"`
+	RequestID string `json:"request_id"`
+}
+
+func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
+	var req postRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if msg := c.checkPost(req); msg != "" {
+		writeError(w, r, http.StatusBadRequest, msg)
+		return
+	}
+	res, forBot, status, err := c.addOnce(r, req)
+	if err != nil {
+		writeError(w, r, status, err.Error())
+		return
+	}
+	if forBot { // false for a retry: the first copy went to the bot
+		c.dispatch(connectors.Event{ID: res.ID, Kind: connectors.EventMessage, Channel: res.Channel, Thread: res.Thread,
+			User: connectors.User{ID: req.User, Name: req.User}, Text: stripMention(req.Text), Mention: true})
+	}
+	writeJSON(w, status, res)
+}
+
+// addOnce adds a person's message, unless the client already posted it
+// with the same X-Request-Id: then it returns the first answer with 200.
+// postMu makes the lookup and the record one step, so two copies that
+// arrive together still make one message.
+func (c *Connector) addOnce(r *http.Request, req postRequest) (res postResult, forBot bool, status int, err error) {
+	c.postMu.Lock()
+	defer c.postMu.Unlock()
+	rid := requestIDOf(r)
+	if res, ok := c.requests.get(rid); ok && r.Header.Get(HeaderRequestID) != "" {
+		return res, false, http.StatusOK, nil
+	}
+	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
+		body: body{Text: req.Text}, botUp: c.botUp()})
+	if v.ID == "" {
+		return res, false, statusOf(err), err
+	}
+	if err != nil { // shown to everyone, but not archived
+		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
+	}
+	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
+	c.requests.put(rid, res)
+	return res, forBot, http.StatusCreated, nil
+}
+
+func (c *Connector) checkPost(req postRequest) string {
+	if msg := checkUser(req.User); msg != "" {
+		return msg
+	}
+	if req.Channel == "" {
+		return "channel: required"
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return "text: required"
+	}
+	if n, limit := utf8.RuneCountInString(req.Text), c.Limits().MaxText; n > limit {
+		return fmt.Sprintf("text: %d characters, at most %d", n, limit)
+	}
+	return ""
+}

@@ -1,0 +1,261 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/connectors/web/testutil"
+)
+
+// scriptBot plays the bot in the browser tests. "story" streams an answer
+// one edit per step the test allows; "restart …" posts an approval card
+// whose click is decided by the clicker's name; "echo …" repeats the text
+// in every part of a message.
+type scriptBot struct {
+	conn   *web.Connector
+	steps  chan struct{}
+	events chan connectors.Event
+	wg     sync.WaitGroup
+}
+
+// storyStates are the streamed answer's texts, one per Post or Edit.
+var storyStates = []string{
+	"Once",
+	"Once upon a time",
+	"Once upon a time\n```\n$ uptime",
+	"Once upon a time\n```\n$ uptime\n 10:00 up 3 days\n```\nThe end.",
+}
+
+func startScriptBot(t *testing.T) (*scriptBot, string) {
+	t.Helper()
+	conn, err := web.New(context.Background(), web.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &scriptBot{conn: conn, steps: make(chan struct{}), events: make(chan connectors.Event, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { conn.Start(ctx, b.handle); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		close(b.steps)
+		<-done
+		b.wg.Wait()
+	})
+	for !conn.BotUp() {
+		time.Sleep(time.Millisecond)
+	}
+	return b, testutil.Serve(t, conn.Handler())
+}
+
+func (b *scriptBot) handle(ctx context.Context, ev connectors.Event) {
+	b.events <- ev
+	var work func(context.Context, connectors.Event) error
+	switch {
+	case ev.Kind == connectors.EventAction:
+		work = b.decide
+	case ev.Text == "story":
+		work = b.story
+	case strings.HasPrefix(ev.Text, "restart "):
+		work = b.card
+	case strings.HasPrefix(ev.Text, "echo "):
+		work = b.echo
+	default:
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		if err := work(ctx, ev); err != nil {
+			panic(fmt.Sprintf("script bot: %v", err)) // a connector bug: stop loudly
+		}
+	}()
+}
+
+func (b *scriptBot) story(ctx context.Context, ev connectors.Event) error {
+	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, connectors.Message{Text: storyStates[0]})
+	if err != nil {
+		return err
+	}
+	for _, text := range storyStates[1:] {
+		if _, ok := <-b.steps; !ok {
+			return nil
+		}
+		if err := b.conn.Edit(ctx, ref, connectors.Message{Text: text}); err != nil {
+			return err
+		}
+	}
+	if _, ok := <-b.steps; !ok {
+		return nil
+	}
+	return b.conn.Finish(ctx, ref)
+}
+
+func (b *scriptBot) card(ctx context.Context, ev connectors.Event) error {
+	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, approvalCard(ev.User.Name, "Waiting for approval", true))
+	if err != nil {
+		return err
+	}
+	return b.conn.Finish(ctx, ref)
+}
+
+func approvalCard(requester, status string, buttons bool) connectors.Message {
+	m := connectors.Message{
+		Text:    "@" + requester + " wants to run a command that needs approval.\n" + status,
+		Fields:  []connectors.Field{{Title: "Host", Value: "web-1"}, {Title: "Command", Value: "`systemctl restart nginx`"}},
+		Context: "requested by " + requester + " · expires in 15m",
+	}
+	if buttons {
+		m.Buttons = []connectors.Button{
+			{ActionID: "approve", Value: "req-1", Label: "Approve", Style: connectors.StylePrimary},
+			{ActionID: "deny", Value: "req-1", Label: "Deny", Style: connectors.StyleDanger},
+		}
+	}
+	return m
+}
+
+func (b *scriptBot) decide(ctx context.Context, ev connectors.Event) error {
+	verb := map[string]string{"approve": "Approved", "deny": "Denied"}[ev.ActionID]
+	if err := b.conn.Edit(ctx, ev.Ref, approvalCard("alice", verb+" by "+ev.User.Name, false)); err != nil {
+		return err
+	}
+	return ev.Respond(ctx, "You "+strings.ToLower(verb)+" req-1.")
+}
+
+func (b *scriptBot) echo(ctx context.Context, ev connectors.Event) error {
+	s := strings.TrimPrefix(ev.Text, "echo ")
+	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, connectors.Message{
+		Text:    "You said: " + s + "\n```\n" + s + "\n```",
+		Fields:  []connectors.Field{{Title: s, Value: s}},
+		Context: s,
+		Buttons: []connectors.Button{{ActionID: "noop", Value: "x", Label: s}},
+	})
+	if err != nil {
+		return err
+	}
+	return b.conn.Finish(ctx, ref)
+}
+
+func botMessage(ms []testutil.Message) (testutil.Message, bool) {
+	for _, m := range ms {
+		if m.Bot {
+			return m, true
+		}
+	}
+	return testutil.Message{}, false
+}
+
+// A mention starts a thread, and the answer grows on the page as the bot
+// edits it, then shows as complete.
+func TestBrowserAnswerGrows(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	thread := alice.StartThread("@opsbot story")
+
+	ev := <-bot.events
+	if ev.Kind != connectors.EventMessage || ev.Text != "story" || !ev.Mention || ev.User.Name != "alice" || ev.Thread != thread {
+		t.Fatalf("the bot got %+v, want alice's mention \"story\" in thread %s", ev, thread)
+	}
+	seen := map[string]bool{}
+	for i, want := range storyStates {
+		marker := want[strings.LastIndexAny(want, "\n ")+1:]
+		ms := alice.WaitFor("state "+fmt.Sprint(i), func(ms []testutil.Message) bool {
+			m, ok := botMessage(ms)
+			return ok && strings.Contains(m.Text, marker) && !m.Finished
+		})
+		m, _ := botMessage(ms)
+		seen[m.Text] = true
+		bot.steps <- struct{}{}
+	}
+	if len(seen) < 3 {
+		t.Errorf("saw %d distinct states of the answer, want at least 3: %v", len(seen), seen)
+	}
+	ms := alice.WaitFor("the finished answer", func(ms []testutil.Message) bool {
+		m, ok := botMessage(ms)
+		return ok && m.Finished
+	})
+	m, _ := botMessage(ms)
+	for _, want := range []string{"Once upon a time", "$ uptime\n 10:00 up 3 days", "The end."} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("the finished answer %q lacks %q", m.Text, want)
+		}
+	}
+	if m.Elements["PRE"] != 1 {
+		t.Errorf("the code block is not one <pre>: elements %v", m.Elements)
+	}
+	if ms[0].User != "alice" || ms[0].Text != "@opsbot story" {
+		t.Errorf("the thread starts with %+v, want alice's message", ms[0])
+	}
+}
+
+// Alice asks; Bob, in another browser, approves. The click reaches the bot
+// as Bob, the card Alice sees says who decided and loses its buttons, and
+// only Bob sees the bot's reply to the click.
+func TestBrowserApprovalBySecondUser(t *testing.T) {
+	bot, url := startScriptBot(t)
+	browser := testutil.Browser(t)
+	alice := testutil.Open(t, browser, url, "alice")
+	thread := alice.StartThread("@opsbot restart nginx on web-1")
+	<-bot.events
+	ms := alice.WaitFor("the approval card", func(ms []testutil.Message) bool {
+		m, ok := botMessage(ms)
+		return ok && len(m.Buttons) == 2
+	})
+	card, _ := botMessage(ms)
+	if card.Fields[1] != "Command: systemctl restart nginx" || !strings.Contains(card.Context, "requested by alice") {
+		t.Errorf("the card shows fields %q and context %q", card.Fields, card.Context)
+	}
+
+	bob := testutil.Open(t, testutil.NewUser(t, browser), url, "bob")
+	bob.OpenThread("ops", thread)
+	bob.Click(card.ID, "Approve")
+
+	ev := <-bot.events
+	if ev.Kind != connectors.EventAction || ev.User.ID != "bob" || ev.User.Name != "bob" ||
+		ev.ActionID != "approve" || ev.Value != "req-1" || ev.Ref.ID != card.ID || ev.Thread != thread {
+		t.Fatalf("the click reached the bot as %+v", ev)
+	}
+	alice.WaitFor("the decided card", func(ms []testutil.Message) bool {
+		m, ok := botMessage(ms)
+		return ok && strings.Contains(m.Text, "Approved by bob") && len(m.Buttons) == 0
+	})
+	bob.WaitNotice("You approved req-1.")
+	if n := alice.Notices(); len(n) != 0 {
+		t.Errorf("alice sees notices %q meant for bob", n)
+	}
+}
+
+// Markup in a message is shown as text wherever it appears: a person's
+// message, the bot's text, code block, field, context and button label.
+func TestBrowserShowsMarkupAsText(t *testing.T) {
+	_, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	const evil = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`
+	alice.StartThread(evil)
+	alice.Reply("@opsbot echo " + evil)
+	ms := alice.WaitFor("the echo", func(ms []testutil.Message) bool {
+		m, ok := botMessage(ms)
+		return ok && m.Finished
+	})
+	for _, m := range ms {
+		if m.Elements["IMG"] > 0 || m.Elements["SCRIPT"] > 0 {
+			t.Errorf("message %s became markup: elements %v", m.ID, m.Elements)
+		}
+		if !strings.Contains(m.Text, evil) {
+			t.Errorf("message %s shows %q, want the text %q", m.ID, m.Text, evil)
+		}
+	}
+	bot, _ := botMessage(ms)
+	if bot.Fields[0] != evil+": "+evil || bot.Context != evil || bot.Buttons[0] != evil {
+		t.Errorf("the bot's fields %q, context %q, buttons %q are not the text", bot.Fields, bot.Context, bot.Buttons)
+	}
+	if got := alice.Eval(`String(window.__xss)`); got != `"undefined"` {
+		t.Errorf("a message ran script: window.__xss = %s", got)
+	}
+}

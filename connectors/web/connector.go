@@ -1,0 +1,155 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Platform is the Connector's name and its events' Platform.
+const Platform = "web"
+
+// Connector is the embedded web chat: it keeps the chat's messages (in an
+// Archive across restarts), serves the page and the API through Handler,
+// and hands people's messages and clicks to the bot. It does not listen
+// itself: the caller mounts Handler on its own server.
+type Connector struct {
+	// Models lists the models the agent can use, for GET /api/models. The
+	// composition root sets it before serving; nil lists none.
+	Models func() []string
+	// Log receives what the connector cannot report to a caller, such as a
+	// failed save of a person's message after it was shown. Nil: discard.
+	Log *slog.Logger
+
+	cfg      Config
+	hub      *hub
+	run      atomic.Pointer[running]
+	started  atomic.Bool
+	stopped  chan struct{}
+	stopOnce sync.Once
+	requests *requestLog
+	postMu   sync.Mutex // see addOnce
+}
+
+// running is the bot's Handler while Start runs, with Start's ctx.
+type running struct {
+	ctx context.Context
+	h   connectors.Handler
+}
+
+var _ connectors.Connector = (*Connector)(nil)
+
+// The bot finds Finish by a type assertion: it calls it when it has
+// written the last of a message.
+var _ interface {
+	Finish(ctx context.Context, ref connectors.Ref) error
+} = (*Connector)(nil)
+
+// New returns a Connector for cfg (its defaults filled in) with the
+// messages archive holds; a nil archive keeps them in memory only.
+func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if archive == nil {
+		archive = NewMemoryArchive()
+	}
+	c := &Connector{cfg: cfg, stopped: make(chan struct{}), requests: newRequestLog(1024)}
+	c.hub = newHub(archive, cfg.Channels, time.Now)
+	if err := c.hub.load(ctx); err != nil {
+		return nil, fmt.Errorf("web: load messages: %w", err)
+	}
+	return c, nil
+}
+
+// Config is the connector's configuration, defaults filled in; the bot
+// reads OnBusy from it.
+func (c *Connector) Config() Config { return c.cfg }
+
+// Name is "web".
+func (c *Connector) Name() string { return Platform }
+
+// Limits are generous: a browser has no platform limits, and a short edit
+// interval makes answers grow smoothly.
+func (c *Connector) Limits() connectors.Limits {
+	return connectors.Limits{MaxText: 32000, EditInterval: 250 * time.Millisecond, MaxButtons: 10}
+}
+
+// Start hands events to h until ctx ends; then it closes every open event
+// stream so that the server's shutdown need not wait for them. A
+// Connector starts once.
+func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
+	if !c.started.CompareAndSwap(false, true) {
+		return errors.New("web: already started")
+	}
+	c.run.Store(&running{ctx: ctx, h: h})
+	<-ctx.Done()
+	c.run.Store(nil)
+	c.stopOnce.Do(func() { close(c.stopped) })
+	return nil
+}
+
+// dispatch hands ev to the bot; false when the bot is not running.
+func (c *Connector) dispatch(ev connectors.Event) bool {
+	r := c.run.Load()
+	if r == nil {
+		return false
+	}
+	ev.Platform = Platform
+	r.h(r.ctx, ev)
+	return true
+}
+
+func (c *Connector) botUp() bool { return c.run.Load() != nil }
+
+// Post adds the bot's message to a thread of channel, or starts a thread
+// when thread is "". The message shows as being written until Finish.
+// A channel the config does not list is added to the page's list.
+func (c *Connector) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+	if !channelName.MatchString(channel) {
+		return connectors.Ref{}, fmt.Errorf("web: post: %q is not a channel name", channel)
+	}
+	v, _, err := c.hub.add(ctx, post{channel: channel, thread: thread, user: BotName, bot: true, body: toBody(m)})
+	if err != nil && v.ID == "" {
+		return connectors.Ref{}, fmt.Errorf("web: post: %w", err)
+	}
+	ref := connectors.Ref{Platform: Platform, Channel: v.Channel, Thread: v.Thread, ID: v.ID}
+	if err != nil {
+		return ref, fmt.Errorf("web: post: %w", err) // shown, but not archived
+	}
+	return ref, nil
+}
+
+// Edit replaces the content of one of the bot's messages.
+func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	if err := c.hub.edit(ctx, ref.ID, toBody(m)); err != nil {
+		return fmt.Errorf("web: edit: %w", err)
+	}
+	return nil
+}
+
+// Finish marks one of the bot's messages complete: clients stop showing
+// it as being written, and its stream update carries finished=true. A
+// finished message may still be edited (an approval card after the
+// decision); it stays finished.
+func (c *Connector) Finish(ctx context.Context, ref connectors.Ref) error {
+	if err := c.hub.finish(ctx, ref.ID); err != nil {
+		return fmt.Errorf("web: finish: %w", err)
+	}
+	return nil
+}
+
+func (c *Connector) logger() *slog.Logger {
+	if c.Log != nil {
+		return c.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}

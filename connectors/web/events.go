@@ -1,0 +1,87 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// keepAlive is how often an idle stream gets a comment line, so proxies
+// and browsers do not take it for dead.
+const keepAlive = 15 * time.Second
+
+// events serves GET /api/events: a Server-Sent Events stream of message
+// updates, filtered by ?channel= or ?thread=. Each update is a whole
+// message with its seq as the SSE id; a client that reconnects with
+// Last-Event-ID (or ?since=) first gets the latest state of every message
+// changed since, so it loses nothing. ?client= names the tab that sees
+// its notices.
+func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
+	since, err := sinceOf(r)
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	q := r.URL.Query()
+	s := &subscriber{channel: q.Get("channel"), thread: q.Get("thread"), client: q.Get("client")}
+	replay, seq := c.hub.subscribe(s, since)
+	defer c.hub.unsubscribe(s)
+
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: 2000\n\nevent: ready\ndata: {\"seq\":%d,\"request_id\":%q}\n\n", seq, requestIDOf(r))
+	for _, f := range replay {
+		w.Write(f)
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	c.pump(w, rc, r, s)
+}
+
+// pump writes live frames until the client goes, the stream is cut for
+// falling behind, or the connector stops.
+func (c *Connector) pump(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, s *subscriber) {
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case f, ok := <-s.frames:
+			if !ok {
+				return
+			}
+			w.Write(f)
+		case <-tick.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case <-r.Context().Done():
+			return
+		case <-c.stopped:
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// sinceOf is the seq to replay from: Last-Event-ID (a reconnecting
+// EventSource sends it) or ?since=; -1 for none.
+func sinceOf(r *http.Request) (int64, error) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("since")
+	}
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("since / Last-Event-ID: %q is not a sequence number", v)
+	}
+	return n, nil
+}

@@ -1,0 +1,4 @@
+package web
+
+// BotUp lets the external tests wait until Start has taken the Handler.
+func (c *Connector) BotUp() bool { return c.botUp() }

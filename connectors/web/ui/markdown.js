@@ -1,0 +1,127 @@
+// Markdown-ish rendering of the bot's messages into DOM nodes. Every piece
+// of message text becomes a text node (never HTML), so nothing a message
+// says can become markup or script.
+'use strict';
+
+(function () {
+  const FENCE = /^\s*```/;
+
+  // render returns a fragment for text: fenced code blocks (an unclosed one
+  // runs to the end, as while an answer is still streaming), headings,
+  // lists, quotes and paragraphs with inline code, bold, links, mentions.
+  function render(text) {
+    const frag = document.createDocumentFragment();
+    const lines = String(text || '').replace(/\r\n?/g, '\n').split('\n');
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      if (FENCE.test(line)) {
+        i = codeBlock(frag, lines, i);
+      } else if (/^\s*$/.test(line)) {
+        i++;
+      } else if (/^#{1,6}\s/.test(line)) {
+        const h = el('div', 'md-h');
+        inline(h, line.replace(/^#{1,6}\s+/, ''));
+        frag.appendChild(h);
+        i++;
+      } else if (/^\s*([-*•]|\d+[.)])\s+/.test(line)) {
+        i = list(frag, lines, i);
+      } else if (/^\s*>/.test(line)) {
+        i = block(frag, lines, i, 'blockquote', 'md-quote', l => /^\s*>/.test(l), l => l.replace(/^\s*>\s?/, ''));
+      } else {
+        i = block(frag, lines, i, 'p', 'md-p', l => !/^\s*$/.test(l) && !FENCE.test(l) && !/^\s*([-*•]|\d+[.)])\s+/.test(l) && !/^\s*>/.test(l) && !/^#{1,6}\s/.test(l), l => l);
+      }
+    }
+    return frag;
+  }
+
+  function el(tag, cls) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function codeBlock(frag, lines, i) {
+    const lang = lines[i].replace(/^\s*```/, '').trim();
+    const body = [];
+    i++;
+    while (i < lines.length && !/^\s*```\s*$/.test(lines[i])) {
+      body.push(lines[i]);
+      i++;
+    }
+    const pre = el('pre', 'md-code');
+    const code = el('code');
+    if (lang) pre.dataset.lang = lang;
+    code.textContent = body.join('\n');
+    pre.appendChild(code);
+    frag.appendChild(pre);
+    return i + 1; // past the closing fence (or the end)
+  }
+
+  function block(frag, lines, i, tag, cls, belongs, strip) {
+    const b = el(tag, cls);
+    const parts = [];
+    while (i < lines.length && belongs(lines[i])) {
+      parts.push(strip(lines[i]));
+      i++;
+    }
+    inline(b, parts.join('\n'));
+    frag.appendChild(b);
+    return i;
+  }
+
+  function list(frag, lines, i) {
+    const ordered = /^\s*\d+[.)]\s/.test(lines[i]);
+    const ul = el(ordered ? 'ol' : 'ul', 'md-list');
+    const item = ordered ? /^\s*\d+[.)]\s+/ : /^\s*[-*•]\s+/;
+    while (i < lines.length && item.test(lines[i])) {
+      const li = el('li');
+      inline(li, lines[i].replace(item, ''));
+      ul.appendChild(li);
+      i++;
+    }
+    frag.appendChild(ul);
+    return i;
+  }
+
+  const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(https?:\/\/[^\s<>()"'`]+[^\s<>()"'`.,;:!?])|((?:^|(?<=[\s(]))@[\w.-]*\w)/g;
+
+  // inline appends text to parent with inline code, bold, http(s) links
+  // and @mentions marked up; the rest is plain text.
+  function inline(parent, text) {
+    let last = 0;
+    for (const m of String(text).matchAll(INLINE)) {
+      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      parent.appendChild(token(m));
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+    return parent;
+  }
+
+  function token(m) {
+    if (m[1]) {
+      const c = el('code', 'md-inline');
+      c.textContent = m[1].slice(1, -1);
+      return c;
+    }
+    if (m[2]) {
+      const s = el('strong');
+      s.textContent = m[2].slice(2, -2);
+      return s;
+    }
+    if (m[3]) {
+      const a = el('a');
+      a.href = m[3];
+      a.textContent = m[3];
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      return a;
+    }
+    const s = el('span', 'mention');
+    s.textContent = m[4];
+    return s;
+  }
+
+  window.opsbotMarkdown = { render, inline };
+})();
