@@ -92,7 +92,8 @@ type DiscordApprovers struct {
 	Roles []string `yaml:"roles"`
 }
 
-// UserList names users of a platform without groups.
+// UserList names users of a platform without groups. For web, "*" names
+// everyone who can reach the chat.
 type UserList struct {
 	Users []string `yaml:"users"`
 }

@@ -369,3 +369,15 @@ func TestButtonValue(t *testing.T) {
 		}
 	}
 }
+
+func TestWebWildcardNamesEveryWebUserOnly(t *testing.T) {
+	t.Parallel()
+	g := NewGate(nil, GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"*"}}}}}, GateOptions{})
+	a := store.Approval{Host: "local", Requester: "web:alice"}
+	if !g.MayApprove(a, Person{Platform: "web", ID: "bob"}) {
+		t.Error(`"*" did not name a web user`)
+	}
+	if g.MayApprove(a, Person{Platform: "slack", ID: "bob"}) {
+		t.Error(`a web "*" named a Slack user`)
+	}
+}

@@ -184,7 +184,9 @@ func (e ApproverConfig) names(p Person) bool {
 	case "discord":
 		return slices.Contains(e.Discord.Users, p.ID) || anyOf(e.Discord.Roles)
 	case "web":
-		return slices.Contains(e.Web.Users, p.ID)
+		// "*" is anyone who can reach the web chat: the embedded default,
+		// which listens on loopback only.
+		return slices.Contains(e.Web.Users, p.ID) || slices.Contains(e.Web.Users, "*")
 	case "console":
 		return slices.Contains(e.Console.Users, p.ID)
 	}
