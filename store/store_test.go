@@ -295,3 +295,19 @@ func TestCompactMessagesArchivesTranscript(t *testing.T) {
 		t.Fatalf("Transcripts = %+v, %v", tr, err)
 	}
 }
+
+func TestWebMessagesUpsertKeepsTheNewest(t *testing.T) {
+	t.Parallel()
+	s, clock := openTest(t)
+	ctx := context.Background()
+	m := WebMessage{ID: "m1", Channel: "ops", Thread: "m1", User: "alice", Message: []byte(`{"text":"a"}`), Seq: 1, Created: clock.Now(), Updated: clock.Now()}
+	s.SaveWebMessage(ctx, m)
+	m.Message, m.Seq, m.Finished = []byte(`{"text":"ab"}`), 3, true
+	s.SaveWebMessage(ctx, m)
+	m.Message, m.Seq = []byte(`{"text":"stale"}`), 2
+	s.SaveWebMessage(ctx, m)
+	got, err := s.WebMessages(ctx)
+	if err != nil || len(got) != 1 || string(got[0].Message) != `{"text":"ab"}` || got[0].Seq != 3 || !got[0].Finished {
+		t.Fatalf("WebMessages = %+v, %v", got, err)
+	}
+}
