@@ -56,6 +56,9 @@ func Open(t testing.TB, tab context.Context, baseURL, user string) *Chat {
 	return c
 }
 
+// Context is the tab's chromedp context, for actions of the test's own.
+func (c *Chat) Context() context.Context { return c.ctx }
+
 // Do runs actions in the tab, failing the test on an error or after Wait.
 func (c *Chat) Do(actions ...chromedp.Action[chromedp.Void]) {
 	c.t.Helper()

@@ -219,13 +219,18 @@
     when.textContent = clock(t.updated);
     const text = document.createElement('span');
     text.className = 'preview';
-    text.textContent = (t.root.text || t.root.context || '').split('\n')[0];
+    text.textContent = preview(t.root.text || t.root.context || '');
     const replies = document.createElement('span');
     replies.className = 'replies';
     replies.textContent = t.replies === 1 ? '1 reply' : t.replies + ' replies';
     a.append(who, when, text, replies);
     li.appendChild(a);
     return li;
+  }
+
+  // preview is a message's first line without markdown's marks.
+  function preview(text) {
+    return text.replace(/^\s*```.*$/m, '').trim().split('\n')[0].replace(/\*\*|`/g, '');
   }
 
   // openThread shows a thread's messages. Updates that arrive while they
