@@ -168,6 +168,7 @@ func (p *Pool) dial(ctx context.Context, h Host, user string) (*ssh.Client, erro
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
+	nc = withQuickAck(nc)
 	stop := context.AfterFunc(ctx, func() { nc.Close() }) // bounds the handshake
 	cc, chans, reqs, err := ssh.NewClientConn(nc, h.Address, cfg)
 	if !stop() || err != nil {

@@ -93,10 +93,22 @@ func Start(tb TB, opts Options) *Server {
 	return s
 }
 
+// MaxAddrs is how many addresses one sshd listens on at most (OpenSSH's
+// MAX_LISTEN_SOCKS); NewFleet goes beyond with several.
+const MaxAddrs = 16
+
 // New writes keys and config into dir and starts sshd. Stop it when done.
 func New(dir string, opts Options) (*Server, error) {
+	return newServer(dir, opts, nil)
+}
+
+// newServer is New, reusing the keys of shared when it is not nil.
+func newServer(dir string, opts Options, shared *Server) (*Server, error) {
 	if len(opts.Addrs) == 0 {
 		opts.Addrs = []string{"127.0.0.1"}
+	}
+	if len(opts.Addrs) > MaxAddrs {
+		return nil, fmt.Errorf("one sshd listens on at most %d addresses, not %d: use NewFleet", MaxAddrs, len(opts.Addrs))
 	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = 10
@@ -117,7 +129,7 @@ func New(dir string, opts Options) (*Server, error) {
 	for _, a := range opts.Addrs {
 		s.Addrs = append(s.Addrs, net.JoinHostPort(a, strconv.Itoa(port)))
 	}
-	if err := s.writeKeys(); err != nil {
+	if err := s.writeKeys(shared); err != nil {
 		return nil, err
 	}
 	if err := s.writeConfig(); err != nil {
@@ -132,28 +144,46 @@ func New(dir string, opts Options) (*Server, error) {
 // Addr is the first address, host:port.
 func (s *Server) Addr() string { return s.Addrs[0] }
 
-// writeKeys makes the host and client keys, authorized_keys and
-// known_hosts.
-func (s *Server) writeKeys() error {
-	hostPub, hostSigner, err := newKey(filepath.Join(s.Dir, "host_ed25519"))
-	if err != nil {
-		return err
+// writeKeys makes the host and client keys (or copies those of shared),
+// authorized_keys and known_hosts.
+func (s *Server) writeKeys(shared *Server) error {
+	hostFile, clientFile := filepath.Join(s.Dir, "host_ed25519"), filepath.Join(s.Dir, "id_ed25519")
+	if shared == nil {
+		hostPub, _, err := newKey(hostFile)
+		if err != nil {
+			return err
+		}
+		_, clientSigner, err := newKey(clientFile)
+		if err != nil {
+			return err
+		}
+		s.HostKey, s.Client = hostPub, clientSigner
+	} else {
+		for _, f := range [][2]string{{shared.Dir + "/host_ed25519", hostFile}, {shared.IdentityFile, clientFile}} {
+			if err := copyFile(f[0], f[1]); err != nil {
+				return err
+			}
+		}
+		s.HostKey, s.Client = shared.HostKey, shared.Client
 	}
-	clientPub, clientSigner, err := newKey(filepath.Join(s.Dir, "id_ed25519"))
-	if err != nil {
-		return err
-	}
-	s.HostKey, s.Client = hostSigner.PublicKey(), clientSigner
-	s.IdentityFile = filepath.Join(s.Dir, "id_ed25519")
-	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), ssh.MarshalAuthorizedKey(clientPub), 0o600); err != nil {
+	s.IdentityFile = clientFile
+	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), ssh.MarshalAuthorizedKey(s.Client.PublicKey()), 0o600); err != nil {
 		return err
 	}
 	s.KnownHosts = filepath.Join(s.Dir, "known_hosts")
 	var lines []string
 	for _, a := range s.Addrs {
-		lines = append(lines, KnownHostsLine(a, hostPub))
+		lines = append(lines, KnownHostsLine(a, s.HostKey))
 	}
 	return os.WriteFile(s.KnownHosts, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o600)
 }
 
 // KnownHostsLine is the known_hosts line trusting key at addr (host:port).
