@@ -259,3 +259,28 @@ func TestBrowserShowsMarkupAsText(t *testing.T) {
 		t.Errorf("a message ran script: window.__xss = %s", got)
 	}
 }
+
+// The name is asked once per browser, and a reload opens the thread the
+// address names, fetched anew.
+func TestBrowserReloadKeepsNameAndThread(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	thread := alice.StartThread("@opsbot restart nginx")
+	<-bot.events
+	alice.WaitFor("the card", func(ms []testutil.Message) bool { return len(ms) == 2 })
+	if _, err := bot.conn.Post(context.Background(), "ops", thread, connectors.Message{Text: "posted before the reload"}); err != nil {
+		t.Fatal(err)
+	}
+	alice.Eval(`window.beforeReload = true`)
+	alice.Reload()
+	if got := alice.Eval(`String(window.beforeReload)`); got != `"undefined"` {
+		t.Fatalf("the page was not reloaded: window.beforeReload = %s", got)
+	}
+	ms := alice.WaitFor("the thread after the reload", func(ms []testutil.Message) bool { return len(ms) == 3 })
+	if ms[0].User != "alice" || ms[2].Text != "posted before the reload" {
+		t.Errorf("after the reload the thread shows %+v", ms)
+	}
+	if who := alice.Eval(`document.querySelector('#who').textContent`); who != `"@alice"` {
+		t.Errorf("after the reload the page says the user is %s", who)
+	}
+}

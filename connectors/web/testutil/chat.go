@@ -56,6 +56,17 @@ func Open(t testing.TB, tab context.Context, baseURL, user string) *Chat {
 	return c
 }
 
+// Reload reloads the page (the address keeps its channel and thread) and
+// waits until it is live again; it fails if the page asks for a name.
+func (c *Chat) Reload() {
+	c.t.Helper()
+	c.Do(chromedp.Reload())
+	c.waitJS("the reloaded page to go live", `document.body.dataset.live === '1' || document.querySelector('#name-dialog').open`)
+	if c.Eval(`document.querySelector('#name-dialog').open`) == "true" {
+		c.t.Fatalf("%s's browser asked for a name again after a reload", c.User)
+	}
+}
+
 // Context is the tab's chromedp context, for actions of the test's own.
 func (c *Chat) Context() context.Context { return c.ctx }
 

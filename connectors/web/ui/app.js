@@ -55,6 +55,7 @@
         dlg.close();
         resolve();
       };
+      dlg.oncancel = ev => ev.preventDefault(); // the API needs the key
       if (!dlg.open) dlg.showModal();
     });
   }
@@ -85,6 +86,8 @@
         dlg.close();
         resolve();
       };
+      // Escape must not leave the page without a name.
+      dlg.oncancel = ev => { if (!state.user) ev.preventDefault(); };
       dlg.showModal();
       form.name.focus();
     });
