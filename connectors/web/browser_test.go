@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -283,4 +284,37 @@ func TestBrowserReloadKeepsNameAndThread(t *testing.T) {
 	if who := alice.Eval(`document.querySelector('#who').textContent`); who != `"@alice"` {
 		t.Errorf("after the reload the page says the user is %s", who)
 	}
+}
+
+// The page's markdown: what each construct becomes, and that text stays
+// text.
+func TestBrowserMarkdown(t *testing.T) {
+	_, url := startScriptBot(t)
+	page := testutil.Open(t, testutil.Browser(t), url, "alice")
+	tests := []struct{ in, html string }{
+		{"**bold**, *em* and _em_", `<p class="md-p"><strong>bold</strong>, <em>em</em> and <em>em</em></p>`},
+		{"snake_case_name; rm *.log *.tmp", `<p class="md-p">snake_case_name; rm *.log *.tmp</p>`},
+		{"run `df -h` now", `<p class="md-p">run <code class="md-inline">df -h</code> now</p>`},
+		{"```sh\n<b>x</b> & y\n```\nafter", `<pre class="md-code" data-lang="sh"><code>&lt;b&gt;x&lt;/b&gt; &amp; y</code></pre><p class="md-p">after</p>`},
+		{"text\n```\nstill streaming", `<p class="md-p">text</p><pre class="md-code"><code>still streaming</code></pre>`},
+		{"- one\n- two\n\n1. first", `<ul class="md-list"><li>one</li><li>two</li></ul><ol class="md-list"><li>first</li></ol>`},
+		{"• `run` — a command", `<ul class="md-list"><li><code class="md-inline">run</code> — a command</li></ul>`},
+		{"# Health\n> quoted", `<div class="md-h">Health</div><blockquote class="md-quote">quoted</blockquote>`},
+		{"see https://runbook.example/disk.", `<p class="md-p">see <a href="https://runbook.example/disk" target="_blank" rel="noopener noreferrer">https://runbook.example/disk</a>.</p>`},
+		{"[x](javascript:alert(1)) javascript:alert(1)", `<p class="md-p">[x](javascript:alert(1)) javascript:alert(1)</p>`},
+		{"ask @bob, not me@host", `<p class="md-p">ask <span class="mention">@bob</span>, not me@host</p>`},
+		{"line one\nline two", `<p class="md-p">line one` + "\n" + `line two</p>`},
+	}
+	for _, tt := range tests {
+		var got string
+		raw := page.Eval(fmt.Sprintf(`(() => { const d = document.createElement('div'); d.appendChild(opsbotMarkdown.render(%s)); return d.innerHTML; })()`, jsString(tt.in)))
+		if err := json.Unmarshal([]byte(raw), &got); err != nil || got != tt.html {
+			t.Errorf("render %q\n got %s\nwant %s", tt.in, got, tt.html)
+		}
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

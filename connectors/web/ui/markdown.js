@@ -8,7 +8,8 @@
 
   // render returns a fragment for text: fenced code blocks (an unclosed one
   // runs to the end, as while an answer is still streaming), headings,
-  // lists, quotes and paragraphs with inline code, bold, links, mentions.
+  // lists, quotes and paragraphs with inline code, bold, emphasis, links
+  // and mentions.
   function render(text) {
     const frag = document.createDocumentFragment();
     const lines = String(text || '').replace(/\r\n?/g, '\n').split('\n');
@@ -84,43 +85,48 @@
     return i;
   }
 
-  const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(https?:\/\/[^\s<>()"'`]+[^\s<>()"'`.,;:!?])|((?:^|(?<=[\s(]))@[\w.-]*\w)/g;
+  // INLINE finds the marked-up spans of a line. Emphasis needs a non-word
+  // character on its outer sides, so snake_case and globs (*.log) stay as
+  // written.
+  const INLINE = new RegExp([
+    /(?<code>`[^`\n]+`)/.source,
+    /(?<strong>\*\*[^*\n]+\*\*)/.source,
+    /(?<link>https?:\/\/[^\s<>()"'`]+[^\s<>()"'`.,;:!?])/.source,
+    /(?<em>(?<![\w*])\*(?![\s*])[^*\n]+?(?<!\s)\*(?![\w*])|(?<![\w_])_(?![\s_])[^_\n]+?(?<!\s)_(?![\w_]))/.source,
+    /(?<mention>(?:^|(?<=[\s(]))@[\w.-]*\w)/.source,
+  ].join('|'), 'g');
 
-  // inline appends text to parent with inline code, bold, http(s) links
-  // and @mentions marked up; the rest is plain text.
+  // inline appends text to parent with inline code, bold, emphasis,
+  // http(s) links and @mentions marked up; the rest is plain text.
   function inline(parent, text) {
     let last = 0;
     for (const m of String(text).matchAll(INLINE)) {
       if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      parent.appendChild(token(m));
+      parent.appendChild(token(m.groups));
       last = m.index + m[0].length;
     }
     if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
     return parent;
   }
 
-  function token(m) {
-    if (m[1]) {
-      const c = el('code', 'md-inline');
-      c.textContent = m[1].slice(1, -1);
-      return c;
-    }
-    if (m[2]) {
-      const s = el('strong');
-      s.textContent = m[2].slice(2, -2);
-      return s;
-    }
-    if (m[3]) {
-      const a = el('a');
-      a.href = m[3];
-      a.textContent = m[3];
+  function token(g) {
+    if (g.code) return textEl('code', 'md-inline', g.code.slice(1, -1));
+    if (g.strong) return textEl('strong', '', g.strong.slice(2, -2));
+    if (g.em) return textEl('em', '', g.em.slice(1, -1));
+    if (g.link) {
+      const a = textEl('a', '', g.link);
+      a.href = g.link; // only http(s): the pattern admits nothing else
       a.target = '_blank';
       a.rel = 'noopener noreferrer';
       return a;
     }
-    const s = el('span', 'mention');
-    s.textContent = m[4];
-    return s;
+    return textEl('span', 'mention', g.mention);
+  }
+
+  function textEl(tag, cls, text) {
+    const e = el(tag, cls);
+    e.textContent = text;
+    return e;
   }
 
   window.opsbotMarkdown = { render, inline };
