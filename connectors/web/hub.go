@@ -51,8 +51,9 @@ type hub struct {
 	subs      map[*subscriber]struct{}
 
 	// saveMu keeps the Archive's saves in the order of the changes: a
-	// change takes it before releasing mu, so the next change's save waits,
-	// while readers need not wait for the disk.
+	// change takes it before releasing mu and saves outside mu. Readers
+	// and streams thus wait for the disk only while a second change queues
+	// behind a save in progress, and then for that one save.
 	saveMu sync.Mutex
 }
 
