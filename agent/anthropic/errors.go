@@ -48,6 +48,9 @@ func (p *Provider) describe(ctx context.Context, err error, attempts int, shown 
 		return e
 	}
 	if shown {
+		if errors.Is(err, errEndedEarly) {
+			return fmt.Errorf("anthropic: the server closed the stream before the response was complete (the text so far is kept): %w", err)
+		}
 		return fmt.Errorf("anthropic: the connection broke mid-response (the text so far is kept): %w", err)
 	}
 	return fmt.Errorf("anthropic: could not get a response from the API (tried %d times): %w", attempts, err)

@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+)
+
+// testRequest is a conversation with every kind of block: text, a tool
+// call, two tool calls in one message (one without input), a failed tool
+// result, and a user message holding results and text together.
+func testRequest() agent.Request {
+	return agent.Request{
+		System: "You are opsbot. Hosts: local, web1.",
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "how full is the disk on local?"}}},
+			{Role: agent.RoleAssistant, Content: []agent.Block{
+				{Type: agent.BlockText, Text: "Let me look."},
+				{Type: agent.BlockToolUse, ID: "toolu_A", Name: "run_command", Input: json.RawMessage(`{"target":"local","command":"df -h /"}`)},
+			}},
+			{Role: agent.RoleUser, Content: []agent.Block{
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_A", Content: "Filesystem Size Used Avail Use% Mounted on\n/dev/sda1 50G 21G 29G 42% /"},
+			}},
+			{Role: agent.RoleAssistant, Content: []agent.Block{
+				{Type: agent.BlockText, Text: ""}, // dropped: the API refuses empty text
+				{Type: agent.BlockToolUse, ID: "toolu_B", Name: "run_command", Input: json.RawMessage(`{"target":"web1","command":"uptime"}`)},
+				{Type: agent.BlockToolUse, ID: "toolu_C", Name: "list_hosts"},
+			}},
+			{Role: agent.RoleUser, Content: []agent.Block{
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_B", Content: "ssh: connect to host web1 port 22: Connection refused", IsError: true},
+				{Type: agent.BlockToolResult, ToolUseID: "toolu_C", Content: "local\nweb1"},
+				{Type: agent.BlockText, Text: "and is web1 up?"},
+			}},
+		},
+		Tools: []agent.ToolSpec{
+			{Name: "run_command", Description: "Run a shell command on a target host.", InputSchema: json.RawMessage(`{
+				"type": "object",
+				"properties": {
+					"target": {"type": "string", "description": "host or group"},
+					"command": {"type": "string"},
+					"timeout": {"type": "integer", "minimum": 1}
+				},
+				"required": ["target", "command"],
+				"additionalProperties": false
+			}`)},
+			{Name: "list_hosts", Description: "List the hosts this conversation may use."},
+		},
+	}
+}
+
+// TestRequestOnTheWire checks what the fake received: path, bearer key,
+// model, token bound, usage request, and the translation of the history
+// (system message; assistant tool_calls; one "tool" message per result,
+// an error result marked in words; the user's text after the results)
+// and of the tool definitions.
+func TestRequestOnTheWire(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, reply{sse: "text.sse"})
+	p, _ := newTestProvider(t, f)
+	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	got := f.requests()
+	if len(got) != 1 {
+		t.Fatalf("requests = %d, want 1", len(got))
+	}
+	r := got[0]
+	if r.path != "/v1/chat/completions" {
+		t.Errorf("path = %q, want /v1/chat/completions", r.path)
+	}
+	if a := r.header.Get("Authorization"); a != "Bearer "+testKey {
+		t.Errorf("authorization = %q, want the configured key as a bearer token", a)
+	}
+	keys := []string{"model", "max_tokens", "stream", "stream_options", "messages", "tools"}
+	subset := map[string]any{}
+	for _, k := range keys {
+		subset[k] = r.body[k]
+	}
+	jsonEqual(t, "request body", subset, string(readTestdata(t, "request.golden.json")))
+	for k := range r.body {
+		if !strings.Contains(strings.Join(keys, " "), k) {
+			t.Errorf("unexpected request field %q = %v", k, r.body[k])
+		}
+	}
+}
+
+// TestRequestOptions: model and token bound (request over config; OpenAI's
+// own API gets max_completion_tokens, other servers max_tokens; no bound
+// when none is set), and the usage request can be turned off.
+func TestRequestOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		cfg      Config
+		official bool
+		opts     []Option
+		req      agent.Request
+		want     string // the request fields below, as JSON
+	}{
+		{"config", Config{Model: "m-cfg", MaxTokens: 2000}, false, nil, agent.Request{},
+			`{"model":"m-cfg","max_tokens":2000,"max_completion_tokens":null,"stream_options":{"include_usage":true}}`},
+		{"request wins", Config{Model: "m-cfg", MaxTokens: 2000}, false, nil, agent.Request{Model: "m-req", MaxTokens: 300},
+			`{"model":"m-req","max_tokens":300,"max_completion_tokens":null,"stream_options":{"include_usage":true}}`},
+		{"no bound", Config{Model: "m-cfg"}, false, nil, agent.Request{},
+			`{"model":"m-cfg","max_tokens":null,"max_completion_tokens":null,"stream_options":{"include_usage":true}}`},
+		{"official API", Config{Model: "gpt-x", MaxTokens: 500}, true, nil, agent.Request{},
+			`{"model":"gpt-x","max_tokens":null,"max_completion_tokens":500,"stream_options":{"include_usage":true}}`},
+		{"without stream usage", Config{Model: "m-cfg"}, false, []Option{WithoutStreamUsage()}, agent.Request{},
+			`{"model":"m-cfg","max_tokens":null,"max_completion_tokens":null,"stream_options":null}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, reply{sse: "text.sse"})
+			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.srv.URL+"/v1"
+			p, err := New(tt.cfg, tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.official = tt.official // the fake is not api.openai.com; see TestIsOfficial
+			tt.req.Messages = []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}
+			if o := collect(t, p.Stream(context.Background(), tt.req)); o.err != nil {
+				t.Fatalf("stream: %v", o.err)
+			}
+			body := f.requests()[0].body
+			got := map[string]any{}
+			for _, k := range []string{"model", "max_tokens", "max_completion_tokens", "stream_options"} {
+				got[k] = body[k]
+			}
+			jsonEqual(t, "fields", got, tt.want)
+		})
+	}
+}
+
+// TestIsOfficial: only OpenAI's own host counts as the official API.
+func TestIsOfficial(t *testing.T) {
+	t.Parallel()
+	for url, want := range map[string]bool{
+		"":                             true,
+		"https://api.openai.com/v1":    true,
+		"https://api.deepseek.com/v1":  false,
+		"http://localhost:11434/v1":    false,
+		"http://vllm.internal:8000/v1": false,
+	} {
+		if got := isOfficial(url); got != want {
+			t.Errorf("isOfficial(%q) = %v, want %v", url, got, want)
+		}
+	}
+}
+
+// TestEnvironmentFallback: an empty Config takes key, base URL and model
+// from OPENAI_API_KEY, OPENAI_BASE_URL and OPSBOT_MODEL.
+func TestEnvironmentFallback(t *testing.T) {
+	f := newFake(t, reply{sse: "text.sse"})
+	t.Setenv("OPENAI_API_KEY", "sk-from-env")
+	t.Setenv("OPENAI_BASE_URL", f.srv.URL+"/v1")
+	t.Setenv("OPSBOT_MODEL", "model-from-env")
+	p, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
+	if o := collect(t, p.Stream(context.Background(), req)); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	r := f.requests()[0]
+	if r.header.Get("Authorization") != "Bearer sk-from-env" || r.body["model"] != "model-from-env" {
+		t.Errorf("auth %q, model %v; want the environment's", r.header.Get("Authorization"), r.body["model"])
+	}
+}
+
+// TestLocalServerWithoutKey: a server such as Ollama needs no key, and
+// none is sent.
+func TestLocalServerWithoutKey(t *testing.T) {
+	f := newFake(t, reply{sse: "text.sse"})
+	t.Setenv("OPENAI_API_KEY", "")
+	p, err := New(Config{BaseURL: f.srv.URL + "/v1", Model: "llama3.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	if a := f.requests()[0].header.Get("Authorization"); a != "" {
+		t.Errorf("authorization = %q, want none", a)
+	}
+}
+
+// TestNewRefuses says what to set when the key or the model is missing.
+func TestNewRefuses(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPSBOT_MODEL", "")
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Model: "gpt-x"}, "set agent.api_key or OPENAI_API_KEY"},
+		{Config{APIKey: "k"}, "set agent.model or OPSBOT_MODEL"},
+		{Config{BaseURL: "http://localhost:11434/v1"}, "set agent.model or OPSBOT_MODEL"},
+	}
+	for _, tt := range tests {
+		_, err := New(tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%+v) = %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}
+
+// TestBadHistory: malformed history is an EventError before any call.
+func TestBadHistory(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		req  agent.Request
+		want string
+	}{
+		{"bad role", agent.Request{Messages: []agent.Message{{Role: "system"}}}, `unknown role "system"`},
+		{"tool_use from the user", agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockToolUse}}}}}, `block type "tool_use" in a user message`},
+		{"bad tool input", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, Content: []agent.Block{
+			{Type: agent.BlockToolUse, ID: "t1", Name: "x", Input: json.RawMessage(`"x"`)}}}}}, "not a JSON object"},
+		{"bad schema", agent.Request{Tools: []agent.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`{`)}}}, "tool x: input schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t)
+			p, _ := newTestProvider(t, f)
+			o := collect(t, p.Stream(context.Background(), tt.req))
+			if o.err == nil || !strings.Contains(o.err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", o.err, tt.want)
+			}
+			if n := len(f.requests()); n != 0 {
+				t.Errorf("%d requests made for a bad history", n)
+			}
+		})
+	}
+}
