@@ -33,6 +33,9 @@ type Bot struct {
 	Log    *slog.Logger
 	// NoAgentHelp says how to turn the agent on.
 	NoAgentHelp string
+	// CancelOnNewMessage makes a new message in a thread stop the running
+	// turn instead of queueing behind it.
+	CancelOnNewMessage bool
 
 	mu      sync.Mutex
 	conns   map[string]connectors.Connector
@@ -115,6 +118,9 @@ func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
 		if isStop(ev.Text) {
 			b.stopTurn(threadOf(ev))
 			return
+		}
+		if b.CancelOnNewMessage {
+			b.stopTurn(threadOf(ev))
 		}
 		b.enqueue(threadOf(ev), queued{ev: ev})
 	}
@@ -226,9 +232,22 @@ func (b *Bot) reply(ctx context.Context, ev connectors.Event, text string) {
 	if !ok {
 		return
 	}
-	if _, err := c.Post(ctx, ev.Channel, ev.Thread, connectors.Message{Text: text}); err != nil {
+	if _, err := postComplete(ctx, c, ev.Channel, ev.Thread, connectors.Message{Text: text}); err != nil {
 		b.log().Warn("post reply", "channel", ev.Channel, "err", err)
 	}
+}
+
+// postComplete posts a message that is whole at once, and says so to a
+// connector that tells its clients when a message is finished.
+func postComplete(ctx context.Context, c connectors.Connector, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+	ref, err := c.Post(ctx, channel, thread, m)
+	if err != nil {
+		return ref, err
+	}
+	if f, ok := c.(finisher); ok {
+		f.Finish(ctx, ref)
+	}
+	return ref, nil
 }
 
 func (b *Bot) log() *slog.Logger {

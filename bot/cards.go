@@ -27,7 +27,7 @@ func cardMessage(a store.Approval) connectors.Message {
 		fence = "````"
 	}
 	var text strings.Builder
-	fmt.Fprintf(&text, "*Approval needed* — requested by %s\n%s\n%s\n%s", mention(a.Requester), fence, c.Command.Preview, fence)
+	fmt.Fprintf(&text, "**Approval needed** — requested by %s\n%s\n%s\n%s", mention(a.Requester), fence, c.Command.Preview, fence)
 	if len(c.Command.Hidden) > 0 {
 		fmt.Fprintf(&text, "\n⚠️ hidden characters made visible: %s", strings.Join(c.Command.Hidden, "; "))
 	}
@@ -75,7 +75,7 @@ func (b *Bot) postCard(ctx context.Context, ev connectors.Event, id string) {
 	if !ok {
 		return
 	}
-	ref, err := c.Post(ctx, ev.Channel, ev.Thread, cardMessage(a))
+	ref, err := postComplete(ctx, c, ev.Channel, ev.Thread, cardMessage(a))
 	if err != nil {
 		// Nobody can approve what they cannot see: deny rather than wait.
 		b.log().Error("post approval card", "id", id, "err", err)

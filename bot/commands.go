@@ -91,7 +91,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	b.refreshCards(ctx, ev)
 	r.Status(fmt.Sprintf("running `%s` on %s…", command, target), false)
 	var mu sync.Mutex
-	opened := false
+	opened, nl := false, true
 	results := b.Guard.Exec.Exec(ctx, hosts, command, agent.ExecOptions{Timeout: time.Minute, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
@@ -100,14 +100,20 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 				r.Write("```\n")
 				opened = true
 			}
+			out := string(data)
 			if len(hosts) > 1 {
-				r.Write(prefixLines(host, string(data)))
-				return
+				out = prefixLines(host, out)
 			}
-			r.Write(string(data))
+			if out != "" {
+				r.Write(out)
+				nl = strings.HasSuffix(out, "\n")
+			}
 		}})
 	if opened {
-		r.Write("\n```")
+		if !nl {
+			r.Write("\n")
+		}
+		r.Write("```")
 	} else {
 		r.Write("_(no output)_")
 	}

@@ -91,7 +91,7 @@ func (b *Bot) deliver(ctx context.Context) {
 			b.Store.MarkDelivered(ctx, n.ID) // e.g. a terminal session: nobody to post to
 			continue
 		}
-		if _, err := c.Post(ctx, sess.Channel, sess.Thread, connectors.Message{Text: "🔔 " + n.Text}); err != nil {
+		if _, err := postComplete(ctx, c, sess.Channel, sess.Thread, connectors.Message{Text: "🔔 " + n.Text}); err != nil {
 			b.log().Warn("post notification", "id", n.ID, "err", err)
 			continue
 		}
