@@ -142,8 +142,11 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// Stream sends req and streams the response as events. See retry.go for
-// when a failed call is made again.
+// Stream sends req and streams the response as events: text deltas as
+// they come, each tool call once complete, then the usage and the stop
+// reason, or an EventError. Each range over the sequence makes a new call;
+// breaking out of it ends the call. See retry.go for when a failed call is
+// made again.
 func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
 	return func(yield func(agent.StreamEvent) bool) {
 		params, err := p.params(req)

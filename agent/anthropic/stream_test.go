@@ -18,6 +18,7 @@ type call struct{ id, name, input string }
 func TestStream(t *testing.T) {
 	t.Parallel()
 	const answer = "The root filesystem on local is 42% full (21G of 50G used)."
+	overloadedBody, rateLimitBody := body(t, "overloaded.json"), body(t, "rate_limit.json")
 	tests := []struct {
 		name      string
 		replies   []reply
@@ -84,7 +85,7 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "500 then success",
-			replies:  []reply{{status: 500, body: apiErrorBody}, {sse: "text.sse"}},
+			replies:  []reply{{status: 500, body: body(t, "api_error.json")}, {sse: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
@@ -129,13 +130,13 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "404 model",
-			replies:  []reply{{status: 404, body: string(mustRead(t, "not_found.json"))}},
+			replies:  []reply{{status: 404, body: body(t, "not_found.json")}},
 			wantErr:  []string{"not found (404 not_found_error)", "model: claude-sonnet-9-9", "set agent.model (or OPSBOT_MODEL)"},
 			wantReqs: 1,
 		},
 		{
 			name:     "400 context too long",
-			replies:  []reply{{status: 400, body: string(mustRead(t, "too_long.json"))}},
+			replies:  []reply{{status: 400, body: body(t, "too_long.json")}},
 			wantErr:  []string{"the conversation is too long for the model", "215336 tokens", "start a new conversation or compact"},
 			wantReqs: 1,
 		},
@@ -147,8 +148,14 @@ func TestStream(t *testing.T) {
 			p, s := newTestProvider(t, f)
 			o := collect(t, p.Stream(context.Background(), testRequest()))
 			checkOutcome(t, o, tt.wantTexts, tt.wantText, tt.wantCalls, tt.wantUsage, tt.wantStop, tt.wantErr)
-			if n := len(f.requests()); n != tt.wantReqs {
-				t.Errorf("requests = %d, want %d", n, tt.wantReqs)
+			reqs := f.requests()
+			if len(reqs) != tt.wantReqs {
+				t.Errorf("requests = %d, want %d", len(reqs), tt.wantReqs)
+			}
+			for i := 1; i < len(reqs); i++ {
+				if !reflect.DeepEqual(reqs[i].body, reqs[0].body) {
+					t.Errorf("retry %d sent a different request", i)
+				}
 			}
 			if w := s.all(); !reflect.DeepEqual(w, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
@@ -157,13 +164,8 @@ func TestStream(t *testing.T) {
 	}
 }
 
-var (
-	overloadedBody = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
-	rateLimitBody  = `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50,000 input tokens per minute."}}`
-	apiErrorBody   = `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`
-)
-
-func mustRead(t *testing.T, name string) []byte { return readTestdata(t, name) }
+// body is a recorded error body from testdata.
+func body(t *testing.T, name string) string { return string(readTestdata(t, name)) }
 
 // checkOutcome compares what the caller saw with the expectations.
 func checkOutcome(t *testing.T, o outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
@@ -214,7 +216,7 @@ func checkOutcome(t *testing.T, o outcome, texts []string, text string, calls []
 // dropped and the stop reason says why).
 func TestMalformedToolInput(t *testing.T) {
 	t.Parallel()
-	cut := strings.Replace(string(mustRead(t, "tool_call.sse")), `" -h\"}"`, `" -h"`, 1)
+	cut := strings.Replace(body(t, "tool_call.sse"), `" -h\"}"`, `" -h"`, 1)
 	tests := []struct {
 		name     string
 		stream   string
@@ -283,7 +285,7 @@ func TestCancelMidStream(t *testing.T) {
 // the stream with context.Canceled and no second call.
 func TestRetryWaitsForCancel(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{status: 529, body: overloadedBody}, reply{sse: "text.sse"})
+	f := newFake(t, reply{status: 529, body: body(t, "overloaded.json")}, reply{sse: "text.sse"})
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL}, WithSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()

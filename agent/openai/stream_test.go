@@ -186,8 +186,14 @@ func TestStream(t *testing.T) {
 			if tt.wantNoUsage && o.usage != nil {
 				t.Errorf("usage %+v from a server that sent none", o.usage)
 			}
-			if n := len(f.requests()); n != tt.wantReqs {
-				t.Errorf("requests = %d, want %d", n, tt.wantReqs)
+			reqs := f.requests()
+			if len(reqs) != tt.wantReqs {
+				t.Errorf("requests = %d, want %d", len(reqs), tt.wantReqs)
+			}
+			for i := 1; i < len(reqs); i++ {
+				if !reflect.DeepEqual(reqs[i].body, reqs[0].body) {
+					t.Errorf("retry %d sent a different request", i)
+				}
 			}
 			if w := s.all(); !reflect.DeepEqual(w, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
