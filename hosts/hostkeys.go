@@ -41,6 +41,7 @@ type HostKeyError struct {
 // Unwrap returns ErrUnknownHostKey, ErrHostKeyChanged or ErrHostKeyRevoked.
 func (e *HostKeyError) Unwrap() error { return e.kind }
 
+// Error says what was refused, why, and how to fix a legitimate change.
 func (e *HostKeyError) Error() string {
 	who := fmt.Sprintf("%s (%s)", e.Host, e.Address)
 	got := e.Presented.Type() + " " + ssh.FingerprintSHA256(e.Presented)

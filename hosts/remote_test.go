@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -312,5 +313,53 @@ func TestPoolDialsOncePerHost(t *testing.T) {
 	wg.Wait()
 	if n := strings.Count(srv.Log(), "Accepted publickey"); n != 1 {
 		t.Errorf("%d logins, want 1", n)
+	}
+}
+
+func TestPoolHealthCheckDropsHungConnection(t *testing.T) {
+	t.Parallel()
+	p, h, srv := newPool(t, sshtest.Options{}, func(c *hosts.SSHConfig) {
+		c.KeepAlive, c.ConnectTimeout = 100*time.Millisecond, 500*time.Millisecond
+	})
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	hung := srv.Processes() // the connection's sshd: frozen, it answers nothing, not even with a FIN
+	for _, pid := range hung {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	t.Cleanup(func() {
+		for _, pid := range hung {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Connected() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the hung connection is still in the pool after 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res, err := p.Run(bg, h, "echo fresh", hosts.Options{}, nil); err != nil || string(res.Output) != "fresh\n" {
+		t.Fatalf("after the health check: %q, %v", res.Output, err)
+	}
+}
+
+func TestPoolNoticesServerGone(t *testing.T) {
+	t.Parallel()
+	p, h, srv := newPool(t, sshtest.Options{}, nil)
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Connected() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection is still in the pool after 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err == nil || !strings.Contains(err.Error(), "connect") {
+		t.Errorf("with the server down: %v, want a connect error", err)
 	}
 }

@@ -394,3 +394,14 @@ func freePort(ip string) (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// Processes returns the pids of every process the server started: its
+// connections and the commands running in them (not the listener).
+func (s *Server) Processes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return nil
+	}
+	return descendants(s.cmd.Process.Pid)
+}
