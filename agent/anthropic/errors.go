@@ -31,7 +31,7 @@ func (e *Error) Error() string { return "anthropic: " + e.Message }
 var errEndedEarly = errors.New("the response ended before it was complete")
 
 // describe turns the error of a failed call into what the caller sees.
-func (p *Provider) describe(ctx context.Context, err error, attempts int, shown bool) error {
+func (p *Provider) describe(ctx context.Context, err error, model string, attempts int, shown bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("anthropic: %w", ctx.Err())
 	}
@@ -41,7 +41,7 @@ func (p *Provider) describe(ctx context.Context, err error, attempts int, shown 
 	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		e := p.apiError(apiErr, attempts)
+		e := p.apiError(apiErr, model, attempts)
 		if shown {
 			e.Message = "the response was cut off: " + e.Message
 		}
@@ -57,7 +57,7 @@ func (p *Provider) describe(ctx context.Context, err error, attempts int, shown 
 }
 
 // apiError words an error response of the API by its type and status.
-func (p *Provider) apiError(e *sdk.Error, attempts int) *Error {
+func (p *Provider) apiError(e *sdk.Error, model string, attempts int) *Error {
 	status, typ := e.StatusCode, string(e.Type())
 	said := ""
 	if m := scrub(e.Message, p.key); m != "" {
@@ -74,7 +74,7 @@ func (p *Provider) apiError(e *sdk.Error, attempts int) *Error {
 	case typ == "permission_error" || status == http.StatusForbidden:
 		msg = fmt.Sprintf("the API key may not do this (%s)%s: check the key's workspace and agent.model", label, said)
 	case typ == "not_found_error" || status == http.StatusNotFound:
-		msg = fmt.Sprintf("the model or the endpoint was not found (%s)%s: set agent.model (or OPSBOT_MODEL) to a model this API serves, and check agent.base_url", label, said)
+		msg = fmt.Sprintf("model %q or the endpoint was not found (%s)%s: set agent.model (or OPSBOT_MODEL) to a model this API serves, and check agent.base_url", model, label, said)
 	case typ == "request_too_large" || status == http.StatusRequestEntityTooLarge || tooLong(e.Message):
 		msg = fmt.Sprintf("the conversation is too long for the model (%s)%s: start a new conversation or compact this one", label, said)
 	case typ == "rate_limit_error" || status == http.StatusTooManyRequests:

@@ -155,7 +155,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent
 			return
 		}
 		out := &emitter{yield: yield}
-		p.withRetries(ctx, out, func() error { return p.streamOnce(ctx, params, out) })
+		p.withRetries(ctx, out, string(params.Model), func() error { return p.streamOnce(ctx, params, out) })
 	}
 }
 

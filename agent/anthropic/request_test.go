@@ -156,6 +156,23 @@ func TestEnvironmentFallback(t *testing.T) {
 	}
 }
 
+// TestDefaultModel: with no model in the config, the environment or the
+// request, DefaultModel is asked for.
+func TestDefaultModel(t *testing.T) {
+	t.Setenv("OPSBOT_MODEL", "")
+	f := newFake(t, reply{sse: "text.sse"})
+	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	if m := f.requests()[0].body["model"]; m != DefaultModel {
+		t.Errorf("model = %v, want %s", m, DefaultModel)
+	}
+}
+
 // TestNewWithoutKey says where to put the key.
 func TestNewWithoutKey(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")

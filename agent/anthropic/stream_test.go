@@ -131,7 +131,7 @@ func TestStream(t *testing.T) {
 		{
 			name:     "404 model",
 			replies:  []reply{{status: 404, body: body(t, "not_found.json")}},
-			wantErr:  []string{"not found (404 not_found_error)", "model: claude-sonnet-9-9", "set agent.model (or OPSBOT_MODEL)"},
+			wantErr:  []string{`model "claude-test-1" or the endpoint was not found (404 not_found_error)`, "model: claude-sonnet-9-9", "set agent.model (or OPSBOT_MODEL)"},
 			wantReqs: 1,
 		},
 		{

@@ -133,7 +133,7 @@ func parseErrorBody(body []byte) serverError {
 }
 
 // describe turns the error of a failed call into what the caller sees.
-func (p *Provider) describe(ctx context.Context, err error, attempts int, shown bool) error {
+func (p *Provider) describe(ctx context.Context, err error, model string, attempts int, shown bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("openai: %w", ctx.Err())
 	}
@@ -142,7 +142,7 @@ func (p *Provider) describe(ctx context.Context, err error, attempts int, shown 
 		return own
 	}
 	if se, ok := asServerError(err); ok {
-		e := p.serverError(se, attempts)
+		e := p.serverError(se, model, attempts)
 		if shown {
 			e.Message = "the response was cut off: " + e.Message
 		}
@@ -159,7 +159,7 @@ func (p *Provider) describe(ctx context.Context, err error, attempts int, shown 
 
 // serverError words an error the server reported by its status, type and
 // code, which OpenAI-compatible servers fill unevenly.
-func (p *Provider) serverError(s serverError, attempts int) *Error {
+func (p *Provider) serverError(s serverError, model string, attempts int) *Error {
 	said := ""
 	if m := scrub(s.msg, p.key); m != "" {
 		said = " (the server said: " + m + ")"
@@ -176,7 +176,7 @@ func (p *Provider) serverError(s serverError, attempts int) *Error {
 	case s.status == http.StatusForbidden:
 		msg = fmt.Sprintf("the API key may not do this (%s)%s: check the key's project and agent.model", label, said)
 	case s.status == http.StatusNotFound || s.code == "model_not_found":
-		msg = fmt.Sprintf("the model or the endpoint was not found (%s)%s: set agent.model (or OPSBOT_MODEL) to a model this server serves, and check agent.base_url (it usually ends in /v1)", label, said)
+		msg = fmt.Sprintf("model %q or the endpoint was not found (%s)%s: set agent.model (or OPSBOT_MODEL) to a model this server serves, and check agent.base_url (it usually ends in /v1)", model, label, said)
 	case s.status == http.StatusRequestEntityTooLarge || s.code == "context_length_exceeded" || tooLong(s.msg):
 		msg = fmt.Sprintf("the conversation is too long for the model (%s)%s: start a new conversation or compact this one", label, said)
 	case s.code == "insufficient_quota" || s.typ == "insufficient_quota":

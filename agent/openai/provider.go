@@ -15,8 +15,13 @@ import (
 	"github.com/opsbot/opsbot/agent"
 )
 
+// DefaultModel is the model used when neither Config.Model, OPSBOT_MODEL
+// nor the request names one. Other servers serve other models: a server
+// that lacks it answers 404, and the error says to set agent.model.
+const DefaultModel = sdk.ChatModelGPT5_5
+
 // Config says where and as what the provider calls the API. Empty fields
-// fall back to the environment.
+// fall back to the environment, then to defaults.
 type Config struct {
 	// APIKey authenticates the calls; empty falls back to OPENAI_API_KEY.
 	// Local servers (Ollama, vLLM) usually need none.
@@ -26,7 +31,7 @@ type Config struct {
 	// empty falls back to OPENAI_BASE_URL, then to OpenAI's.
 	BaseURL string
 	// Model is used when a request names none; empty falls back to
-	// OPSBOT_MODEL. Required: servers differ too much for a default.
+	// OPSBOT_MODEL, then to DefaultModel.
 	Model string
 	// MaxTokens bounds a response when the request sets no bound; 0 leaves
 	// it to the server.
@@ -82,15 +87,12 @@ func WithoutStreamUsage() Option { return func(p *Provider) { p.streamUsage = fa
 
 // New builds a provider from cfg, falling back to OPENAI_API_KEY,
 // OPENAI_BASE_URL and OPSBOT_MODEL for empty fields. It fails without a
-// model, and without a key when the server is OpenAI's own.
+// key when the server is OpenAI's own; other servers may need none.
 func New(cfg Config, opts ...Option) (*Provider, error) {
 	cfg = withEnvironment(cfg)
 	official := isOfficial(cfg.BaseURL)
 	if cfg.APIKey == "" && official {
 		return nil, errors.New("openai: no API key: set agent.api_key or OPENAI_API_KEY (for a local server such as Ollama, set agent.base_url or OPENAI_BASE_URL instead)")
-	}
-	if cfg.Model == "" {
-		return nil, errors.New("openai: no model: set agent.model or OPSBOT_MODEL to a model the server serves")
 	}
 	p := &Provider{
 		key: cfg.APIKey, model: cfg.Model, maxTokens: cfg.MaxTokens, official: official,
@@ -123,6 +125,9 @@ func withEnvironment(cfg Config) Config {
 	}
 	if cfg.Model == "" {
 		cfg.Model = os.Getenv("OPSBOT_MODEL")
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
 	}
 	return cfg
 }
@@ -159,7 +164,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent
 			return
 		}
 		out := &emitter{yield: yield}
-		p.withRetries(ctx, out, func() error { return p.streamOnce(ctx, params, out) })
+		p.withRetries(ctx, out, string(params.Model), func() error { return p.streamOnce(ctx, params, out) })
 	}
 }
 

@@ -189,7 +189,24 @@ func TestLocalServerWithoutKey(t *testing.T) {
 	}
 }
 
-// TestNewRefuses says what to set when the key or the model is missing.
+// TestDefaultModel: with no model in the config, the environment or the
+// request, DefaultModel is asked for.
+func TestDefaultModel(t *testing.T) {
+	t.Setenv("OPSBOT_MODEL", "")
+	f := newFake(t, reply{sse: "text.sse"})
+	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
+		t.Fatalf("stream: %v", o.err)
+	}
+	if m := f.requests()[0].body["model"]; m != DefaultModel {
+		t.Errorf("model = %v, want %s", m, DefaultModel)
+	}
+}
+
+// TestNewRefuses says what to set when OpenAI's own API has no key.
 func TestNewRefuses(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
@@ -199,8 +216,7 @@ func TestNewRefuses(t *testing.T) {
 		want string
 	}{
 		{Config{Model: "gpt-x"}, "set agent.api_key or OPENAI_API_KEY"},
-		{Config{APIKey: "k"}, "set agent.model or OPSBOT_MODEL"},
-		{Config{BaseURL: "http://localhost:11434/v1"}, "set agent.model or OPSBOT_MODEL"},
+		{Config{BaseURL: "https://api.openai.com/v1"}, "set agent.api_key or OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.cfg)

@@ -36,7 +36,7 @@ const maxRetryWait = time.Minute
 
 // withRetries runs call until it succeeds, the caller stops listening, or
 // the failure may not or need not be retried, which is then yielded.
-func (p *Provider) withRetries(ctx context.Context, out *emitter, call func() error) {
+func (p *Provider) withRetries(ctx context.Context, out *emitter, model string, call func() error) {
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if err == nil || out.stopped {
@@ -44,11 +44,11 @@ func (p *Provider) withRetries(ctx context.Context, out *emitter, call func() er
 		}
 		wait, retry := p.retryWait(ctx, out.shown, err, attempt)
 		if !retry {
-			out.emit(errorEvent(p.describe(ctx, err, attempt, out.shown)))
+			out.emit(errorEvent(p.describe(ctx, err, model, attempt, out.shown)))
 			return
 		}
 		if p.onRetry != nil {
-			p.onRetry(wait, p.describe(ctx, err, attempt, false))
+			p.onRetry(wait, p.describe(ctx, err, model, attempt, false))
 		}
 		if err := p.sleep(ctx, wait); err != nil {
 			out.emit(errorEvent(fmt.Errorf("openai: cancelled while waiting to retry: %w", err)))

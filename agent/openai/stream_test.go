@@ -148,7 +148,7 @@ func TestStream(t *testing.T) {
 		{
 			name:     "404 model on OpenAI",
 			replies:  []reply{{status: 404, body: body("not_found.json")}},
-			wantErr:  []string{"not found (404 model_not_found)", "gpt-9-turbo", "set agent.model (or OPSBOT_MODEL)"},
+			wantErr:  []string{`model "gpt-test-1" or the endpoint was not found (404 model_not_found)`, "gpt-9-turbo", "set agent.model (or OPSBOT_MODEL)"},
 			wantReqs: 1,
 		},
 		{
