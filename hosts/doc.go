@@ -37,6 +37,13 @@
 //     at most ssh.max_sessions at once, the rest queue), health-checked,
 //     redialled after a failure and closed when idle.
 //
+// # What SSH hosts need
+//
+// A POSIX login shell for the remote user (sh, bash, dash, zsh, ksh) and
+// timeout(1) from coreutils (or a BusyBox with -k): every command is sent
+// as `echo opsbot-pid:…:$$ >&2; exec timeout -k 5s Ns sh -c '…'`. The
+// command itself runs under sh, not the login shell.
+//
 // Package sshtest starts a real OpenSSH sshd for tests of any package; the
 // program in hosts/bench compares fan-out with parallel-ssh, Ansible and
 // OpenSSH ControlMaster (docs/BENCHMARKS.md).

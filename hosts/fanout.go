@@ -42,33 +42,31 @@ func RunMany(ctx context.Context, r Runner, hosts []Host, command string, opts O
 		onChunk = func(c Chunk) { mu.Lock(); defer mu.Unlock(); f.OnChunk(c) }
 	}
 	results := make([]HostResult, len(hosts))
-	sem := make(chan struct{}, limit)
+	next := make(chan int)
 	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = runOne(ctx, r, h, command, opts, onChunk, sem)
-			if f.OnResult != nil {
-				mu.Lock()
-				defer mu.Unlock()
-				f.OnResult(results[i])
+	for range min(limit, len(hosts)) { // a bounded pool of workers
+		wg.Go(func() {
+			for i := range next {
+				results[i] = runOne(ctx, r, hosts[i], command, opts, onChunk)
+				if f.OnResult != nil {
+					mu.Lock()
+					f.OnResult(results[i])
+					mu.Unlock()
+				}
 			}
-		}()
+		})
 	}
+	for i := range hosts {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
 	return results
 }
 
-// runOne runs the command on h once a slot of sem is free.
-func runOne(ctx context.Context, r Runner, h Host, command string, opts Options, onChunk func(Chunk), sem chan struct{}) HostResult {
+// runOne runs the command on h, unless ctx has already ended.
+func runOne(ctx context.Context, r Runner, h Host, command string, opts Options, onChunk func(Chunk)) HostResult {
 	if ctx.Err() != nil {
-		return HostResult{Host: h, Result: Result{Host: h.Name, ExitCode: -1}, Err: context.Cause(ctx)}
-	}
-	select {
-	case sem <- struct{}{}:
-		defer func() { <-sem }()
-	case <-ctx.Done():
 		return HostResult{Host: h, Result: Result{Host: h.Name, ExitCode: -1}, Err: context.Cause(ctx)}
 	}
 	res, err := r.Run(ctx, h, command, opts, onChunk)
