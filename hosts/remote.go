@@ -187,17 +187,33 @@ func (r *remoteRun) awaitPID(waited <-chan error) (pid int64, err error, ended b
 }
 
 // killGroup signals the process group pid (and pid itself, should the
-// server not have made it a group leader) from a new session on the same
-// connection. It runs under our already-held slot.
+// server not have made it a group leader) from a second session. OpenSSH
+// keeps counting a closed session until its command has exited, so when
+// every session of the connection is busy there is no room for it there:
+// the kill then goes over a connection of its own.
 func (r *remoteRun) killGroup(pid int64) {
 	ctx, cancel := context.WithTimeout(r.pool.ctx, killSessionTimeout)
 	defer cancel()
-	s, _, err := r.conn.session(ctx)
+	p := strconv.FormatInt(pid, 10)
+	line := "kill -TERM -- -" + p + " 2>/dev/null || kill -TERM " + p + " 2>/dev/null; true"
+	if s, err := r.client.NewSession(); err == nil {
+		runBounded(ctx, s, line)
+		return
+	}
+	cl, err := r.pool.dial(ctx, r.conn.host, r.conn.user)
 	if err != nil {
 		return
 	}
-	defer r.conn.done()
+	defer cl.Close()
+	if s, err := cl.NewSession(); err == nil {
+		runBounded(ctx, s, line)
+	}
+}
+
+// runBounded runs line on s, giving up (closing s) when ctx ends.
+func runBounded(ctx context.Context, s *ssh.Session, line string) {
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
 	defer s.Close()
-	p := strconv.FormatInt(pid, 10)
-	_ = s.Run("kill -TERM -- -" + p + " 2>/dev/null || kill -TERM " + p + " 2>/dev/null; true")
+	_ = s.Run(line)
 }

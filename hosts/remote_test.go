@@ -363,3 +363,37 @@ func TestPoolNoticesServerGone(t *testing.T) {
 		t.Errorf("with the server down: %v, want a connect error", err)
 	}
 }
+
+// Cancel must work when every session of the connection is busy: the kill
+// runs in the cancelled command's own session slot.
+func TestPoolCancelWithAllSessionsBusy(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{MaxSessions: 10}, nil)
+	ctx, cancel := context.WithCancel(bg)
+	others, stopOthers := context.WithCancel(bg)
+	var wg sync.WaitGroup
+	sleeps := make([]string, 10)
+	for i := range sleeps {
+		sleeps[i] = uniqueSleep()
+		runCtx := others
+		if i == 0 {
+			runCtx = ctx
+		}
+		wg.Go(func() { _, _ = p.Run(runCtx, h, sleeps[i]+" | cat", hosts.Options{}, nil) })
+	}
+	for _, s := range sleeps {
+		waitRunning(t, s)
+	}
+	cancel()
+	waitGone(t, sleeps[0])
+	for _, s := range sleeps[1:] {
+		if len(sshtest.Processes(s)) == 0 {
+			t.Errorf("%s was killed with the cancelled command", s)
+		}
+	}
+	stopOthers()
+	wg.Wait()
+	for _, s := range sleeps[1:] {
+		waitGone(t, s)
+	}
+}
