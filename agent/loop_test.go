@@ -260,9 +260,9 @@ func TestSubagentHasFreshHistoryAndNoTaskTool(t *testing.T) {
 	st, sess := testStore(t)
 	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
 		use("I'll delegate. ", "task", `{"prompt":"count the files in /etc"}`), // parent
-		use("sub looking ", "echo", `{"n":1}`),                                // subagent
-		say("There are ", "212 files."),                                       // subagent's answer
-		say("The subagent says 212."),                                         // parent
+		use("sub looking ", "echo", `{"n":1}`),                                 // subagent
+		say("There are ", "212 files."),                                        // subagent's answer
+		say("The subagent says 212."),                                          // parent
 	}}
 	a := &Agent{Provider: model, History: StoreHistory{st}}
 	a.Tools = NewRegistry(echoTool())

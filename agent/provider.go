@@ -124,4 +124,6 @@ type Provider interface {
 type ProviderFunc func(ctx context.Context, req Request) iter.Seq[StreamEvent]
 
 // Stream calls f.
-func (f ProviderFunc) Stream(ctx context.Context, req Request) iter.Seq[StreamEvent] { return f(ctx, req) }
+func (f ProviderFunc) Stream(ctx context.Context, req Request) iter.Seq[StreamEvent] {
+	return f(ctx, req)
+}

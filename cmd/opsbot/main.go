@@ -85,6 +85,8 @@ Exit codes: 0 ok, 1 failure, 2 usage or configuration error,
 		newConfigCmd(),
 		newMigrateCmd(),
 		newVersionCmd(),
+		newAskCmd(),
+		newChatCmd(),
 		newPolicyCmd(),
 	)
 	return root

@@ -17,7 +17,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
-	"github.com/opsbot/opsbot/store"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/connectors/web"
 )
 
 func newRunCmd() *cobra.Command {
@@ -66,37 +68,82 @@ func (c *Config) secrets() []string {
 // runBot serves until ctx ends, then shuts down. ready, when not nil,
 // receives the listener's address once it accepts connections.
 func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- string) error {
-	st, err := store.Open(ctx, cfg.Store)
+	rt, err := build(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer rt.Close()
+	webConn, err := web.New(ctx, cfg.Web, webArchive{rt.store})
+	if err != nil {
+		return err
+	}
+	webConn.Models = func() []string {
+		if rt.provider == nil {
+			return nil
+		}
+		return []string{rt.model + " " + cfg.Agent.Model}
+	}
+	gate := approvals.NewGate(rt.store, webGateConfig(cfg), approvals.GateOptions{HostGroups: rt.hostGroups})
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
+	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
+		Config: cfg.Bot, Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+	b.AddConnector(webConn)
+
 	ln, err := net.Listen("tcp", cfg.Web.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
 	}
-	srv := &http.Server{Handler: newMux(st), ReadHeaderTimeout: 10 * time.Second}
+	mux := newMux(rt.store)
+	mux.Handle("/", webConn.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", st.Path())
+
+	botCtx, stopBot := context.WithCancel(ctx)
+	connDone := make(chan error, 1)
+	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
+	b.Start(botCtx)
+	agentState := "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
+	if rt.provider != nil {
+		agentState = rt.model
+	}
+	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(), "agent", agentState)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
 	select {
-	case err := <-served:
-		return fmt.Errorf("web listener: %w", err)
+	case err = <-served:
+		err = fmt.Errorf("web listener: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	stopBot()
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 1500*time.Millisecond)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if srv.Shutdown(shutdownCtx) != nil {
 		srv.Close() // streams still open after the grace period are cut
 	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+	b.Close()
+	<-connDone
+	if err != nil {
 		return err
 	}
+	if e := <-served; !errors.Is(e, http.ErrServerClosed) {
+		return e
+	}
 	return nil
+}
+
+// webGateConfig is the approvals config for the web chat: as configured,
+// and in the embedded default (no approvers configured) anyone on the
+// chat — which then listens on loopback only — may approve someone
+// else's request.
+func webGateConfig(cfg *Config) approvals.GateConfig {
+	c := cfg.Approvals
+	if len(c.Approvers) == 0 {
+		c.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}
+	}
+	return c
 }
 
 // pinger is what /readyz needs of the store.

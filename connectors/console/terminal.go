@@ -58,12 +58,16 @@ func (t *Terminal) Answer(text string) {
 	t.midLine = !strings.HasSuffix(text, "\n")
 }
 
-// Activity writes one status line to stderr.
+// Activity writes one status line to stderr. Mid-answer it starts on a
+// line of its own there, so stdout carries exactly the answer's text.
 func (t *Terminal) Activity(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.breakLine()
-	fmt.Fprintf(t.Err, "· %s\n", line)
+	prefix := ""
+	if t.midLine {
+		prefix = "\n"
+	}
+	fmt.Fprintf(t.Err, "%s· %s\n", prefix, line)
 }
 
 // EndAnswer finishes the answer's last line.
@@ -85,7 +89,6 @@ func (t *Terminal) breakLine() {
 // Without an interactive terminal the answer is no, with ErrNoTerminal.
 func (t *Terminal) Confirm(ctx context.Context, text, question string) (bool, error) {
 	t.mu.Lock()
-	t.breakLine()
 	fmt.Fprintf(t.Err, "\n%s\n", text)
 	if !t.Interactive || t.TTY == nil {
 		fmt.Fprintf(t.Err, "%s\n", ErrNoTerminal)

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeLLM is an OpenAI-compatible chat completions endpoint that streams
+// like the real one (data: chunks, then data: [DONE]) and plays a model
+// whose moves the test sets: for a question containing a key, call
+// run_command with the mapped command on local; after a tool result,
+// answer with the result's first line; otherwise answer with the text of
+// "say" in pieces, each after delay.
+type fakeLLM struct {
+	t        *testing.T
+	commands map[string]string // question keyword → command to run
+	say      []string
+	delay    time.Duration
+
+	mu       sync.Mutex
+	requests []fakeLLMRequest
+}
+
+type fakeLLMRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolCallID string `json:"tool_call_id"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func (f *fakeLLM) serve(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(f.handle))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+		http.Error(w, `{"error":{"message":"bad path or key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
+		return
+	}
+	var req fakeLLMRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || !req.Stream {
+		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	last := req.Messages[len(req.Messages)-1]
+	text := fmt.Sprint(last.Content)
+	switch {
+	case last.Role == "tool":
+		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+		f.text(w, []string{"The command said: ", first})
+		return
+	}
+	for key, cmd := range f.commands {
+		if strings.Contains(text, key) {
+			f.toolCall(w, cmd)
+			return
+		}
+	}
+	f.text(w, f.say)
+}
+
+func (f *fakeLLM) chunk(w http.ResponseWriter, delta map[string]any, finish any) {
+	c := map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	b, _ := json.Marshal(c)
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	w.(http.Flusher).Flush()
+}
+
+func (f *fakeLLM) text(w http.ResponseWriter, pieces []string) {
+	f.chunk(w, map[string]any{"role": "assistant", "content": ""}, nil)
+	for _, p := range pieces {
+		time.Sleep(f.delay)
+		f.chunk(w, map[string]any{"content": p}, nil)
+	}
+	f.chunk(w, map[string]any{}, "stop")
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// toolCall streams a run_command call whose arguments arrive in pieces.
+func (f *fakeLLM) toolCall(w http.ResponseWriter, command string) {
+	args, _ := json.Marshal(map[string]string{"target": "local", "command": command})
+	f.chunk(w, map[string]any{"role": "assistant", "content": "Let me check. "}, nil)
+	half := len(args) / 2
+	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+		"function": map[string]any{"name": "run_command", "arguments": string(args[:half])}}}}, nil)
+	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": string(args[half:])}}}}, nil)
+	f.chunk(w, map[string]any{}, "tool_calls")
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// toolResults returns what the model was told by tools, in order.
+func (f *fakeLLM) toolResults() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, r := range f.requests {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			out = append(out, fmt.Sprint(last.Content))
+		}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/user"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/anthropic"
+	"github.com/opsbot/opsbot/agent/openai"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+// parts holds what every front shares: the store, the fleet, the
+// policy, jobs and the model.
+type parts struct {
+	cfg      *Config
+	log      *slog.Logger
+	store    *store.Store
+	fleet    *hosts.Fleet
+	policy   *approvals.Policy
+	exec     *bot.FleetExecutor
+	jobs     *agent.Jobs
+	skills   []agent.Skill
+	provider agent.Provider // nil: no model configured
+	model    string         // what the provider is, for people
+}
+
+// build opens everything; Close undoes it.
+func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
+	rt := &parts{cfg: cfg, log: log}
+	var err error
+	if rt.store, err = store.Open(ctx, cfg.Store); err != nil {
+		return nil, err
+	}
+	if rt.fleet, err = hosts.NewFleet(cfg.Hosts); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.policy, err = approvals.NewPolicy(cfg.Policy); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.provider, rt.model, err = newProvider(cfg.Agent); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet}
+	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.exec}
+	return rt, nil
+}
+
+// Close stops jobs and closes connections and the database. Safe twice.
+func (rt *parts) Close() {
+	if rt.jobs != nil {
+		rt.jobs.Close()
+	}
+	if rt.fleet != nil {
+		rt.fleet.Close()
+	}
+	if rt.store != nil {
+		rt.store.Close()
+	}
+}
+
+// newProvider picks the model endpoint: the config's provider, or one the
+// environment names (ANTHROPIC_API_KEY; OPENAI_API_KEY or OPENAI_BASE_URL).
+// No provider is not an error: the agent is off.
+func newProvider(c agent.Config) (agent.Provider, string, error) {
+	name := c.Provider
+	if name == "" {
+		switch {
+		case os.Getenv("ANTHROPIC_API_KEY") != "":
+			name = "anthropic"
+		case os.Getenv("OPENAI_API_KEY") != "" || os.Getenv("OPENAI_BASE_URL") != "":
+			name = "openai"
+		default:
+			return nil, "", nil
+		}
+	}
+	switch name {
+	case "anthropic":
+		p, err := anthropic.New(anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "anthropic", nil
+	case "openai":
+		p, err := openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "openai-compatible", nil
+	}
+	return nil, "", fmt.Errorf("agent.provider: %q is not a provider: use anthropic or openai", name)
+}
+
+// noAgentHelp is what a mention gets when no model is configured.
+const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_API_KEY` (or `OPENAI_API_KEY`, " +
+	"or `OPENAI_BASE_URL` for Ollama/vLLM) and restart, or set `agent.provider` in the config. " +
+	"Meanwhile the commands work: `help`, `run <target> <command>`, `jobs`, `hosts`."
+
+// guard builds the one path from a front to the hosts, with that front's
+// way of approving.
+func (rt *parts) guard(approver agent.Approver) *agent.Guard {
+	return &agent.Guard{Policy: bot.PolicyChecker{Policy: rt.policy, Inventory: rt.fleet.Inventory}, Approver: approver, Exec: rt.exec}
+}
+
+// hostGroups gives a host's groups, for approver rules per host group.
+func (rt *parts) hostGroups(host string) []string {
+	if h, ok := rt.fleet.Inventory.Lookup(host); ok {
+		return h.Groups
+	}
+	return nil
+}
+
+// hostInfo lists the inventory for prompts and `hosts`.
+func (rt *parts) hostInfo() []agent.HostInfo {
+	var out []agent.HostInfo
+	for _, h := range rt.fleet.Inventory.Hosts() {
+		out = append(out, agent.HostInfo{Name: h.Name, Groups: h.Groups})
+	}
+	return out
+}
+
+// newAgent builds the agent with every tool, behind guard.
+func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
+	if rt.provider == nil {
+		return nil
+	}
+	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills,
+		Policy: "Read-only diagnostics (ls, cat, grep, df, ps, journalctl, systemctl status, kubectl get, …) run at once. " +
+			"Anything else waits for a person to approve it; destructive commands are denied outright."}
+	a := &agent.Agent{Provider: rt.provider, History: agent.StoreHistory{Store: rt.store}, Notices: agent.StoreNotices{Store: rt.store},
+		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
+		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt}
+	a.Tools = agent.NewRegistry(
+		&agent.RunCommandTool{Guard: guard},
+		&agent.StartJobTool{Guard: guard, Jobs: rt.jobs},
+		&agent.JobStatusTool{Store: rt.store},
+		agent.NewTodoTool(),
+		agent.NewCompactTool(),
+		&agent.TaskTool{Parent: a},
+	)
+	if len(rt.skills) > 0 {
+		a.Tools.Add(&agent.LoadSkillTool{Skills: rt.skills})
+		a.Tools.Add(&agent.RunSkillScriptTool{Skills: rt.skills, Guard: guard})
+	}
+	return a
+}
+
+// osUser is the name of the person at this terminal.
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if n := os.Getenv("USER"); n != "" {
+		return n
+	}
+	return "operator"
+}
+
+var errAgentOff = errors.New("no model is configured: set ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL (with OPSBOT_MODEL), or agent.provider in the config")
