@@ -150,7 +150,7 @@ func (r *Renderer) run() {
 		<-r.wake
 		for {
 			r.mu.Lock()
-			dirty, done := r.dirty, r.done
+			dirty := r.dirty
 			r.mu.Unlock()
 			if !dirty {
 				break
@@ -158,7 +158,7 @@ func (r *Renderer) run() {
 			if len(r.pages) > 0 {
 				r.pace(ctx)
 			}
-			if done = r.flush(ctx); done {
+			if done := r.flush(ctx); done {
 				r.finish(ctx)
 				return
 			}
