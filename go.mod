@@ -10,6 +10,8 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
+require golang.org/x/term v0.47.0 // indirect
+
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -154,7 +154,12 @@ func (b *Bot) work(t *thread) {
 	for {
 		b.mu.Lock()
 		if len(t.queue) == 0 || b.closed {
-			t.running = false
+			// An idle thread keeps nothing in memory: its state is in
+			// the store, and the next message makes a fresh entry.
+			t.running, t.queue, t.cancel = false, nil, nil
+			if b.threads[t.id] == t {
+				delete(b.threads, t.id)
+			}
 			b.mu.Unlock()
 			return
 		}

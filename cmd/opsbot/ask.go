@@ -63,7 +63,7 @@ type consoleSession struct {
 	rt    *parts
 	term  *console.Terminal
 	agent *agent.Agent
-	gate  *approvals.Gate
+	voter terminalVoter
 	sess  agent.SessionInfo
 	user  string
 	sigs  chan os.Signal
@@ -91,8 +91,9 @@ func openConsole(cmd *cobra.Command) (*consoleSession, error) {
 	if w := cmd.OutOrStdout(); w != os.Stdout {
 		s.term.Out = w
 	}
-	s.gate = approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, s.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	guard := rt.guard(bot.GateApprover{Gate: s.gate, Store: rt.store, Platform: "console", Groups: rt.hostGroups})
+	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, s.user), approvals.GateOptions{HostGroups: rt.hostGroups})
+	s.voter = terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user}
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: "console", Groups: rt.hostGroups})
 	s.agent = rt.newAgent(guard)
 	thread := fmt.Sprintf("%s-%d", cmd.Name(), time.Now().UnixNano())
 	st, _, err := rt.store.SessionFor(ctx, store.ThreadKey{Platform: "console", Channel: s.user, Thread: thread})
@@ -162,19 +163,28 @@ func (s *consoleSession) emitter(ctx context.Context, wg *sync.WaitGroup) func(a
 		case agent.Notice:
 			s.term.Activity(e.Text)
 		case agent.ApprovalPending:
-			wg.Go(func() { s.ask(ctx, e.Approval) })
+			wg.Go(func() { s.voter.ask(ctx, e.Approval) })
 		}
 	}
 }
 
+// terminalVoter asks the person at the terminal about pending requests and
+// records their answer as a vote through the Gate.
+type terminalVoter struct {
+	term  *console.Terminal
+	gate  *approvals.Gate
+	store *store.Store
+	user  string
+}
+
 // ask puts a pending request to the person at the terminal and records
-// their vote; without a terminal the request is denied.
-func (s *consoleSession) ask(ctx context.Context, p *agent.PendingApproval) {
-	a, err := s.rt.store.Approval(ctx, p.ID)
+// their vote; without a terminal the request is withdrawn (denied).
+func (v terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
+	a, err := v.store.Approval(ctx, p.ID)
 	if err != nil {
 		return
 	}
-	yes, err := s.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
+	yes, err := v.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
 	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
 		return // cancelled: the turn is going away
 	}
@@ -185,9 +195,9 @@ func (s *consoleSession) ask(ctx context.Context, p *agent.PendingApproval) {
 	if yes {
 		vote = approvals.VoteApprove
 	}
-	res, err := s.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: s.user}, vote)
+	res, err := v.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: v.user}, vote)
 	if err == nil && res.Status != approvals.VoteDecided && res.Status != approvals.VoteCounted {
-		s.term.Activity(res.Message())
+		v.term.Activity(res.Message())
 	}
 }
 

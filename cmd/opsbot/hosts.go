@@ -32,7 +32,9 @@ type hostsCmd struct {
 }
 
 func newHostsCmd() *cobra.Command {
-	h := &hostsCmd{check: nil} // no approval policy wired in yet: allow
+	// The policy is applied once for the whole target by authorizeExec;
+	// check stays for per-host rules a caller may add.
+	h := &hostsCmd{check: nil}
 	c := &cobra.Command{
 		Use:   "hosts",
 		Short: "Check and run commands on the inventory's hosts",
@@ -192,6 +194,9 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	defer done()
 	list, err := resolve(f, []string{target})
 	if err != nil {
+		return err
+	}
+	if err := authorizeExec(ctx, cmd, f, target, command); err != nil {
 		return err
 	}
 	out := newPrefixer(cmd.OutOrStdout(), cmd.ErrOrStderr(), list)

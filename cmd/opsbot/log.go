@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // parseLevel reads a log level name; empty is info.
@@ -39,11 +41,8 @@ func newLogger(w io.Writer, level slog.Level, format string, secrets []string) *
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // secretKeys are attribute names whose values are never logged.
 var secretKeys = []string{"token", "secret", "password", "api_key", "apikey", "authorization", "key"}

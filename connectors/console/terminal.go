@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"golang.org/x/term"
 )
 
 // ErrNoTerminal is returned by Confirm when there is no terminal to ask on:
@@ -41,11 +43,9 @@ func Open() *Terminal {
 	return &Terminal{Out: os.Stdout, Err: os.Stderr, TTY: os.Stdin, Interactive: IsTerminal(os.Stdin)}
 }
 
-// IsTerminal reports whether f is a character device.
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one too, and nobody answers there).
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Answer writes a piece of the answer as it arrives.
 func (t *Terminal) Answer(text string) {
@@ -98,6 +98,10 @@ func (t *Terminal) Confirm(ctx context.Context, text, question string) (bool, er
 	fmt.Fprintf(t.Err, "%s [y/N] ", question)
 	t.mu.Unlock()
 	line, err := t.next(ctx)
+	if errors.Is(err, io.EOF) {
+		fmt.Fprintln(t.Err, "(end of input: no)")
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/connectors/console"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+// authorizeExec puts `opsbot hosts exec` through the same policy as the
+// bot, once for the whole target (the strictest decision over its hosts
+// wins): allowed commands run; denied ones never do; the rest are asked y/N
+// at the terminal and recorded through the approvals Gate (without a
+// terminal they are refused).
+func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, target, command string) error {
+	cfg, err := loadConfigFlag(cmd)
+	if err != nil {
+		return err
+	}
+	policy, err := approvals.NewPolicy(cfg.Policy)
+	if err != nil {
+		return usageError(err)
+	}
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	user := osUser()
+	groups := func(host string) []string {
+		if h, ok := f.Inventory.Lookup(host); ok {
+			return h.Groups
+		}
+		return nil
+	}
+	gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
+	term := console.Open()
+	term.Out = cmd.ErrOrStderr()
+	voter := terminalVoter{term: term, gate: gate, store: st, user: user}
+	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
+		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f}}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	call := agent.ToolCall{Name: "hosts exec", Session: agent.SessionInfo{Requester: user, Platform: "console", Channel: user},
+		Emit: func(ev agent.Event) {
+			if ev.Kind == agent.ApprovalPending {
+				wg.Go(func() { voter.ask(ctx, ev.Approval) })
+			}
+		}}
+	if _, err := guard.Authorize(ctx, call, target, command, ""); err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	return nil
+}
