@@ -9,7 +9,7 @@ LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # web chat's browser tests.
 TEST_DEBS    := openssh-server openssh-client chromium
 # Peers the fan-out benchmark measures against.
-BENCH_DEBS   := pssh ansible openssh-client
+BENCH_DEBS   := pssh ansible openssh-client openssh-server
 # `go test` must see gcc for go-sqlite3 (cgo).
 export CGO_ENABLED := 1
 
@@ -37,8 +37,13 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 ## bench: the benchmarks whose figures docs/BENCHMARKS.md records
+## (about 10 minutes: the 100-host fan-out against parallel-ssh and Ansible
+## is the long part)
 bench: bench-deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./bot/bench/idle
+	$(GO) run ./bot/bench/idle -connector null
+	$(GO) run ./hosts/bench -hosts 100 -runs 5
 
 bench-deps: test-deps
 	@./deploy/install-debs.sh $(BENCH_DEBS)

@@ -168,3 +168,26 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Cleanup(func() { m.Close(); s.Close() })
 	return m, s
 }
+
+func TestChatKeepsOneSessionAcrossLines(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, commands: map[string]string{"disk": "df -h"}, say: []string{"Hello ", "again."}}
+	cmd := askCmd(t, llm, "")
+	cmd.Args = []string{os.Args[0], "chat"}
+	cmd.Stdin = strings.NewReader("hi there\nhow full is the disk?\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "Hello again.") || !strings.Contains(out, "The command said: Filesystem") {
+		t.Errorf("stdout = %q", out)
+	}
+	llm.mu.Lock()
+	defer llm.mu.Unlock()
+	last := llm.requests[len(llm.requests)-1]
+	// The second line's turn carried the first line's exchange: one session.
+	if n := len(last.Messages); n < 5 || fmt.Sprint(last.Messages[1].Content) != "hi there" {
+		t.Errorf("the second turn did not see the first: %d messages", n)
+	}
+}
