@@ -8,29 +8,26 @@ import (
 
 // EditBudget shares one workspace's edit allowance among all the messages
 // being streamed there (Slack's chat.update is ~50/min per workspace). It
-// is a token bucket; and the interval each stream waits between its edits
-// stretches with the number of streams, so that together they stay inside
-// the budget instead of racing for it.
+// hands out edit slots evenly spaced, first come first served: a stream
+// that just edited asks again only after its own per-message interval, so
+// it queues behind the streams that waited meanwhile, and all streams
+// progress in turn instead of racing for tokens.
 type EditBudget struct {
-	perMinute int
-	burst     float64
+	spacing time.Duration // between two slots; 0: no shared limit
 
 	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
+	next    time.Time // the earliest free slot
 	streams int
 }
 
 // NewEditBudget allows perMinute edits a minute; 0 means no shared limit.
-// It keeps a margin: the bucket refills at 90% of perMinute with a burst of
-// 2, so that no 60-second window — which is how platforms count — ever
-// holds more than perMinute edits.
+// It keeps a margin: slots come at 90% of perMinute, so that no 60-second
+// window — which is how platforms count — ever holds more than perMinute.
 func NewEditBudget(perMinute int) *EditBudget {
-	b := &EditBudget{perMinute: perMinute * 9 / 10, burst: 2}
-	if perMinute > 0 {
-		b.perMinute = max(1, b.perMinute)
+	b := &EditBudget{}
+	if rate := perMinute * 9 / 10; perMinute > 0 {
+		b.spacing = time.Minute / time.Duration(max(1, rate))
 	}
-	b.tokens = b.burst
 	return b
 }
 
@@ -49,65 +46,53 @@ func (b *EditBudget) Join() (leave func()) {
 	}
 }
 
-// Interval is how long one stream should wait between its edits, at least
-// min: with n streams sharing perMinute edits, each gets n×60s/perMinute.
-func (b *EditBudget) Interval(min time.Duration) time.Duration {
-	if b == nil || b.perMinute <= 0 {
-		return min
-	}
-	b.mu.Lock()
-	n := max(b.streams, 1)
-	b.mu.Unlock()
-	fair := time.Duration(n) * time.Minute / time.Duration(b.perMinute)
-	return max(min, fair)
-}
-
-// Wait takes one edit from the budget, waiting for it if needed.
-func (b *EditBudget) Wait(ctx context.Context) error {
-	if b == nil || b.perMinute <= 0 {
-		return nil
-	}
-	for {
-		wait := b.take()
-		if wait == 0 {
-			return nil
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// take returns 0 when a token was taken, or how long until one exists.
-func (b *EditBudget) take() time.Duration {
+// Streams is how many streams share the budget now.
+func (b *EditBudget) Streams() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	now := time.Now()
-	rate := float64(b.perMinute) / float64(time.Minute) // tokens per ns
-	if !b.last.IsZero() {
-		b.tokens = min(b.burst, b.tokens+float64(now.Sub(b.last))*rate)
-	}
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0
-	}
-	return time.Duration((1-b.tokens)/rate) + time.Millisecond
+	return b.streams
 }
 
-// Penalize empties the bucket after the platform said to slow down, so no
-// stream edits again before the platform's retry-after passed.
+// Reserve books the first free slot at or after earliest and returns it.
+func (b *EditBudget) Reserve(earliest time.Time) time.Time {
+	if b == nil || b.spacing == 0 {
+		return earliest
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	slot := earliest
+	if b.next.After(slot) {
+		slot = b.next
+	}
+	b.next = slot.Add(b.spacing)
+	return slot
+}
+
+// Wait books a slot and sleeps until it comes.
+func (b *EditBudget) Wait(ctx context.Context) error {
+	wait := time.Until(b.Reserve(time.Now()))
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Penalize pushes every later slot past the platform's retry-after, after
+// it said to slow down.
 func (b *EditBudget) Penalize(retryAfter time.Duration) {
-	if b == nil || b.perMinute <= 0 {
+	if b == nil || b.spacing == 0 {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	rate := float64(b.perMinute) / float64(time.Minute)
-	b.tokens = -float64(retryAfter) * rate
-	b.last = time.Now()
+	if until := time.Now().Add(retryAfter); until.After(b.next) {
+		b.next = until
+	}
 }

@@ -166,10 +166,11 @@ func (r *Renderer) run() {
 	}
 }
 
-// pace waits until this message may be edited again. The final edit
-// waits too: the platform's per-message limit holds for it as for any.
+// pace waits until this message may be edited again (the platform's
+// per-message limit; the final edit waits too). The shared workspace
+// budget is waited for when the edit is sent.
 func (r *Renderer) pace(ctx context.Context) {
-	wait := time.Until(r.shownAt.Add(r.budget.Interval(r.limits.EditInterval)))
+	wait := time.Until(r.shownAt.Add(r.limits.EditInterval))
 	if wait <= 0 {
 		return
 	}
