@@ -317,13 +317,25 @@ const (
 	editLoadDeltaGap = 100 * time.Millisecond
 )
 
-// TestEditsUnderLoad is BenchmarkEditsUnderLoad's measurement; it runs
-// only in the benchmark's child process. It asserts nothing about speed:
-// it measures through the whole bot and writes what it saw.
+// TestEditsUnderLoad is BenchmarkEditsUnderLoad's measurement, run in the
+// benchmark's child process with the number of streams in the
+// environment. Run as an ordinary test it checks correctness, not speed:
+// twenty streams through the whole bot, in virtual time, never break
+// Slack's limits, and every stream gets its answers out.
 func TestEditsUnderLoad(t *testing.T) {
 	streams, err := strconv.Atoi(os.Getenv(editLoadStreamsEnv))
 	if err != nil {
-		t.Skip("measured by BenchmarkEditsUnderLoad")
+		synctest.Test(t, func(t *testing.T) {
+			res := streamAnswers(t, 20).summarize()
+			if res.Limited != 0 || res.MaxEditsInAMinute > 50 || res.MinEditGap < time.Second {
+				t.Errorf("Slack's limits broken: %d requests refused, %d edits in a minute, edits %v apart",
+					res.Limited, res.MaxEditsInAMinute, res.MinEditGap)
+			}
+			if res.Answers < 20 {
+				t.Errorf("%d answers finished; want at least one per stream", res.Answers)
+			}
+		})
+		return
 	}
 	synctest.Test(t, func(t *testing.T) {
 		res := streamAnswers(t, streams).summarize()
