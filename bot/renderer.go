@@ -63,6 +63,10 @@ type page struct {
 	ref      connectors.Ref
 	recordID int64
 	shown    string // what the platform shows now
+	// streaming is set while the page is a native stream; streamed is the
+	// text appended to it so far.
+	streaming bool
+	streamed  string
 }
 
 // NewRenderer starts a renderer for an answer in a thread. Stop it with
@@ -198,26 +202,28 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	pages := splitText(text, r.maxText())
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
-		if i == len(pages)-1 {
+		last := i == len(pages)-1
+		if last {
 			msg.Context = status
 			if !done {
 				msg.Buttons = r.buttons
 			}
 		}
-		r.show(ctx, i, msg)
+		r.show(ctx, i, msg, done || !last)
 	}
 	r.shownAt = time.Now()
 	return done
 }
 
 // show posts page i or edits it if it changed, waiting out rate limits.
-func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message) {
+// complete says the page will not change again.
+func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, complete bool) {
 	key := msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons))
-	if i < len(r.pages) && r.pages[i].shown == key {
+	if i < len(r.pages) && r.pages[i].shown == key && !(complete && r.pages[i].streaming) {
 		return
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		err := r.send(ctx, i, msg)
+		err := r.send(ctx, i, msg, complete)
 		if err == nil {
 			if i < len(r.pages) {
 				r.pages[i].shown = key
@@ -234,7 +240,10 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message) {
 	}
 }
 
-func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message) error {
+func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {
+	if st, ok := r.streamer(); ok {
+		return r.sendStream(ctx, st, i, msg, complete)
+	}
 	if i < len(r.pages) {
 		if err := r.budget.Wait(ctx); err != nil {
 			return err
@@ -251,6 +260,57 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message) erro
 	}
 	r.pages = append(r.pages, page{ref: ref})
 	r.record(ctx, i, msg.Text)
+	return nil
+}
+
+// streamer is the connector's native streaming, when it has one.
+func (r *Renderer) streamer() (connectors.Streamer, bool) {
+	st, ok := r.conn.(connectors.Streamer)
+	return st, ok && r.limits.NativeStreaming
+}
+
+// sendStream shows page i through the platform's native streaming: the
+// page starts as a stream, grows by appends (which spend nothing of the
+// workspace's edit budget), and stops with its final form when complete.
+// A page whose text changed other than by growing stops with that text.
+func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int, msg connectors.Message, complete bool) error {
+	if i == len(r.pages) {
+		if complete {
+			ref, err := r.conn.Post(ctx, r.channel, r.thread, msg)
+			if err == nil {
+				r.pages = append(r.pages, page{ref: ref})
+			}
+			return err
+		}
+		ref, err := st.StartStream(ctx, r.channel, r.thread, msg)
+		if err != nil {
+			return err
+		}
+		r.pages = append(r.pages, page{ref: ref, streaming: true, streamed: msg.Text})
+		r.record(ctx, i, msg.Text)
+		return nil
+	}
+	p := &r.pages[i]
+	if !p.streaming {
+		if err := r.budget.Wait(ctx); err != nil {
+			return err
+		}
+		return r.conn.Edit(ctx, p.ref, msg)
+	}
+	if complete || !strings.HasPrefix(msg.Text, p.streamed) {
+		if err := st.StopStream(ctx, p.ref, msg); err != nil {
+			return err
+		}
+		p.streaming = false
+		return nil
+	}
+	if more := msg.Text[len(p.streamed):]; more != "" {
+		if err := st.AppendStream(ctx, p.ref, more); err != nil {
+			return err
+		}
+		p.streamed = msg.Text
+		r.record(ctx, i, msg.Text)
+	}
 	return nil
 }
 

@@ -107,6 +107,19 @@ type Limits struct {
 	EditsPerMinute int
 	// MaxButtons is how many buttons one message may carry.
 	MaxButtons int
+	// NativeStreaming says the connector implements Streamer and the
+	// platform's streaming should be preferred to edits for answers.
+	NativeStreaming bool
+}
+
+// Streamer is a platform's native streaming of one message (Slack's
+// chat.startStream → chat.appendStream → chat.stopStream): appends cost no
+// edits of the workspace's budget. The text of a stream only grows; its
+// final form, with context and buttons, is set when it stops.
+type Streamer interface {
+	StartStream(ctx context.Context, channel, thread string, m Message) (Ref, error)
+	AppendStream(ctx context.Context, ref Ref, text string) error
+	StopStream(ctx context.Context, ref Ref, final Message) error
 }
 
 // Handler receives events. It must return quickly: platforms want an

@@ -1,0 +1,162 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// streamConn is a platform with native streaming, like Slack's
+// chat.startStream/appendStream/stopStream: it records the calls and
+// refuses an append to a stopped stream, or faster than its interval.
+type streamConn struct {
+	*fakeConn
+	mu      sync.Mutex
+	streams map[string]*fakeStream
+	calls   []string
+	refused int
+}
+
+type fakeStream struct {
+	text    string
+	stopped bool
+	final   connectors.Message
+	last    time.Time
+	appends int
+}
+
+func newStreamConn(limits connectors.Limits) *streamConn {
+	limits.NativeStreaming = true
+	return &streamConn{fakeConn: newFakeConn(limits), streams: map[string]*fakeStream{}}
+}
+
+var _ connectors.Streamer = (*streamConn)(nil)
+
+func (s *streamConn) StartStream(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+	ref, err := s.fakeConn.Post(ctx, channel, thread, m)
+	if err != nil {
+		return ref, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams[ref.ID] = &fakeStream{text: m.Text, last: time.Now()}
+	s.calls = append(s.calls, "start")
+	return ref, nil
+}
+
+func (s *streamConn) AppendStream(_ context.Context, ref connectors.Ref, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[ref.ID]
+	if st == nil || st.stopped || time.Since(st.last) < s.limits.EditInterval {
+		s.refused++
+		return fmt.Errorf("stream %s: append refused", ref.ID)
+	}
+	st.text += text
+	st.last = time.Now()
+	st.appends++
+	s.calls = append(s.calls, "append")
+	return nil
+}
+
+func (s *streamConn) StopStream(_ context.Context, ref connectors.Ref, final connectors.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[ref.ID]
+	if st == nil || st.stopped {
+		s.refused++
+		return errors.New("stream not open")
+	}
+	st.stopped, st.final = true, final
+	s.calls = append(s.calls, "stop")
+	return nil
+}
+
+func TestRendererPrefersNativeStreaming(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		conn := newStreamConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 50})
+		stop := connectors.Button{ActionID: ActionStop, Label: "Stop"}
+		r := NewRenderer(conn, NewEditBudget(50), nil, nil, "C1", "T1", stop)
+		var want strings.Builder
+		for i := range 100 {
+			d := fmt.Sprintf("w%d ", i)
+			r.Write(d)
+			want.WriteString(d)
+			time.Sleep(100 * time.Millisecond)
+		}
+		r.Status("`df -h` on local: exit 0", false)
+		r.Close(context.Background(), nil)
+		conn.mu.Lock()
+		defer conn.mu.Unlock()
+		if len(conn.streams) != 1 || conn.refused != 0 {
+			t.Fatalf("%d streams, %d refused calls; want 1 and 0", len(conn.streams), conn.refused)
+		}
+		for _, st := range conn.streams {
+			if !st.stopped || !strings.HasPrefix(want.String(), st.text) || st.final.Text != want.String() {
+				t.Errorf("streamed %q, final %q; want %q", st.text, st.final.Text, want.String())
+			}
+			if st.final.Context == "" || len(st.final.Buttons) != 0 {
+				t.Errorf("final message: context %q, %d buttons", st.final.Context, len(st.final.Buttons))
+			}
+			if st.appends < 5 || st.appends > 11 {
+				t.Errorf("%d appends for 10 s of text at ≤1/s", st.appends)
+			}
+		}
+		if edits := len(conn.reqs()) - 1; edits != 0 {
+			t.Errorf("%d edits spent while streaming natively", edits)
+		}
+		if conn.calls[0] != "start" || conn.calls[len(conn.calls)-1] != "stop" {
+			t.Errorf("calls = %v", conn.calls)
+		}
+	})
+}
+
+func TestRendererNativeStreamSplitsPastTheLimit(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		conn := newStreamConn(connectors.Limits{MaxText: 500, EditInterval: time.Second})
+		r := NewRenderer(conn, NewEditBudget(0), nil, nil, "C1", "T1")
+		var want strings.Builder
+		for i := range 120 {
+			d := fmt.Sprintf("line %03d of the log\n", i)
+			r.Write(d)
+			want.WriteString(d)
+			time.Sleep(50 * time.Millisecond)
+		}
+		r.Close(context.Background(), errors.New("model disconnected"))
+		conn.mu.Lock()
+		defer conn.mu.Unlock()
+		var got strings.Builder
+		for _, id := range conn.order { // the answer's pages, in order
+			st := conn.streams[id]
+			if st == nil {
+				got.WriteString(conn.msgs[id].msg.Text)
+				continue
+			}
+			if !st.stopped {
+				t.Errorf("stream %s was never stopped", id)
+			}
+			if len(st.final.Text) > 500 {
+				t.Errorf("stream %s ended with %d bytes", id, len(st.final.Text))
+			}
+			got.WriteString(st.final.Text)
+		}
+		if len(conn.order) < 3 {
+			t.Errorf("%d pages for %d bytes with a 500 limit", len(conn.order), want.Len())
+		}
+		if !strings.HasPrefix(got.String(), want.String()) || !strings.HasSuffix(got.String(), "⚠️ model disconnected") {
+			t.Errorf("the pages do not hold the answer and then the error:\n%s", got.String())
+		}
+		if conn.refused != 0 {
+			t.Errorf("%d calls refused", conn.refused)
+		}
+	})
+}
