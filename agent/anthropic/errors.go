@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/opsbot/opsbot/agent/internal/redact"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // Error is a failed Messages API call, worded for the person who must act
@@ -27,9 +30,6 @@ type Error struct {
 // Error returns the message with the package's prefix.
 func (e *Error) Error() string { return "anthropic: " + e.Message }
 
-// errEndedEarly: the stream closed cleanly before message_stop.
-var errEndedEarly = errors.New("the response ended before it was complete")
-
 // describe turns the error of a failed call into what the caller sees.
 func (p *Provider) describe(ctx context.Context, err error, model string, attempts int, shown bool) error {
 	if ctx.Err() != nil {
@@ -47,20 +47,14 @@ func (p *Provider) describe(ctx context.Context, err error, model string, attemp
 		}
 		return e
 	}
-	if shown {
-		if errors.Is(err, errEndedEarly) {
-			return fmt.Errorf("anthropic: the server closed the stream before the response was complete (the text so far is kept): %w", err)
-		}
-		return fmt.Errorf("anthropic: the connection broke mid-response (the text so far is kept): %w", err)
-	}
-	return fmt.Errorf("anthropic: could not get a response from the API (tried %d times): %w", attempts, err)
+	return streamretry.DescribeUnreported("anthropic", err, attempts, shown)
 }
 
 // apiError words an error response of the API by its type and status.
 func (p *Provider) apiError(e *sdk.Error, model string, attempts int) *Error {
 	status, typ := e.StatusCode, string(e.Type())
 	said := ""
-	if m := scrub(e.Message, p.key); m != "" {
+	if m := redact.Secret(e.Message, p.key); m != "" {
 		said = " (the API said: " + m + ")"
 	}
 	label := strings.TrimSpace(fmt.Sprintf("%d %s", status, typ))
@@ -78,18 +72,18 @@ func (p *Provider) apiError(e *sdk.Error, model string, attempts int) *Error {
 	case typ == "request_too_large" || status == http.StatusRequestEntityTooLarge || tooLong(e.Message):
 		msg = fmt.Sprintf("the conversation is too long for the model (%s)%s: start a new conversation or compact this one", label, said)
 	case typ == "rate_limit_error" || status == http.StatusTooManyRequests:
-		if wait, ok := serverWait(e); ok && wait > maxRetryWait {
+		if wait, ok := streamretry.ServerWait(responseHeader(e)); ok && wait > streamretry.MaxWait {
 			said += fmt.Sprintf(" (it asks to wait %s)", wait)
 		}
-		msg = fmt.Sprintf("rate limited by the API (%s%s)%s: wait and try again, or raise the account's rate limits", label, tries(attempts), said)
+		msg = fmt.Sprintf("rate limited by the API (%s%s)%s: wait and try again, or raise the account's rate limits", label, streamretry.Attempts(attempts), said)
 	case typ == "overloaded_error" || status == 529:
-		msg = fmt.Sprintf("the API is overloaded (%s%s): try again in a few minutes", label, tries(attempts))
+		msg = fmt.Sprintf("the API is overloaded (%s%s): try again in a few minutes", label, streamretry.Attempts(attempts))
 	case typ == "billing_error" || status == http.StatusPaymentRequired:
 		msg = fmt.Sprintf("the account cannot be billed (%s)%s: check its plan and credits", label, said)
 	case typ == "invalid_request_error" || status == http.StatusBadRequest:
 		msg = fmt.Sprintf("the API rejected the request (%s)%s", label, said)
 	case typ == "api_error" || status >= 500:
-		msg = fmt.Sprintf("the API failed (%s%s)%s: try again later", label, tries(attempts), said)
+		msg = fmt.Sprintf("the API failed (%s%s)%s: try again later", label, streamretry.Attempts(attempts), said)
 	default:
 		msg = fmt.Sprintf("the API call failed (%s)%s", label, said)
 	}
@@ -105,20 +99,4 @@ func tooLong(msg string) bool {
 		}
 	}
 	return false
-}
-
-// tries says how many calls were made, when there was more than one.
-func tries(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return fmt.Sprintf(", %d attempts", n)
-}
-
-// scrub removes the API key from text a server sent back.
-func scrub(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
 }

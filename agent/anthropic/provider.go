@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // DefaultModel is the model used when neither Config.Model, OPSBOT_MODEL
@@ -39,14 +40,12 @@ type Config struct {
 
 // Provider streams Messages API responses. It is safe for concurrent use.
 type Provider struct {
-	client      sdk.Client
-	key         string // kept only to scrub it from server text in errors
-	model       string
-	maxTokens   int
-	maxAttempts int
-	sleep       func(ctx context.Context, d time.Duration) error
-	onRetry     func(wait time.Duration, err error)
-	httpClient  *http.Client
+	client     sdk.Client
+	key        string // kept only to scrub it from server text in errors
+	model      string
+	maxTokens  int
+	retries    streamretry.Policy
+	httpClient *http.Client
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -60,14 +59,14 @@ func WithHTTPClient(c *http.Client) Option { return func(p *Provider) { p.httpCl
 // WithSleep replaces the wait between retries; tests pass one that records
 // the duration and returns at once. It must return ctx.Err() when ctx ends.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return func(p *Provider) { p.sleep = sleep }
+	return func(p *Provider) { p.retries.Sleep = sleep }
 }
 
 // WithMaxAttempts bounds the calls made for one response (default 4).
 func WithMaxAttempts(n int) Option {
 	return func(p *Provider) {
 		if n > 0 {
-			p.maxAttempts = n
+			p.retries.MaxAttempts = n
 		}
 	}
 }
@@ -75,7 +74,7 @@ func WithMaxAttempts(n int) Option {
 // WithOnRetry calls f before each retry with the wait and the error that
 // caused it, for a status line such as "the API is overloaded, retrying in 2s".
 func WithOnRetry(f func(wait time.Duration, err error)) Option {
-	return func(p *Provider) { p.onRetry = f }
+	return func(p *Provider) { p.retries.OnRetry = f }
 }
 
 // New builds a provider from cfg, falling back to ANTHROPIC_API_KEY,
@@ -87,12 +86,13 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 		return nil, errors.New("anthropic: no API key: set agent.api_key or ANTHROPIC_API_KEY")
 	}
 	p := &Provider{
-		key:         cfg.APIKey,
-		model:       cfg.Model,
-		maxTokens:   cfg.MaxTokens,
-		maxAttempts: 4,
-		sleep:       sleepContext,
-		httpClient:  defaultHTTPClient(),
+		key:       cfg.APIKey,
+		model:     cfg.Model,
+		maxTokens: cfg.MaxTokens,
+		retries: streamretry.Policy{
+			Name: "anthropic", MaxAttempts: 4, Retryable: retryable, Header: responseHeader, Sleep: sleepContext,
+		},
+		httpClient: defaultHTTPClient(),
 	}
 	for _, o := range opts {
 		o(p)
@@ -154,27 +154,12 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent
 			yield(agent.StreamEvent{Kind: agent.EventError, Err: err})
 			return
 		}
-		out := &emitter{yield: yield}
-		p.withRetries(ctx, out, string(params.Model), func() error { return p.streamOnce(ctx, params, out) })
+		out := streamretry.NewEmitter(yield)
+		model := string(params.Model)
+		p.retries.Run(ctx, out, func() error { return p.streamOnce(ctx, params, out) },
+			func(err error, attempts int, shown bool) error { return p.describe(ctx, err, model, attempts, shown) })
 	}
 }
 
-// emitter passes events to the caller and remembers whether any was
-// passed (after which no retry may happen) and whether the caller stopped.
-type emitter struct {
-	yield   func(agent.StreamEvent) bool
-	shown   bool
-	stopped bool
-}
-
-// emit passes ev on; it returns false once the caller stopped listening.
-func (e *emitter) emit(ev agent.StreamEvent) bool {
-	if e.stopped {
-		return false
-	}
-	e.shown = true
-	if !e.yield(ev) {
-		e.stopped = true
-	}
-	return !e.stopped
-}
+// sleepContext is the wait between retries unless WithSleep replaces it.
+var sleepContext = streamretry.Sleep

@@ -8,12 +8,13 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // streamOnce makes one call and passes its events on. It returns nil when
 // the response ended with message_stop or the caller stopped listening,
 // and the failure otherwise (retried by the caller if nothing was shown).
-func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, out *emitter) error {
+func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, out *streamretry.Emitter) error {
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	d := decoder{out: out, calls: map[int64]*toolCall{}}
@@ -22,14 +23,14 @@ func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, 
 		if err != nil {
 			return err
 		}
-		if done || out.stopped {
+		if done || out.Stopped() {
 			return nil
 		}
 	}
 	if err := stream.Err(); err != nil {
 		return err
 	}
-	return errEndedEarly
+	return streamretry.ErrEndedEarly
 }
 
 // toolCall is a tool_use block being assembled from input_json_delta pieces.
@@ -44,7 +45,7 @@ type toolCall struct {
 // first text or tool call: an overload reported just after message_start
 // can still be retried.
 type decoder struct {
-	out   *emitter
+	out   *streamretry.Emitter
 	calls map[int64]*toolCall
 	usage agent.Usage
 	stop  agent.StopReason
@@ -113,7 +114,7 @@ func (d *decoder) delta(ev sdk.MessageStreamEventUnion) {
 // text yields a non-empty text delta.
 func (d *decoder) text(s string) {
 	if s != "" {
-		d.out.emit(agent.StreamEvent{Kind: agent.EventText, Text: s})
+		d.out.Emit(agent.StreamEvent{Kind: agent.EventText, Text: s})
 	}
 }
 
@@ -133,7 +134,7 @@ func (d *decoder) stopBlock(index int64) {
 		d.badCall = &Error{StatusCode: 200, Message: "the model sent a malformed input for tool " + c.name + ": " + err.Error()}
 		return
 	}
-	d.out.emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
+	d.out.Emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
 		Type: agent.BlockToolUse, ID: c.id, Name: c.name, Input: input,
 	}})
 }
@@ -146,8 +147,8 @@ func (d *decoder) finish() error {
 	if d.stop == "" {
 		d.stop = agent.StopEndTurn
 	}
-	if d.out.emit(agent.StreamEvent{Kind: agent.EventUsage, Usage: d.usage}) {
-		d.out.emit(agent.StreamEvent{Kind: agent.EventStop, StopReason: d.stop})
+	if d.out.Emit(agent.StreamEvent{Kind: agent.EventUsage, Usage: d.usage}) {
+		d.out.Emit(agent.StreamEvent{Kind: agent.EventStop, StopReason: d.stop})
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // benchDeltas is the number of text deltas in the benchmark stream.
@@ -63,12 +64,12 @@ func BenchmarkDecodePerDelta(b *testing.B) {
 			Body: io.NopCloser(bytes.NewReader(data))}
 		stream := ssestream.NewStream[sdk.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
 		n := 0
-		out := &emitter{yield: func(ev agent.StreamEvent) bool {
+		out := streamretry.NewEmitter(func(ev agent.StreamEvent) bool {
 			if ev.Kind == agent.EventText {
 				n++
 			}
 			return true
-		}}
+		})
 		d := decoder{out: out, calls: map[int64]*toolCall{}}
 		for stream.Next() {
 			d.handle(stream.Current())

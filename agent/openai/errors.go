@@ -12,6 +12,9 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/opsbot/opsbot/agent/internal/redact"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // Error is a failed chat completions call, worded for the person who must
@@ -31,9 +34,6 @@ type Error struct {
 
 // Error returns the message with the package's prefix.
 func (e *Error) Error() string { return "openai: " + e.Message }
-
-// errEndedEarly: the stream closed cleanly before a finish_reason.
-var errEndedEarly = errors.New("the response ended before it was complete")
 
 // serverError is an error the server reported, from an HTTP status and
 // body or from an error chunk in the stream, whichever server sent it.
@@ -148,20 +148,14 @@ func (p *Provider) describe(ctx context.Context, err error, model string, attemp
 		}
 		return e
 	}
-	if shown {
-		if errors.Is(err, errEndedEarly) {
-			return fmt.Errorf("openai: the server closed the stream before the response was complete (the text so far is kept): %w", err)
-		}
-		return fmt.Errorf("openai: the connection broke mid-response (the text so far is kept): %w", err)
-	}
-	return fmt.Errorf("openai: could not get a response from the API (tried %d times): %w", attempts, err)
+	return streamretry.DescribeUnreported("openai", err, attempts, shown)
 }
 
 // serverError words an error the server reported by its status, type and
 // code, which OpenAI-compatible servers fill unevenly.
 func (p *Provider) serverError(s serverError, model string, attempts int) *Error {
 	said := ""
-	if m := scrub(s.msg, p.key); m != "" {
+	if m := redact.Secret(s.msg, p.key); m != "" {
 		said = " (the server said: " + m + ")"
 	}
 	label := strings.TrimSpace(fmt.Sprintf("%d %s", s.status, cmp(s.code, s.typ)))
@@ -182,16 +176,16 @@ func (p *Provider) serverError(s serverError, model string, attempts int) *Error
 	case s.code == "insufficient_quota" || s.typ == "insufficient_quota":
 		msg = fmt.Sprintf("the account is out of quota (%s)%s: check its plan and billing", label, said)
 	case s.status == http.StatusTooManyRequests || s.is("rate_limit"):
-		if wait, ok := serverWait(&httpError{status: s.status, header: s.header}); ok && wait > maxRetryWait {
+		if wait, ok := streamretry.ServerWait(s.header); ok && wait > streamretry.MaxWait {
 			said += fmt.Sprintf(" (it asks to wait %s)", wait)
 		}
-		msg = fmt.Sprintf("rate limited by the server (%s%s)%s: wait and try again, or raise the account's rate limits", label, tries(attempts), said)
+		msg = fmt.Sprintf("rate limited by the server (%s%s)%s: wait and try again, or raise the account's rate limits", label, streamretry.Attempts(attempts), said)
 	case overloaded(s):
-		msg = fmt.Sprintf("the server is overloaded (%s%s)%s: try again in a few minutes", label, tries(attempts), said)
+		msg = fmt.Sprintf("the server is overloaded (%s%s)%s: try again in a few minutes", label, streamretry.Attempts(attempts), said)
 	case s.status == http.StatusBadRequest || s.status == http.StatusUnprocessableEntity:
 		msg = fmt.Sprintf("the server rejected the request (%s)%s", label, said)
 	case s.status >= 500 || s.is("server_error"):
-		msg = fmt.Sprintf("the server failed (%s%s)%s: try again later", label, tries(attempts), said)
+		msg = fmt.Sprintf("the server failed (%s%s)%s: try again later", label, streamretry.Attempts(attempts), said)
 	default:
 		msg = fmt.Sprintf("the call failed (%s)%s", label, said)
 	}
@@ -207,22 +201,6 @@ func tooLong(msg string) bool {
 		}
 	}
 	return false
-}
-
-// tries says how many calls were made, when there was more than one.
-func tries(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return fmt.Sprintf(", %d attempts", n)
-}
-
-// scrub removes the API key from text a server sent back.
-func scrub(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
 }
 
 // cmp returns a, or b when a is empty.

@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // DefaultModel is the model used when neither Config.Model, OPSBOT_MODEL
@@ -46,9 +47,7 @@ type Provider struct {
 	maxTokens   int
 	official    bool // api.openai.com: the token bound is max_completion_tokens
 	streamUsage bool
-	maxAttempts int
-	sleep       func(ctx context.Context, d time.Duration) error
-	onRetry     func(wait time.Duration, err error)
+	retries     streamretry.Policy
 	httpClient  *http.Client
 }
 
@@ -63,14 +62,14 @@ func WithHTTPClient(c *http.Client) Option { return func(p *Provider) { p.httpCl
 // WithSleep replaces the wait between retries; tests pass one that records
 // the duration and returns at once. It must return ctx.Err() when ctx ends.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return func(p *Provider) { p.sleep = sleep }
+	return func(p *Provider) { p.retries.Sleep = sleep }
 }
 
 // WithMaxAttempts bounds the calls made for one response (default 4).
 func WithMaxAttempts(n int) Option {
 	return func(p *Provider) {
 		if n > 0 {
-			p.maxAttempts = n
+			p.retries.MaxAttempts = n
 		}
 	}
 }
@@ -78,7 +77,7 @@ func WithMaxAttempts(n int) Option {
 // WithOnRetry calls f before each retry with the wait and the error that
 // caused it, for a status line such as "rate limited, retrying in 7s".
 func WithOnRetry(f func(wait time.Duration, err error)) Option {
-	return func(p *Provider) { p.onRetry = f }
+	return func(p *Provider) { p.retries.OnRetry = f }
 }
 
 // WithoutStreamUsage stops asking for token usage in the stream
@@ -96,7 +95,10 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 	}
 	p := &Provider{
 		key: cfg.APIKey, model: cfg.Model, maxTokens: cfg.MaxTokens, official: official,
-		streamUsage: true, maxAttempts: 4, sleep: sleepContext, httpClient: defaultHTTPClient(),
+		streamUsage: true, httpClient: defaultHTTPClient(),
+		retries: streamretry.Policy{
+			Name: "openai", MaxAttempts: 4, Retryable: retryable, Header: responseHeader, Sleep: sleepContext,
+		},
 	}
 	for _, o := range opts {
 		o(p)
@@ -163,27 +165,12 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent
 			yield(agent.StreamEvent{Kind: agent.EventError, Err: err})
 			return
 		}
-		out := &emitter{yield: yield}
-		p.withRetries(ctx, out, string(params.Model), func() error { return p.streamOnce(ctx, params, out) })
+		out := streamretry.NewEmitter(yield)
+		model := string(params.Model)
+		p.retries.Run(ctx, out, func() error { return p.streamOnce(ctx, params, out) },
+			func(err error, attempts int, shown bool) error { return p.describe(ctx, err, model, attempts, shown) })
 	}
 }
 
-// emitter passes events to the caller and remembers whether any was
-// passed (after which no retry may happen) and whether the caller stopped.
-type emitter struct {
-	yield   func(agent.StreamEvent) bool
-	shown   bool
-	stopped bool
-}
-
-// emit passes ev on; it returns false once the caller stopped listening.
-func (e *emitter) emit(ev agent.StreamEvent) bool {
-	if e.stopped {
-		return false
-	}
-	e.shown = true
-	if !e.yield(ev) {
-		e.stopped = true
-	}
-	return !e.stopped
-}
+// sleepContext is the wait between retries unless WithSleep replaces it.
+var sleepContext = streamretry.Sleep

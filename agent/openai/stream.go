@@ -10,19 +10,20 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
 // streamOnce makes one call and passes its events on. It returns nil when
 // the response finished or the caller stopped listening, and the failure
 // otherwise (retried by the caller if nothing was shown).
-func (p *Provider) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, out *emitter) error {
+func (p *Provider) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, out *streamretry.Emitter) error {
 	var failed *httpError
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(captureErrors(&failed)))
 	defer stream.Close()
 	d := decoder{out: out, calls: map[int64]*toolCall{}}
 	for stream.Next() {
 		d.handle(stream.Current())
-		if out.stopped {
+		if out.Stopped() {
 			return nil
 		}
 	}
@@ -47,7 +48,7 @@ type toolCall struct {
 // in pieces, and the usage chunk (stream_options.include_usage) comes
 // after the one with finish_reason.
 type decoder struct {
-	out          *emitter
+	out          *streamretry.Emitter
 	calls        map[int64]*toolCall
 	usage        *agent.Usage
 	finishReason string
@@ -63,10 +64,10 @@ func (d *decoder) handle(c sdk.ChatCompletionChunk) {
 			continue
 		}
 		if ch.Delta.Content != "" {
-			d.out.emit(agent.StreamEvent{Kind: agent.EventText, Text: ch.Delta.Content})
+			d.out.Emit(agent.StreamEvent{Kind: agent.EventText, Text: ch.Delta.Content})
 		}
 		if ch.Delta.Refusal != "" {
-			d.out.emit(agent.StreamEvent{Kind: agent.EventText, Text: ch.Delta.Refusal})
+			d.out.Emit(agent.StreamEvent{Kind: agent.EventText, Text: ch.Delta.Refusal})
 		}
 		for _, tc := range ch.Delta.ToolCalls {
 			d.addPiece(tc)
@@ -98,7 +99,7 @@ func (d *decoder) addPiece(tc sdk.ChatCompletionChunkChoiceDeltaToolCall) {
 // stream ended.
 func (d *decoder) finish() error {
 	if d.finishReason == "" {
-		return errEndedEarly
+		return streamretry.ErrEndedEarly
 	}
 	stop := stopReason(d.finishReason, len(d.calls) > 0)
 	calls := make([]*toolCall, 0, len(d.calls))
@@ -118,15 +119,15 @@ func (d *decoder) finish() error {
 		if id == "" { // some compatible servers send none
 			id = "call_" + strconv.FormatInt(c.index, 10)
 		}
-		if !d.out.emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
+		if !d.out.Emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
 			Type: agent.BlockToolUse, ID: id, Name: c.name, Input: input}}) {
 			return nil
 		}
 	}
-	if d.usage != nil && !d.out.emit(agent.StreamEvent{Kind: agent.EventUsage, Usage: *d.usage}) {
+	if d.usage != nil && !d.out.Emit(agent.StreamEvent{Kind: agent.EventUsage, Usage: *d.usage}) {
 		return nil
 	}
-	d.out.emit(agent.StreamEvent{Kind: agent.EventStop, StopReason: stop})
+	d.out.Emit(agent.StreamEvent{Kind: agent.EventStop, StopReason: stop})
 	return nil
 }
 
