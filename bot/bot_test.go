@@ -297,6 +297,10 @@ func TestQueueAndStop(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
 	}
+	h.eventually("both turns recorded", func() bool {
+		trail, _ := h.st.RunningTurns(context.Background())
+		return len(trail) == 0
+	})
 }
 
 func TestConcurrentThreadsStayApart(t *testing.T) {
@@ -341,7 +345,12 @@ func TestRecoverFinalizesInterruptedAnswers(t *testing.T) {
 	ctx := context.Background()
 	ref, _ := h.conn.Post(ctx, "ops", "t9", connectors.Message{Text: "The disk is at"})
 	h.st.RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
+	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
+	h.st.BeginTurn(ctx, sess.ID)
 	h.bot.Recover(ctx)
+	if running, _ := h.st.RunningTurns(ctx); len(running) != 0 {
+		t.Errorf("%d turns still running after recovery", len(running))
+	}
 	m, _, _ := h.find("t9", "The disk is at")
 	if !strings.Contains(m.msg.Text, "interrupted") || !h.conn.isFinished(ref.ID) {
 		t.Errorf("not finalized: %q", m.msg.Text)

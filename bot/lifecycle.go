@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
 )
 
 // interruptedNote ends an answer a crash cut short.
@@ -40,8 +41,9 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 	}
 }
 
-// Recover finalizes answers a crash left mid-stream and marks jobs it left
-// running as interrupted (they are reported, never re-run).
+// Recover finalizes answers a crash left mid-stream, and marks the turns
+// and jobs it left running as interrupted (jobs are reported, never
+// re-run).
 func (b *Bot) Recover(ctx context.Context) {
 	msgs, err := b.Store.StreamingMessages(ctx)
 	if err != nil {
@@ -60,6 +62,13 @@ func (b *Bot) Recover(ctx context.Context) {
 			f.Finish(ctx, ref)
 		}
 		b.Store.FinishStreaming(ctx, m.ID)
+	}
+	turns, err := b.Store.RunningTurns(ctx)
+	if err != nil {
+		b.log().Error("find interrupted turns", "err", err)
+	}
+	for _, t := range turns {
+		b.Store.EndTurn(ctx, t.ID, store.TurnInterrupted)
 	}
 	jobs, err := b.Store.InterruptRunningJobs(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
 )
 
 // ActionStop is the Stop button's action id; its value is the thread.
@@ -55,8 +56,30 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 		return
 	}
 	r, _ := b.renderer(ev, true)
+	end := b.recordTurn(ctx, sess)
 	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, r))
+	end(err)
 	b.finishTurn(ctx, ev, r, err)
+}
+
+// recordTurn notes a running turn in the store; the returned func records
+// how it ended. A turn still "running" at start-up was cut by a crash.
+func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error) {
+	t, err := b.Store.BeginTurn(ctx, sess.ID)
+	if err != nil {
+		b.log().Warn("record turn", "err", err)
+		return func(error) {}
+	}
+	return func(err error) {
+		status := store.TurnDone
+		switch {
+		case errors.Is(err, context.Canceled):
+			status = store.TurnCancelled
+		case err != nil:
+			status = store.TurnFailed
+		}
+		b.Store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+	}
 }
 
 // resume continues a turn after a restart, once its approval is decided.
@@ -65,7 +88,9 @@ func (b *Bot) resume(ctx context.Context, ev connectors.Event, sess agent.Sessio
 		return
 	}
 	r, _ := b.renderer(ev, true)
+	end := b.recordTurn(ctx, sess)
 	_, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, r))
+	end(err)
 	b.finishTurn(ctx, ev, r, err)
 }
 
