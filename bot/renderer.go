@@ -54,8 +54,9 @@ type Renderer struct {
 	finished chan struct{}
 
 	// owned by run
-	pages   []page
-	shownAt time.Time
+	pages    []page
+	shownAt  time.Time
+	failures int // flushes that could not show a page
 }
 
 // page is one platform message of the answer.
@@ -209,18 +210,37 @@ func (r *Renderer) flush(ctx context.Context) bool {
 				msg.Buttons = r.buttons
 			}
 		}
-		r.show(ctx, i, msg, done || !last)
+		if !r.show(ctx, i, msg, done || !last) {
+			// A page that could not be shown: later pages wait for it,
+			// and the next flush tries again — a few times, once the
+			// answer is complete, before giving up on the platform.
+			r.failures++
+			r.shownAt = time.Now()
+			if done && r.failures >= 3 {
+				r.log.Warn("giving up on showing the answer", "channel", r.channel, "thread", r.thread)
+				return true
+			}
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
+			r.poke()
+			return false
+		}
 	}
 	r.shownAt = time.Now()
 	return done
 }
 
-// show posts page i or edits it if it changed, waiting out rate limits.
-// complete says the page will not change again.
-func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, complete bool) {
+// show posts page i or edits it if it changed, waiting out rate limits;
+// it reports whether the page now shows msg. complete says the page will
+// not change again.
+func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, complete bool) bool {
+	if i > len(r.pages) {
+		return false // an earlier page is missing
+	}
 	key := msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons))
 	if i < len(r.pages) && r.pages[i].shown == key && !(complete && r.pages[i].streaming) {
-		return
+		return true
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		err := r.send(ctx, i, msg, complete)
@@ -228,16 +248,17 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 			if i < len(r.pages) {
 				r.pages[i].shown = key
 			}
-			return
+			return true
 		}
 		wait, limited := connectors.RetryAfter(err)
 		if !limited {
 			r.log.Warn("stream update failed", "channel", r.channel, "err", err)
-			return
+			return false
 		}
 		r.budget.Penalize(wait)
 		time.Sleep(wait)
 	}
+	return false
 }
 
 func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {

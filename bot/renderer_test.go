@@ -195,3 +195,40 @@ func TestRendererSharesTheWorkspaceBudget(t *testing.T) {
 		}
 	})
 }
+
+// failingConn refuses its second Post with an error that is not a rate
+// limit, as a platform's internal error would.
+type failingConn struct {
+	*fakeConn
+	mu    sync.Mutex
+	posts int
+}
+
+func (f *failingConn) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+	f.mu.Lock()
+	f.posts++
+	n := f.posts
+	f.mu.Unlock()
+	if n == 2 {
+		return connectors.Ref{}, errors.New("internal_error")
+	}
+	return f.fakeConn.Post(ctx, channel, thread, m)
+}
+
+func TestRendererSurvivesAPageThatCannotBePosted(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		conn := &failingConn{fakeConn: newFakeConn(connectors.Limits{MaxText: 100, EditInterval: time.Second})}
+		r := NewRenderer(conn, NewEditBudget(0), nil, nil, "C1", "T1")
+		want := strings.Repeat("abcdefghi ", 30) // three pages in one flush
+		r.Write(want)
+		r.Close(context.Background(), nil)
+		var got strings.Builder
+		for _, m := range conn.thread("T1") {
+			got.WriteString(m.msg.Text)
+		}
+		if got.String() != want {
+			t.Errorf("after a failed post the answer reads %q", got.String())
+		}
+	})
+}
