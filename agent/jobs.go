@@ -167,7 +167,7 @@ func (t *JobStatusTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err != nil {
 		return Errorf("no job %d", in.ID)
 	}
-	if job.SessionID != call.Session.ID && call.Session.ID != 0 {
+	if job.SessionID != call.Session.ID {
 		return Errorf("job %d belongs to another conversation", in.ID)
 	}
 	return ToolResult{Content: FormatJob(job), Summary: fmt.Sprintf("job %d: %s", job.ID, job.State)}

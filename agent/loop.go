@@ -53,6 +53,12 @@ var ErrMaxSteps = errors.New("agent: the turn reached its step limit")
 // ErrDeadline ends a turn that ran out of time.
 var ErrDeadline = errors.New("agent: the turn reached its time limit")
 
+// ErrShutdown is the cancel cause of a turn stopped because the process is
+// shutting down (context.WithCancelCause). Unlike a person's Stop it keeps
+// the turn's history: a tool call waiting for an approval then resumes
+// after the restart, when the approval is decided.
+var ErrShutdown = errors.New("agent: opsbot is shutting down")
+
 // Turn runs one turn: the user's text, then as many steps as it takes. It
 // reports through emit and returns when the turn ends. Cancelling ctx rolls
 // the history back to before the turn: nothing of it stays.
@@ -100,6 +106,9 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, start int64, emit 
 	case err == nil:
 		emit(Event{Kind: TurnDone, Usage: t.usage})
 		return nil
+	case parent.Err() != nil && errors.Is(context.Cause(parent), ErrShutdown):
+		emit(Event{Kind: TurnError, Err: ErrShutdown})
+		return parent.Err()
 	case parent.Err() != nil:
 		// Cancelled by the caller: undo the turn. The rollback must land
 		// even though ctx is gone.

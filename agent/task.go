@@ -37,9 +37,11 @@ func (t *TaskTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	sub := *t.Parent
 	sub.Tools = t.Parent.Tools.Without(taskToolName)
 	sub.History = NewMemoryHistory()
-	sub.Notices = nil // job news belongs to the parent's session
+	sub.Notices = nil // job news belongs to the parent, which reads it
+	// The session stays the parent's: jobs the subagent starts report to
+	// the parent's thread and approvals bind to it. Its history is its
+	// own, in memory.
 	sess := call.Session
-	sess.ID = 0
 	var final strings.Builder
 	var turnErr error
 	err := sub.Turn(ctx, sess, in.Prompt, func(ev Event) {

@@ -123,7 +123,7 @@ func (p PolicyChecker) Check(host, command string) agent.Decision {
 // finds a request to re-attach to, and claims an approval for its one run.
 // *store.Store has it.
 type ApprovalUse interface {
-	ReusableApproval(ctx context.Context, hash string) (store.Approval, bool, error)
+	ReusableApproval(ctx context.Context, sessionID int64, hash string) (store.Approval, bool, error)
 	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
 }
 
@@ -152,7 +152,7 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 	if g.Groups != nil {
 		areq.HostGroups = g.Groups(req.Target)
 	}
-	a, found, err := g.Store.ReusableApproval(ctx, areq.Hash())
+	a, found, err := g.Store.ReusableApproval(ctx, req.SessionID, areq.Hash())
 	if err != nil {
 		return agent.ApprovalOutcome{}, err
 	}
@@ -165,6 +165,12 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		ExpiresAt: a.ExpiresAt, Reattached: found})
 	res, err := g.Gate.Wait(ctx, a.ID)
 	if err != nil {
+		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), agent.ErrShutdown) {
+			// Stopped by a person: withdraw the request, so its card
+			// cannot approve a run nobody waits for any more. A shutdown
+			// leaves it pending for the turn to resume after the restart.
+			g.Gate.Vote(context.WithoutCancel(ctx), a.ID, areq.Requester, approvals.VoteDeny)
+		}
 		return agent.ApprovalOutcome{}, err
 	}
 	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: res.DecidedBy}

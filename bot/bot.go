@@ -63,7 +63,9 @@ type thread struct {
 	id      threadID
 	queue   []queued
 	running bool
-	cancel  context.CancelFunc
+	// cancel stops the running turn; the cause tells a person's Stop (nil)
+	// from a shutdown (agent.ErrShutdown).
+	cancel context.CancelCauseFunc
 }
 
 // queued is a message waiting for its turn, or a resume of a turn whose
@@ -165,12 +167,12 @@ func (b *Bot) work(t *thread) {
 		}
 		q := t.queue[0]
 		t.queue = t.queue[1:]
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancelCause(context.Background())
 		t.cancel = cancel
 		b.mu.Unlock()
 
 		b.process(ctx, t.id, q)
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -182,7 +184,7 @@ func (b *Bot) stopTurn(id threadID) bool {
 	if t == nil || !t.running || t.cancel == nil {
 		return false
 	}
-	t.cancel()
+	t.cancel(nil)
 	return true
 }
 
@@ -193,7 +195,7 @@ func (b *Bot) Close() {
 	b.closed = true
 	for _, t := range b.threads {
 		if t.cancel != nil {
-			t.cancel()
+			t.cancel(agent.ErrShutdown)
 		}
 	}
 	b.mu.Unlock()

@@ -384,3 +384,33 @@ func TestAccessPerChannel(t *testing.T) {
 		t.Error("a user without access ran a command")
 	}
 }
+
+// A person's Stop withdraws the pending request: its card cannot approve a
+// run nobody waits for, and asking again opens a new request.
+func TestStopWithdrawsThePendingApproval(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "never")
+	h.say("alice", "t1", "run local touch "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	h.say("alice", "t1", "stop")
+	h.eventually("the card to show the withdrawal", h.has("t1", "denied by alice"))
+	card, ref, _ := h.find("t1", "Approval needed")
+	if len(card.msg.Buttons) != 0 {
+		t.Error("a withdrawn card still has buttons")
+	}
+	_ = ref
+	h.say("alice", "t1", "run local touch "+target)
+	h.eventually("a second card", func() bool {
+		n := 0
+		for _, m := range h.conn.thread("t1") {
+			if strings.Contains(m.msg.Text, "Approval needed") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("a withdrawn request ran")
+	}
+}

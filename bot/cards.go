@@ -146,10 +146,13 @@ func (b *Bot) vote(ctx context.Context, ev connectors.Event) {
 	}
 	b.editCard(ctx, ev, res.Approval)
 	b.Store.MarkCardShown(ctx, res.Approval.ID)
-	// After a restart nobody waits on this request: resume its turn.
+	// After a restart nobody waits on this request: resume its turn, as
+	// the person who asked (the approval is bound to them), not the
+	// approver.
 	if res.Approval.State == store.ApprovalApproved && !b.threadBusy(threadOf(ev)) {
+		requester := displayName(res.Approval.Requester)
 		b.enqueue(threadOf(ev), queued{ev: connectors.Event{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel,
-			Thread: ev.Thread, User: ev.User}, resume: true})
+			Thread: ev.Thread, User: connectors.User{ID: requester, Name: requester}}, resume: true})
 	}
 }
 

@@ -49,9 +49,9 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 	case "jobs":
 		b.listJobs(ctx, ev, sess)
 	case "job":
-		b.showJob(ctx, ev, rest)
+		b.showJob(ctx, ev, sess, rest)
 	case "cancel":
-		b.cancelJob(ctx, ev, rest)
+		b.cancelJob(ctx, ev, sess, rest)
 	case "hosts":
 		b.listHosts(ctx, ev)
 	case "reset":
@@ -84,8 +84,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, r)}
 	hosts, err := b.Guard.Authorize(ctx, call, target, command, sess.Cwd)
 	if err != nil {
-		b.refreshCards(ctx, ev)
-		r.Close(ctx, err)
+		b.finishTurn(ctx, ev, r, err)
 		return
 	}
 	b.refreshCards(ctx, ev)
@@ -171,15 +170,17 @@ func (b *Bot) listJobs(ctx context.Context, ev connectors.Event, sess agent.Sess
 	b.reply(ctx, ev, strings.Join(lines, "\n"))
 }
 
-func (b *Bot) showJob(ctx context.Context, ev connectors.Event, arg string) {
+func (b *Bot) showJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
 	if err != nil {
 		b.reply(ctx, ev, "Usage: `job <id>`, e.g. `job 7` (see `jobs`).")
 		return
 	}
 	j, err := b.Store.Job(ctx, id)
-	if err != nil {
-		b.reply(ctx, ev, fmt.Sprintf("There is no job %d; `jobs` lists this thread's jobs.", id))
+	if err != nil || j.SessionID != sess.ID {
+		// Another thread's job is not this thread's business (its channel
+		// may be closed to this user).
+		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
 		return
 	}
 	text := agent.FormatJob(j)
@@ -189,10 +190,14 @@ func (b *Bot) showJob(ctx context.Context, ev connectors.Event, arg string) {
 	b.reply(ctx, ev, text)
 }
 
-func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, arg string) {
+func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
 	if err != nil {
 		b.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
+		return
+	}
+	if j, err := b.Store.Job(ctx, id); err != nil || j.SessionID != sess.ID {
+		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {

@@ -97,6 +97,8 @@ func (b *Bot) resume(ctx context.Context, ev connectors.Event, sess agent.Sessio
 func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
 	b.refreshCards(context.WithoutCancel(ctx), ev)
 	switch {
+	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
+		err = errors.New("interrupted: opsbot is restarting; a pending approval still counts, and the turn resumes when it is decided")
 	case errors.Is(err, context.Canceled):
 		err = errors.New("stopped; this answer is not kept in the conversation")
 	case err != nil:

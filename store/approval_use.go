@@ -5,13 +5,15 @@ import (
 	"database/sql"
 )
 
-// ReusableApproval finds the newest request with this hash that a waiter
-// may still attach to: pending and unexpired, or approved and not yet
-// used. ok is false when there is none.
-func (s *Store) ReusableApproval(ctx context.Context, hash string) (a Approval, ok bool, err error) {
+// ReusableApproval finds the newest request of the session with this hash
+// that a waiter may still attach to: pending, or approved and not yet
+// used — either way before its expiry, so an approval nobody used lapses
+// like an unanswered request. ok is false when there is none.
+func (s *Store) ReusableApproval(ctx context.Context, sessionID int64, hash string) (a Approval, ok bool, err error) {
 	a, err = scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals
-		WHERE hash = ? AND ((state = 'pending' AND expires_at > ?) OR (state = 'approved' AND consumed_at IS NULL))
-		ORDER BY created_at DESC, id LIMIT 1`, hash, s.now()))
+		WHERE hash = ? AND coalesce(session_id, 0) = ? AND expires_at > ?
+			AND (state = 'pending' OR (state = 'approved' AND consumed_at IS NULL))
+		ORDER BY created_at DESC, id LIMIT 1`, hash, sessionID, s.now()))
 	if err == sql.ErrNoRows {
 		return Approval{}, false, nil
 	}

@@ -124,18 +124,18 @@ func TestApprovalIsUsedOnceAndFoundAgainByHash(t *testing.T) {
 	t.Parallel()
 	s, clock := openTest(t)
 	ctx := context.Background()
-	if _, ok, err := s.ReusableApproval(ctx, "h1"); ok || err != nil {
+	if _, ok, err := s.ReusableApproval(ctx, 0, "h1"); ok || err != nil {
 		t.Fatalf("found a request before any: %v %v", ok, err)
 	}
 	a, _ := s.CreateApproval(ctx, newApproval(clock))
-	if got, ok, _ := s.ReusableApproval(ctx, "h1"); !ok || got.ID != a.ID {
+	if got, ok, _ := s.ReusableApproval(ctx, 0, "h1"); !ok || got.ID != a.ID {
 		t.Fatal("a pending request was not found by its hash")
 	}
 	if won, _ := s.ConsumeApproval(ctx, a.ID, "opsbot"); won {
 		t.Error("a pending request was consumed")
 	}
 	s.DecideApproval(ctx, a.ID, ApprovalApproved, "U2")
-	if got, ok, _ := s.ReusableApproval(ctx, "h1"); !ok || got.State != ApprovalApproved {
+	if got, ok, _ := s.ReusableApproval(ctx, 0, "h1"); !ok || got.State != ApprovalApproved {
 		t.Fatal("an approved, unused request was not found")
 	}
 	if won, _ := s.ConsumeApproval(ctx, a.ID, "opsbot"); !won {
@@ -144,7 +144,7 @@ func TestApprovalIsUsedOnceAndFoundAgainByHash(t *testing.T) {
 	if won, _ := s.ConsumeApproval(ctx, a.ID, "opsbot"); won {
 		t.Error("an approval was used twice")
 	}
-	if _, ok, _ := s.ReusableApproval(ctx, "h1"); ok {
+	if _, ok, _ := s.ReusableApproval(ctx, 0, "h1"); ok {
 		t.Error("a used approval was offered again")
 	}
 	if err := s.SetApprovalCard(ctx, a.ID, "C1", "m7"); err != nil {
@@ -153,10 +153,16 @@ func TestApprovalIsUsedOnceAndFoundAgainByHash(t *testing.T) {
 	if ch, msg, _ := s.ApprovalCard(ctx, a.ID); ch != "C1" || msg != "m7" {
 		t.Errorf("ApprovalCard = %q %q", ch, msg)
 	}
-	// An expired pending request is not reusable.
+	// An expired pending request is not reusable; nor is an approved one
+	// nobody used before its expiry; nor one of another session.
 	b, _ := s.CreateApproval(ctx, newApproval(clock))
+	c, _ := s.CreateApproval(ctx, newApproval(clock))
+	s.DecideApproval(ctx, c.ID, ApprovalApproved, "U2")
+	if _, ok, _ := s.ReusableApproval(ctx, 42, "h1"); ok {
+		t.Error("another session's approval was offered")
+	}
 	clock.Add(time.Hour)
-	if got, ok, _ := s.ReusableApproval(ctx, "h1"); ok {
+	if got, ok, _ := s.ReusableApproval(ctx, 0, "h1"); ok {
 		t.Errorf("an expired request was offered: %+v (b=%s)", got, b.ID)
 	}
 }
