@@ -63,6 +63,7 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	conn.name = "web"
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())
+	b.Recover(ctx)
 	b.Start(ctx)
 	t.Cleanup(func() {
 		cancel()

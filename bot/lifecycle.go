@@ -11,11 +11,9 @@ import (
 // interruptedNote ends an answer a crash cut short.
 const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer finished)_"
 
-// Start recovers what a previous process left half-done, then delivers job
-// notifications and expires overdue approvals until ctx ends. Call it after
-// the connectors were added.
+// Start delivers job notifications and expires overdue approvals until ctx
+// ends. Call Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
-	b.Recover(ctx)
 	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
 	if b.Gate != nil {
 		b.goAsync(func() {

@@ -30,7 +30,8 @@ func startBrowserBot(t *testing.T, llm *fakeLLM) string {
 	t.Helper()
 	dir := t.TempDir()
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\nbot:\n  data_dir: %q\n"+
-		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n",
+		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n"+
+		"approvals:\n  approvers:\n    - web:\n        users: [alice, bob]\n",
 		filepath.Join(dir, "opsbot.db"), filepath.Join(dir, "data"), llm.serve(t))
 	noEnv := func(string) (string, bool) { return "", false }
 	cfg, err := parseConfig(filepath.Join(dir, "opsbot.yaml"), []byte(yaml), noEnv)

@@ -63,8 +63,7 @@ func redactAttr(secrets []string) func([]string, slog.Attr) slog.Attr {
 				return slog.String(a.Key, "[redacted]")
 			}
 		}
-		if a.Value.Kind() == slog.KindString {
-			v := a.Value.String()
+		if v, ok := textOf(a.Value); ok {
 			for _, s := range values {
 				v = strings.ReplaceAll(v, s, "[redacted]")
 			}
@@ -72,4 +71,21 @@ func redactAttr(secrets []string) func([]string, slog.Attr) slog.Attr {
 		}
 		return a
 	}
+}
+
+// textOf is a value's text when it is a string, an error or a Stringer:
+// the kinds that can carry a secret into a log line.
+func textOf(v slog.Value) (string, bool) {
+	switch v.Kind() {
+	case slog.KindString:
+		return v.String(), true
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			return x.Error(), true
+		case fmt.Stringer:
+			return x.String(), true
+		}
+	}
+	return "", false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ func TestLoggerNeverPrintsSecrets(t *testing.T) {
 		log := newLogger(&buf, slog.LevelDebug, format, []string{"sk-ant-SECRET123", "", "ab"})
 		log.Info("calling provider", "api_key", "whatever-it-is", "slack_token", "xoxb-1", "url", "https://x/?key=sk-ant-SECRET123")
 		log.With("authorization", "Bearer abc").Debug("request", "body", "token sk-ant-SECRET123 in text")
+		log.Error("call failed", "err", errors.New("key sk-ant-SECRET123 rejected"))
 		out := buf.String()
 		for _, leak := range []string{"sk-ant-SECRET123", "whatever-it-is", "xoxb-1", "Bearer abc"} {
 			if strings.Contains(out, leak) {

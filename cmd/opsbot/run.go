@@ -60,9 +60,10 @@ func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
 	return newLogger(os.Stderr, level, c.Log.Format, c.secrets()), nil
 }
 
-// secrets are the configured secret values the logger must never print.
+// secrets are the secret values the logger must never print: from the
+// config, and the model keys the environment may supply.
 func (c *Config) secrets() []string {
-	return []string{c.Web.APIKey, c.Agent.APIKey}
+	return []string{c.Web.APIKey, c.Agent.APIKey, os.Getenv("ANTHROPIC_API_KEY"), os.Getenv("OPENAI_API_KEY")}
 }
 
 // runBot serves until ctx ends, then shuts down. ready, when not nil,
@@ -88,6 +89,9 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.Bot, Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
 	b.AddConnector(webConn)
+	// What a previous process left half-done is settled before anything new
+	// can start: a turn begun now must not be taken for an interrupted one.
+	b.Recover(ctx)
 
 	ln, err := net.Listen("tcp", cfg.Web.Listen)
 	if err != nil {
@@ -134,13 +138,13 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	return nil
 }
 
-// webGateConfig is the approvals config for the web chat: as configured,
-// and in the embedded default (no approvers configured) anyone on the
-// chat — which then listens on loopback only — may approve someone
-// else's request.
+// webGateConfig is the approvals config for the web chat: as configured
+// (no approvers: nobody can approve, every request expires, as the example
+// config says), and in the embedded default — no config file, loopback
+// only — anyone on the chat may approve someone else's request.
 func webGateConfig(cfg *Config) approvals.GateConfig {
 	c := cfg.Approvals
-	if len(c.Approvers) == 0 {
+	if cfg.file == "" && len(c.Approvers) == 0 {
 		c.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}
 	}
 	return c
