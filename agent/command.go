@@ -55,6 +55,8 @@ type ExecOptions struct {
 	Timeout time.Duration
 	Stdin   string
 	Dir     string
+	// Dir applies to the local host only; SSH hosts run in their login
+	// directory.
 	// OnOutput, when set, receives output as it arrives.
 	OnOutput func(host string, stderr bool, data []byte)
 }
@@ -86,6 +88,9 @@ type Guard struct {
 	Policy   Policy
 	Approver Approver
 	Exec     Executor
+	// DirOnAllHosts says the caller runs commands in cwd on every host
+	// (opsbot hosts exec --dir), so approvals bind it for every target.
+	DirOnAllHosts bool
 }
 
 // errRefused is a refusal the model must read, not a failure.
@@ -93,12 +98,22 @@ type errRefused struct{ msg string }
 
 func (e *errRefused) Error() string { return e.msg }
 
+// localHost is the built-in host that is the bot's own machine: the only
+// one where a working directory applies (ExecOptions.Dir).
+const localHost = "local"
+
 // Authorize resolves the target and decides: nil means the command may run
 // on the returned hosts now. The strictest decision over the hosts wins.
+// cwd is the directory the command will run in on the local host; it is
+// part of what an approval binds, and empty for other targets, where it
+// does not apply.
 func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, cwd string) ([]string, error) {
 	hosts, err := g.Exec.Resolve(target)
 	if err != nil {
 		return nil, &errRefused{err.Error()}
+	}
+	if !g.DirOnAllHosts && (len(hosts) != 1 || hosts[0] != localHost) {
+		cwd = ""
 	}
 	d := g.decide(hosts, command)
 	switch d.Action {

@@ -42,18 +42,20 @@ func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) 
 		j.cancels = map[int64]context.CancelFunc{}
 	}
 	j.cancels[job.ID] = cancel
-	j.wg.Go(func() { j.run(ctx, job) })
+	j.wg.Go(func() { j.run(ctx, job, sess.Cwd) })
 	return job, nil
 }
 
-func (j *Jobs) run(ctx context.Context, job store.Job) {
+// run runs a job in dir (the session's working directory, on the local
+// host — the one its approval showed).
+func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
 	defer func() {
 		j.mu.Lock()
 		j.cancels[job.ID]()
 		delete(j.cancels, job.ID)
 		j.mu.Unlock()
 	}()
-	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour)})[0]
+	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour), Dir: dir})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
 	case ctx.Err() == context.Canceled:

@@ -301,3 +301,34 @@ func TestJobsCancelAndClose(t *testing.T) {
 		t.Error("a job started after Close")
 	}
 }
+
+func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
+	t.Parallel()
+	st, sess := testStore(t)
+	sess.Cwd = t.TempDir()
+	ex := &shellExec{}
+	jobs := &Jobs{Store: st, Exec: ex}
+	job, err := jobs.Start(sess, "local", "pwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.Close()
+	got, _ := st.Job(context.Background(), job.ID)
+	if strings.TrimSpace(got.OutputTail) != sess.Cwd {
+		t.Errorf("job ran in %q; want the session's directory %q", got.OutputTail, sess.Cwd)
+	}
+}
+
+func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
+	t.Parallel()
+	ap := &fakeApprover{answer: ApprovalOutcome{State: "denied"}}
+	g := &Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}
+	call := ToolCall{Name: "run_command", Emit: func(Event) {}, Session: SessionInfo{Cwd: "/srv/session"}}
+	g.Authorize(context.Background(), call, "local", "touch x", "/srv/session")
+	g.Authorize(context.Background(), call, "web-1", "touch x", "/srv/session")
+	g.DirOnAllHosts = true
+	g.Authorize(context.Background(), call, "web-1", "touch x", "/srv/session")
+	if got := []string{ap.request[0].Cwd, ap.request[1].Cwd, ap.request[2].Cwd}; got[0] != "/srv/session" || got[1] != "" || got[2] != "/srv/session" {
+		t.Errorf("approval directories = %q", got)
+	}
+}

@@ -58,7 +58,15 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	if opts.Stdin != "" {
 		hopts.Stdin = strings.NewReader(opts.Stdin)
 	}
-	results := hosts.RunMany(ctx, e.Fleet, hs, command, hopts, hosts.FanOut{OnChunk: func(c hosts.Chunk) {
+	// The working directory is the bot's own (a session's folder): it
+	// means nothing on an SSH host, which runs in its login directory.
+	runner := hosts.RunnerFunc(func(ctx context.Context, h hosts.Host, command string, o hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
+		if !h.IsLocal() {
+			o.Dir = ""
+		}
+		return e.Fleet.Run(ctx, h, command, o, onChunk)
+	})
+	results := hosts.RunMany(ctx, runner, hs, command, hopts, hosts.FanOut{OnChunk: func(c hosts.Chunk) {
 		mu.Lock()
 		defer mu.Unlock()
 		streams[c.Host][min(int(c.Stream), 2)-1].Write(c.Data)

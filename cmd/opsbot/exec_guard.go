@@ -19,7 +19,7 @@ import (
 // wins): allowed commands run; denied ones never do; the rest are asked y/N
 // at the terminal and recorded through the approvals Gate (without a
 // terminal they are refused).
-func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, target, command string) error {
+func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, target, command, dir string) error {
 	cfg, err := loadConfigFlag(cmd)
 	if err != nil {
 		return err
@@ -45,7 +45,8 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 	term.Out = cmd.ErrOrStderr()
 	voter := terminalVoter{term: term, gate: gate, store: st, user: user}
 	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
-		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f}}
+		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f},
+		DirOnAllHosts: true}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	call := agent.ToolCall{Name: "hosts exec", Session: agent.SessionInfo{Requester: user, Platform: "console", Channel: user},
@@ -54,7 +55,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 				wg.Go(func() { voter.ask(ctx, ev.Approval) })
 			}
 		}}
-	if _, err := guard.Authorize(ctx, call, target, command, ""); err != nil {
+	if _, err := guard.Authorize(ctx, call, target, command, dir); err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
 	return nil

@@ -196,7 +196,7 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	if err != nil {
 		return err
 	}
-	if err := authorizeExec(ctx, cmd, f, target, command); err != nil {
+	if err := authorizeExec(ctx, cmd, f, target, command, opts.Dir); err != nil {
 		return err
 	}
 	out := newPrefixer(cmd.OutOrStdout(), cmd.ErrOrStderr(), list)
