@@ -63,9 +63,17 @@ var ErrShutdown = errors.New("agent: opsbot is shutting down")
 // reports through emit and returns when the turn ends. Cancelling ctx rolls
 // the history back to before the turn: nothing of it stays.
 func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit func(Event)) error {
-	_, start, err := a.History.Load(ctx, sess.ID)
+	msgs, start, err := a.History.Load(ctx, sess.ID)
 	if err != nil {
 		return a.fail(emit, err)
+	}
+	if len(pendingToolCalls(msgs)) > 0 {
+		// Calls a crash or a shutdown left unanswered: the new message
+		// supersedes them, and both APIs refuse a call without a result.
+		a.settle(ctx, &turn{sess: sess}, "not run: interrupted, and superseded by a new message")
+		if _, start, err = a.History.Load(ctx, sess.ID); err != nil {
+			return a.fail(emit, err)
+		}
 	}
 	if _, err := a.History.Append(ctx, sess.ID, userText(text)); err != nil {
 		return a.fail(emit, err)

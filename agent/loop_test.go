@@ -373,3 +373,36 @@ func TestProviderErrorKeepsPartialText(t *testing.T) {
 		t.Errorf("TurnError = %+v", errs)
 	}
 }
+
+func TestANewMessageSettlesCallsACrashLeftUnanswered(t *testing.T) {
+	t.Parallel()
+	st, sess := testStore(t)
+	h := StoreHistory{st}
+	ctx := context.Background()
+	h.Append(ctx, sess.ID, userText("restart nginx"),
+		Message{Role: RoleAssistant, Content: []Block{{Type: BlockToolUse, ID: "toolu_1", Name: "echo", Input: []byte(`{}`)}}})
+	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){say("OK.")}}
+	a := &Agent{Provider: model, Tools: NewRegistry(echoTool()), History: h}
+	if err := a.Turn(ctx, sess, "never mind, how is the disk?", (&recorder{}).emit); err != nil {
+		t.Fatal(err)
+	}
+	msgs := model.reqs()[0].Messages
+	// question, call, its (settled) result + the new question merged, …
+	if len(msgs) != 3 || msgs[2].Content[0].Type != BlockToolResult || !strings.Contains(msgs[2].Content[0].Content, "not run") {
+		t.Fatalf("request = %s", toJSON(msgs))
+	}
+}
+
+func TestSkillScriptApprovalShowsItsStdin(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeSkill(t, root, "db", "Runs SQL.", map[string]string{"sql.sh": "#!/bin/sh\ncat\n"})
+	skills, _ := LoadSkills([]string{root})
+	ap := &fakeApprover{answer: ApprovalOutcome{State: "denied"}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
+	tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Emit: func(Event) {},
+		Input: []byte(`{"skill":"db","script":"sql.sh","stdin":"DROP TABLE users;"}`)})
+	if len(ap.request) != 1 || !strings.Contains(ap.request[0].Command, "<<< 'DROP TABLE users;'") {
+		t.Errorf("the approval does not show the stdin: %+v", ap.request)
+	}
+}

@@ -154,7 +154,13 @@ func (t *RunSkillScriptTool) Call(ctx context.Context, call ToolCall) ToolResult
 		return Errorf("%v", err)
 	}
 	command := shellQuote(append([]string{path}, in.Args...))
-	hosts, err := t.Guard.Authorize(ctx, call, "local", command, s.Dir)
+	// What is approved is what runs: the stdin is part of it, shown as a
+	// here-string (the script reads exactly in.Stdin, no newline added).
+	approved := command
+	if in.Stdin != "" {
+		approved += " <<< " + shellQuote([]string{in.Stdin})
+	}
+	hosts, err := t.Guard.Authorize(ctx, call, "local", approved, s.Dir)
 	if err != nil {
 		return refusal(err)
 	}

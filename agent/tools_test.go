@@ -312,8 +312,16 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs.Close()
-	got, _ := st.Job(context.Background(), job.ID)
+	defer jobs.Close()
+	var got store.Job
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if got, _ = st.Job(context.Background(), job.ID); got.State != store.JobRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never ended")
+		}
+	}
 	if strings.TrimSpace(got.OutputTail) != sess.Cwd {
 		t.Errorf("job ran in %q; want the session's directory %q", got.OutputTail, sess.Cwd)
 	}
