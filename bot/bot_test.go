@@ -415,3 +415,12 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 		t.Fatal("a withdrawn request ran")
 	}
 }
+
+func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
+	t.Parallel()
+	cmd := "echo '\n```\n' ; rm -rf /srv/*data*"
+	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1})
+	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
+		t.Errorf("card text:\n%s", m.Text)
+	}
+}

@@ -22,10 +22,7 @@ const (
 // when it expires; buttons while it is pending, who decided after.
 func cardMessage(a store.Approval) connectors.Message {
 	c := approvals.NewCard(a, approvals.DisplayOptions{})
-	fence := "```"
-	if strings.Contains(c.Command.Preview, "```") {
-		fence = "````"
-	}
+	fence := strings.Repeat("`", max(3, longestRun(c.Command.Preview, '`')+1))
 	var text strings.Builder
 	fmt.Fprintf(&text, "**Approval needed** — requested by %s\n%s\n%s\n%s", mention(a.Requester), fence, c.Command.Preview, fence)
 	if len(c.Command.Hidden) > 0 {
@@ -52,6 +49,21 @@ func cardMessage(a store.Approval) connectors.Message {
 		m.Context = fmt.Sprintf("request %s · %s by %s at %s", a.ID, a.State, displayName(a.DecidedBy), a.DecidedAt.Format("15:04:05 MST"))
 	}
 	return m
+}
+
+// longestRun is the length of the longest run of c in s: a code fence
+// must be longer than any run of backticks inside the block.
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
 }
 
 // mention addresses a person stored as "platform:id".

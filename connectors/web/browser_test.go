@@ -304,6 +304,7 @@ func TestBrowserMarkdown(t *testing.T) {
 		{"[x](javascript:alert(1)) javascript:alert(1)", `<p class="md-p">[x](javascript:alert(1)) javascript:alert(1)</p>`},
 		{"ask @bob, not me@host", `<p class="md-p">ask <span class="mention">@bob</span>, not me@host</p>`},
 		{"line one\nline two", `<p class="md-p">line one` + "\n" + `line two</p>`},
+		{"````\necho '\n```\n' ; rm -rf /srv/*data*\n````", `<pre class="md-code"><code>echo '` + "\n```\n" + `' ; rm -rf /srv/*data*</code></pre>`},
 	}
 	for _, tt := range tests {
 		var got string

@@ -42,11 +42,17 @@
     return e;
   }
 
+  // codeBlock reads a fenced block. As in CommonMark, it closes only on a
+  // fence of at least as many backticks as opened it, so a block can show
+  // a line of three backticks (an approval card showing a command that
+  // holds one) without its end being taken for the block's.
   function codeBlock(frag, lines, i) {
-    const lang = lines[i].replace(/^\s*```/, '').trim();
+    const open = lines[i].match(/^\s*(`{3,})/)[1].length;
+    const lang = lines[i].replace(/^\s*`{3,}/, '').trim();
+    const closes = l => { const m = l.match(/^\s*(`{3,})\s*$/); return m && m[1].length >= open; };
     const body = [];
     i++;
-    while (i < lines.length && !/^\s*```\s*$/.test(lines[i])) {
+    while (i < lines.length && !closes(lines[i])) {
       body.push(lines[i]);
       i++;
     }
