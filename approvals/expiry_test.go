@@ -54,12 +54,17 @@ func TestExpiryInBubble(t *testing.T) {
 				synctest.Wait()
 				if tt.voteAt > 0 {
 					time.Sleep(tt.voteAt)
+					// At the deadline itself the waiter's timer and this
+					// click fire at the same instant, in either order: the
+					// request may already be gone from the pending list.
 					pending, err := g.Pending(context.Background())
-					if err != nil || len(pending) != 1 {
+					if err != nil || len(pending) > 1 || len(pending) == 0 && tt.voteAt < 15*time.Minute {
 						t.Fatalf("pending: %v %v", pending, err)
 					}
-					if _, err := g.Vote(context.Background(), pending[0].ID, slack("U2"), VoteApprove); err != nil {
-						t.Fatal(err)
+					for _, p := range pending {
+						if _, err := g.Vote(context.Background(), p.ID, slack("U2"), VoteApprove); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
 				o := <-done
