@@ -29,7 +29,10 @@ type Policy interface {
 
 // ApprovalRequest asks people to approve one command.
 type ApprovalRequest struct {
-	Target    string
+	Target string
+	// Hosts is what Target resolved to: the approval binds these, so a
+	// group that changes meanwhile cannot widen it.
+	Hosts     []string
 	Command   string
 	Cwd       string
 	Reasons   []string
@@ -120,7 +123,7 @@ func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, c
 	case Allow:
 		return hosts, nil
 	case Approve:
-		return hosts, g.approve(ctx, call, target, command, cwd, d.Reasons)
+		return hosts, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
 	}
 	return nil, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
 }
@@ -140,11 +143,11 @@ func (g *Guard) decide(hosts []string, command string) Decision {
 	return worst
 }
 
-func (g *Guard) approve(ctx context.Context, call ToolCall, target, command, cwd string, reasons []string) error {
+func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts []string, command, cwd string, reasons []string) error {
 	if g.Approver == nil {
 		return &errRefused{"needs approval, and no one can approve here: " + strings.Join(reasons, "; ")}
 	}
-	req := ApprovalRequest{Target: target, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
+	req := ApprovalRequest{Target: target, Hosts: hosts, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
 	out, err := g.Approver.Approve(ctx, req, func(p PendingApproval) {
 		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
 	})

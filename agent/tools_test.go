@@ -339,4 +339,8 @@ func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
 	if got := []string{ap.request[0].Cwd, ap.request[1].Cwd, ap.request[2].Cwd}; got[0] != "/srv/session" || got[1] != "" || got[2] != "/srv/session" {
 		t.Errorf("approval directories = %q", got)
 	}
+	g.Authorize(context.Background(), call, "web-2,web-1", "touch x", "")
+	if h := ap.request[3].Hosts; len(h) != 2 || h[0] != "web-2" || h[1] != "web-1" {
+		t.Errorf("the request does not carry the resolved hosts: %q", h)
+	}
 }

@@ -381,3 +381,17 @@ func TestWebWildcardNamesEveryWebUserOnly(t *testing.T) {
 		t.Error(`a web "*" named a Slack user`)
 	}
 }
+
+func TestApproverMustCoverEveryHostOfARequest(t *testing.T) {
+	t.Parallel()
+	groups := map[string][]string{"web-1": {"web"}, "web-2": {"web"}, "db-1": {"db"}}
+	g := NewGate(nil, GateConfig{Approvers: []ApproverConfig{{HostGroups: []string{"web"}, Web: UserList{Users: []string{"bob"}}}}},
+		GateOptions{HostGroups: func(h string) []string { return groups[h] }})
+	bob := Person{Platform: "web", ID: "bob"}
+	if !g.MayApprove(store.Approval{Host: "web-1,web-2"}, bob) {
+		t.Error("bob may not approve for two web hosts")
+	}
+	if g.MayApprove(store.Approval{Host: "db-1,web-1"}, bob) {
+		t.Error("bob, a web approver, may approve a request that includes a db host")
+	}
+}

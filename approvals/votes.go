@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/opsbot/opsbot/store"
 )
@@ -152,12 +153,22 @@ func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
 }
 
 // MayApprove reports whether the config names voter as an approver for
-// the request's channel and host; connectors use it to show the buttons
-// only to those who may press them.
+// the request's channel and every one of its hosts (a request for several
+// hosts names them comma-separated); connectors use it to show the
+// buttons only to those who may press them.
 func (g *Gate) MayApprove(a store.Approval, voter Person) bool {
-	groups := g.opt.HostGroups(a.Host)
+	for _, host := range strings.Split(a.Host, ",") {
+		if !g.approverFor(a.Channel, host, voter) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *Gate) approverFor(channel, host string, voter Person) bool {
+	groups := g.opt.HostGroups(host)
 	for _, e := range g.cfg.Approvers {
-		if e.covers(a.Channel, a.Host, groups) && e.names(voter) {
+		if e.covers(channel, host, groups) && e.names(voter) {
 			return true
 		}
 	}

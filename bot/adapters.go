@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -155,10 +156,18 @@ var _ agent.Approver = GateApprover{}
 // waits for its decision. The command may run only when the decision
 // allows exactly this request and this call claimed it.
 func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pending func(agent.PendingApproval)) (agent.ApprovalOutcome, error) {
-	areq := approvals.Request{Host: req.Target, Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons,
+	// The request names the hosts the target resolved to, sorted: that is
+	// what the approvers see and what the approval binds.
+	hosts := slices.Sorted(slices.Values(req.Hosts))
+	if len(hosts) == 0 {
+		hosts = []string{req.Target}
+	}
+	areq := approvals.Request{Host: strings.Join(hosts, ","), Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons,
 		Requester: approvals.Person{Platform: g.Platform, ID: req.Session.Requester}, Channel: req.Session.Channel, SessionID: req.SessionID}
 	if g.Groups != nil {
-		areq.HostGroups = g.Groups(req.Target)
+		for _, h := range hosts {
+			areq.HostGroups = append(areq.HostGroups, g.Groups(h)...)
+		}
 	}
 	a, found, err := g.Store.ReusableApproval(ctx, req.SessionID, areq.Hash())
 	if err != nil {
