@@ -18,49 +18,14 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 // The figures of these benchmarks are recorded in docs/BENCHMARKS.md,
 // beside the targets of design §7.
 
-// newBenchBot wires a Bot as newHarness does — real store, policy, gate,
-// local runner and agent, only the platform and the model fake — for a
-// testing.TB: newHarness takes a *testing.T, and benchmarks have a *B.
-func newBenchBot(tb testing.TB, conn connectors.Connector, model agent.Provider) *Bot {
-	tb.Helper()
-	dir := tb.TempDir()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fleet, err := hosts.NewFleet(hosts.Config{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	exec := &FleetExecutor{Fleet: fleet}
-	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
-		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")},
-		Agent: &agent.Agent{Provider: model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
-			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}}
-	b.AddConnector(conn)
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Start(ctx)
-	tb.Cleanup(func() {
-		cancel()
-		b.Close()
-		b.Jobs.Close()
-		fleet.Close()
-		st.Close()
-	})
+// newBot is newTestBot with the default approvers, for the benchmarks.
+func newBot(tb testing.TB, conn connectors.Connector, model agent.Provider) *Bot {
+	b, _ := newTestBot(tb, conn, approvals.GateConfig{}, model)
 	return b
 }
 
@@ -144,7 +109,7 @@ func benchFirstDeltaToPost(b *testing.B, threads int) {
 	clock := &turnClock{asked: map[string]time.Time{}, called: map[string]time.Time{}, delta: map[string]time.Time{}}
 	finished := make(chan string, 4*threads)
 	conn := newBenchConn("web", connectors.Limits{MaxText: 4000}, func(th string) { finished <- th })
-	bot := newBenchBot(b, conn, clock.model())
+	bot := newBot(b, conn, clock.model())
 
 	var lags, waits []time.Duration
 	round := 0
@@ -368,7 +333,7 @@ func streamAnswers(t *testing.T, streams int) *editRun {
 	}
 	conn := newBenchConn("slack", slackLike, func(th string) { done[th] <- struct{}{} })
 	run.conn = conn.fakeConn
-	bot := newBenchBot(t, conn, run.model())
+	bot := newBot(t, conn, run.model())
 	start := time.Now()
 	var wg sync.WaitGroup
 	for th, finished := range done {

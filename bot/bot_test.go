@@ -33,18 +33,30 @@ type harness struct {
 // the real local runner; only the chat platform is a fake.
 func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider) *harness {
 	t.Helper()
-	dir := t.TempDir()
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	b, dir := newTestBot(t, conn, gateCfg, model)
+	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir}
+}
+
+// newTestBot wires a Bot for tests and benchmarks: a real store, policy,
+// gate (alice and bob approve unless gateCfg names approvers), local
+// runner and, when model is set, the agent; conn is the fake platform. It
+// returns the bot and its temporary directory.
+func newTestBot(tb testing.TB, conn connectors.Connector, gateCfg approvals.GateConfig, model agent.Provider) (*Bot, string) {
+	tb.Helper()
+	dir := tb.TempDir()
 	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db")})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	fleet, err := hosts.NewFleet(hosts.Config{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if gateCfg.Approvers == nil {
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
@@ -52,27 +64,25 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{})
 	exec := &FleetExecutor{Fleet: fleet}
 	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
-		Approver: GateApprover{Gate: gate, Store: st, Platform: "web"}, Exec: exec}
+		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if model != nil {
 		b.Agent = &agent.Agent{Provider: model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
-	conn := newFakeConn(webLimits)
-	conn.name = "web"
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cancel()
 		b.Close()
 		b.Jobs.Close()
 		fleet.Close()
 		st.Close()
 	})
-	return &harness{t: t, bot: b, conn: conn, st: st, dir: dir}
+	return b, dir
 }
 
 var eventSeq atomic.Int64
