@@ -30,12 +30,16 @@ terminal (without a terminal it is denied, and the model is told so). Ctrl-C
 cancels the turn. Exit 0 when the turn completed, 1 when it failed or was cancelled.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			question := strings.TrimSpace(strings.Join(a, " "))
+			if question == "" {
+				return usageError(errors.New(`ask needs a question, e.g. opsbot ask "how full is the disk on web-1?"`))
+			}
 			s, err := openConsole(cmd)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			return s.turn(cmd.Context(), strings.Join(a, " "))
+			return s.turn(cmd.Context(), question)
 		},
 	}
 }

@@ -191,3 +191,11 @@ func TestChatKeepsOneSessionAcrossLines(t *testing.T) {
 		t.Errorf("the second turn did not see the first: %d messages", n)
 	}
 }
+
+func TestAskWithAnEmptyQuestionIsAUsageError(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := runOpsbot(t, "ask", "  ")
+	if code != 2 || !strings.Contains(stderr, "ask needs a question") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
