@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -77,6 +79,11 @@ type Store struct {
 // migrations it lacks.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	cfg = cfg.WithDefaults()
+	if dir := filepath.Dir(cfg.Path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("store: the folder of %s does not exist: create %s or set store.path to a file in an existing folder", cfg.Path, dir)
+		}
+	}
 	write, err := sql.Open("sqlite3", dsn(cfg, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", cfg.Path, err)

@@ -311,3 +311,11 @@ func TestWebMessagesUpsertKeepsTheNewest(t *testing.T) {
 		t.Fatalf("WebMessages = %+v, %v", got, err)
 	}
 }
+
+func TestOpenInAMissingFolderSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	_, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "no", "such", "opsbot.db")})
+	if err == nil || !strings.Contains(err.Error(), "set store.path") {
+		t.Errorf("err = %v", err)
+	}
+}
