@@ -8,84 +8,43 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
-
-// testRequest is a conversation with every kind of block: text, a tool
-// call, two tool calls in one message (one without input), a failed tool
-// result, and a user message holding results and text together.
-func testRequest() agent.Request {
-	return agent.Request{
-		System: "You are opsbot. Hosts: local, web1.",
-		Messages: []agent.Message{
-			{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "how full is the disk on local?"}}},
-			{Role: agent.RoleAssistant, Content: []agent.Block{
-				{Type: agent.BlockText, Text: "Let me look."},
-				{Type: agent.BlockToolUse, ID: "toolu_A", Name: "run_command", Input: json.RawMessage(`{"target":"local","command":"df -h /"}`)},
-			}},
-			{Role: agent.RoleUser, Content: []agent.Block{
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_A", Content: "Filesystem Size Used Avail Use% Mounted on\n/dev/sda1 50G 21G 29G 42% /"},
-			}},
-			{Role: agent.RoleAssistant, Content: []agent.Block{
-				{Type: agent.BlockText, Text: ""}, // dropped: the API refuses empty text
-				{Type: agent.BlockToolUse, ID: "toolu_B", Name: "run_command", Input: json.RawMessage(`{"target":"web1","command":"uptime"}`)},
-				{Type: agent.BlockToolUse, ID: "toolu_C", Name: "list_hosts"},
-			}},
-			{Role: agent.RoleUser, Content: []agent.Block{
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_B", Content: "ssh: connect to host web1 port 22: Connection refused", IsError: true},
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_C", Content: "local\nweb1"},
-				{Type: agent.BlockText, Text: "and is web1 up?"},
-			}},
-		},
-		Tools: []agent.ToolSpec{
-			{Name: "run_command", Description: "Run a shell command on a target host.", InputSchema: json.RawMessage(`{
-				"type": "object",
-				"properties": {
-					"target": {"type": "string", "description": "host or group"},
-					"command": {"type": "string"},
-					"timeout": {"type": "integer", "minimum": 1}
-				},
-				"required": ["target", "command"],
-				"additionalProperties": false
-			}`)},
-			{Name: "list_hosts", Description: "List the hosts this conversation may use."},
-		},
-	}
-}
 
 // TestRequestOnTheWire checks what the fake received: path, key, version,
 // model, token bound, system prompt, the history with its tool calls and
 // results, and the tool definitions with their schemas.
 func TestRequestOnTheWire(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := newTestProvider(t, f)
-	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	got := f.requests()
+	got := f.Requests()
 	if len(got) != 1 {
 		t.Fatalf("requests = %d, want 1", len(got))
 	}
 	r := got[0]
-	if r.path != "/v1/messages" {
-		t.Errorf("path = %q, want /v1/messages", r.path)
+	if r.Path != "/v1/messages" {
+		t.Errorf("path = %q, want /v1/messages", r.Path)
 	}
-	if k := sentKey(r.header); k != testKey {
+	if k := sentKey(r.Header); k != testKey {
 		t.Errorf("key sent = %q, want the configured key", k)
 	}
-	if r.header.Get("Anthropic-Version") == "" {
+	if r.Header.Get("Anthropic-Version") == "" {
 		t.Errorf("no anthropic-version header")
 	}
 	subset := map[string]any{}
 	for _, k := range []string{"model", "max_tokens", "stream", "system", "messages", "tools"} {
-		subset[k] = r.body[k]
+		subset[k] = r.Body[k]
 	}
-	jsonEqual(t, "request body", subset, string(readTestdata(t, "request.golden.json")))
-	for k := range r.body {
+	testfake.JSONEqual(t, "request body", subset, string(testfake.ReadTestdata(t, "request.golden.json")))
+	for k := range r.Body {
 		switch k {
 		case "model", "max_tokens", "stream", "system", "messages", "tools":
 		default:
-			t.Errorf("unexpected request field %q = %v", k, r.body[k])
+			t.Errorf("unexpected request field %q = %v", k, r.Body[k])
 		}
 	}
 }
@@ -117,17 +76,17 @@ func TestModelAndMaxTokens(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFake(t, reply{sse: "text.sse"})
-			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.srv.URL
+			f := newFake(t, testfake.Reply{SSE: "text.sse"})
+			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.URL
 			p, err := New(tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tt.req.Messages = []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}
-			if o := collect(t, p.Stream(context.Background(), tt.req)); o.err != nil {
-				t.Fatalf("stream: %v", o.err)
+			if o := testfake.Collect(t, p.Stream(context.Background(), tt.req)); o.Err != nil {
+				t.Fatalf("stream: %v", o.Err)
 			}
-			body := f.requests()[0].body
+			body := f.Requests()[0].Body
 			if body["model"] != tt.wantModel || body["max_tokens"] != tt.wantMax {
 				t.Errorf("model, max_tokens = %v, %v; want %v, %v", body["model"], body["max_tokens"], tt.wantModel, tt.wantMax)
 			}
@@ -138,21 +97,21 @@ func TestModelAndMaxTokens(t *testing.T) {
 // TestEnvironmentFallback: an empty Config takes key, base URL and model
 // from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and OPSBOT_MODEL.
 func TestEnvironmentFallback(t *testing.T) {
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
-	t.Setenv("ANTHROPIC_BASE_URL", f.srv.URL)
+	t.Setenv("ANTHROPIC_BASE_URL", f.URL)
 	t.Setenv("OPSBOT_MODEL", "claude-from-env")
 	p, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
-	if o := collect(t, p.Stream(context.Background(), req)); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), req)); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	r := f.requests()[0]
-	if sentKey(r.header) != "sk-ant-from-env" || r.body["model"] != "claude-from-env" {
-		t.Errorf("key %q, model %v; want the environment's", sentKey(r.header), r.body["model"])
+	r := f.Requests()[0]
+	if sentKey(r.Header) != "sk-ant-from-env" || r.Body["model"] != "claude-from-env" {
+		t.Errorf("key %q, model %v; want the environment's", sentKey(r.Header), r.Body["model"])
 	}
 }
 
@@ -160,15 +119,15 @@ func TestEnvironmentFallback(t *testing.T) {
 // request, DefaultModel is asked for.
 func TestDefaultModel(t *testing.T) {
 	t.Setenv("OPSBOT_MODEL", "")
-	f := newFake(t, reply{sse: "text.sse"})
-	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
+	p, err := New(Config{APIKey: testKey, BaseURL: f.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	if m := f.requests()[0].body["model"]; m != DefaultModel {
+	if m := f.Requests()[0].Body["model"]; m != DefaultModel {
 		t.Errorf("model = %v, want %s", m, DefaultModel)
 	}
 }
@@ -201,11 +160,11 @@ func TestBadHistory(t *testing.T) {
 			t.Parallel()
 			f := newFake(t)
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), tt.req))
-			if o.err == nil || !strings.Contains(o.err.Error(), tt.want) {
-				t.Errorf("err = %v, want %q", o.err, tt.want)
+			o := testfake.Collect(t, p.Stream(context.Background(), tt.req))
+			if o.Err == nil || !strings.Contains(o.Err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", o.Err, tt.want)
 			}
-			if n := len(f.requests()); n != 0 {
+			if n := len(f.Requests()); n != 0 {
 				t.Errorf("%d requests made for a bad history", n)
 			}
 		})

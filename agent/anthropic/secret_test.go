@@ -2,9 +2,9 @@ package anthropic
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
 // TestErrorsNeverContainTheKey: every failure the caller can see is free
@@ -21,33 +21,26 @@ func TestErrorsNeverContainTheKey(t *testing.T) {
 		"event: error\ndata: " + echo("invalid_request_error") + "\n\n"
 	tests := []struct {
 		name    string
-		replies []reply
+		replies []testfake.Reply
 	}{
-		{"401", []reply{{status: 401, body: echo("authentication_error")}}},
-		{"403", []reply{{status: 403, body: echo("permission_error")}}},
-		{"404", []reply{{status: 404, body: echo("not_found_error")}}},
-		{"400", []reply{{status: 400, body: echo("invalid_request_error")}}},
-		{"413", []reply{{status: 413, body: echo("request_too_large")}}},
-		{"429 long wait", []reply{{status: 429, header: map[string]string{"Retry-After": "900"}, body: echo("rate_limit_error")}}},
-		{"500 four times", []reply{{status: 500, body: echo("api_error")}, {status: 500, body: echo("api_error")}, {status: 500, body: echo("api_error")}, {status: 500, body: echo("api_error")}}},
-		{"not JSON", []reply{{status: 502, body: "<html>bad gateway " + testKey + "</html>"}, {status: 502, body: testKey}, {status: 502, body: testKey}, {status: 502, body: testKey}}},
-		{"error event after text", []reply{{raw: []byte(streamErr)}}},
-		{"disconnect", []reply{{sse: "text.sse", cutAfter: 5}}},
+		{"401", []testfake.Reply{{Status: 401, Body: echo("authentication_error")}}},
+		{"403", []testfake.Reply{{Status: 403, Body: echo("permission_error")}}},
+		{"404", []testfake.Reply{{Status: 404, Body: echo("not_found_error")}}},
+		{"400", []testfake.Reply{{Status: 400, Body: echo("invalid_request_error")}}},
+		{"413", []testfake.Reply{{Status: 413, Body: echo("request_too_large")}}},
+		{"429 long wait", []testfake.Reply{{Status: 429, Header: map[string]string{"Retry-After": "900"}, Body: echo("rate_limit_error")}}},
+		{"500 four times", []testfake.Reply{{Status: 500, Body: echo("api_error")}, {Status: 500, Body: echo("api_error")}, {Status: 500, Body: echo("api_error")}, {Status: 500, Body: echo("api_error")}}},
+		{"not JSON", []testfake.Reply{{Status: 502, Body: "<html>bad gateway " + testKey + "</html>"}, {Status: 502, Body: testKey}, {Status: 502, Body: testKey}, {Status: 502, Body: testKey}}},
+		{"error event after text", []testfake.Reply{{Raw: []byte(streamErr)}}},
+		{"disconnect", []testfake.Reply{{SSE: "text.sse", CutAfter: 5}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, tt.replies...)
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
-			if o.err == nil {
-				t.Fatal("no error")
-			}
-			for err := o.err; err != nil; err = errors.Unwrap(err) {
-				if strings.Contains(err.Error(), testKey) {
-					t.Errorf("error contains the API key: %q", err)
-				}
-			}
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
+			testfake.AssertNoSecret(t, o.Err, testKey)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
 // call is an expected tool call; Input is compared as JSON.
@@ -21,7 +22,7 @@ func TestStream(t *testing.T) {
 	overloadedBody, rateLimitBody := body(t, "overloaded.json"), body(t, "rate_limit.json")
 	tests := []struct {
 		name      string
-		replies   []reply
+		replies   []testfake.Reply
 		wantTexts []string // nil: not checked piece by piece
 		wantText  string
 		wantCalls []call
@@ -33,14 +34,14 @@ func TestStream(t *testing.T) {
 	}{
 		{
 			name:      "text only",
-			replies:   []reply{{sse: "text.sse"}},
+			replies:   []testfake.Reply{{SSE: "text.sse"}},
 			wantTexts: []string{"The root", " filesystem on local", " is 42% full", " (21G of 50G used)."},
 			wantText:  answer, wantUsage: &agent.Usage{InputTokens: 412, OutputTokens: 19}, wantStop: agent.StopEndTurn,
 			wantReqs: 1,
 		},
 		{
 			name:      "text and one tool call in pieces",
-			replies:   []reply{{sse: "tool_call.sse"}},
+			replies:   []testfake.Reply{{SSE: "tool_call.sse"}},
 			wantText:  "I'll check the disk usage.",
 			wantCalls: []call{{"toolu_01T1x1fJ34qAmk2tNTrN7Up6", "run_command", `{"target":"local","command":"df -h"}`}},
 			wantUsage: &agent.Usage{InputTokens: 572, OutputTokens: 89}, wantStop: agent.StopToolUse,
@@ -48,7 +49,7 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "two tool calls, one with empty input",
-			replies:  []reply{{sse: "two_tool_calls.sse"}},
+			replies:  []testfake.Reply{{SSE: "two_tool_calls.sse"}},
 			wantText: "Checking web1 and listing the hosts.",
 			wantCalls: []call{
 				{"toolu_01WebUptime7Hx3kQ2", "run_command", `{"target":"web1","command":"uptime"}`},
@@ -59,51 +60,51 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "overloaded event before any content, then success",
-			replies:  []reply{{sse: "overloaded.sse"}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "overloaded.sse"}, {SSE: "text.sse"}},
 			wantText: answer, wantUsage: &agent.Usage{InputTokens: 412, OutputTokens: 19}, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "529 then success",
-			replies:  []reply{{status: 529, body: overloadedBody}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{Status: 529, Body: overloadedBody}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "429 with retry-after, then success",
-			replies:  []reply{{status: 429, header: map[string]string{"Retry-After": "7"}, body: rateLimitBody}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: rateLimitBody}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{7 * time.Second},
 		},
 		{
 			name: "429 with retry-after-ms, which wins",
-			replies: []reply{
-				{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, body: rateLimitBody},
-				{sse: "text.sse"}},
+			replies: []testfake.Reply{
+				{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, Body: rateLimitBody},
+				{SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{1500 * time.Millisecond},
 		},
 		{
 			name:     "500 then success",
-			replies:  []reply{{status: 500, body: body(t, "api_error.json")}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{Status: 500, Body: body(t, "api_error.json")}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "overloaded four times: gives up",
-			replies:  []reply{{sse: "overloaded.sse"}, {status: 529, body: overloadedBody}, {sse: "overloaded.sse"}, {status: 529, body: overloadedBody}},
+			replies:  []testfake.Reply{{SSE: "overloaded.sse"}, {Status: 529, Body: overloadedBody}, {SSE: "overloaded.sse"}, {Status: 529, Body: overloadedBody}},
 			wantErr:  []string{"anthropic: the API is overloaded", "4 attempts", "try again in a few minutes"},
 			wantReqs: 4, wantWaits: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
 		},
 		{
 			name:     "429 asking for an hour: not waited for",
-			replies:  []reply{{status: 429, header: map[string]string{"Retry-After": "3600"}, body: rateLimitBody}},
+			replies:  []testfake.Reply{{Status: 429, Header: map[string]string{"Retry-After": "3600"}, Body: rateLimitBody}},
 			wantErr:  []string{"rate limited", "asks to wait 1h0m0s", "50,000 input tokens per minute"},
 			wantReqs: 1,
 		},
 		{
 			name:      "disconnect mid-stream keeps the text, no retry",
-			replies:   []reply{{sse: "text.sse", cutAfter: 5}, {sse: "text.sse"}},
+			replies:   []testfake.Reply{{SSE: "text.sse", CutAfter: 5}, {SSE: "text.sse"}},
 			wantTexts: []string{"The root", " filesystem on local"},
 			wantText:  "The root filesystem on local",
 			wantErr:   []string{"connection broke mid-response", "text so far is kept"},
@@ -111,32 +112,32 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "disconnect before any content is retried",
-			replies:  []reply{{sse: "text.sse", cutAfter: 2}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "text.sse", CutAfter: 2}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "overloaded after text: an error, no retry",
-			replies:  []reply{{sse: "overloaded_after_text.sse"}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "overloaded_after_text.sse"}, {SSE: "text.sse"}},
 			wantText: "The root filesystem",
 			wantErr:  []string{"the response was cut off", "overloaded"},
 			wantReqs: 1,
 		},
 		{
 			name:     "401",
-			replies:  []reply{{status: 401, body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}},
+			replies:  []testfake.Reply{{Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}},
 			wantErr:  []string{"the API key was refused (401 authentication_error): set agent.api_key or ANTHROPIC_API_KEY"},
 			wantReqs: 1,
 		},
 		{
 			name:     "404 model",
-			replies:  []reply{{status: 404, body: body(t, "not_found.json")}},
+			replies:  []testfake.Reply{{Status: 404, Body: body(t, "not_found.json")}},
 			wantErr:  []string{`model "claude-test-1" or the endpoint was not found (404 not_found_error)`, "model: claude-sonnet-9-9", "set agent.model (or OPSBOT_MODEL)"},
 			wantReqs: 1,
 		},
 		{
 			name:     "400 context too long",
-			replies:  []reply{{status: 400, body: body(t, "too_long.json")}},
+			replies:  []testfake.Reply{{Status: 400, Body: body(t, "too_long.json")}},
 			wantErr:  []string{"the conversation is too long for the model", "215336 tokens", "start a new conversation or compact"},
 			wantReqs: 1,
 		},
@@ -146,18 +147,18 @@ func TestStream(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, tt.replies...)
 			p, s := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 			checkOutcome(t, o, tt.wantTexts, tt.wantText, tt.wantCalls, tt.wantUsage, tt.wantStop, tt.wantErr)
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != tt.wantReqs {
 				t.Errorf("requests = %d, want %d", len(reqs), tt.wantReqs)
 			}
 			for i := 1; i < len(reqs); i++ {
-				if !reflect.DeepEqual(reqs[i].body, reqs[0].body) {
+				if !reflect.DeepEqual(reqs[i].Body, reqs[0].Body) {
 					t.Errorf("retry %d sent a different request", i)
 				}
 			}
-			if w := s.all(); !reflect.DeepEqual(w, tt.wantWaits) {
+			if w := s.All(); !reflect.DeepEqual(w, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
 			}
 		})
@@ -165,48 +166,48 @@ func TestStream(t *testing.T) {
 }
 
 // body is a recorded error body from testdata.
-func body(t *testing.T, name string) string { return string(readTestdata(t, name)) }
+func body(t *testing.T, name string) string { return string(testfake.ReadTestdata(t, name)) }
 
 // checkOutcome compares what the caller saw with the expectations.
-func checkOutcome(t *testing.T, o outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
+func checkOutcome(t *testing.T, o testfake.Outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
 	t.Helper()
-	if texts != nil && !reflect.DeepEqual(o.texts, texts) {
-		t.Errorf("text deltas = %q, want %q", o.texts, texts)
+	if texts != nil && !reflect.DeepEqual(o.Texts, texts) {
+		t.Errorf("text deltas = %q, want %q", o.Texts, texts)
 	}
-	if o.text() != text {
-		t.Errorf("text = %q, want %q", o.text(), text)
+	if o.Text() != text {
+		t.Errorf("text = %q, want %q", o.Text(), text)
 	}
-	if len(o.calls) != len(calls) {
-		t.Fatalf("tool calls = %+v, want %d", o.calls, len(calls))
+	if len(o.Calls) != len(calls) {
+		t.Fatalf("tool calls = %+v, want %d", o.Calls, len(calls))
 	}
 	for i, c := range calls {
-		got := o.calls[i]
+		got := o.Calls[i]
 		if got.Type != agent.BlockToolUse || got.ID != c.id || got.Name != c.name {
 			t.Errorf("call %d = %s %s %s, want tool_use %s %s", i, got.Type, got.ID, got.Name, c.id, c.name)
 		}
 		if !json.Valid(got.Input) {
 			t.Errorf("call %d input is not JSON: %s", i, got.Input)
 		}
-		jsonEqual(t, "call input", got.Input, c.input)
+		testfake.JSONEqual(t, "call input", got.Input, c.input)
 	}
-	if usage != nil && (o.usage == nil || *o.usage != *usage) {
-		t.Errorf("usage = %+v, want %+v", o.usage, usage)
+	if usage != nil && (o.Usage == nil || *o.Usage != *usage) {
+		t.Errorf("usage = %+v, want %+v", o.Usage, usage)
 	}
-	if o.stop != stop {
-		t.Errorf("stop = %q, want %q", o.stop, stop)
+	if o.Stop != stop {
+		t.Errorf("stop = %q, want %q", o.Stop, stop)
 	}
 	if errs == nil {
-		if o.err != nil {
-			t.Errorf("err = %v, want none", o.err)
+		if o.Err != nil {
+			t.Errorf("err = %v, want none", o.Err)
 		}
 		return
 	}
-	if o.err == nil {
+	if o.Err == nil {
 		t.Fatalf("no error, want one with %q", errs)
 	}
 	for _, want := range errs {
-		if !strings.Contains(o.err.Error(), want) {
-			t.Errorf("err = %q, want it to contain %q", o.err, want)
+		if !strings.Contains(o.Err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", o.Err, want)
 		}
 	}
 }
@@ -229,9 +230,9 @@ func TestMalformedToolInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFake(t, reply{raw: []byte(tt.stream)})
+			f := newFake(t, testfake.Reply{Raw: []byte(tt.stream)})
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 			checkOutcome(t, o, nil, "I'll check the disk usage.", nil, nil, tt.wantStop, tt.wantErr)
 		})
 	}
@@ -240,18 +241,18 @@ func TestMalformedToolInput(t *testing.T) {
 // TestCallerStops: breaking out of the loop ends the call quietly.
 func TestCallerStops(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := newTestProvider(t, f)
 	n := 0
-	for ev := range p.Stream(context.Background(), testRequest()) {
+	for ev := range p.Stream(context.Background(), testfake.Conversation()) {
 		n++
 		if ev.Kind != agent.EventText {
 			t.Errorf("first event = %+v", ev)
 		}
 		break
 	}
-	if n != 1 || len(f.requests()) != 1 {
-		t.Errorf("events %d, requests %d; want 1, 1", n, len(f.requests()))
+	if n != 1 || len(f.Requests()) != 1 {
+		t.Errorf("events %d, requests %d; want 1, 1", n, len(f.Requests()))
 	}
 }
 
@@ -259,25 +260,25 @@ func TestCallerStops(t *testing.T) {
 // is context.Canceled; the text before stays, and nothing is retried.
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse", holdAfter: 4}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse", HoldAfter: 4}, testfake.Reply{SSE: "text.sse"})
 	p, s := newTestProvider(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var o outcome
-	for ev := range p.Stream(ctx, testRequest()) {
+	var o testfake.Outcome
+	for ev := range p.Stream(ctx, testfake.Conversation()) {
 		switch ev.Kind {
 		case agent.EventText:
-			o.texts = append(o.texts, ev.Text)
+			o.Texts = append(o.Texts, ev.Text)
 			cancel()
 		case agent.EventError:
-			o.err = ev.Err
+			o.Err = ev.Err
 		}
 	}
-	if o.text() != "The root" || !errors.Is(o.err, context.Canceled) {
-		t.Errorf("text %q, err %v; want the first delta and context.Canceled", o.text(), o.err)
+	if o.Text() != "The root" || !errors.Is(o.Err, context.Canceled) {
+		t.Errorf("text %q, err %v; want the first delta and context.Canceled", o.Text(), o.Err)
 	}
-	if len(f.requests()) != 1 || len(s.all()) != 0 {
-		t.Errorf("requests %d, waits %v; want 1 and none", len(f.requests()), s.all())
+	if len(f.Requests()) != 1 || len(s.All()) != 0 {
+		t.Errorf("requests %d, waits %v; want 1 and none", len(f.Requests()), s.All())
 	}
 }
 
@@ -285,30 +286,30 @@ func TestCancelMidStream(t *testing.T) {
 // the stream with context.Canceled and no second call.
 func TestRetryWaitsForCancel(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{status: 529, body: body(t, "overloaded.json")}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{Status: 529, Body: body(t, "overloaded.json")}, testfake.Reply{SSE: "text.sse"})
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL}, WithSleep(func(ctx context.Context, d time.Duration) error {
+	p, err := New(Config{APIKey: testKey, BaseURL: f.URL}, WithSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()
 		return sleepContext(ctx, time.Hour)
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := collect(t, p.Stream(ctx, testRequest()))
-	if !errors.Is(o.err, context.Canceled) || len(f.requests()) != 1 {
-		t.Errorf("err %v, requests %d; want context.Canceled after 1", o.err, len(f.requests()))
+	o := testfake.Collect(t, p.Stream(ctx, testfake.Conversation()))
+	if !errors.Is(o.Err, context.Canceled) || len(f.Requests()) != 1 {
+		t.Errorf("err %v, requests %d; want context.Canceled after 1", o.Err, len(f.Requests()))
 	}
 }
 
 // TestOnRetry reports each retry with its wait and a worded error.
 func TestOnRetry(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "overloaded.sse"}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "overloaded.sse"}, testfake.Reply{SSE: "text.sse"})
 	var seen []string
 	p, _ := newTestProvider(t, f, WithOnRetry(func(wait time.Duration, err error) {
 		seen = append(seen, wait.String()+" "+err.Error())
 	}))
-	collect(t, p.Stream(context.Background(), testRequest()))
+	testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 	if len(seen) != 1 || !strings.Contains(seen[0], "1s anthropic: the API is overloaded") {
 		t.Errorf("retries reported: %q", seen)
 	}

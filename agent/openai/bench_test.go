@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/streamretry"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
 // benchDeltas is the number of text deltas in the benchmark stream.
@@ -36,22 +36,9 @@ func longStream(n int) []byte {
 // BenchmarkStreamPerDelta measures a whole call over loopback HTTP (the
 // SDK's request, SSE decoding, JSON, this package's events), per delta.
 func BenchmarkStreamPerDelta(b *testing.B) {
-	f := newFake(b, reply{raw: longStream(benchDeltas)})
+	f := newFake(b, testfake.Reply{Raw: longStream(benchDeltas)})
 	p, _ := newTestProvider(b, f)
-	req := testRequest()
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for ev := range p.Stream(context.Background(), req) {
-			if ev.Kind == agent.EventText {
-				n++
-			}
-		}
-		if n != benchDeltas {
-			b.Fatalf("deltas = %d", n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchDeltas), "ns/delta")
+	testfake.BenchStream(b, benchDeltas, p.Stream, testfake.Conversation())
 }
 
 // BenchmarkDecodePerDelta measures parsing alone: the SDK's SSE decoder
@@ -78,5 +65,5 @@ func BenchmarkDecodePerDelta(b *testing.B) {
 			b.Fatalf("deltas = %d, err = %v", n, err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchDeltas), "ns/delta")
+	testfake.ReportPerDelta(b, benchDeltas)
 }

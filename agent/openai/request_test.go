@@ -7,49 +7,8 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
-
-// testRequest is a conversation with every kind of block: text, a tool
-// call, two tool calls in one message (one without input), a failed tool
-// result, and a user message holding results and text together.
-func testRequest() agent.Request {
-	return agent.Request{
-		System: "You are opsbot. Hosts: local, web1.",
-		Messages: []agent.Message{
-			{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "how full is the disk on local?"}}},
-			{Role: agent.RoleAssistant, Content: []agent.Block{
-				{Type: agent.BlockText, Text: "Let me look."},
-				{Type: agent.BlockToolUse, ID: "toolu_A", Name: "run_command", Input: json.RawMessage(`{"target":"local","command":"df -h /"}`)},
-			}},
-			{Role: agent.RoleUser, Content: []agent.Block{
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_A", Content: "Filesystem Size Used Avail Use% Mounted on\n/dev/sda1 50G 21G 29G 42% /"},
-			}},
-			{Role: agent.RoleAssistant, Content: []agent.Block{
-				{Type: agent.BlockText, Text: ""}, // dropped: the API refuses empty text
-				{Type: agent.BlockToolUse, ID: "toolu_B", Name: "run_command", Input: json.RawMessage(`{"target":"web1","command":"uptime"}`)},
-				{Type: agent.BlockToolUse, ID: "toolu_C", Name: "list_hosts"},
-			}},
-			{Role: agent.RoleUser, Content: []agent.Block{
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_B", Content: "ssh: connect to host web1 port 22: Connection refused", IsError: true},
-				{Type: agent.BlockToolResult, ToolUseID: "toolu_C", Content: "local\nweb1"},
-				{Type: agent.BlockText, Text: "and is web1 up?"},
-			}},
-		},
-		Tools: []agent.ToolSpec{
-			{Name: "run_command", Description: "Run a shell command on a target host.", InputSchema: json.RawMessage(`{
-				"type": "object",
-				"properties": {
-					"target": {"type": "string", "description": "host or group"},
-					"command": {"type": "string"},
-					"timeout": {"type": "integer", "minimum": 1}
-				},
-				"required": ["target", "command"],
-				"additionalProperties": false
-			}`)},
-			{Name: "list_hosts", Description: "List the hosts this conversation may use."},
-		},
-	}
-}
 
 // TestRequestOnTheWire checks what the fake received: path, bearer key,
 // model, token bound, usage request, and the translation of the history
@@ -58,31 +17,31 @@ func testRequest() agent.Request {
 // and of the tool definitions.
 func TestRequestOnTheWire(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := newTestProvider(t, f)
-	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	got := f.requests()
+	got := f.Requests()
 	if len(got) != 1 {
 		t.Fatalf("requests = %d, want 1", len(got))
 	}
 	r := got[0]
-	if r.path != "/v1/chat/completions" {
-		t.Errorf("path = %q, want /v1/chat/completions", r.path)
+	if r.Path != "/v1/chat/completions" {
+		t.Errorf("path = %q, want /v1/chat/completions", r.Path)
 	}
-	if a := r.header.Get("Authorization"); a != "Bearer "+testKey {
+	if a := r.Header.Get("Authorization"); a != "Bearer "+testKey {
 		t.Errorf("authorization = %q, want the configured key as a bearer token", a)
 	}
 	keys := []string{"model", "max_tokens", "stream", "stream_options", "messages", "tools"}
 	subset := map[string]any{}
 	for _, k := range keys {
-		subset[k] = r.body[k]
+		subset[k] = r.Body[k]
 	}
-	jsonEqual(t, "request body", subset, string(readTestdata(t, "request.golden.json")))
-	for k := range r.body {
+	testfake.JSONEqual(t, "request body", subset, string(testfake.ReadTestdata(t, "request.golden.json")))
+	for k := range r.Body {
 		if !strings.Contains(strings.Join(keys, " "), k) {
-			t.Errorf("unexpected request field %q = %v", k, r.body[k])
+			t.Errorf("unexpected request field %q = %v", k, r.Body[k])
 		}
 	}
 }
@@ -114,23 +73,23 @@ func TestRequestOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFake(t, reply{sse: "text.sse"})
-			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.srv.URL+"/v1"
+			f := newFake(t, testfake.Reply{SSE: "text.sse"})
+			tt.cfg.APIKey, tt.cfg.BaseURL = testKey, f.URL+"/v1"
 			p, err := New(tt.cfg, tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			p.official = tt.official // the fake is not api.openai.com; see TestIsOfficial
 			tt.req.Messages = []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}
-			if o := collect(t, p.Stream(context.Background(), tt.req)); o.err != nil {
-				t.Fatalf("stream: %v", o.err)
+			if o := testfake.Collect(t, p.Stream(context.Background(), tt.req)); o.Err != nil {
+				t.Fatalf("stream: %v", o.Err)
 			}
-			body := f.requests()[0].body
+			body := f.Requests()[0].Body
 			got := map[string]any{}
 			for _, k := range []string{"model", "max_tokens", "max_completion_tokens", "stream_options"} {
 				got[k] = body[k]
 			}
-			jsonEqual(t, "fields", got, tt.want)
+			testfake.JSONEqual(t, "fields", got, tt.want)
 		})
 	}
 }
@@ -154,37 +113,37 @@ func TestIsOfficial(t *testing.T) {
 // TestEnvironmentFallback: an empty Config takes key, base URL and model
 // from OPENAI_API_KEY, OPENAI_BASE_URL and OPSBOT_MODEL.
 func TestEnvironmentFallback(t *testing.T) {
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
-	t.Setenv("OPENAI_BASE_URL", f.srv.URL+"/v1")
+	t.Setenv("OPENAI_BASE_URL", f.URL+"/v1")
 	t.Setenv("OPSBOT_MODEL", "model-from-env")
 	p, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
-	if o := collect(t, p.Stream(context.Background(), req)); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), req)); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	r := f.requests()[0]
-	if r.header.Get("Authorization") != "Bearer sk-from-env" || r.body["model"] != "model-from-env" {
-		t.Errorf("auth %q, model %v; want the environment's", r.header.Get("Authorization"), r.body["model"])
+	r := f.Requests()[0]
+	if r.Header.Get("Authorization") != "Bearer sk-from-env" || r.Body["model"] != "model-from-env" {
+		t.Errorf("auth %q, model %v; want the environment's", r.Header.Get("Authorization"), r.Body["model"])
 	}
 }
 
 // TestLocalServerWithoutKey: a server such as Ollama needs no key, and
 // none is sent.
 func TestLocalServerWithoutKey(t *testing.T) {
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	t.Setenv("OPENAI_API_KEY", "")
-	p, err := New(Config{BaseURL: f.srv.URL + "/v1", Model: "llama3.2"})
+	p, err := New(Config{BaseURL: f.URL + "/v1", Model: "llama3.2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	if a := f.requests()[0].header.Get("Authorization"); a != "" {
+	if a := f.Requests()[0].Header.Get("Authorization"); a != "" {
 		t.Errorf("authorization = %q, want none", a)
 	}
 }
@@ -193,15 +152,15 @@ func TestLocalServerWithoutKey(t *testing.T) {
 // request, DefaultModel is asked for.
 func TestDefaultModel(t *testing.T) {
 	t.Setenv("OPSBOT_MODEL", "")
-	f := newFake(t, reply{sse: "text.sse"})
-	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL + "/v1"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
+	p, err := New(Config{APIKey: testKey, BaseURL: f.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := collect(t, p.Stream(context.Background(), testRequest())); o.err != nil {
-		t.Fatalf("stream: %v", o.err)
+	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
+		t.Fatalf("stream: %v", o.Err)
 	}
-	if m := f.requests()[0].body["model"]; m != DefaultModel {
+	if m := f.Requests()[0].Body["model"]; m != DefaultModel {
 		t.Errorf("model = %v, want %s", m, DefaultModel)
 	}
 }
@@ -245,11 +204,11 @@ func TestBadHistory(t *testing.T) {
 			t.Parallel()
 			f := newFake(t)
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), tt.req))
-			if o.err == nil || !strings.Contains(o.err.Error(), tt.want) {
-				t.Errorf("err = %v, want %q", o.err, tt.want)
+			o := testfake.Collect(t, p.Stream(context.Background(), tt.req))
+			if o.Err == nil || !strings.Contains(o.Err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", o.Err, tt.want)
 			}
-			if n := len(f.requests()); n != 0 {
+			if n := len(f.Requests()); n != 0 {
 				t.Errorf("%d requests made for a bad history", n)
 			}
 		})

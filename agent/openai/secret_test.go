@@ -2,9 +2,9 @@ package openai
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
 // TestErrorsNeverContainTheKey: every failure the caller can see is free
@@ -19,35 +19,28 @@ func TestErrorsNeverContainTheKey(t *testing.T) {
 		"data: " + echo("server_error", "") + "\n\n"
 	tests := []struct {
 		name    string
-		replies []reply
+		replies []testfake.Reply
 	}{
-		{"401", []reply{{status: 401, body: echo("invalid_request_error", "invalid_api_key")}}},
-		{"403", []reply{{status: 403, body: echo("invalid_request_error", "")}}},
-		{"404", []reply{{status: 404, body: echo("invalid_request_error", "model_not_found")}}},
-		{"400", []reply{{status: 400, body: echo("invalid_request_error", "")}}},
-		{"400 too long", []reply{{status: 400, body: echo("invalid_request_error", "context_length_exceeded")}}},
-		{"429 quota", []reply{{status: 429, body: echo("insufficient_quota", "insufficient_quota")}}},
-		{"429 long wait", []reply{{status: 429, header: map[string]string{"Retry-After": "900"}, body: echo("tokens", "rate_limit_exceeded")}}},
-		{"500 four times", []reply{{status: 500, body: echo("server_error", "")}, {status: 500, body: echo("server_error", "")}, {status: 500, body: echo("server_error", "")}, {status: 500, body: echo("server_error", "")}}},
-		{"bare string", []reply{{status: 400, body: `{"error":"bad key ` + testKey + `"}`}}},
-		{"not JSON", []reply{{status: 502, body: testKey}, {status: 502, body: testKey}, {status: 502, body: testKey}, {status: 502, body: testKey}}},
-		{"error chunk after text", []reply{{raw: []byte(streamErr)}}},
-		{"disconnect", []reply{{sse: "text.sse", cutAfter: 3}}},
+		{"401", []testfake.Reply{{Status: 401, Body: echo("invalid_request_error", "invalid_api_key")}}},
+		{"403", []testfake.Reply{{Status: 403, Body: echo("invalid_request_error", "")}}},
+		{"404", []testfake.Reply{{Status: 404, Body: echo("invalid_request_error", "model_not_found")}}},
+		{"400", []testfake.Reply{{Status: 400, Body: echo("invalid_request_error", "")}}},
+		{"400 too long", []testfake.Reply{{Status: 400, Body: echo("invalid_request_error", "context_length_exceeded")}}},
+		{"429 quota", []testfake.Reply{{Status: 429, Body: echo("insufficient_quota", "insufficient_quota")}}},
+		{"429 long wait", []testfake.Reply{{Status: 429, Header: map[string]string{"Retry-After": "900"}, Body: echo("tokens", "rate_limit_exceeded")}}},
+		{"500 four times", []testfake.Reply{{Status: 500, Body: echo("server_error", "")}, {Status: 500, Body: echo("server_error", "")}, {Status: 500, Body: echo("server_error", "")}, {Status: 500, Body: echo("server_error", "")}}},
+		{"bare string", []testfake.Reply{{Status: 400, Body: `{"error":"bad key ` + testKey + `"}`}}},
+		{"not JSON", []testfake.Reply{{Status: 502, Body: testKey}, {Status: 502, Body: testKey}, {Status: 502, Body: testKey}, {Status: 502, Body: testKey}}},
+		{"error chunk after text", []testfake.Reply{{Raw: []byte(streamErr)}}},
+		{"disconnect", []testfake.Reply{{SSE: "text.sse", CutAfter: 3}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, tt.replies...)
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
-			if o.err == nil {
-				t.Fatal("no error")
-			}
-			for err := o.err; err != nil; err = errors.Unwrap(err) {
-				if strings.Contains(err.Error(), testKey) {
-					t.Errorf("error contains the API key: %q", err)
-				}
-			}
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
+			testfake.AssertNoSecret(t, o.Err, testKey)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
 // call is an expected tool call; input is compared as JSON.
@@ -18,11 +19,11 @@ type call struct{ id, name, input string }
 func TestStream(t *testing.T) {
 	t.Parallel()
 	const answer = "The root filesystem on local is 42% full (21G of 50G used)."
-	body := func(name string) string { return string(readTestdata(t, name)) }
+	body := func(name string) string { return string(testfake.ReadTestdata(t, name)) }
 	retryIn := func(h, v string) map[string]string { return map[string]string{h: v} }
 	tests := []struct {
 		name        string
-		replies     []reply
+		replies     []testfake.Reply
 		wantTexts   []string // nil: not checked piece by piece
 		wantText    string
 		wantCalls   []call
@@ -35,14 +36,14 @@ func TestStream(t *testing.T) {
 	}{
 		{
 			name:      "text only",
-			replies:   []reply{{sse: "text.sse"}},
+			replies:   []testfake.Reply{{SSE: "text.sse"}},
 			wantTexts: []string{"The root", " filesystem on local", " is 42% full", " (21G of 50G used)."},
 			wantText:  answer, wantUsage: &agent.Usage{InputTokens: 412, OutputTokens: 19}, wantStop: agent.StopEndTurn,
 			wantReqs: 1,
 		},
 		{
 			name:      "text and one tool call in pieces",
-			replies:   []reply{{sse: "tool_call.sse"}},
+			replies:   []testfake.Reply{{SSE: "tool_call.sse"}},
 			wantText:  "I'll check the disk usage.",
 			wantCalls: []call{{"call_DdmO9pD3xa9XTPNJ32zg2hcA", "run_command", `{"target":"local","command":"df -h"}`}},
 			wantUsage: &agent.Usage{InputTokens: 572, OutputTokens: 89}, wantStop: agent.StopToolUse,
@@ -50,7 +51,7 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "two tool calls, one with empty arguments",
-			replies:  []reply{{sse: "two_tool_calls.sse"}},
+			replies:  []testfake.Reply{{SSE: "two_tool_calls.sse"}},
 			wantText: "Checking web1 and listing the hosts.",
 			wantCalls: []call{
 				{"call_wEbUptIme7Hx3kQ2aa", "run_command", `{"target":"web1","command":"uptime"}`},
@@ -61,59 +62,59 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:      "compatible server: no id, one chunk, finish_reason stop, no usage",
-			replies:   []reply{{sse: "compat_tool_call.sse"}},
+			replies:   []testfake.Reply{{SSE: "compat_tool_call.sse"}},
 			wantCalls: []call{{"call_0", "run_command", `{"target":"local","command":"df -h"}`}},
 			wantStop:  agent.StopToolUse, wantNoUsage: true,
 			wantReqs: 1,
 		},
 		{
 			name:     "overloaded error chunk before any content, then success",
-			replies:  []reply{{sse: "overloaded.sse"}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "overloaded.sse"}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "503 then success",
-			replies:  []reply{{status: 503, body: body("overloaded.json")}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{Status: 503, Body: body("overloaded.json")}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "429 with retry-after, then success",
-			replies:  []reply{{status: 429, header: retryIn("Retry-After", "7"), body: body("rate_limit.json")}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{Status: 429, Header: retryIn("Retry-After", "7"), Body: body("rate_limit.json")}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{7 * time.Second},
 		},
 		{
 			name: "429 with retry-after-ms, which wins",
-			replies: []reply{
-				{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, body: body("rate_limit.json")},
-				{sse: "text.sse"}},
+			replies: []testfake.Reply{
+				{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500", "Retry-After": "2"}, Body: body("rate_limit.json")},
+				{SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{1500 * time.Millisecond},
 		},
 		{
 			name:     "429 insufficient_quota: waiting does not help",
-			replies:  []reply{{status: 429, body: body("insufficient_quota.json")}},
+			replies:  []testfake.Reply{{Status: 429, Body: body("insufficient_quota.json")}},
 			wantErr:  []string{"openai: the account is out of quota (429 insufficient_quota)", "check its plan and billing"},
 			wantReqs: 1,
 		},
 		{
 			name: "overloaded four times: gives up",
-			replies: []reply{{status: 503, body: body("overloaded.json")}, {sse: "overloaded.sse"},
-				{status: 503, body: body("overloaded.json")}, {status: 503, body: body("overloaded.json")}},
+			replies: []testfake.Reply{{Status: 503, Body: body("overloaded.json")}, {SSE: "overloaded.sse"},
+				{Status: 503, Body: body("overloaded.json")}, {Status: 503, Body: body("overloaded.json")}},
 			wantErr:  []string{"openai: the server is overloaded (503 server_error, 4 attempts)", "try again in a few minutes"},
 			wantReqs: 4, wantWaits: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
 		},
 		{
 			name:     "429 asking for an hour: not waited for",
-			replies:  []reply{{status: 429, header: retryIn("Retry-After", "3600"), body: body("rate_limit.json")}},
+			replies:  []testfake.Reply{{Status: 429, Header: retryIn("Retry-After", "3600"), Body: body("rate_limit.json")}},
 			wantErr:  []string{"rate limited", "asks to wait 1h0m0s", "Limit 30000"},
 			wantReqs: 1,
 		},
 		{
 			name:      "disconnect mid-stream keeps the text, no retry",
-			replies:   []reply{{sse: "text.sse", cutAfter: 3}, {sse: "text.sse"}},
+			replies:   []testfake.Reply{{SSE: "text.sse", CutAfter: 3}, {SSE: "text.sse"}},
 			wantTexts: []string{"The root", " filesystem on local"},
 			wantText:  "The root filesystem on local",
 			wantErr:   []string{"connection broke mid-response", "text so far is kept"},
@@ -121,57 +122,57 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "disconnect before any content is retried",
-			replies:  []reply{{sse: "text.sse", cutAfter: 1}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "text.sse", CutAfter: 1}, {SSE: "text.sse"}},
 			wantText: answer, wantStop: agent.StopEndTurn,
 			wantReqs: 2, wantWaits: []time.Duration{time.Second},
 		},
 		{
 			name:     "clean end without finish_reason after text: an error",
-			replies:  []reply{{raw: []byte(strings.Join(strings.SplitAfter(body("text.sse"), "\n\n")[:3], "") + "data: [DONE]\n\n")}},
+			replies:  []testfake.Reply{{Raw: []byte(strings.Join(strings.SplitAfter(body("text.sse"), "\n\n")[:3], "") + "data: [DONE]\n\n")}},
 			wantText: "The root filesystem on local",
 			wantErr:  []string{"the server closed the stream before the response was complete", "text so far is kept"},
 			wantReqs: 1,
 		},
 		{
 			name:     "error chunk after text: an error, no retry",
-			replies:  []reply{{sse: "error_after_text.sse"}, {sse: "text.sse"}},
+			replies:  []testfake.Reply{{SSE: "error_after_text.sse"}, {SSE: "text.sse"}},
 			wantText: "The root filesystem",
 			wantErr:  []string{"the response was cut off: the server failed (server_error)", "Sorry about that"},
 			wantReqs: 1,
 		},
 		{
 			name:     "401",
-			replies:  []reply{{status: 401, body: body("unauthorized.json")}},
+			replies:  []testfake.Reply{{Status: 401, Body: body("unauthorized.json")}},
 			wantErr:  []string{"the API key was refused (401 invalid_api_key): set agent.api_key or OPENAI_API_KEY"},
 			wantReqs: 1,
 		},
 		{
 			name:     "404 model on OpenAI",
-			replies:  []reply{{status: 404, body: body("not_found.json")}},
+			replies:  []testfake.Reply{{Status: 404, Body: body("not_found.json")}},
 			wantErr:  []string{`model "gpt-test-1" or the endpoint was not found (404 model_not_found)`, "gpt-9-turbo", "set agent.model (or OPSBOT_MODEL)"},
 			wantReqs: 1,
 		},
 		{
 			name:     "404 model on Ollama",
-			replies:  []reply{{status: 404, body: body("ollama_not_found.json")}},
+			replies:  []testfake.Reply{{Status: 404, Body: body("ollama_not_found.json")}},
 			wantErr:  []string{"not found (404 api_error)", `model "llama9" not found, try pulling it first`},
 			wantReqs: 1,
 		},
 		{
 			name:     "400 context too long",
-			replies:  []reply{{status: 400, body: body("too_long.json")}},
+			replies:  []testfake.Reply{{Status: 400, Body: body("too_long.json")}},
 			wantErr:  []string{"the conversation is too long for the model (400 context_length_exceeded)", "130532 tokens", "start a new conversation or compact"},
 			wantReqs: 1,
 		},
 		{
 			name:     "a proxy's HTML 502, four times",
-			replies:  []reply{{status: 502, body: "<html>502</html>"}, {status: 502, body: "<html>502</html>"}, {status: 502, body: "<html>502</html>"}, {status: 502, body: "<html>502</html>"}},
+			replies:  []testfake.Reply{{Status: 502, Body: "<html>502</html>"}, {Status: 502, Body: "<html>502</html>"}, {Status: 502, Body: "<html>502</html>"}, {Status: 502, Body: "<html>502</html>"}},
 			wantErr:  []string{"openai: the server failed (502, 4 attempts): try again later"},
 			wantReqs: 4, wantWaits: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
 		},
 		{
 			name:     "a bare string error body",
-			replies:  []reply{{status: 400, body: `{"error":"invalid tool schema for run_command"}`}},
+			replies:  []testfake.Reply{{Status: 400, Body: `{"error":"invalid tool schema for run_command"}`}},
 			wantErr:  []string{"the server rejected the request (400)", "invalid tool schema for run_command"},
 			wantReqs: 1,
 		},
@@ -181,21 +182,21 @@ func TestStream(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, tt.replies...)
 			p, s := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 			checkOutcome(t, o, tt.wantTexts, tt.wantText, tt.wantCalls, tt.wantUsage, tt.wantStop, tt.wantErr)
-			if tt.wantNoUsage && o.usage != nil {
-				t.Errorf("usage %+v from a server that sent none", o.usage)
+			if tt.wantNoUsage && o.Usage != nil {
+				t.Errorf("usage %+v from a server that sent none", o.Usage)
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != tt.wantReqs {
 				t.Errorf("requests = %d, want %d", len(reqs), tt.wantReqs)
 			}
 			for i := 1; i < len(reqs); i++ {
-				if !reflect.DeepEqual(reqs[i].body, reqs[0].body) {
+				if !reflect.DeepEqual(reqs[i].Body, reqs[0].Body) {
 					t.Errorf("retry %d sent a different request", i)
 				}
 			}
-			if w := s.all(); !reflect.DeepEqual(w, tt.wantWaits) {
+			if w := s.All(); !reflect.DeepEqual(w, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
 			}
 		})
@@ -203,45 +204,45 @@ func TestStream(t *testing.T) {
 }
 
 // checkOutcome compares what the caller saw with the expectations.
-func checkOutcome(t *testing.T, o outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
+func checkOutcome(t *testing.T, o testfake.Outcome, texts []string, text string, calls []call, usage *agent.Usage, stop agent.StopReason, errs []string) {
 	t.Helper()
-	if texts != nil && !reflect.DeepEqual(o.texts, texts) {
-		t.Errorf("text deltas = %q, want %q", o.texts, texts)
+	if texts != nil && !reflect.DeepEqual(o.Texts, texts) {
+		t.Errorf("text deltas = %q, want %q", o.Texts, texts)
 	}
-	if o.text() != text {
-		t.Errorf("text = %q, want %q", o.text(), text)
+	if o.Text() != text {
+		t.Errorf("text = %q, want %q", o.Text(), text)
 	}
-	if len(o.calls) != len(calls) {
-		t.Fatalf("tool calls = %+v, want %d", o.calls, len(calls))
+	if len(o.Calls) != len(calls) {
+		t.Fatalf("tool calls = %+v, want %d", o.Calls, len(calls))
 	}
 	for i, c := range calls {
-		got := o.calls[i]
+		got := o.Calls[i]
 		if got.Type != agent.BlockToolUse || got.ID != c.id || got.Name != c.name {
 			t.Errorf("call %d = %s %s %s, want tool_use %s %s", i, got.Type, got.ID, got.Name, c.id, c.name)
 		}
 		if !json.Valid(got.Input) {
 			t.Errorf("call %d input is not JSON: %s", i, got.Input)
 		}
-		jsonEqual(t, "call input", got.Input, c.input)
+		testfake.JSONEqual(t, "call input", got.Input, c.input)
 	}
-	if usage != nil && (o.usage == nil || *o.usage != *usage) {
-		t.Errorf("usage = %+v, want %+v", o.usage, usage)
+	if usage != nil && (o.Usage == nil || *o.Usage != *usage) {
+		t.Errorf("usage = %+v, want %+v", o.Usage, usage)
 	}
-	if o.stop != stop {
-		t.Errorf("stop = %q, want %q", o.stop, stop)
+	if o.Stop != stop {
+		t.Errorf("stop = %q, want %q", o.Stop, stop)
 	}
 	if errs == nil {
-		if o.err != nil {
-			t.Errorf("err = %v, want none", o.err)
+		if o.Err != nil {
+			t.Errorf("err = %v, want none", o.Err)
 		}
 		return
 	}
-	if o.err == nil {
+	if o.Err == nil {
 		t.Fatalf("no error, want one with %q", errs)
 	}
 	for _, want := range errs {
-		if !strings.Contains(o.err.Error(), want) {
-			t.Errorf("err = %q, want it to contain %q", o.err, want)
+		if !strings.Contains(o.Err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", o.Err, want)
 		}
 	}
 }
@@ -274,7 +275,7 @@ func TestFinishReasons(t *testing.T) {
 // (the call is dropped and the stop reason says why).
 func TestMalformedToolInput(t *testing.T) {
 	t.Parallel()
-	cut := strings.Replace(string(readTestdata(t, "tool_call.sse")), `"and\": \"df -h\"}"`, `"and\": \"df -h"`, 1)
+	cut := strings.Replace(string(testfake.ReadTestdata(t, "tool_call.sse")), `"and\": \"df -h\"}"`, `"and\": \"df -h"`, 1)
 	tests := []struct {
 		name     string
 		stream   string
@@ -287,9 +288,9 @@ func TestMalformedToolInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFake(t, reply{raw: []byte(tt.stream)})
+			f := newFake(t, testfake.Reply{Raw: []byte(tt.stream)})
 			p, _ := newTestProvider(t, f)
-			o := collect(t, p.Stream(context.Background(), testRequest()))
+			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 			checkOutcome(t, o, nil, "I'll check the disk usage.", nil, nil, tt.wantStop, tt.wantErr)
 		})
 	}
@@ -298,18 +299,18 @@ func TestMalformedToolInput(t *testing.T) {
 // TestCallerStops: breaking out of the loop ends the call quietly.
 func TestCallerStops(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := newTestProvider(t, f)
 	n := 0
-	for ev := range p.Stream(context.Background(), testRequest()) {
+	for ev := range p.Stream(context.Background(), testfake.Conversation()) {
 		n++
 		if ev.Kind != agent.EventText {
 			t.Errorf("first event = %+v", ev)
 		}
 		break
 	}
-	if n != 1 || len(f.requests()) != 1 {
-		t.Errorf("events %d, requests %d; want 1, 1", n, len(f.requests()))
+	if n != 1 || len(f.Requests()) != 1 {
+		t.Errorf("events %d, requests %d; want 1, 1", n, len(f.Requests()))
 	}
 }
 
@@ -317,25 +318,25 @@ func TestCallerStops(t *testing.T) {
 // is context.Canceled; the text before stays, and nothing is retried.
 func TestCancelMidStream(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{sse: "text.sse", holdAfter: 2}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{SSE: "text.sse", HoldAfter: 2}, testfake.Reply{SSE: "text.sse"})
 	p, s := newTestProvider(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var o outcome
-	for ev := range p.Stream(ctx, testRequest()) {
+	var o testfake.Outcome
+	for ev := range p.Stream(ctx, testfake.Conversation()) {
 		switch ev.Kind {
 		case agent.EventText:
-			o.texts = append(o.texts, ev.Text)
+			o.Texts = append(o.Texts, ev.Text)
 			cancel()
 		case agent.EventError:
-			o.err = ev.Err
+			o.Err = ev.Err
 		}
 	}
-	if o.text() != "The root" || !errors.Is(o.err, context.Canceled) {
-		t.Errorf("text %q, err %v; want the first delta and context.Canceled", o.text(), o.err)
+	if o.Text() != "The root" || !errors.Is(o.Err, context.Canceled) {
+		t.Errorf("text %q, err %v; want the first delta and context.Canceled", o.Text(), o.Err)
 	}
-	if len(f.requests()) != 1 || len(s.all()) != 0 {
-		t.Errorf("requests %d, waits %v; want 1 and none", len(f.requests()), s.all())
+	if len(f.Requests()) != 1 || len(s.All()) != 0 {
+		t.Errorf("requests %d, waits %v; want 1 and none", len(f.Requests()), s.All())
 	}
 }
 
@@ -343,30 +344,30 @@ func TestCancelMidStream(t *testing.T) {
 // the stream with context.Canceled and no second call.
 func TestRetryWaitsForCancel(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{status: 503, body: string(readTestdata(t, "overloaded.json"))}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{Status: 503, Body: string(testfake.ReadTestdata(t, "overloaded.json"))}, testfake.Reply{SSE: "text.sse"})
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := New(Config{APIKey: testKey, BaseURL: f.srv.URL + "/v1", Model: "m"}, WithSleep(func(ctx context.Context, d time.Duration) error {
+	p, err := New(Config{APIKey: testKey, BaseURL: f.URL + "/v1", Model: "m"}, WithSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()
 		return sleepContext(ctx, time.Hour)
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := collect(t, p.Stream(ctx, testRequest()))
-	if !errors.Is(o.err, context.Canceled) || len(f.requests()) != 1 {
-		t.Errorf("err %v, requests %d; want context.Canceled after 1", o.err, len(f.requests()))
+	o := testfake.Collect(t, p.Stream(ctx, testfake.Conversation()))
+	if !errors.Is(o.Err, context.Canceled) || len(f.Requests()) != 1 {
+		t.Errorf("err %v, requests %d; want context.Canceled after 1", o.Err, len(f.Requests()))
 	}
 }
 
 // TestOnRetry reports each retry with its wait and a worded error.
 func TestOnRetry(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, reply{status: 429, header: map[string]string{"Retry-After": "2"}, body: string(readTestdata(t, "rate_limit.json"))}, reply{sse: "text.sse"})
+	f := newFake(t, testfake.Reply{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: string(testfake.ReadTestdata(t, "rate_limit.json"))}, testfake.Reply{SSE: "text.sse"})
 	var seen []string
 	p, _ := newTestProvider(t, f, WithOnRetry(func(wait time.Duration, err error) {
 		seen = append(seen, wait.String()+" "+err.Error())
 	}))
-	collect(t, p.Stream(context.Background(), testRequest()))
+	testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
 	if len(seen) != 1 || !strings.Contains(seen[0], "2s openai: rate limited by the server") {
 		t.Errorf("retries reported: %q", seen)
 	}
