@@ -53,8 +53,9 @@ type Result struct {
 // excerptRunes bounds Result.Output.
 const excerptRunes = 120
 
-// numberRE finds the first number of an output, with a unit of % if any.
-var numberRE = regexp.MustCompile(`-?\d+(?:\.\d+)?(%?)`)
+// numberRE finds the first number of an output standing on its own (not
+// the 1 of sda1 or the 1024 of 1024-blocks), with a unit of % if any.
+var numberRE = regexp.MustCompile(`(?:^|[\s=:(\[])(-?\d+(?:\.\d+)?)(%?)(?:$|[\s,;)\]])`)
 
 // Judge turns one host's outcome of check c into a Result.
 func Judge(c Check, hr hosts.HostResult) Result {
@@ -92,8 +93,8 @@ func judgeOutput(e Expect, out string, r *Result) {
 		}
 		return
 	}
-	r.Value, _ = strconv.ParseFloat(strings.TrimSuffix(m[0], "%"), 64)
-	r.HasValue, r.Unit = true, m[1]
+	r.Value, _ = strconv.ParseFloat(m[1], 64)
+	r.HasValue, r.Unit = true, m[2]
 	switch {
 	case e.FailAbove != nil && r.Value > *e.FailAbove:
 		r.Status, r.Detail = StatusFail, fmt.Sprintf("%s is above %s", r.value(), formatNum(*e.FailAbove, r.Unit))

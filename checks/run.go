@@ -42,6 +42,9 @@ func (r *Runner) Run(ctx context.Context, s Schedule, checks []Check) (Report, e
 	jobs, results := r.plan(checks)
 	r.execute(ctx, jobs, results)
 	ended := r.now()
+	if ctx.Err() != nil { // cut short (e.g. shutdown): not a judgement of the fleet
+		return Report{}, fmt.Errorf("checks: %s: the run was cancelled: %w", s.Name, context.Cause(ctx))
+	}
 	prev, err := r.Store.LastCheckRuns(ctx, s.Name, 1)
 	if err != nil {
 		return Report{}, fmt.Errorf("checks: %s: read the previous run: %w", s.Name, err)

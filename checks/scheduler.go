@@ -57,9 +57,12 @@ func NewScheduler(cfg Config, r *Runner, p *Publisher, log *slog.Logger) (*Sched
 		s.locks[sc.Name] = make(chan struct{}, 1)
 	}
 	cl := cronLog{log}
-	// cron.New alone does not recover panics, despite its comment.
+	// cron.New alone does not recover panics, despite its comment. The
+	// order matters: SkipIfStillRunning outside Recover. The other way
+	// round a panic unwinds through SkipIfStillRunning before it gives its
+	// token back, and every later tick of that schedule is skipped.
 	s.cron = cron.New(cron.WithParser(parser), cron.WithLogger(cl),
-		cron.WithChain(cron.Recover(cl), cron.SkipIfStillRunning(cl)))
+		cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)))
 	return s, nil
 }
 
@@ -167,7 +170,13 @@ func (s *Scheduler) Next(name string) time.Time {
 // recovered panic as an error.
 type cronLog struct{ l *slog.Logger }
 
-func (c cronLog) Info(msg string, kv ...any) { c.l.Debug("cron: "+msg, kv...) }
+func (c cronLog) Info(msg string, kv ...any) {
+	if msg == "skip" {
+		c.l.Info("checks: a run of the schedule is still under way; this tick is skipped")
+		return
+	}
+	c.l.Debug("cron: "+msg, kv...)
+}
 
 func (c cronLog) Error(err error, msg string, kv ...any) {
 	if msg == "panic" {
