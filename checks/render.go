@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -88,7 +89,10 @@ func (rep Report) when(t time.Time) string {
 // since when.
 func (rep Report) line(sym string, r Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s · %s", sym, r.Host, r.Check)
+	b.WriteString(sym + " " + r.Host)
+	if r.Check != "" {
+		b.WriteString(" · " + r.Check)
+	}
 	switch {
 	case r.HasValue && r.Prev != nil && r.Prev.HasValue && r.Prev.Value != r.Value:
 		fmt.Fprintf(&b, " %s → %s", formatNum(r.Prev.Value, r.Unit), r.value())
@@ -100,12 +104,32 @@ func (rep Report) line(sym string, r Result) string {
 	if r.Detail != "" {
 		fmt.Fprintf(&b, " — %s", r.Detail)
 	}
-	if rep.isNew(r) {
+	switch {
+	case r.Status == StatusOK && r.Prev != nil && r.Prev.Status != StatusOK:
+		fmt.Fprintf(&b, " — was %s since %s", statusWords[r.Prev.Status], rep.when(cmp.Or(r.Prev.Since, rep.PrevAt)))
+	case rep.isNew(r):
 		b.WriteString(" · **new**")
-	} else if r.Status != StatusOK {
+	case r.Status != StatusOK:
 		b.WriteString(" · since " + rep.when(r.Since))
 	}
 	return b.String()
+}
+
+var statusWords = map[Status]string{StatusWarn: "warning", StatusFail: "failing", StatusUnreachable: "unreachable", StatusOK: "ok"}
+
+// unreachable is one result per unreachable host: all its checks share
+// the cause.
+func (rep Report) unreachable() []Result {
+	var out []Result
+	seen := map[string]bool{}
+	for _, r := range rep.ordered(StatusUnreachable) {
+		if !seen[r.Host] {
+			seen[r.Host] = true
+			r.Check = ""
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // section is a heading and its lines.
@@ -132,7 +156,7 @@ func (rep Report) sections() []section {
 	}
 	add("Failing", symFail, rep.ordered(StatusFail))
 	add("Warnings", symWarn, rep.ordered(StatusWarn))
-	add("Unreachable", symDown, rep.ordered(StatusUnreachable))
+	add("Unreachable", symDown, rep.unreachable())
 	add("Recovered", symOK, rep.recovered())
 	return append(out, rep.grid())
 }

@@ -89,15 +89,16 @@ func (rep Report) storeRun(ended time.Time) store.CheckRun {
 // Counts are how many results have each status; Unreachable counts hosts.
 type Counts struct {
 	OK, Warn, Fail, Unreachable int
-	// NewFailures are results that turned fail or unreachable since the
-	// previous run; NewWarnings turned warn; Recovered turned ok.
+	// NewFailures are results that turned fail, and hosts that turned
+	// unreachable, since the previous run; NewWarnings are results that
+	// turned warn; Recovered turned ok.
 	NewFailures, NewWarnings, Recovered int
 }
 
 // Counts tallies the report.
 func (rep Report) Counts() Counts {
 	var c Counts
-	down := map[string]bool{}
+	down, newDown := map[string]bool{}, map[string]bool{} // unreachable counts hosts, not checks
 	for _, r := range rep.Results {
 		switch r.Status {
 		case StatusOK:
@@ -111,6 +112,8 @@ func (rep Report) Counts() Counts {
 		}
 		switch {
 		case rep.PrevAt.IsZero():
+		case r.Status == StatusUnreachable && (r.Prev == nil || !r.Prev.Status.bad()):
+			newDown[r.Host] = true
 		case r.Status.bad() && (r.Prev == nil || !r.Prev.Status.bad()):
 			c.NewFailures++
 		case r.Status == StatusWarn && (r.Prev == nil || r.Prev.Status != StatusWarn):
@@ -120,6 +123,7 @@ func (rep Report) Counts() Counts {
 		}
 	}
 	c.Unreachable = len(down)
+	c.NewFailures += len(newDown)
 	return c
 }
 
