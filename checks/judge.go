@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -81,7 +82,7 @@ func Judge(c Check, hr hosts.HostResult) Result {
 // exited as expected.
 func judgeOutput(e Expect, out string, r *Result) {
 	if e.OutputMatches != "" {
-		if re, err := regexp.Compile(e.OutputMatches); err != nil || !re.MatchString(out) {
+		if re, err := matcher(e.OutputMatches); err != nil || !re.MatchString(out) {
 			r.Status, r.Detail = StatusFail, "output does not match "+e.OutputMatches
 			return
 		}
@@ -101,6 +102,22 @@ func judgeOutput(e Expect, out string, r *Result) {
 	case e.WarnAbove != nil && r.Value > *e.WarnAbove:
 		r.Status, r.Detail = StatusWarn, fmt.Sprintf("%s is above %s", r.value(), formatNum(*e.WarnAbove, r.Unit))
 	}
+}
+
+// matchers caches compiled output_matches: a run judges the same few
+// patterns on every host.
+var matchers sync.Map // pattern → *regexp.Regexp
+
+func matcher(pattern string) (*regexp.Regexp, error) {
+	if re, ok := matchers.Load(pattern); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	matchers.Store(pattern, re)
+	return re, nil
 }
 
 // value is the result's number with its unit, e.g. "85%".

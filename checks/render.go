@@ -143,6 +143,11 @@ type section struct {
 // sections are the report's parts in reading order: failures, warnings,
 // unreachable, recovered, then the grid.
 func (rep Report) sections() []section {
+	return append(rep.problems(), rep.grid())
+}
+
+// problems are the sections of results that are not (still) ok.
+func (rep Report) problems() []section {
 	var out []section
 	add := func(title, sym string, rs []Result) {
 		if len(rs) == 0 {
@@ -158,17 +163,18 @@ func (rep Report) sections() []section {
 	add("Warnings", symWarn, rep.ordered(StatusWarn))
 	add("Unreachable", symDown, rep.unreachable())
 	add("Recovered", symOK, rep.recovered())
-	return append(out, rep.grid())
+	return out
 }
 
 // recovered are the results that turned ok in this run.
 func (rep Report) recovered() []Result {
 	var out []Result
-	for _, r := range rep.ordered(StatusOK) {
-		if r.Prev != nil && r.Prev.Status != StatusOK {
+	for _, r := range rep.Results {
+		if r.Status == StatusOK && r.Prev != nil && r.Prev.Status != StatusOK {
 			out = append(out, r)
 		}
 	}
+	rep.sort(out)
 	return out
 }
 
@@ -177,7 +183,7 @@ func (rep Report) recovered() []Result {
 func (rep Report) Summary(maxText int) connectors.Message {
 	head := fmt.Sprintf("**Health · %s** — %s", rep.Schedule, rep.SummaryLine())
 	var lines []string
-	for _, s := range rep.sections() {
+	for _, s := range rep.problems() {
 		if s.brief {
 			lines = append(lines, s.lines...)
 		}

@@ -160,6 +160,13 @@ func (rep Report) ordered(s Status) []Result {
 			out = append(out, r)
 		}
 	}
+	rep.sort(out)
+	return out
+}
+
+// sort orders results new first, then by how long they have held (oldest
+// first), host and check.
+func (rep Report) sort(out []Result) {
 	slices.SortStableFunc(out, func(a, b Result) int {
 		if na, nb := rep.isNew(a), rep.isNew(b); na != nb {
 			if na {
@@ -169,5 +176,4 @@ func (rep Report) ordered(s Status) []Result {
 		}
 		return cmp.Or(a.Since.Compare(b.Since), cmp.Compare(a.Host, b.Host), cmp.Compare(a.Check, b.Check))
 	})
-	return out
 }

@@ -27,6 +27,9 @@ type Runner struct {
 	Metrics *Metrics
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+
+	mu   sync.Mutex
+	last map[string]store.CheckRun // each schedule's last committed run
 }
 
 // job is one check on one host.
@@ -45,7 +48,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule, checks []Check) (Report, e
 	if ctx.Err() != nil { // cut short (e.g. shutdown): not a judgement of the fleet
 		return Report{}, fmt.Errorf("checks: %s: the run was cancelled: %w", s.Name, context.Cause(ctx))
 	}
-	prev, err := r.Store.LastCheckRuns(ctx, s.Name, 1)
+	prev, err := r.previous(ctx, s.Name)
 	if err != nil {
 		return Report{}, fmt.Errorf("checks: %s: read the previous run: %w", s.Name, err)
 	}
@@ -56,8 +59,34 @@ func (r *Runner) Run(ctx context.Context, s Schedule, checks []Check) (Report, e
 		return Report{}, fmt.Errorf("checks: %s: save the run: %w", s.Name, err)
 	}
 	rep.RunID = run.ID
+	r.remember(run)
 	r.Metrics.observe(rep, ended)
 	return rep, nil
+}
+
+// previous is the schedule's last run: the one this Runner committed if
+// it is still the latest in the store (one cheap query), else read back.
+func (r *Runner) previous(ctx context.Context, schedule string) ([]store.CheckRun, error) {
+	latest, err := r.Store.LastCheckRunStart(ctx, schedule)
+	if err != nil || latest.IsZero() {
+		return nil, err
+	}
+	r.mu.Lock()
+	cached, ok := r.last[schedule]
+	r.mu.Unlock()
+	if ok && cached.StartedAt.UnixMilli() == latest.UnixMilli() {
+		return []store.CheckRun{cached}, nil
+	}
+	return r.Store.LastCheckRuns(ctx, schedule, 1)
+}
+
+func (r *Runner) remember(run store.CheckRun) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil {
+		r.last = map[string]store.CheckRun{}
+	}
+	r.last[run.Schedule] = run
 }
 
 // plan resolves each check's targets into jobs. A target that does not
