@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
@@ -72,6 +73,19 @@ type fakePoster struct {
 	edits    []fakePost
 	next     int
 	PostFunc func(channel, thread string, m connectors.Message)
+	// limited is how many more calls answer with a rate limit.
+	limited int
+}
+
+// rateLimited answers with the platform's "slow down" while limited > 0.
+func (p *fakePoster) rateLimited() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.limited > 0 {
+		p.limited--
+		return &connectors.RateLimitError{RetryAfter: 2 * time.Second}
+	}
+	return nil
 }
 
 type fakePost struct {
@@ -85,6 +99,9 @@ func (p *fakePoster) Post(_ context.Context, channel, thread string, m connector
 	if p.PostFunc != nil {
 		p.PostFunc(channel, thread, m)
 	}
+	if err := p.rateLimited(); err != nil {
+		return connectors.Ref{}, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
@@ -94,6 +111,9 @@ func (p *fakePoster) Post(_ context.Context, channel, thread string, m connector
 }
 
 func (p *fakePoster) Edit(_ context.Context, ref connectors.Ref, m connectors.Message) error {
+	if err := p.rateLimited(); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.edits = append(p.edits, fakePost{ref.Channel, ref.Thread, ref.ID, m})

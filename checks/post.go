@@ -86,11 +86,33 @@ func (p *Publisher) publishTo(ctx context.Context, s Schedule, d Destination, re
 		return err
 	}
 	for _, m := range rep.Details(max) {
-		if _, err := poster.Post(ctx, d.Channel, post.Thread, m); err != nil {
+		if err := retry(ctx, func() error { _, err := poster.Post(ctx, d.Channel, post.Thread, m); return err }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// maxRetries bounds how often one post is retried after the platform
+// asked to slow down.
+const maxRetries = 3
+
+// retry calls fn again after the wait a rate limit asks for, a few times.
+func retry(ctx context.Context, fn func() error) error {
+	for i := 0; ; i++ {
+		err := fn()
+		wait, limited := connectors.RetryAfter(err)
+		if !limited || i == maxRetries {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		}
+	}
 }
 
 // keepSummary edits the day's message to the latest summary, or posts it
@@ -98,9 +120,10 @@ func (p *Publisher) publishTo(ctx context.Context, s Schedule, d Destination, re
 func (p *Publisher) keepSummary(ctx context.Context, poster Poster, post store.CheckPost, exists bool, m connectors.Message) (store.CheckPost, error) {
 	if exists {
 		ref := connectors.Ref{Platform: post.Platform, Channel: post.Channel, Thread: post.Thread, ID: post.MessageID}
-		return post, poster.Edit(ctx, ref, m)
+		return post, retry(ctx, func() error { return poster.Edit(ctx, ref, m) })
 	}
-	ref, err := poster.Post(ctx, post.Channel, "", m)
+	var ref connectors.Ref
+	err := retry(ctx, func() (err error) { ref, err = poster.Post(ctx, post.Channel, "", m); return err })
 	if err != nil {
 		return post, err
 	}

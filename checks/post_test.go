@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/opsbot/opsbot/hosts"
@@ -149,4 +150,25 @@ func TestPublishGoesOnPastAMissingPlatform(t *testing.T) {
 	if len(posts) == 0 {
 		t.Error("the configured platform got nothing because another is missing")
 	}
+}
+
+// TestPublishWaitsOutARateLimit: a post the platform refuses with
+// Retry-After is sent again after that wait, not dropped.
+func TestPublishWaitsOutARateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newPostEnv(t, PostAlways)
+		e.poster.limited = 2
+		start := time.Now()
+		posts, _, err := e.runAt(e.now, nil)
+		if err != nil || len(posts) < 2 {
+			t.Fatalf("posts %d, %v; want the summary and details despite two 429s", len(posts), err)
+		}
+		if waited := time.Since(start); waited != 4*time.Second {
+			t.Errorf("waited %v; want the two Retry-After waits, 4s", waited)
+		}
+		e.poster.limited = maxRetries + 1
+		if _, _, err := e.runAt(e.now.Add(time.Hour), nil); err == nil {
+			t.Error("a post refused more than maxRetries times reported no error")
+		}
+	})
 }

@@ -153,6 +153,22 @@ func (s *Scheduler) run(ctx context.Context, sc Schedule) (Report, error) {
 	return s.runner.Run(ctx, sc, checks)
 }
 
+// Latest is the schedule's last report, rebuilt from the store (see
+// LatestReport).
+func (s *Scheduler) Latest(ctx context.Context, name string) (Report, error) {
+	sc, ok := s.schedules[name]
+	if !ok {
+		return Report{}, fmt.Errorf("there is no schedule %q (schedules: %s)", name, strings.Join(s.Names(), ", "))
+	}
+	return LatestReport(ctx, s.runner.Store, sc)
+}
+
+// Schedule returns the named schedule as configured.
+func (s *Scheduler) Schedule(name string) (Schedule, bool) {
+	sc, ok := s.schedules[name]
+	return sc, ok
+}
+
 // Names are the schedules' names, in config order.
 func (s *Scheduler) Names() []string { return slices.Clone(s.order) }
 
