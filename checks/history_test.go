@@ -29,4 +29,3 @@ func TestLatestReportMatchesTheRun(t *testing.T) {
 		t.Errorf("rebuilt details:\n%s", d)
 	}
 }
-
