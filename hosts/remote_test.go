@@ -332,8 +332,12 @@ func TestPoolDialsOncePerHost(t *testing.T) {
 
 func TestPoolHealthCheckDropsHungConnection(t *testing.T) {
 	t.Parallel()
+	// ssh.connect_timeout also bounds the wait for a keepalive's answer:
+	// the frozen connection is dropped one keepalive plus 5 s after the
+	// freeze, and the fresh dial after it has 5 s too, plenty on a
+	// loaded machine (500 ms was not, under -race).
 	p, h, srv := newPool(t, sshtest.Options{}, func(c *hosts.SSHConfig) {
-		c.KeepAlive, c.ConnectTimeout = 100*time.Millisecond, 500*time.Millisecond
+		c.KeepAlive, c.ConnectTimeout = 100*time.Millisecond, 5*time.Second
 	})
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
 		t.Fatal(err)
