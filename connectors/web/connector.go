@@ -21,8 +21,10 @@ const Platform = "web"
 // and hands people's messages and clicks to the bot. It does not listen
 // itself: the caller mounts Handler on its own server.
 type Connector struct {
-	// Models lists the models the agent can use, for GET /api/models. The
-	// composition root sets it before serving; nil lists none.
+	// Models lists the names of the models the agent can use, as the
+	// provider's API knows them (e.g. claude-sonnet-4-5), for GET
+	// /api/models: not a provider's label. The composition root sets it
+	// before serving; nil lists none.
 	Models func() []string
 	// Log receives what the connector cannot report to a caller, such as a
 	// failed save of a person's message after it was shown. Nil: discard.
