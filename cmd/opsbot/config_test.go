@@ -129,19 +129,3 @@ func TestConfigFileErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
-
-// Anyone on the web chat may approve only in the embedded default; a
-// config file without approvers means nobody can, as documented.
-func TestWebWildcardApproversOnlyInTheEmbeddedDefault(t *testing.T) {
-	t.Parallel()
-	if got := webGateConfig(defaultConfig()).Approvers; len(got) != 1 || got[0].Web.Users[0] != "*" {
-		t.Errorf("embedded default approvers = %+v", got)
-	}
-	cfg, err := parseConfig("c.yaml", []byte("web:\n  listen: 127.0.0.1:8080\n"), env(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := webGateConfig(cfg).Approvers; len(got) != 0 {
-		t.Errorf("a config file without approvers got %+v", got)
-	}
-}
