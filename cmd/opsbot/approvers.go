@@ -93,12 +93,8 @@ func (c *Config) approvalWarnings() []*ConfigError {
 	return out
 }
 
-// warning is a ConfigError about key, at its line or its nearest
-// enclosing key's.
+// warning is a ConfigError about key that does not stop the config from
+// loading.
 func (c *Config) warning(key, msg string) *ConfigError {
-	line := 0
-	for k := key; k != "" && line == 0; k = parentKey(k) {
-		line = c.lines[k]
-	}
-	return &ConfigError{File: c.file, Line: line, Key: key, Msg: "warning: " + msg}
+	return c.problem(key, "warning: "+msg)
 }
