@@ -194,11 +194,15 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	r.dirty = false
 	r.mu.Unlock()
-	if errText != "" {
+	if errText != "" && text != "" {
 		text += "\n\n⚠️ " + errText
+	} else if errText != "" {
+		text = "⚠️ " + errText
 	}
-	if text == "" && status == "" && !done {
-		return false
+	if text == "" && status == "" && (!done || len(r.pages) == 0) {
+		// Nothing to show: an answer that ends without a word posts no
+		// empty message.
+		return done
 	}
 	pages := splitText(text, r.maxText())
 	for i, p := range pages {
