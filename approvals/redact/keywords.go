@@ -8,6 +8,7 @@ type matcher struct {
 	ncols  int
 	next   []int32 // state*ncols + column → state
 	output [][]int32
+	lens   []int // keyword lengths
 }
 
 func lower(c byte) byte {
@@ -21,6 +22,7 @@ func lower(c byte) byte {
 func newMatcher(words []string) *matcher {
 	m := &matcher{ncols: 1}
 	for _, w := range words {
+		m.lens = append(m.lens, len(w))
 		for i := 0; i < len(w); i++ {
 			c := lower(w[i])
 			if m.class[c] == 0 {
@@ -89,13 +91,14 @@ func (m *matcher) link(trie [][]int32) {
 	}
 }
 
-// each calls fn with the index of every keyword occurrence in s.
-func (m *matcher) each(s string, fn func(word int32)) {
+// each calls fn with the index of every keyword occurrence in s and the
+// offset just past it.
+func (m *matcher) each(s string, fn func(word int32, end int)) {
 	state := int32(0)
 	for i := 0; i < len(s); i++ {
 		state = m.next[int(state)*m.ncols+int(m.class[s[i]])]
 		for _, w := range m.output[state] {
-			fn(w)
+			fn(w, i+1)
 		}
 	}
 }

@@ -140,9 +140,13 @@ func (r *Redactor) spans(line string) []span {
 	for _, idx := range rs.always {
 		try(idx)
 	}
-	rs.kw.each(line, func(w int32) {
+	rs.kw.each(line, func(w int32, end int) {
 		for _, idx := range rs.kwRules[w] {
-			try(idx)
+			if rule := &rs.rules[idx]; rule.anchored != nil {
+				spans = rs.findAt(rule, line, end-rs.kw.lens[w], idx, spans)
+			} else {
+				try(idx)
+			}
 		}
 	})
 	return spans

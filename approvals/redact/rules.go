@@ -5,6 +5,8 @@ package redact
 import (
 	"math"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -72,10 +74,10 @@ var ownRules = []ruleSpec{
 		// same for secret, token, api key and credentials. The key must be
 		// followed by a separator and a value, so "password" in prose, or
 		// "Password:" awaiting input, is left alone.
-		Regex: `(?i)[a-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[a-z0-9_.-]*` +
+		Regex: `(?i)(?:passw(?:or)?d|passphrase|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[a-z0-9_.-]*` +
 			`["']?[ \t]*(?:=|:|=>)[ \t]*` +
 			`(?:"([^"\n]+)"|'([^'\n]+)'|(\$\{[^}\s]*\}|[^\s"',;&<>{}\[\]]+))`,
-		Keywords: []string{"pass", "secret", "token", "key", "credential"},
+		Keywords: []string{"pass", "secret", "token", "api", "access", "auth", "private", "credential"},
 		Allow: []allowlist{{Regexes: []string{
 			`^[0-9]+$`, // max_tokens: 1024
 			`(?i)^(?:true|false|null|none|nil|yes|no|on|off|required|optional|\*+)$`,
@@ -92,14 +94,26 @@ var ownRules = []ruleSpec{
 	},
 }
 
+// lazyPrefix starts about 100 gitleaks rules: the name before the
+// keyword, as in MY_SERVICE_token=... . It only widens the match, never
+// changes the secret, and it makes Go's regexp engine try up to 50 starts
+// per byte: it is cut off at compile time and the match widened back by
+// hand (matchStart) where an allowlist looks at it.
+const lazyPrefix = `(?i)[\w.-]{0,50}?`
+
 // rule is a compiled ruleSpec.
 type rule struct {
-	id      string
-	re      *regexp.Regexp
-	entropy float64
-	group   int
-	allow   []compiledAllow
-	global  bool // gitleaks's global allowlist applies
+	id     string
+	re     *regexp.Regexp
+	prefix bool // lazyPrefix was cut off re
+	// anchored, when set, is re matched only where one of its keywords
+	// starts, as every match does: the line is not scanned from each byte.
+	anchored  *regexp.Regexp
+	wordStart bool // re starts with \b, which anchoring loses
+	entropy   float64
+	group     int
+	allow     []compiledAllow
+	global    bool // gitleaks's global allowlist applies
 }
 
 type compiledAllow struct {
@@ -154,7 +168,14 @@ func compileRules(specs []ruleSpec, nGitleaks int) *ruleSet {
 
 // add compiles one rule and indexes its keywords.
 func (rs *ruleSet) add(s ruleSpec, gitleaks bool) {
-	r := rule{id: s.ID, re: regexp.MustCompile(s.Regex), entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
+	re, prefix := strings.CutPrefix(s.Regex, lazyPrefix)
+	if prefix {
+		re = "(?i)" + re
+	}
+	r := rule{id: s.ID, re: regexp.MustCompile(re), prefix: prefix, entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
+	if ok, wordStart := startsWithKeyword(re, s.Keywords); ok {
+		r.anchored, r.wordStart = regexp.MustCompile(`^(?:`+re+`)`), wordStart
+	}
 	for _, a := range s.Allow {
 		r.allow = append(r.allow, compileAllow(a))
 	}
@@ -224,20 +245,55 @@ func (a *compiledAllow) allows(secret, match, line string) bool {
 // find appends the secret spans rule r finds in line.
 func (rs *ruleSet) find(r *rule, line string, prio int, spans []span) []span {
 	for _, m := range r.re.FindAllStringSubmatchIndex(line, -1) {
-		start, end := secretBounds(r.group, m)
-		if start < 0 || start == end {
-			continue
-		}
-		secret := line[start:end]
-		if r.entropy != 0 && shannon(secret) <= r.entropy {
-			continue
-		}
-		if r.allowed(secret, line[m[0]:m[1]], line) || (r.global && rs.global.allows(secret, "", "")) {
-			continue
-		}
-		spans = append(spans, span{start: start, end: end, label: r.id, prio: prio})
+		spans = rs.keep(r, line, m, prio, spans)
 	}
 	return spans
+}
+
+// findAt appends the span of a match of an anchored rule starting at at,
+// where one of its keywords starts.
+func (rs *ruleSet) findAt(r *rule, line string, at, prio int, spans []span) []span {
+	if r.wordStart && at > 0 && isTokenByte(line[at-1]) && line[at-1] != '-' {
+		return spans // \b before a word byte needs a non-word byte before it
+	}
+	m := r.anchored.FindStringSubmatchIndex(line[at:])
+	if m == nil {
+		return spans
+	}
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += at
+		}
+	}
+	return rs.keep(r, line, m, prio, spans)
+}
+
+// keep appends the secret of match m unless its entropy is too low or an
+// allowlist lets it through.
+func (rs *ruleSet) keep(r *rule, line string, m []int, prio int, spans []span) []span {
+	start, end := secretBounds(r.group, m)
+	if start < 0 || start == end {
+		return spans
+	}
+	secret := line[start:end]
+	if r.entropy != 0 && shannon(secret) <= r.entropy {
+		return spans
+	}
+	if r.allowed(secret, line[r.matchStart(line, m[0]):m[1]], line) || (r.global && rs.global.allows(secret, "", "")) {
+		return spans
+	}
+	return append(spans, span{start: start, end: end, label: r.id, prio: prio})
+}
+
+// matchStart is where the match would start with lazyPrefix in place.
+func (r *rule) matchStart(line string, start int) int {
+	if !r.prefix {
+		return start
+	}
+	for n := 0; n < 50 && start > 0 && (isTokenByte(line[start-1]) || line[start-1] == '.'); n++ {
+		start--
+	}
+	return start
 }
 
 func (r *rule) allowed(secret, match, line string) bool {
@@ -281,4 +337,93 @@ func shannon(s string) float64 {
 		}
 	}
 	return h
+}
+
+// startsWithKeyword reports whether every match of re starts with one of
+// keywords, so matching only where a keyword starts finds all of them:
+// each string its first element can match, ignoring case, must begin
+// with a keyword. wordStart says a \b comes first, which findAt checks.
+func startsWithKeyword(re string, keywords []string) (ok, wordStart bool) {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return false, false
+	}
+	for {
+		if t.Op == syntax.OpCapture {
+			t = t.Sub[0]
+			continue
+		}
+		if t.Op != syntax.OpConcat || len(t.Sub) == 0 {
+			break
+		}
+		subs := t.Sub
+		if subs[0].Op == syntax.OpWordBoundary && len(subs) > 1 {
+			wordStart, subs = true, subs[1:]
+		}
+		t = subs[0]
+	}
+	words, ok := expand(t)
+	if !ok || len(words) == 0 {
+		return false, false
+	}
+	for _, w := range words {
+		if w == "" || !isTokenByte(w[0]) && wordStart {
+			return false, false
+		}
+		if !slices.ContainsFunc(keywords, func(k string) bool { return strings.HasPrefix(w, strings.ToLower(k)) }) {
+			return false, false
+		}
+	}
+	return true, wordStart
+}
+
+// expand lists the lower-cased strings t matches, when they are few.
+func expand(t *syntax.Regexp) ([]string, bool) {
+	const most = 64
+	switch t.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(t.Rune))}, true
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(t.Rune); i += 2 {
+			for r := t.Rune[i]; r <= t.Rune[i+1]; r++ {
+				if out = append(out, strings.ToLower(string(r))); len(out) > most {
+					return nil, false
+				}
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return expand(t.Sub[0])
+	case syntax.OpQuest:
+		sub, ok := expand(t.Sub[0])
+		return append(sub, ""), ok
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range t.Sub {
+			words, ok := expand(sub)
+			if !ok || len(out)+len(words) > most {
+				return nil, false
+			}
+			out = append(out, words...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range t.Sub {
+			words, ok := expand(sub)
+			if !ok || len(out)*len(words) > most {
+				return nil, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range words {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
 }
