@@ -151,15 +151,24 @@ func (h *harness) click(user string, m *fakeMsg, ref connectors.Ref, action stri
 	return ""
 }
 
-// eventually waits for cond, failing after a generous deadline.
+// eventually waits for cond, checking it at each change the bot makes to
+// the platform's messages. What the tests wait for (a command's effect, a
+// turn's record) always comes before the bot's last post, edit or finish
+// about it. The limit is a guard against a hang, not a pace.
 func (h *harness) eventually(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; thread: %s", what, h.dump())
+	limit := time.NewTimer(2 * time.Minute)
+	defer limit.Stop()
+	for {
+		changed := h.conn.changes() // before the check: no change slips between
+		if cond() {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-limit.C:
+			h.t.Fatalf("no %s after two minutes; thread: %s", what, h.dump())
+		}
 	}
 }
 
@@ -334,14 +343,16 @@ func TestQueueAndStop(t *testing.T) {
 	h.click("alice", first, ref, ActionStop)
 	h.eventually("the stop note", h.has("t1", "stopped by @alice"))
 	h.eventually("the queued message's answer", h.has("t1", "Second answer."))
-	msgs, _ := h.st.Messages(context.Background(), 1)
-	if len(msgs) != 2 {
-		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
-	}
+	// The second turn began before its answer showed; once no turn runs,
+	// it has ended, and its history is written.
 	h.eventually("both turns recorded", func() bool {
 		trail, _ := h.st.RunningTurns(context.Background())
 		return len(trail) == 0
 	})
+	msgs, _ := h.st.Messages(context.Background(), 1)
+	if len(msgs) != 2 {
+		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
+	}
 }
 
 func TestConcurrentThreadsStayApart(t *testing.T) {

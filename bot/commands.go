@@ -14,6 +14,7 @@ import (
 
 const helpText = "I investigate your hosts and answer here. Mention me with a question, or a command:\n" +
 	"• `run <target> <command>` — run a command (target: a host, `group:NAME`, or a comma list); risky ones wait for approval\n" +
+	"   `run --timeout 5m <target> <command>` — allow it longer than the default · `run --bg <target> <command>` — run it as a background job\n" +
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
