@@ -116,3 +116,48 @@ func TestHelpShowsRunOptions(t *testing.T) {
 		}
 	}
 }
+
+// Output longer than one message shows its end, in that one message, with
+// a note saying how much was cut.
+func TestLongOutputOpensAtItsTail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local seq 1 5000")
+	h.eventually("the result", h.has("t1", "exit 0"))
+	msgs := h.conn.thread("t1")
+	if len(msgs) != 1 {
+		t.Fatalf("the output took %d messages; want one: %s", len(msgs), h.dump())
+	}
+	text := msgs[0].msg.Text
+	if !strings.Contains(text, "\n4999\n5000\n```") {
+		t.Errorf("the message does not end with the output's last lines:\n%s", text)
+	}
+	if strings.Contains(text, "\n1\n2\n3\n") || !strings.Contains(text, "lines are cut; the last") {
+		t.Errorf("the message does not say the beginning was cut:\n%.300s", text)
+	}
+	if len(text) > webLimits.MaxText {
+		t.Errorf("the message holds %d bytes; the platform takes %d", len(text), webLimits.MaxText)
+	}
+}
+
+func TestOutputTailView(t *testing.T) {
+	t.Parallel()
+	o := &outputTail{limit: 20}
+	o.Write("one\ntwo\n")
+	if got := o.View(); got != "```\none\ntwo\n```" {
+		t.Errorf("short output: %q", got)
+	}
+	o.Write("three\nfour\nfive\nsix\n")
+	got := o.View()
+	if !strings.HasPrefix(got, "_… the first 2 lines are cut; the last 4 follow._\n```\nthree\n") || !strings.HasSuffix(got, "six\n```") {
+		t.Errorf("cut output: %q", got)
+	}
+	o = &outputTail{limit: 100}
+	o.Write("a ``` b\n")
+	if got := o.View(); !strings.HasPrefix(got, "````\n") || !strings.HasSuffix(got, "\n````") {
+		t.Errorf("the fence does not outlast the output's backticks: %q", got)
+	}
+	if got := (&outputTail{limit: 10}).View(); got != "_(no output)_" {
+		t.Errorf("no output: %q", got)
+	}
+}
