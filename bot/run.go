@@ -71,7 +71,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	}
 	r, done := b.renderer(ev, true)
 	defer done()
-	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec)}
+	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
 	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		b.finishTurn(ctx, ev, r, err)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,40 @@ func TestOutputTailView(t *testing.T) {
 	}
 	if got := (&outputTail{limit: 10}).View(); got != "_(no output)_" {
 		t.Errorf("no output: %q", got)
+	}
+}
+
+// After an agent turn the thread shows what ran: the command, its host,
+// how it ended and the end of its output.
+func TestAgentTurnShowsWhatRan(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		toolCall("run_command", `{"target":"local","command":"seq 1 20"}`),
+		text("Counted to twenty."),
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "count please")
+	h.eventually("what ran", h.has("t1", "**What ran**"))
+	ran, _, _ := h.find("t1", "**What ran**")
+	want := "**What ran**\n✓ `seq 1 20` on local — exit 0 in "
+	if !strings.HasPrefix(ran.msg.Text, want) || !strings.HasSuffix(ran.msg.Text, "```\n…\n16\n17\n18\n19\n20\n```") {
+		t.Errorf("what ran:\n%s\nwant %q, then the output's last lines", ran.msg.Text, want)
+	}
+	answer, _, _ := h.find("t1", "Counted to twenty.")
+	if !strings.Contains(answer.msg.Context, "✓ `seq 1 20` on local: exit 0") {
+		t.Errorf("the answer's status line: %q", answer.msg.Context)
+	}
+}
+
+func TestRanTextKeepsTheLatestWithinTheLimit(t *testing.T) {
+	t.Parallel()
+	var runs []agent.CommandRun
+	for i := range 50 {
+		runs = append(runs, agent.CommandRun{Host: "web-1", Command: fmt.Sprintf("check %d", i), Output: strings.Repeat("x", 100)})
+	}
+	runs = append(runs, agent.CommandRun{Host: "db-1", Command: "psql -c 'select 1'", Err: "ssh: handshake failed\nmore", ExitCode: -1})
+	got := ranText(runs, 2000)
+	if len(got) > 2000 || !strings.Contains(got, "earlier commands not shown") || !strings.HasSuffix(got, "✗ `psql -c 'select 1'` on db-1 — could not run: ssh: handshake failed") {
+		t.Errorf("%d bytes:\n%s", len(got), got)
 	}
 }
