@@ -5,16 +5,34 @@ import (
 	"strings"
 )
 
+// awkReadOnlyOpts are the awk options (gawk's and mawk's) that neither
+// load program text nor write a file: -f/-E/--file, -e/--source,
+// -i/--include, -l/--load, -W exec and the like read a program the policy
+// cannot see, and gawk -d/-p/-o write files (gawk -d/etc/passwd).
+var awkReadOnlyOpts = []string{"F", "v", "field-separator", "assign", "b", "characters-as-bytes", "c", "traditional", "C", "copyright",
+	"h", "help", "n", "non-decimal-data", "N", "use-lc-numeric", "M", "bignum", "O", "optimize", "s", "no-optimize", "P", "posix",
+	"r", "re-interval", "S", "sandbox", "t", "lint-old", "V", "version", "csv", "k"}
+
 // checkAwk allows an awk program known now that cannot run commands or
 // write files: no system(), no pipes, no print redirection, no gawk
-// extensions loading code.
+// extensions loading code, and no option that loads or writes files.
 func checkAwk(args []arg) (Action, string) {
-	p := optSpec{shortArg: "FvfEiLlW", longArg: []string{"field-separator", "assign", "file", "exec", "include", "load", "source"}}.parse(args)
+	p := awkSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
-	if o := p.find("f", "E", "i", "l", "file", "exec", "include", "load", "source"); o != nil {
-		return Approve, fmt.Sprintf("awk %s loads program text the policy cannot read", o)
+	for _, o := range p.opts {
+		// mawk's -W takes the long option as its value (-W version); any
+		// other -W (exec, e, sprintf, …) is refused.
+		if o.name == "W" && (o.value == "version" || o.value == "v") {
+			continue
+		}
+		if _, ok := p.onlyOpts(awkReadOnlyOpts...); !ok || o.name == "W" {
+			return Approve, fmt.Sprintf("awk %s loads program text the policy cannot read or writes a file", o)
+		}
+	}
+	if p.has("W") {
+		return Allow, "prints its version"
 	}
 	if len(p.operands) == 0 || !p.operands[0].static() {
 		return Approve, "awk without a program known now"
@@ -28,8 +46,22 @@ func checkAwk(args []arg) (Action, string) {
 // awkUnsafe scans an awk program for what can run a command or write a
 // file. Strings and regular expressions are skipped; a "/" after an
 // operand is division. When unsure it reports unsafe.
+//
+// awk implementations disagree on where a regular expression ends when a
+// bracket expression holds a slash (/[/"]/): gawk reads [/"] as one
+// bracket, a simpler lexer ends the regex at the inner slash. The program
+// is read both ways, and both readings must be safe.
 func awkUnsafe(prog string) string {
-	toks := awkTokens(prog)
+	for _, brackets := range []bool{true, false} {
+		if why := awkUnsafeReading(awkTokens(prog, brackets)); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// awkUnsafeReading judges one tokenization of an awk program.
+func awkUnsafeReading(toks []string) string {
 	inPrint, depth := false, 0
 	for _, t := range toks {
 		switch t {
@@ -61,14 +93,14 @@ func awkUnsafe(prog string) string {
 // awkTokens splits an awk program into the tokens awkUnsafe needs:
 // identifiers, the operators | |& || > >> ( ) ; { } and newlines, with
 // strings, regular expressions and comments dropped.
-func awkTokens(s string) []string {
+func awkTokens(s string, brackets bool) []string {
 	var toks []string
 	operand := false // whether the previous token ends an operand
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '"' || (c == '/' && !operand):
-			end := closing(s, i)
+			end := closing(s, i, brackets && c == '/')
 			if end < 0 {
 				return append(toks, "?unterminated")
 			}
@@ -104,8 +136,10 @@ func awkTokens(s string) []string {
 	return toks
 }
 
-// closing finds the end of the string or regex opening at s[i].
-func closing(s string, i int) int {
+// closing finds the end of the string or regex opening at s[i]; with
+// brackets, a "[…]" bracket expression in a regex is skipped whole
+// ("]" first in it is literal, as are [:class:] names).
+func closing(s string, i int, brackets bool) int {
 	d := s[i]
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
@@ -115,6 +149,39 @@ func closing(s string, i int) int {
 			return j
 		case '\n':
 			return -1
+		case '[':
+			if brackets {
+				if j = bracketEnd(s, j); j < 0 {
+					return -1
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// bracketEnd returns the index of the "]" closing the bracket expression
+// opening at s[i], or -1.
+func bracketEnd(s string, i int) int {
+	j := i + 1
+	if j < len(s) && s[j] == '^' {
+		j++
+	}
+	if j < len(s) && s[j] == ']' {
+		j++
+	}
+	for ; j < len(s); j++ {
+		switch {
+		case s[j] == '\n':
+			return -1
+		case s[j] == '[' && j+1 < len(s) && strings.IndexByte(":.=", s[j+1]) >= 0:
+			end := strings.Index(s[j+2:], string(s[j+1])+"]")
+			if end < 0 {
+				return -1
+			}
+			j += 2 + end + 1
+		case s[j] == ']':
+			return j
 		}
 	}
 	return -1

@@ -8,7 +8,7 @@ import (
 // checkSed allows sed that only prints: no -i, no script file, and a
 // script made of commands that cannot write files or run programs.
 func checkSed(args []arg) (Action, string) {
-	p := optSpec{shortArg: "efl", longArg: []string{"expression", "file", "line-length"}}.parse(args)
+	p := sedSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
