@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,21 +59,18 @@ func readImage(t *testing.T) image {
 	return img
 }
 
-// install lays the image's parts out in a rootfs: the binary, the config
-// files it copies in, the volumes (writable), everything else read-only.
-func (img image) install(t *testing.T, configRewrite func(*rootfs, []byte) []byte) *rootfs {
+// install lays the image's parts out in a rootfs: the binary, the files
+// given (container path -> content), the volumes (writable), everything
+// else read-only. files is called with the rootfs, to map paths into it.
+func (img image) install(t *testing.T, files func(r *rootfs) map[string][]byte) *rootfs {
 	t.Helper()
 	r := newRootfs(t, img.uid, img.gid)
 	for _, v := range img.volumes {
 		r.mkdir(t, v, true)
 	}
-	for dest, src := range img.configs {
-		data, err := os.ReadFile(repo + "/" + src)
-		if err != nil {
-			t.Fatalf("the image copies %s: %v", src, err)
-		}
+	for dest, data := range files(r) {
 		r.mkdir(t, parentDir(dest), false)
-		if err := os.WriteFile(r.path(dest), configRewrite(r, data), 0o644); err != nil {
+		if err := os.WriteFile(r.path(dest), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,6 +85,30 @@ func (img image) install(t *testing.T, configRewrite func(*rootfs, []byte) []byt
 	r.mkdir(t, "/tmp", false)
 	r.freeze(t, img.volumes...)
 	return r
+}
+
+// imageFiles are the files the image copies from the repository, configs
+// rewritten onto the rootfs (see rewriteConfig); listen gets the port the
+// image's config listens on.
+func (img image) imageFiles(t *testing.T, listen *string) func(r *rootfs) map[string][]byte {
+	return func(r *rootfs) map[string][]byte {
+		out := map[string][]byte{}
+		for dest, src := range img.configs {
+			data, err := os.ReadFile(filepath.Join(repo, src))
+			if err != nil {
+				t.Fatalf("the image copies %s: %v", src, err)
+			}
+			if strings.HasSuffix(dest, ".yaml") {
+				var port string
+				data, port = rewriteConfig(t, data, r, img.volumes)
+				if listen != nil {
+					*listen = port
+				}
+			}
+			out[dest] = data
+		}
+		return out
+	}
 }
 
 func parentDir(p string) string { return p[:strings.LastIndex(p, "/")] }
@@ -137,11 +159,7 @@ func TestImageServesHealthz(t *testing.T) {
 	}
 	lookPath(t, img.health[0])
 	var listenPort string
-	r := img.install(t, func(r *rootfs, data []byte) []byte {
-		out, port := rewriteConfig(t, data, r, img.volumes)
-		listenPort = port
-		return out
-	})
+	r := img.install(t, img.imageFiles(t, &listenPort))
 	if listenPort != img.expose {
 		t.Fatalf("the config listens on port %s, the image EXPOSEs %s", listenPort, img.expose)
 	}
@@ -173,10 +191,7 @@ func TestImageServesHealthz(t *testing.T) {
 // OPSBOT_WEB_API_KEY it refuses to start (exit 2) and says which variable.
 func TestImageNeedsWebAPIKey(t *testing.T) {
 	img := readImage(t)
-	r := img.install(t, func(r *rootfs, data []byte) []byte {
-		out, _ := rewriteConfig(t, data, r, img.volumes)
-		return out
-	})
+	r := img.install(t, img.imageFiles(t, nil))
 	argv := img.argv(r)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = r.path(img.workdir)
