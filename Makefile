@@ -31,10 +31,10 @@ build:
 ## test: install what the tests need if missing, then every test under -race
 ## (deploy/ builds the image's binary, runs systemd-analyze verify and
 ## security on the unit, helm lint and helm template on the chart)
+# The image's binary is built first, on its own: cold (its own flags, so its
+# own cache) it may take longer than go test's default timeout on a busy
+# machine; the suite then finds it in the build cache.
 test: test-deps $(HELM)
-	@# The image's binary first, on its own: built cold (its own flags, so
-	@# its own cache) it may take longer than go test's default timeout on
-	@# a busy machine; the suite then finds it in the build cache.
 	$(GO) test -count=1 -timeout 30m -run '^TestImageBuildSettings$$' ./deploy/
 	$(GO) test -race -count=1 ./...
 
