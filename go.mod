@@ -12,6 +12,8 @@ require (
 
 require golang.org/x/term v0.47.0
 
+require github.com/robfig/cron/v3 v3.0.1
+
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
@@ -44,7 +46,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	google.golang.org/protobuf v1.36.12 // indirect
 	mvdan.cc/sh/v3 v3.14.1
 )

@@ -78,6 +78,28 @@ func (e *shellExec) commands() []string {
 	return append([]string(nil), e.ran...)
 }
 
+// gatedExec runs commands as shellExec does, but holds each result back
+// until release is closed (or the run is cancelled): the test decides
+// when a job ends.
+type gatedExec struct {
+	shellExec
+	release chan struct{}
+}
+
+func (e *gatedExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
+	res := e.shellExec.Exec(ctx, hosts, command, opts)
+	select {
+	case <-e.release:
+	case <-ctx.Done():
+	}
+	return res
+}
+
+// waitJobs waits until every job started so far has ended and its end
+// (state, notification) is recorded; it does not cancel them, as Close
+// does.
+func waitJobs(j *Jobs) { j.wg.Wait() }
+
 func runCommand(t *testing.T, g *Guard, target, command string) (ToolResult, []Event) {
 	t.Helper()
 	rec := &recorder{}
@@ -234,7 +256,7 @@ func TestBadSkillIsAnErrorNamingTheFile(t *testing.T) {
 func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
 	st, sess := testStore(t)
-	ex := &shellExec{}
+	ex := &gatedExec{release: make(chan struct{})}
 	jobs := &Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
 	guard := &Guard{Policy: policyFunc(func(string, string) Decision { return Decision{Action: Allow} }), Exec: ex}
@@ -247,17 +269,15 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if err := a.Turn(context.Background(), sess, "build it", (&recorder{}).emit); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for the job to end: its notification is the signal.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		notes, _ := st.UninjectedNotifications(context.Background(), sess.ID)
-		if len(notes) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the job never ended")
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The job's end is held back until the first turn is over, so its
+	// notification must wait for the agent's next call.
+	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+		t.Fatalf("notifications before the job ended: %+v", notes)
+	}
+	close(ex.release)
+	waitJobs(jobs)
+	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
+		t.Fatalf("%d notifications waiting after the job ended; want 1: %+v", len(notes), notes)
 	}
 	job, _ := st.Job(context.Background(), 1)
 	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
@@ -266,6 +286,9 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	model.steps = append(model.steps, say("The job failed with exit 2."))
 	if err := a.Turn(context.Background(), sess, "how did it go?", (&recorder{}).emit); err != nil {
 		t.Fatal(err)
+	}
+	if early := model.reqs()[1]; strings.Contains(toJSON(early.Messages), "background-job-notification") {
+		t.Errorf("a notification reached the model before its job ended: %s", toJSON(early.Messages))
 	}
 	last := model.reqs()[2]
 	if !strings.Contains(toJSON(last.Messages), "background-job-notification") {
@@ -313,14 +336,10 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer jobs.Close()
-	var got store.Job
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if got, _ = st.Job(context.Background(), job.ID); got.State != store.JobRunning {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the job never ended")
-		}
+	waitJobs(jobs)
+	got, _ := st.Job(context.Background(), job.ID)
+	if got.State == store.JobRunning {
+		t.Fatal("the job's end was not recorded")
 	}
 	if strings.TrimSpace(got.OutputTail) != sess.Cwd {
 		t.Errorf("job ran in %q; want the session's directory %q", got.OutputTail, sess.Cwd)

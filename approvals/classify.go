@@ -21,10 +21,13 @@ func init() {
 	for name, spec := range wrappers {
 		handlers[name] = wrapperHandler(spec)
 	}
-	for _, name := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"} {
+	// The shells whose language the classifier parses exactly; zsh, ksh,
+	// mksh and yash each extend POSIX in their own way, so they are
+	// foreign (see shellDialects).
+	for _, name := range []string{"sh", "bash", "dash", "ash", "posh"} {
 		handlers[name] = (*walker).shell
 	}
-	for _, name := range []string{"fish", "csh", "tcsh", "rc", "es", "elvish", "nu", "xonsh", "pwsh", "powershell"} {
+	for _, name := range []string{"zsh", "ksh", "ksh93", "mksh", "lksh", "yash", "fish", "csh", "tcsh", "rc", "es", "elvish", "nu", "xonsh", "pwsh", "powershell"} {
 		handlers[name] = (*walker).foreignShell
 	}
 	for name, why := range codeBuiltins {
@@ -60,7 +63,7 @@ func (w *walker) classify(argv []arg, sc scope) {
 	if len(argv) == 0 {
 		return
 	}
-	c := &Command{Argv: shows(argv), Via: sc.via}
+	c := &Command{Argv: shows(argv), Via: sc.via, words: argv}
 	name := argv[0]
 	if !name.static() {
 		c.add(Approve, fmt.Sprintf("the command name is computed at run time (%s)", name.kindOr("a glob")))

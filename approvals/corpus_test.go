@@ -92,3 +92,16 @@ func TestHarmlessCorpus(t *testing.T) {
 		t.Errorf("only %.1f%% of harmless commands allowed, want at least 95%%", 100*ratio)
 	}
 }
+
+// TestDialectCorpusAllowed: the lines other shells would split into
+// several commands only print under bash, which runs them, so they stay
+// allowed (TestCorpusParsesAsTheRunnerShell checks bash reads them so).
+func TestDialectCorpusAllowed(t *testing.T) {
+	t.Parallel()
+	p := defaultPolicy(t)
+	for _, c := range readCorpus(t, "testdata/dialect.txt") {
+		if d := p.Check(Target{Host: "web-1"}, c); d.Action != Allow {
+			t.Errorf("%q: %s, want allow\n  %s", c, d.Action, strings.Join(d.Reasons, "\n  "))
+		}
+	}
+}

@@ -73,6 +73,9 @@ type Command struct {
 	Via     []string
 	Action  Action
 	Reasons []string
+	// words are Argv as the classifier read them, for tests comparing
+	// two parses.
+	words []arg
 }
 
 // String renders the command for --explain.

@@ -3,6 +3,8 @@ package approvals
 import (
 	"fmt"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // shellArgs is a shell's command line: its mode and its operands.
@@ -71,14 +73,14 @@ func (w *walker) shell(c *Command, args []arg, sc scope) {
 	case s.cmode:
 		c.add(Allow, "runs the -c string, classified on its own")
 		w.wrapped(c, args, nil, sc)
-		w.script(s.operands[0].val, sc.deeper(c.Program+" -c"))
+		w.script(s.operands[0].val, sc.deeper(c.Program+" -c", shellDialects(c.Program)))
 		return
 	case len(s.operands) > 0 && !s.stdin:
 		c.add(Approve, fmt.Sprintf("%s runs the script file %s, which the policy cannot read", c.Program, s.operands[0].show()))
 	case sc.stdin == stdinText:
 		c.add(Allow, "runs the here-document, classified on its own")
 		w.wrapped(c, args, nil, sc)
-		inner := sc.deeper(c.Program + " <<<")
+		inner := sc.deeper(c.Program+" <<<", shellDialects(c.Program))
 		inner.stdin, inner.text = stdinNone, "" // the script is the input
 		w.script(sc.text, inner)
 		return
@@ -86,6 +88,19 @@ func (w *walker) shell(c *Command, args []arg, sc scope) {
 		w.programFromStdin(c, sc)
 	}
 	w.record(*c)
+}
+
+// shellDialects are the dialects a shell named prog reads its program
+// in: bash as bash, dash and its kin as POSIX, sh as either (dash on
+// Debian and Ubuntu, bash on Red Hat). Other shells are foreign.
+func shellDialects(prog string) []syntax.LangVariant {
+	switch prog {
+	case "bash":
+		return bashOnly
+	case "sh":
+		return shEither
+	}
+	return posixOnly
 }
 
 // foreignShell is a shell whose language this classifier does not parse.

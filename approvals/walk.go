@@ -30,6 +30,22 @@ const (
 	stdinFile                  // a file or a computed here-document
 )
 
+// ShellDialect is the dialect a command line is parsed in: that of the
+// shell that runs it, bash (hosts.RunnerShell runs every command with
+// `bash -c`, on SSH hosts and locally). Parsing in any other dialect than
+// the runner's is a bypass: text one shell reads inside quotes another
+// runs as commands.
+const ShellDialect = syntax.LangBash
+
+// A shell string handed to another shell is parsed in that shell's
+// dialect; sh is dash on Debian and Ubuntu but bash on Red Hat, so a
+// string for sh is read both ways.
+var (
+	bashOnly  = []syntax.LangVariant{syntax.LangBash}
+	posixOnly = []syntax.LangVariant{syntax.LangPOSIX}
+	shEither  = []syntax.LangVariant{syntax.LangBash, syntax.LangPOSIX}
+)
+
 // scope is what an enclosing construct passes down.
 type scope struct {
 	src   string   // the text being walked, for source positions
@@ -37,6 +53,9 @@ type scope struct {
 	stdin stdinKind
 	text  string // the input when stdin is stdinText, the file when stdinFile
 	depth int
+	// dialects are how the shell running a script string may read it
+	// (nil: ShellDialect); each reading is classified.
+	dialects []syntax.LangVariant
 }
 
 func (s scope) inside(label string) scope {
@@ -44,24 +63,59 @@ func (s scope) inside(label string) scope {
 	return s
 }
 
-// deeper is the scope of a shell string run by label: one level deeper,
-// with the same standard input.
-func (s scope) deeper(label string) scope {
+// deeper is the scope of a shell string run by label, a shell reading
+// it in dialects: one level deeper, with the same standard input.
+func (s scope) deeper(label string, dialects []syntax.LangVariant) scope {
 	s = s.inside(label)
 	s.depth++
+	s.dialects = dialects
 	return s
 }
 
-// script parses src as a shell program and classifies it; sc gives the
-// wrappers around it, its depth and its standard input.
+// script parses src in each dialect the shell running it may use and
+// classifies every reading; sc gives the wrappers around it, its depth and
+// its standard input. The first dialect's reading is the one recorded;
+// another reading that finds other commands adds its own verdict and
+// needs approval, as the command means different things on different
+// hosts.
 func (w *walker) script(src string, sc scope) {
 	if sc.depth > maxDepth {
 		w.verdict.add(Approve, "shell strings nest too deep to classify")
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	dialects := sc.dialects
+	if len(dialects) == 0 {
+		dialects = []syntax.LangVariant{ShellDialect}
+	}
+	start := len(w.cmds)
+	w.parseAndWalk(src, sc, dialects[0])
+	for _, d := range dialects[1:] {
+		alt := &walker{policy: w.policy, target: w.target}
+		alt.parseAndWalk(src, sc, d)
+		differs := !sameCommands(alt.cmds, w.cmds[start:])
+		if differs {
+			w.verdict.add(Approve, fmt.Sprintf("a shell reading it as %s runs other commands than %s does: the command means different things on different hosts", d, dialects[0]))
+		}
+		for _, r := range alt.verdict.reasons {
+			if differs || r.action > Allow {
+				w.verdict.add(r.action, r.text)
+			}
+		}
+	}
+}
+
+// sameCommands reports whether two readings found the same commands.
+func sameCommands(a, b []Command) bool {
+	return slices.EqualFunc(a, b, func(x, y Command) bool {
+		return x.Program == y.Program && slices.Equal(x.Argv, y.Argv) && x.Action == y.Action
+	})
+}
+
+// parseAndWalk parses src in one dialect and classifies it.
+func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) {
+	f, err := syntax.NewParser(syntax.Variant(dialect)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		w.verdict.add(Approve, fmt.Sprintf("does not parse as a shell command: %v", err))
+		w.verdict.add(Approve, fmt.Sprintf("does not parse as a %s command: %v", dialect, err))
 		return
 	}
 	visited := map[*syntax.CallExpr]bool{}

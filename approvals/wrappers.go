@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // wrapSpec describes a program that runs the command given after its own
@@ -139,7 +141,7 @@ func (w *walker) watch(c *Command, args []arg, sc scope) {
 		w.wrapped(c, args, p.rest, sc)
 		return
 	}
-	w.joinedScript(c, args, p.rest, sc)
+	w.joinedScript(c, args, p.rest, sc, shEither) // watch runs sh -c
 }
 
 // ssh runs the words after the host as a command line on the remote host.
@@ -159,7 +161,8 @@ func (w *walker) ssh(c *Command, args []arg, sc scope) {
 		w.wrapped(c, args, nil, sc)
 		return
 	}
-	w.joinedScript(c, args, p.rest[1:], sc)
+	// The remote login shell reads it: bash or a POSIX sh, most often.
+	w.joinedScript(c, args, p.rest[1:], sc, shEither)
 }
 
 func sshOption(o opt) string {
@@ -180,8 +183,8 @@ func sshOption(o opt) string {
 }
 
 // joinedScript classifies words a program joins with spaces and hands to
-// a shell.
-func (w *walker) joinedScript(c *Command, args, words []arg, sc scope) {
+// a shell that reads them in dialects.
+func (w *walker) joinedScript(c *Command, args, words []arg, sc scope, dialects []syntax.LangVariant) {
 	parts := make([]string, len(words))
 	for i, a := range words {
 		if !a.static() && a.dynamic != "" {
@@ -192,7 +195,7 @@ func (w *walker) joinedScript(c *Command, args, words []arg, sc scope) {
 	c.add(Allow, "runs the command line after it, classified on its own")
 	w.wrapped(c, args, nil, sc)
 	if len(parts) > 0 {
-		w.script(strings.Join(parts, " "), sc.deeper(c.Program))
+		w.script(strings.Join(parts, " "), sc.deeper(c.Program, dialects))
 	}
 }
 

@@ -75,6 +75,9 @@ func (c *conn) dial(call *dialCall) {
 	}
 	call.client, call.err = cl, err
 	c.mu.Unlock()
+	if err == nil {
+		c.pool.connChanged()
+	}
 	close(call.done)
 }
 
@@ -132,11 +135,15 @@ func (c *conn) alive(cl *ssh.Client, dead <-chan struct{}) bool {
 // the next command dials afresh.
 func (c *conn) drop(cl *ssh.Client) {
 	c.mu.Lock()
-	if c.client == cl {
+	current := c.client == cl
+	if current {
 		c.client = nil
 	}
 	c.mu.Unlock()
 	cl.Close()
+	if current {
+		c.pool.connChanged()
+	}
 }
 
 // closeClient closes the current client, if any.

@@ -39,10 +39,12 @@
 //
 // # What SSH hosts need
 //
-// A POSIX login shell for the remote user (sh, bash, dash, zsh, ksh) and
-// timeout(1) from coreutils (or a BusyBox with -k): every command is sent
-// as `echo opsbot-pid:…:$$ >&2; exec timeout -k 5s Ns sh -c '…'`. The
-// command itself runs under sh, not the login shell.
+// A POSIX login shell for the remote user (sh, bash, dash, zsh, ksh), bash,
+// and timeout(1) from coreutils (or a BusyBox with -k): every command is
+// sent as `echo opsbot-pid:…:$$ >&2; … exec env -u BASH_ENV … timeout -k 5s
+// Ns bash -c '…'`. The command itself runs under bash (RunnerShell), the
+// dialect the policy parses, never under /bin/sh or the login shell; a host
+// without bash answers "opsbot: bash is required on this host".
 //
 // Package sshtest starts a real OpenSSH sshd for tests of any package; the
 // program in hosts/bench compares fan-out with parallel-ssh, Ansible and

@@ -36,21 +36,21 @@ func newPool(t *testing.T, srvOpts sshtest.Options, tune func(*hosts.SSHConfig))
 
 // recorder collects streamed chunks.
 type recorder struct {
-	mu     sync.Mutex
-	chunks map[hosts.Stream]*strings.Builder
-	first  chan struct{} // closed at the first chunk
-	once   sync.Once
+	mu      sync.Mutex
+	chunks  map[hosts.Stream]*strings.Builder
+	changed chan struct{} // closed, and replaced, at every chunk
 }
 
 func newRecorder() *recorder {
-	return &recorder{chunks: map[hosts.Stream]*strings.Builder{hosts.Stdout: {}, hosts.Stderr: {}}, first: make(chan struct{})}
+	return &recorder{chunks: map[hosts.Stream]*strings.Builder{hosts.Stdout: {}, hosts.Stderr: {}}, changed: make(chan struct{})}
 }
 
 func (r *recorder) chunk(c hosts.Chunk) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.chunks[c.Stream].Write(c.Data)
-	r.once.Do(func() { close(r.first) })
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
 func (r *recorder) get(s hosts.Stream) string {
@@ -59,38 +59,164 @@ func (r *recorder) get(s hosts.Stream) string {
 	return r.chunks[s].String()
 }
 
-// waitGone polls until no process matches marker, failing after 10 s.
-func waitGone(t *testing.T, marker string) {
+// await waits until stream s has carried text; it fails the test when the
+// command ends (ended is closed) without printing it.
+func (r *recorder) await(t *testing.T, s hosts.Stream, text string, ended <-chan struct{}) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for {
-		pids := sshtest.Processes(marker)
-		if len(pids) == 0 {
+		r.mu.Lock()
+		got, changed := r.chunks[s].String(), r.changed
+		r.mu.Unlock()
+		if strings.Contains(got, text) {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes matching %q still running 10 s later: %v", marker, pids)
+		select {
+		case <-changed:
+		case <-ended:
+			if got := r.get(s); !strings.Contains(got, text) {
+				t.Fatalf("the command ended without printing %q; it printed %q", text, got)
+			}
+			return
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// waitRunning polls until a process matches marker, failing after 10 s.
-func waitRunning(t *testing.T, marker string) {
+// background runs a command in a goroutine: ended is closed when it
+// returns, and err is then its error.
+type background struct {
+	ended chan struct{}
+	err   error
+}
+
+func inBackground(run func() error) *background {
+	b := &background{ended: make(chan struct{})}
+	go func() {
+		defer close(b.ended)
+		b.err = run()
+	}()
+	return b
+}
+
+// wait returns the command's error once it has returned.
+func (b *background) wait() error {
+	<-b.ended
+	return b.err
+}
+
+// eventBound bounds the tests' waits for an event: a process's end, a
+// connection closing. Each wait is woken by the event itself (a pidfd the
+// kernel marks at the process's exit, a channel the pool closes), not by
+// polling: the bound only turns an event that never comes into a clear
+// failure, and is far above the few seconds any of them takes.
+const eventBound = 2 * time.Minute
+
+// waitConnected waits until p has n open connections.
+func waitConnected(t *testing.T, p *hosts.Pool, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sshtest.Processes(marker)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no process matching %q started", marker)
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), eventBound)
+	defer cancel()
+	if err := hosts.WaitConnected(ctx, p, n); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// find holds (by pidfd) the processes matching marker now, until the test
+// ends.
+func find(t *testing.T, marker string) []*sshtest.Proc {
+	t.Helper()
+	procs, err := sshtest.Find(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			p.Close()
+		}
+	})
+	return procs
+}
+
+// awaitExit waits for the end of every process of procs, then of any
+// other process matching marker: one the scan that found procs could not
+// see (a command line reads empty while its process execs) or one forked
+// since, which got the same kill. Each round waits on exits, and the
+// rounds end when a scan finds nothing: a kill stops a group from growing.
+func awaitExit(t *testing.T, marker string, procs []*sshtest.Proc) {
+	t.Helper()
+	for round := 0; ; round++ {
+		for _, p := range procs {
+			if !p.Wait(eventBound) {
+				t.Fatalf("process %d matching %q still running %v later", p.Pid, marker, eventBound)
+			}
+		}
+		procs = find(t, marker)
+		if len(procs) == 0 {
+			return
+		}
+		if round == 100 {
+			t.Fatalf("processes matching %q keep appearing: %v", marker, sshtest.Processes(marker))
+		}
+	}
+}
+
+// findRunning is find for a command known to be running: it fails when
+// no process matches.
+func findRunning(t *testing.T, marker string) []*sshtest.Proc {
+	t.Helper()
+	procs := find(t, marker)
+	if len(procs) == 0 {
+		t.Fatalf("no process matching %q runs", marker)
+	}
+	return procs
+}
+
+// allExited reports whether every process of procs has ended.
+func allExited(procs []*sshtest.Proc) bool {
+	for _, p := range procs {
+		if !p.Exited() {
+			return false
+		}
+	}
+	return true
+}
+
+// waitGone waits until no process matches marker.
+func waitGone(t *testing.T, marker string) {
+	t.Helper()
+	awaitExit(t, marker, nil)
 }
 
 // uniqueSleep is a long sleep findable by its unusual argument: the
 // sleep process itself (not only its shell) must be gone after a kill.
 func uniqueSleep() string {
 	return fmt.Sprintf("sleep 600.%06d", rand.IntN(1_000_000))
+}
+
+// announced runs sleep (from uniqueSleep) in a pipeline, so the shell
+// does not exec it: both the shell and its child must die. It prints
+// "ready" on stderr once the sleep's process exists: from that very
+// process, which then becomes the sleep (exec keeps the pid). Every
+// process of the run has the sleep's argument in its command line, so
+// find(sleep) after "ready" holds them all.
+func announced(sleep string) string {
+	return "sh -c 'echo ready >&2; exec " + sleep + "' | cat"
+}
+
+// poolRun runs commands on h through p, for startSleep.
+func poolRun(ctx context.Context, p *hosts.Pool, h hosts.Host, opts hosts.Options) func(string, func(hosts.Chunk)) error {
+	return func(cmd string, onChunk func(hosts.Chunk)) error {
+		_, err := p.Run(ctx, h, cmd, opts, onChunk)
+		return err
+	}
+}
+
+// startSleep runs announced(sleep) with run and waits until it is ready.
+func startSleep(t *testing.T, sleep string, run func(cmd string, onChunk func(hosts.Chunk)) error) *background {
+	t.Helper()
+	rec := newRecorder()
+	b := inBackground(func() error { return run(announced(sleep), rec.chunk) })
+	rec.await(t, hosts.Stderr, "ready", b.ended)
+	return b
 }
 
 var bg = context.Background()

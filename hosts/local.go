@@ -83,7 +83,7 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 func (l *Local) command(command string, opts Options) *exec.Cmd {
 	shell := l.Shell
 	if shell == "" {
-		shell = "bash"
+		shell = RunnerShell // the dialect the policy parses
 	}
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = opts.Dir

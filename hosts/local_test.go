@@ -69,17 +69,16 @@ func TestLocalCancelKillsProcessGroup(t *testing.T) {
 	t.Parallel()
 	sleep := uniqueSleep()
 	ctx, cancel := context.WithCancel(bg)
-	done := make(chan error, 1)
-	go func() {
-		_, err := (&hosts.Local{}).Run(ctx, localHost, sleep+" | cat", hosts.Options{}, nil)
-		done <- err
-	}()
-	waitRunning(t, sleep)
+	run := startSleep(t, sleep, func(cmd string, onChunk func(hosts.Chunk)) error {
+		_, err := (&hosts.Local{}).Run(ctx, localHost, cmd, hosts.Options{}, onChunk)
+		return err
+	})
+	procs := findRunning(t, sleep)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := run.wait(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run error %v, want context.Canceled", err)
 	}
-	waitGone(t, sleep)
+	awaitExit(t, sleep, procs)
 }
 
 func TestLocalDeadlineKillsCommand(t *testing.T) {

@@ -38,8 +38,13 @@ type Pool struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // dials and connection watchers
 
-	mu    sync.Mutex
-	conns map[string]*conn // by user@address
+	// afterStart, when set (by tests), runs once a command's exec
+	// request has been answered: it stands for a late reply.
+	afterStart func(*remoteRun)
+
+	mu      sync.Mutex
+	conns   map[string]*conn // by user@address
+	changed chan struct{}    // closed, and replaced, when a connection opens or closes
 }
 
 var _ Runner = (*Pool)(nil)
@@ -65,6 +70,7 @@ func NewPool(cfg Config) (*Pool, error) {
 		ctx:       ctx,
 		cancel:    cancel,
 		conns:     map[string]*conn{},
+		changed:   make(chan struct{}),
 	}
 	return p, nil
 }
@@ -106,6 +112,15 @@ func (p *Pool) Connected() int {
 		c.mu.Unlock()
 	}
 	return n
+}
+
+// connChanged wakes whoever waits for a connection to open or close.
+// Call it without holding p.mu or any conn's mu.
+func (p *Pool) connChanged() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
 // userFor is the remote user of h: its own, else ssh.user, else ours.

@@ -69,10 +69,17 @@ type remoteRun struct {
 func (r *remoteRun) run(ctx context.Context, command string, out *sink) (Result, error) {
 	defer r.sess.Close()
 	res := Result{ExitCode: -1}
+	// The clock starts before the exec request: the host may start the
+	// command (and its timeout(1)) before its reply to the request
+	// arrives, so a start taken after it would make a command stopped at
+	// its deadline look as if it ended before it.
+	start := time.Now()
 	if err := r.start(command, out); err != nil {
 		return res, err
 	}
-	start := time.Now()
+	if r.pool.afterStart != nil {
+		r.pool.afterStart(r)
+	}
 	waited := make(chan error, 1)
 	go func() { waited <- r.sess.Wait() }() // ends with the session: it is closed below at the latest
 	guard := time.NewTimer(r.opts.Timeout + killAfter + lostGrace)
@@ -135,8 +142,13 @@ func (r *remoteRun) outcome(res Result, err error) (Result, error) {
 		return res, fmt.Errorf("connection lost while the command ran (it stops at its own deadline): %w", err)
 	}
 	// timeout(1) exits 124 after stopping the command with SIGTERM, or
-	// dies of the SIGKILL it sends 5 s later.
-	past := res.Duration >= r.opts.Timeout
+	// dies of the SIGKILL it sends 5 s later. A command may exit 124 of
+	// its own, so the run must also have lasted the deadline: Duration
+	// counts from before the exec request, which the remote timeout(1)
+	// follows, so a command stopped at its deadline always has lasted
+	// it by our clock. The slack of 1/1000 of the deadline covers two
+	// clocks slewed apart by NTP (at most 500 ppm each).
+	past := res.Duration >= r.opts.Timeout-r.opts.Timeout/1000
 	res.TimedOut = past && (res.ExitCode == 124 || res.Signal == "KILL")
 	if res.TimedOut {
 		res.ExitCode, res.Signal = 124, ""

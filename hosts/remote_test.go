@@ -29,6 +29,7 @@ func TestPoolExitCodesAndOutput(t *testing.T) {
 		{"true", "true", hosts.Options{}, 0, "", ""},
 		{"exit 3", "echo hi; exit 3", hosts.Options{}, 3, "", "hi\n"},
 		{"false", "false", hosts.Options{}, 1, "", ""},
+		{"exit 124 of its own is no timeout", "exit 124", hosts.Options{}, 124, "", ""},
 		{"signal", "kill -KILL $$", hosts.Options{}, 137, "KILL", ""},
 		{"quotes survive", `printf '%s|' "it's" 'a "b"' '$HOME' '\n'`, hosts.Options{}, 0, "", `it's|a "b"|$HOME|\n|`},
 		{"pipes and ;", "echo a | tr a b; echo c", hosts.Options{}, 0, "", "b\nc\n"},
@@ -156,19 +157,13 @@ func TestPoolCancelKillsRemoteProcess(t *testing.T) {
 	p, h, _ := newPool(t, sshtest.Options{}, nil)
 	sleep := uniqueSleep()
 	ctx, cancel := context.WithCancel(bg)
-	done := make(chan error, 1)
-	go func() {
-		// sleep in a pipeline, so the shell does not exec it: both the
-		// shell and its child must die.
-		_, err := p.Run(ctx, h, sleep+" | cat", hosts.Options{}, nil)
-		done <- err
-	}()
-	waitRunning(t, sleep)
+	run := startSleep(t, sleep, poolRun(ctx, p, h, hosts.Options{}))
+	procs := findRunning(t, sleep)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := run.wait(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run error %v, want context.Canceled", err)
 	}
-	waitGone(t, sleep)
+	awaitExit(t, sleep, procs)
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
 		t.Errorf("the connection is unusable after a cancel: %v", err)
 	}
@@ -188,24 +183,49 @@ func TestPoolDeadlineKillsCommand(t *testing.T) {
 	waitGone(t, marker)
 }
 
+// The host starts a command, and the timeout(1) that bounds it, before its
+// reply to the exec request reaches the bot. However late that reply, a
+// command stopped at its deadline is reported as timed out, not as a plain
+// exit 124.
+func TestPoolDeadlineReportedWhenTheStartReplyIsLate(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	hosts.SetAfterStart(p, func(pid int) {
+		// The reply "arrives" only once the command has met its
+		// deadline and timeout(1) has exited.
+		proc, err := sshtest.Hold(pid)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer proc.Close()
+		if !proc.Wait(eventBound) {
+			t.Errorf("timeout(1), pid %d, still running %v later", pid, eventBound)
+		}
+	})
+	res, err := p.Run(bg, h, uniqueSleep(), hosts.Options{Timeout: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != 124 || res.Duration < time.Second {
+		t.Errorf("result %+v, want timed out with 124 after at least 1s", res)
+	}
+}
+
 func TestPoolDeadlineHoldsWhenBotDisappears(t *testing.T) {
 	t.Parallel()
 	p, h, _ := newPool(t, sshtest.Options{}, nil)
 	sleep := uniqueSleep()
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Run(bg, h, sleep+" | cat", hosts.Options{Timeout: 3 * time.Second}, nil)
-		done <- err
-	}()
-	waitRunning(t, sleep)
+	run := startSleep(t, sleep, poolRun(bg, p, h, hosts.Options{Timeout: 3 * time.Second}))
+	procs := findRunning(t, sleep)
 	p.Close() // the bot is gone: nobody will cancel or signal the command
-	if err := <-done; err == nil {
+	if err := run.wait(); err == nil {
 		t.Error("Run succeeded though its connection was closed")
 	}
-	if len(sshtest.Processes(sleep)) == 0 {
+	if allExited(procs) {
 		t.Fatal("the command ended with the connection: this test cannot show the deadline")
 	}
-	waitGone(t, sleep) // its own deadline (3 s) must end it
+	awaitExit(t, sleep, procs) // its own deadline (3 s) must end it
 }
 
 // Not parallel: the heap measurement must not see other tests.
@@ -287,13 +307,7 @@ func TestPoolClosesIdleConnections(t *testing.T) {
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Connected() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("idle connection still open after 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitConnected(t, p, 0)
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
 		t.Fatalf("after idle close: %v", err)
 	}
@@ -318,8 +332,12 @@ func TestPoolDialsOncePerHost(t *testing.T) {
 
 func TestPoolHealthCheckDropsHungConnection(t *testing.T) {
 	t.Parallel()
+	// ssh.connect_timeout also bounds the wait for a keepalive's answer:
+	// the frozen connection is dropped one keepalive plus 5 s after the
+	// freeze, and the fresh dial after it has 5 s too, plenty on a
+	// loaded machine (500 ms was not, under -race).
 	p, h, srv := newPool(t, sshtest.Options{}, func(c *hosts.SSHConfig) {
-		c.KeepAlive, c.ConnectTimeout = 100*time.Millisecond, 500*time.Millisecond
+		c.KeepAlive, c.ConnectTimeout = 100*time.Millisecond, 5*time.Second
 	})
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err != nil {
 		t.Fatal(err)
@@ -333,13 +351,7 @@ func TestPoolHealthCheckDropsHungConnection(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGCONT)
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Connected() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the hung connection is still in the pool after 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitConnected(t, p, 0)
 	if res, err := p.Run(bg, h, "echo fresh", hosts.Options{}, nil); err != nil || string(res.Output) != "fresh\n" {
 		t.Fatalf("after the health check: %q, %v", res.Output, err)
 	}
@@ -352,13 +364,7 @@ func TestPoolNoticesServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Connected() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("a closed connection is still in the pool after 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitConnected(t, p, 0)
 	if _, err := p.Run(bg, h, "true", hosts.Options{}, nil); err == nil || !strings.Contains(err.Error(), "connect") {
 		t.Errorf("with the server down: %v, want a connect error", err)
 	}
@@ -371,29 +377,29 @@ func TestPoolCancelWithAllSessionsBusy(t *testing.T) {
 	p, h, _ := newPool(t, sshtest.Options{MaxSessions: 10}, nil)
 	ctx, cancel := context.WithCancel(bg)
 	others, stopOthers := context.WithCancel(bg)
-	var wg sync.WaitGroup
 	sleeps := make([]string, 10)
+	runs := make([]*background, len(sleeps))
+	procs := make([][]*sshtest.Proc, len(sleeps))
 	for i := range sleeps {
 		sleeps[i] = uniqueSleep()
 		runCtx := others
 		if i == 0 {
 			runCtx = ctx
 		}
-		wg.Go(func() { _, _ = p.Run(runCtx, h, sleeps[i]+" | cat", hosts.Options{}, nil) })
-	}
-	for _, s := range sleeps {
-		waitRunning(t, s)
+		runs[i] = startSleep(t, sleeps[i], poolRun(runCtx, p, h, hosts.Options{}))
+		procs[i] = findRunning(t, sleeps[i])
 	}
 	cancel()
-	waitGone(t, sleeps[0])
-	for _, s := range sleeps[1:] {
-		if len(sshtest.Processes(s)) == 0 {
+	awaitExit(t, sleeps[0], procs[0])
+	for i, s := range sleeps[1:] {
+		if allExited(procs[i+1]) {
 			t.Errorf("%s was killed with the cancelled command", s)
 		}
 	}
 	stopOthers()
-	wg.Wait()
-	for _, s := range sleeps[1:] {
-		waitGone(t, s)
+	for i, s := range sleeps[1:] {
+		_ = runs[i+1].wait()
+		awaitExit(t, s, procs[i+1])
 	}
+	_ = runs[0].wait()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -76,6 +77,9 @@ func (o Options) validate() error {
 		name, _, ok := strings.Cut(kv, "=")
 		if !ok || !validEnvName(name) {
 			return fmt.Errorf("environment entry %q is not NAME=value with NAME of letters, digits and _", kv)
+		}
+		if slices.Contains(shellEnv, name) {
+			return fmt.Errorf("environment entry %q would change how bash starts or reads the command; leave %s out", kv, name)
 		}
 	}
 	return nil

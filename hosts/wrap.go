@@ -29,35 +29,70 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
+// RunnerShell is the shell every command runs under, on SSH hosts and on
+// the bot's own host. The policy (package approvals) parses commands in
+// this shell's dialect, so the command that is classified is the command
+// that runs, byte for byte: a dialect mismatch is a bypass. Under dash, the
+// /bin/sh of Debian and Ubuntu, this line is three commands, while bash
+// (and the policy) read one echo:
+//
+//	echo $'\'' ' ; rm -rf /srv ; echo ' \'
+//
+// Why bash rather than parsing sh -c strings as POSIX: the commands people
+// and models write are bash (arrays, [[ ]], $'…', <(…)), and a POSIX-only
+// policy would send all of them to a person; bash is on every mainstream
+// Linux server, and where it is missing the wrapper says so instead of
+// running the command under another shell.
+const RunnerShell = "bash"
+
+// bashMissing is what the wrapper prints, and exitBashMissing the status it
+// exits with (126: found but cannot run), on a host without bash.
+const (
+	bashMissing     = "opsbot: bash is required on this host: commands run with bash -c"
+	exitBashMissing = 126
+)
+
+// shellEnv are removed from the command's environment: bash reads them at
+// start-up, so a host's value could run a file before the command
+// (BASH_ENV, ENV) or change how bash parses it (SHELLOPTS, BASHOPTS, e.g.
+// extglob or posix), and the parse would no longer be the policy's.
+var shellEnv = []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT"}
+
 // remoteCommand is the line the remote login shell runs for command.
 //
-//	echo opsbot-pid:TOKEN:$$ >&2; cd DIR && exec env K=V timeout -k 5 Ns sh -c 'COMMAND' opsbot-run-TOKEN
+//	echo opsbot-pid:TOKEN:$$ >&2; command -v bash >/dev/null 2>&1 || { echo 'opsbot: bash is required…' >&2; exit 126; };
+//	cd DIR && exec env -u BASH_ENV … K=V timeout -k 5s Ns bash -c 'COMMAND' opsbot-run-TOKEN
 //
 // Why each part:
 //   - sshd starts the session's shell as a session (and process group)
 //     leader and `exec` keeps that pid, so the pid printed first names the
 //     command's whole process group; cancelling kills it through a second
 //     session for servers that ignore signal requests (OpenSSH < 7.9).
+//   - the wrapper itself is POSIX sh (the login shell may be dash, bash,
+//     zsh or ksh); `command -v` checks for bash in the same round trip, so
+//     a host without it fails with a clear message, never with the command
+//     run by another shell that would read it differently (RunnerShell).
 //   - timeout(1) enforces the deadline on the host itself: the command
 //     dies on time even if the bot is gone. It signals its whole process
 //     group, and SIGKILLs it 5 s after the SIGTERM.
-//   - the command runs under `sh -c` as one single-quoted word, so no
+//   - the command runs under `bash -c` as one single-quoted word, so no
 //     quoting of the caller's command can escape; opsbot-run-TOKEN is its
 //     $0, which makes the run findable with `pgrep -f`.
 func remoteCommand(command string, o Options, token string) string {
 	var b strings.Builder
 	b.WriteString("echo opsbot-pid:" + token + ":$$ >&2; ")
+	b.WriteString("command -v " + RunnerShell + " >/dev/null 2>&1 || { echo " + shellQuote(bashMissing) + " >&2; exit " + strconv.Itoa(exitBashMissing) + "; }; ")
 	if o.Dir != "" {
 		b.WriteString("cd " + shellQuote(o.Dir) + " && ")
 	}
-	b.WriteString("exec ")
-	if len(o.Env) > 0 {
-		b.WriteString("env ")
-		for _, kv := range o.Env {
-			b.WriteString(shellQuote(kv) + " ")
-		}
+	b.WriteString("exec env")
+	for _, name := range shellEnv {
+		b.WriteString(" -u " + name)
 	}
-	b.WriteString("timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " sh -c ")
+	for _, kv := range o.Env {
+		b.WriteString(" " + shellQuote(kv))
+	}
+	b.WriteString(" timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " " + RunnerShell + " -c ")
 	b.WriteString(shellQuote(command) + " " + shellQuote("opsbot-run-"+token))
 	return b.String()
 }
