@@ -6,8 +6,9 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 COMMIT       ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
-# web chat's browser tests, systemd-analyze for deploy/opsbot.service.
-TEST_DEBS    := openssh-server openssh-client chromium systemd
+# web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
+# tests run; systemd-analyze for deploy/opsbot.service.
+TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd
 # helm for the chart's lint and template tests (deploy/helm_test.go), built
 # once from the Go module proxy into bin/ and reused.
 HELM_VERSION := v3.22.0
