@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -520,5 +521,22 @@ func TestCardSaysWhoMayApprove(t *testing.T) {
 	}
 	if want := "expires " + approvals.FormatTime(pending[0].ExpiresAt); card.msg.Context != want {
 		t.Errorf("card footer %q, want %q", card.msg.Context, want)
+	}
+}
+
+// A failed model call shows that the answer failed and an id, not the
+// provider's Go error.
+func TestModelFailureIsNotShownAsAGoError(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+			yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New(`anthropic: POST "https://api.anthropic.com/v1/messages": 529 overloaded_error`)})
+		},
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "why is the disk full?")
+	h.eventually("the failure", h.has("t1", "⚠️ the answer failed (error id "))
+	if strings.Contains(h.dump(), "anthropic") {
+		t.Errorf("the thread shows the provider's error: %s", h.dump())
 	}
 }

@@ -147,7 +147,10 @@ func (b *Bot) internalError(ctx context.Context, ev connectors.Event, err error)
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	id := strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36)
+	id := errorID()
 	b.log().Error("internal error", "id", id, "err", err)
 	b.reply(ctx, ev, "Internal error (id "+id+"); the operator's log has the details.")
 }
+
+// errorID names one logged error for the person who saw it fail.
+func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36) }

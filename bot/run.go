@@ -75,7 +75,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
 	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
-		b.finishTurn(ctx, ev, r, err)
+		b.closeRefused(ctx, ev, r, err)
 		return
 	}
 	b.refreshCards(ctx, ev)
