@@ -23,18 +23,18 @@ var (
 	lastlogSpec = optSpec{short: "b:ChR:St:u:", long: []string{"before=", "clear", "help", "root=", "set", "time=", "user="}}
 	xxdSpec     = optSpec{short: "abC:c:Eeg:hil:n:o:prs:duvR:", long: nil}
 	readSpec    = optSpec{short: "a:d:ei:n:N:p:rst:u:"}
-	topSpec     = optSpec{short: "bcd:Ee:Hin:Oo:p:Ss:U:u:w::1hV", long: []string{"batch-mode", "cmdline-toggle", "delay=", "scale-summary-mem=",
+	topSpec     = optSpec{short: "bcd:E:e:Hin:Oo:p:SsU:u:w::1hV", long: []string{"batch-mode", "cmdline-toggle", "delay=", "scale-summary-mem=",
 		"scale-task-mem=", "threads-show", "idle-toggle", "iterations=", "list-fields", "sort-override=", "pid=", "accum-time-toggle",
 		"secure-mode", "filter-any-user=", "filter-only-euser=", "width=?", "single-cpu-toggle", "help", "version"}}
 	dateSpec = optSpec{short: "d:f:I::r:Rs:u", long: []string{"date=", "debug", "file=", "iso-8601=?", "resolution", "rfc-email", "rfc-822",
 		"rfc-2822", "rfc-3339=", "reference=", "set=", "utc", "universal", "help", "version"}}
 	hostnameSpec = optSpec{short: "aAbdfF:iIsyvhV", long: []string{"alias", "all-fqdns", "boot", "domain", "fqdn", "long", "file=", "ip-address",
 		"all-ip-addresses", "short", "yp", "nis", "verbose", "help", "version"}}
-	dmesgSpec = optSpec{short: "CcDdEeF:f:HhJkLl:n:PprSs:TtuVwWx", long: []string{"clear", "read-clear", "console-off", "console-on", "file=",
+	dmesgSpec = optSpec{short: "CcDdEeF:f:HhJkL::l:n:PprSs:TtuVwWx", long: []string{"clear", "read-clear", "console-off", "console-on", "file=",
 		"facility=", "human", "json", "kernel", "color=?", "level=", "console-level=", "nopager", "force-prefix", "raw", "noescape", "syslog",
 		"buffer-size=", "userspace", "follow", "follow-new", "decode", "show-delta", "reltime", "ctime", "notime", "time-format=", "since=",
 		"until=", "help", "version"}}
-	sysctlSpec = optSpec{short: "aAbdeNnpf::qrwoxXhV", long: []string{"all", "deprecated", "dry-run", "binary", "ignore", "names", "values",
+	sysctlSpec = optSpec{short: "aAbdeNnp::fqr:woxXhV", long: []string{"all", "deprecated", "dry-run", "binary", "ignore", "names", "values",
 		"load=?", "system", "pattern=", "quiet", "write", "help", "version"}}
 	pingSpec = optSpec{short: "46aAbBc:dDe:fF:hi:I:l:LmM:nOp:qQ:rRs:S:t:T:UvVw:W:", long: nil}
 	mtrSpec  = optSpec{short: "hvF:46I:a:f:m:U:E:ui:c:s:B:G:Q:Z:M:rwCxpljztnbyeo:TSP:L:", long: []string{"help", "version", "filename=",
@@ -131,7 +131,7 @@ var curlLong = []string{"abstract-unix-socket=", "alt-svc=", "anyauth", "append"
 	"proxy-ciphers=", "proxy-crlfile=", "proxy-digest", "proxy-header=", "proxy-http2", "proxy-insecure", "proxy-key=",
 	"proxy-key-type=", "proxy-negotiate", "proxy-ntlm", "proxy-pass=", "proxy-pinnedpubkey=", "proxy-service-name=",
 	"proxy-ssl-allow-beast", "proxy-ssl-auto-client-cert", "proxy-tls13-ciphers=", "proxy-tlsauthtype=", "proxy-tlspassword=",
-	"proxy-tlsuser=", "proxy-tlsv1", "proxy-user=", "proxy1.0", "proxytunnel", "pubkey=", "quote=", "random-file=", "range=",
+	"proxy-tlsuser=", "proxy-tlsv1", "proxy-user=", "proxy1.0=", "proxytunnel", "pubkey=", "quote=", "random-file=", "range=",
 	"rate=", "raw", "referer=", "remote-header-name", "remote-name", "remote-name-all", "remote-time", "remove-on-error",
 	"request=", "request-target=", "resolve=", "retry=", "retry-all-errors", "retry-connrefused", "retry-delay=", "retry-max-time=",
 	"sasl-authzid=", "sasl-ir", "service-name=", "show-error", "show-headers", "silent", "socks4=", "socks4a=", "socks5=",
