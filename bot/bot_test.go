@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -272,7 +273,7 @@ func TestApprovalExpiryDenies(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{Expiry: 300 * time.Millisecond}, nil)
 	target := filepath.Join(h.dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
-	h.eventually("the refusal", h.has("t1", "expired: nobody decided within"))
+	h.eventually("the refusal", h.has("t1", "not run: the approval request was expired: nobody decided within less than a second"))
 	h.eventually("the card to say it expired", h.has("t1", "expired at"))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("an expired request ran")
@@ -472,5 +473,70 @@ func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
 	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1}, "@bob")
 	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
 		t.Errorf("card text:\n%s", m.Text)
+	}
+}
+
+// Stop names who stopped; someone else's work may be stopped only by an
+// approver, and anyone else is told why not.
+func TestOnlyTheRequesterOrAnApproverMayStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	run, ref, _ := h.find("t1", "running `sleep 30`")
+	if said := h.click("mallory", run, ref, ActionStop); said != "Not stopped: only @alice, who asked for it, or an approver may stop it." {
+		t.Errorf("mallory was told %q", said)
+	}
+	h.say("mallory", "t1", "stop")
+	h.eventually("the refusal in the thread", h.has("t1", "Not stopped: only @alice"))
+	if said := h.click("bob", run, ref, ActionStop); said != "Stopped." {
+		t.Errorf("bob was told %q", said)
+	}
+	h.eventually("who stopped it", h.has("t1", "⏹ `sleep 30` on local: stopped by @bob"))
+	if strings.Contains(h.dump(), "context canceled") {
+		t.Errorf("the thread shows a Go error: %s", h.dump())
+	}
+}
+
+// The card says who may approve, and how many approvals it needs.
+func TestCardSaysWhoMayApprove(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local touch "+filepath.Join(h.dir, "x"))
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, _, _ := h.find("t1", "Approval needed")
+	fields := map[string]string{}
+	for _, f := range card.msg.Fields {
+		fields[f.Title] = f.Value
+	}
+	if fields["Who may approve"] != "@bob" || fields["Needs"] != "1 approval" {
+		t.Errorf("card fields: %+v", card.msg.Fields)
+	}
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending approvals", len(pending))
+	}
+	if shown := fmt.Sprint(card.msg.Text, card.msg.Context, card.msg.Fields); strings.Contains(shown, pending[0].ID) {
+		t.Errorf("the card shows the request's internal id: %s", shown)
+	}
+	if want := "expires " + approvals.FormatTime(pending[0].ExpiresAt); card.msg.Context != want {
+		t.Errorf("card footer %q, want %q", card.msg.Context, want)
+	}
+}
+
+// A failed model call shows that the answer failed and an id, not the
+// provider's Go error.
+func TestModelFailureIsNotShownAsAGoError(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+			yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New(`anthropic: POST "https://api.anthropic.com/v1/messages": 529 overloaded_error`)})
+		},
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "why is the disk full?")
+	h.eventually("the failure", h.has("t1", "⚠️ the answer failed (error id "))
+	if strings.Contains(h.dump(), "anthropic") {
+		t.Errorf("the thread shows the provider's error: %s", h.dump())
 	}
 }

@@ -114,8 +114,13 @@ func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.Ses
 		b.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
 		return
 	}
-	if j, err := b.Store.Job(ctx, id); err != nil || j.SessionID != sess.ID {
+	j, err := b.Store.Job(ctx, id)
+	if err != nil || j.SessionID != sess.ID {
 		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
+		return
+	}
+	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
+		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only @%s, who started job %d, or an approver may cancel it.", j.Requester, id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {
@@ -142,7 +147,10 @@ func (b *Bot) internalError(ctx context.Context, ev connectors.Event, err error)
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	id := strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36)
+	id := errorID()
 	b.log().Error("internal error", "id", id, "err", err)
 	b.reply(ctx, ev, "Internal error (id "+id+"); the operator's log has the details.")
 }
+
+// errorID names one logged error for the person who saw it fail.
+func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36) }

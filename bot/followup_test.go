@@ -227,3 +227,29 @@ func toolCall(name, input string) func(context.Context, agent.Request, func(agen
 		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
 	}
 }
+
+// An approval claimed whose follow-up a crash left open did not run (the
+// claim marks the follow-up done before running): the thread is told.
+func TestClaimCutByACrashIsReported(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target, _ := askAndRestart(h, botOptions{})
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending", len(pending))
+	}
+	id := pending[0].ID
+	// The old process decided and claimed it, then died.
+	if _, _, err := h.st.DecideApproval(context.Background(), id, store.ApprovalApproved, "web:bob"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.st.ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	h.restart(botOptions{})
+	h.eventually("the report", h.has("t1", "approved by @bob, but opsbot restarted just before it ran; ask again."))
+	h.settled("t1")
+	if n := runs(t, target); n != 0 {
+		t.Errorf("ran %d times", n)
+	}
+}

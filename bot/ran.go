@@ -80,6 +80,8 @@ func ranText(runs []agent.CommandRun, limit int) string {
 func runText(r agent.CommandRun) string {
 	mark, how := "✓", fmt.Sprintf("exit %d in %s", r.ExitCode, r.Duration.Round(time.Millisecond))
 	switch {
+	case strings.Contains(r.Err, "context canceled") || (r.Killed && r.Err != ""):
+		mark, how = "⏹", fmt.Sprintf("stopped after %s", r.Duration.Round(time.Millisecond))
 	case r.Err != "":
 		mark, how = "✗", "could not run: "+firstLine(r.Err)
 	case r.Signal != "":

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -74,7 +75,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
 	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
-		b.finishTurn(ctx, ev, r, err)
+		b.closeRefused(ctx, ev, r, err)
 		return
 	}
 	b.refreshCards(ctx, ev)
@@ -108,8 +109,25 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	mu.Lock()
 	r.Replace(out.View())
 	mu.Unlock()
-	r.Status(summarize(spec.Command, spec.Target, results), true)
+	summary := summarize(spec.Command, spec.Target, results)
+	if ctx.Err() != nil {
+		// Not "context canceled": who stopped it, or the restart.
+		summary = fmt.Sprintf("⏹ `%s` on %s: %s", spec.Command, spec.Target, stopReason(ctx))
+	}
+	r.Status(summary, true)
 	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// stopReason says why ctx ended, for people.
+func stopReason(ctx context.Context) string {
+	var by stoppedBy
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &by):
+		return by.Error()
+	case errors.Is(cause, agent.ErrShutdown):
+		return "interrupted: opsbot restarted"
+	}
+	return "stopped"
 }
 
 // outputMargin is room in a message for the output's fences and its note.

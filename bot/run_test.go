@@ -197,3 +197,19 @@ func TestRanTextKeepsTheLatestWithinTheLimit(t *testing.T) {
 		t.Errorf("%d bytes:\n%s", len(got), got)
 	}
 }
+
+// A job is cancelled by who started it or an approver; others are told why
+// not.
+func TestOnlyTheStarterOrAnApproverMayCancelAJob(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run --bg local sleep 30")
+	h.eventually("the job's start", h.has("t1", "job 1 started"))
+	h.say("mallory", "t1", "cancel 1")
+	h.eventually("the refusal", h.has("t1", "Not cancelled: only @alice, who started job 1, or an approver may cancel it."))
+	h.say("bob", "t1", "cancel 1")
+	h.eventually("the job's end", h.has("t1", "🔔 job 1"))
+	if j, _ := h.st.Job(context.Background(), 1); j.State != "cancelled" {
+		t.Errorf("job state %q; want cancelled", j.State)
+	}
+}

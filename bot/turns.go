@@ -131,8 +131,27 @@ func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, 
 		err = fmt.Errorf("%s; this answer is not kept in the conversation", stop.Error())
 	case errors.Is(err, context.Canceled):
 		err = errors.New("stopped; this answer is not kept in the conversation")
+	case errors.Is(err, agent.ErrMaxSteps):
+		err = errors.New("stopped: this answer used all the steps one answer may take; ask again, or ask something narrower")
+	case errors.Is(err, agent.ErrDeadline):
+		err = errors.New("stopped: this answer reached its time limit")
 	case err != nil:
-		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "err", err)
+		// The model's service or the store failed: the person sees that
+		// and an id, the operator's log the error.
+		id := errorID()
+		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
+		err = fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
 	}
+	r.Close(context.WithoutCancel(ctx), err)
+}
+
+// closeRefused ends a chat `run` that did not run: a refusal (policy,
+// approval) is for people as it is; a stop or restart says so.
+func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+	if errors.Is(err, context.Canceled) {
+		b.finishTurn(ctx, ev, r, err)
+		return
+	}
+	b.refreshCards(context.WithoutCancel(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }
