@@ -36,7 +36,7 @@ build:
 # own cache) it may take longer than go test's default timeout on a busy
 # machine; the suite then finds it in the build cache.
 test: test-deps $(HELM)
-	$(GO) test -count=1 -timeout 30m -run '^TestImageBuildSettings$$' ./deploy/
+	$(GO) test -count=1 -timeout 60m -run '^TestImageBuildSettings$$' ./deploy/
 	$(GO) test -race -count=1 ./...
 
 test-deps:

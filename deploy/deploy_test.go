@@ -68,7 +68,9 @@ func imageBinary(t *testing.T) string {
 		cmd := exec.Command(gb.Args[0], gb.Args[1:]...)
 		// The build stage's WORKDIR holds the whole context: the repository.
 		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), gb.Env...)
+		// The builder image sets no GOFLAGS; neither may this machine.
+		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		cmd.Env = append(cmd.Env, gb.Env...)
 		built.out, built.err = cmd.CombinedOutput()
 	})
 	if built.err != nil {

@@ -435,3 +435,17 @@ func strs(v any) []string {
 	}
 	return out
 }
+
+// TestHelmRefusesReplicaCount: asking for more pods (the usual
+// replicaCount value) is refused by the chart's schema, naming the value,
+// instead of being silently ignored; so is a misspelt value.
+func TestHelmRefusesReplicaCount(t *testing.T) {
+	for _, set := range []string{"replicaCount=2", "slack.botTokn=xoxb-x"} {
+		_, err := helm(t, "template", "opsbot", chartDir, "--set", set)
+		name, _, _ := strings.Cut(set, "=")
+		name = name[strings.LastIndex(name, ".")+1:]
+		if err == nil || !strings.Contains(err.Error(), "'"+name+"' not allowed") {
+			t.Errorf("helm template --set %s: %v; want it refused, naming %s", set, err, name)
+		}
+	}
+}
