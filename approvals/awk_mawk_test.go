@@ -13,7 +13,7 @@ import (
 // it: -W dump prints the byte code and exits. ok is false when mawk
 // refuses the program.
 func mawkCode(prog string) (string, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a guard, not a wait
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard against a hung process, not a wait
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "mawk", "-W", "dump", prog)
 	cmd.Dir, cmd.Env, cmd.SysProcAttr = "/", []string{"LC_ALL=C.UTF-8"}, confined()
