@@ -44,7 +44,7 @@ func checkDocker(args []arg) (Action, string) {
 	if g.unknown != "" {
 		return Approve, g.unknown
 	}
-	if o := g.find("H", "host", "config", "tlscacert", "tlscert", "tlskey"); o != nil {
+	if o := g.find("H", "host", "c", "context", "config", "tlscacert", "tlscert", "tlskey"); o != nil {
 		return Approve, fmt.Sprintf("docker %s talks to another daemon or reads another configuration", o)
 	}
 	if len(g.rest) == 0 {

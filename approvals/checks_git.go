@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // gitReads are the git subcommands that only read the repository.
@@ -78,6 +79,13 @@ func checkGit(args []arg) (Action, string) {
 	}
 	if o := p.find(gitDangerous...); o != nil {
 		return Approve, fmt.Sprintf("git %s %s can write a file or run a program", sub.val, o)
+	}
+	for _, op := range p.operands {
+		// A remote named HELPER::ADDRESS runs git-remote-HELPER: ext::
+		// runs any command where protocol.allow lets it.
+		if sub.val == "ls-remote" && (!op.static() || strings.Contains(op.val, "::")) {
+			return Approve, fmt.Sprintf("git ls-remote %s goes through a remote helper, which can run a command", op.show())
+		}
 	}
 	return Allow, "git " + sub.val + " only reads"
 }

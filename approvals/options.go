@@ -128,6 +128,20 @@ func (s optSpec) parse(args []arg) parsed {
 	return p
 }
 
+// parseWrapper parses a wrapper's options strictly; when that stops at
+// an option the spec does not know, the command after it is still found,
+// reading unknown options as flags, so that what the wrapper runs is
+// classified too (a deny inside stays a deny). p.unknown stays set.
+func (s optSpec) parseWrapper(args []arg) parsed {
+	p := s.parse(args)
+	if p.unknown != "" && s.stopAtOperand {
+		guess := s
+		guess.lenient = true
+		p.rest = guess.parse(args).rest
+	}
+	return p
+}
+
 // option reads the option word at args[i] and returns the index of the
 // last word it used.
 func (s optSpec) option(p *parsed, args []arg, i int) int {

@@ -64,6 +64,31 @@ func helpOptions(text string) []helpOption {
 	return out
 }
 
+// pflagHelpOption matches a cobra/pflag help line: "-A, --all=false:",
+// "--tail=-1:", "--as-group=[]:".
+var pflagHelpOption = regexp.MustCompile(`^\s+(?:-([A-Za-z0-9]), )?--([\w-]+)=(.*):$`)
+
+// pflagHelpOptions reads a cobra command's --help: a default of true or
+// false marks a boolean flag, any other default a value.
+func pflagHelpOptions(text string) []helpOption {
+	var out []helpOption
+	for _, line := range strings.Split(text, "\n") {
+		m := pflagHelpOption.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		k := needsValue
+		if m[3] == "false" || m[3] == "true" {
+			k = noValue
+		}
+		out = append(out, helpOption{m[2], k})
+		if m[1] != "" {
+			out = append(out, helpOption{m[1], k})
+		}
+	}
+	return out
+}
+
 // specKind is how spec reads the option name, and whether it knows it.
 func specKind(spec optSpec, name string) (valueKind, bool) {
 	if len(name) == 1 {
@@ -119,6 +144,22 @@ func TestSpecsMatchInstalledHelp(t *testing.T) {
 		{"stdbuf", []string{"--help"}, wrappers["stdbuf"].opts, nil},
 		{"ionice", []string{"--help"}, wrappers["ionice"].opts, nil},
 	}
+	for _, v := range [][]string{{"get"}, {"logs"}, {"describe"}, {"top", "pod"}, {"top", "node"}, {"explain"}, {"events"}, {"wait"}, {"api-resources"}, {"rollout", "status"}} {
+		// kubectl VERB --help lists the verb's flags; kubectl options the
+		// global ones, which every verb's spec includes.
+		tools = append(tools, struct {
+			name      string
+			help      []string
+			spec      optSpec
+			helpWrong map[string]string
+		}{"kubectl", append(v, "--help"), kubectlSpec(v[0]), nil})
+	}
+	tools = append(tools, struct {
+		name      string
+		help      []string
+		spec      optSpec
+		helpWrong map[string]string
+	}{"kubectl", []string{"options"}, kubectlSpec("get"), nil})
 	for _, tool := range tools {
 		out, err := exec.Command(tool.name, tool.help...).CombinedOutput()
 		if err != nil && len(out) == 0 {
@@ -126,8 +167,11 @@ func TestSpecsMatchInstalledHelp(t *testing.T) {
 			continue
 		}
 		opts := helpOptions(string(out))
+		if tool.spec.family == pflag {
+			opts = pflagHelpOptions(string(out))
+		}
 		if len(opts) < 3 {
-			t.Errorf("%s: read only %d options from its help", tool.name, len(opts))
+			t.Errorf("%s %s: read only %d options from its help", tool.name, tool.help[0], len(opts))
 		}
 		checked := 0
 		for _, o := range opts {
@@ -140,10 +184,10 @@ func TestSpecsMatchInstalledHelp(t *testing.T) {
 			}
 			checked++
 			if (k == noValue) != (o.kind == noValue) {
-				t.Errorf("%s %s: the spec says it takes %s, the tool's help says %s", tool.name, dashed(o.name), kindText(k), kindText(o.kind))
+				t.Errorf("%s %s %s: the spec says it takes %s, the tool's help says %s", tool.name, tool.help[0], dashed(o.name), kindText(k), kindText(o.kind))
 			}
 		}
-		t.Logf("%s: %d options in its help, %d checked against the spec", tool.name, len(opts), checked)
+		t.Logf("%s %s: %d options in its help, %d checked against the spec", tool.name, tool.help[0], len(opts), checked)
 	}
 }
 

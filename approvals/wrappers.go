@@ -51,7 +51,7 @@ func wrapperHandler(spec wrapSpec) handler {
 	return func(w *walker, c *Command, args []arg, sc scope) {
 		opts := spec.opts // a copy: handlers run concurrently
 		opts.stopAtOperand = true
-		p := opts.parse(args)
+		p := opts.parseWrapper(args)
 		for _, name := range slices.Sorted(maps.Keys(spec.refuse)) {
 			if p.has(name) {
 				c.add(Approve, spec.refuse[name])
@@ -105,7 +105,7 @@ func (w *walker) envAssignments(c *Command, args []arg) []arg {
 // xargs runs its command with words read from standard input appended,
 // or put in place of a replacement string.
 func (w *walker) xargs(c *Command, args []arg, sc scope) {
-	p := xargsSpec.parse(args)
+	p := xargsSpec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -137,7 +137,7 @@ func replaced(args []arg, repl string, input arg) []arg {
 
 // watch joins its operands and runs them with sh -c (or as argv with -x).
 func (w *walker) watch(c *Command, args []arg, sc scope) {
-	p := watchSpec.parse(args)
+	p := watchSpec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -151,7 +151,7 @@ func (w *walker) watch(c *Command, args []arg, sc scope) {
 // ssh runs the words after the host as a command line on the remote host.
 func (w *walker) ssh(c *Command, args []arg, sc scope) {
 	spec := optSpec{short: "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:PQ:R:S:TVw:W:XYy", stopAtOperand: true}
-	p := spec.parse(args)
+	p := spec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
