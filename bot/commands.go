@@ -103,7 +103,11 @@ func (b *Bot) showJob(ctx context.Context, ev connectors.Event, sess agent.Sessi
 	}
 	text := agent.FormatJob(j)
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
-		text = head + "\n```\n" + tail + "\n```"
+		// The kept tail can be longer than a message holds: its end
+		// shows, as with any output.
+		out := &outputTail{limit: max(b.maxText(ev)-len(head)-outputMargin, 200)}
+		out.Write(tail)
+		text = head + "\n" + out.View()
 	}
 	b.reply(ctx, ev, text)
 }
@@ -154,3 +158,11 @@ func (b *Bot) internalError(ctx context.Context, ev connectors.Event, err error)
 
 // errorID names one logged error for the person who saw it fail.
 func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36) }
+
+// maxText is the most text one message holds on the event's platform.
+func (b *Bot) maxText(ev connectors.Event) int {
+	if c, _, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
+		return c.Limits().MaxText
+	}
+	return 3000
+}

@@ -108,8 +108,8 @@ func TestApprovalAfterRestartRunsTheChatCommandOnce(t *testing.T) {
 			if n := runs(t, target); n != 1 {
 				t.Errorf("the approved command ran %d times; want once. Thread: %s", n, h.dump())
 			}
-			if _, _, ok := h.find("t1", "Approved by @bob"); !ok {
-				t.Errorf("the thread does not say who approved the run: %s", h.dump())
+			if out, _, _ := h.find("t1", "exit 0"); !strings.Contains(out.msg.Context, "Approved by @bob.") {
+				t.Errorf("the run's message does not say who approved it: %s", h.dump())
 			}
 			h.noEmptyMessages("t1")
 		})

@@ -48,11 +48,7 @@ func (b *Bot) showRuns(ctx context.Context, ev connectors.Event, l *ranList) {
 	if len(runs) == 0 {
 		return
 	}
-	limit := 3000
-	if c, _, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
-		limit = c.Limits().MaxText
-	}
-	b.reply(ctx, ev, ranText(runs, limit))
+	b.reply(ctx, ev, ranText(runs, b.maxText(ev)))
 }
 
 // ranText renders runs within limit bytes, the latest kept when not all

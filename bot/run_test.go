@@ -213,3 +213,17 @@ func TestOnlyTheStarterOrAnApproverMayCancelAJob(t *testing.T) {
 		t.Errorf("job state %q; want cancelled", j.State)
 	}
 }
+
+// `job <id>` shows the end of a long job's output within one message.
+func TestJobShowsTheEndOfItsOutput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run --bg local seq 1 2000")
+	h.eventually("the job's end", h.has("t1", "🔔 job 1"))
+	h.say("alice", "t1", "job 1")
+	h.eventually("the job", h.has("t1", "job 1: `seq 1 2000` on local — succeeded, exit 0"))
+	m, _, _ := h.find("t1", "job 1: `seq 1 2000` on local — succeeded")
+	if !strings.HasSuffix(m.msg.Text, "\n1999\n2000\n```") || len(m.msg.Text) > webLimits.MaxText {
+		t.Errorf("%d bytes, ending %q", len(m.msg.Text), m.msg.Text[max(0, len(m.msg.Text)-40):])
+	}
+}
