@@ -6,8 +6,8 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 COMMIT       ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
-# web chat's browser tests.
-TEST_DEBS    := openssh-server openssh-client chromium
+# web chat's browser tests; curl and jq for the docs/WEB_API.md example the web tests run.
+TEST_DEBS    := openssh-server openssh-client chromium curl jq
 # Peers the fan-out benchmark measures against.
 BENCH_DEBS   := pssh ansible openssh-client openssh-server
 # `go test` must see gcc for go-sqlite3 (cgo).

@@ -12,6 +12,8 @@ require (
 
 require golang.org/x/term v0.47.0
 
+require github.com/robfig/cron/v3 v3.0.1
+
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

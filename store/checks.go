@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 )
 
@@ -17,10 +18,22 @@ type CheckRun struct {
 
 // CheckResult is one check on one host.
 type CheckResult struct {
-	Host     string
-	Check    string
-	OK       bool
-	Output   string
+	Host  string
+	Check string
+	// OK is Status == "ok" (kept for rows written before statuses).
+	OK bool
+	// Status is the judgement: ok, warn, fail or unreachable.
+	Status string
+	// Value is the number read from the output, when HasValue.
+	Value    float64
+	HasValue bool
+	// Output is an excerpt of what the command printed.
+	Output string
+	// Detail says why the status, e.g. "exit 2" or "no number in the output".
+	Detail string
+	// Since is when the host's check entered Status (this run's start
+	// when it changed).
+	Since    time.Time
 	Duration time.Duration
 }
 
@@ -35,19 +48,53 @@ func (s *Store) SaveCheckRun(ctx context.Context, run CheckRun) (CheckRun, error
 		if run.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO check_results (run_id, host, check_name, ok, output, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`)
+		return insertResults(ctx, tx, run)
+	})
+	return run, wrap("save check run", err)
+}
+
+// resultsPerInsert is how many results one INSERT carries: one statement
+// per 100 rows instead of one per row cuts the cgo calls a 1,000-host
+// run costs (10 parameters a row, far under SQLite's limit).
+const resultsPerInsert = 100
+
+// insertResults writes the results in multi-row INSERTs.
+func insertResults(ctx context.Context, tx *sql.Tx, run CheckRun) error {
+	const cols = `INSERT INTO check_results
+		(run_id, host, check_name, ok, output, duration_ms, status, value, detail, since) VALUES `
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	var full *sql.Stmt // the statement of a full batch, prepared once
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	for rest := run.Results; len(rest) > 0; {
+		batch := rest[:min(resultsPerInsert, len(rest))]
+		rest = rest[len(batch):]
+		args := make([]any, 0, 10*len(batch))
+		for _, r := range batch {
+			args = append(args, run.ID, r.Host, r.Check, r.OK, r.Output, r.Duration.Milliseconds(), r.Status,
+				sql.NullFloat64{Float64: r.Value, Valid: r.HasValue}, r.Detail,
+				sql.NullInt64{Int64: r.Since.UnixMilli(), Valid: !r.Since.IsZero()})
+		}
+		query := cols + strings.Repeat(row+", ", len(batch)-1) + row
+		var err error
+		if len(batch) == resultsPerInsert {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, query); err != nil {
+					return err
+				}
+			}
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, query, args...)
+		}
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
-		for _, r := range run.Results {
-			if _, err := stmt.ExecContext(ctx, run.ID, r.Host, r.Check, r.OK, r.Output, r.Duration.Milliseconds()); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return run, wrap("save check run", err)
+	}
+	return nil
 }
 
 // LastCheckRuns returns a schedule's most recent runs with their results,
@@ -78,9 +125,17 @@ func (s *Store) LastCheckRuns(ctx context.Context, schedule string, limit int) (
 	return runs, nil
 }
 
+// LastCheckRunStart is when the schedule's latest run started; the zero
+// time when it never ran. The scheduler's catch-up reads it at start.
+func (s *Store) LastCheckRunStart(ctx context.Context, schedule string) (time.Time, error) {
+	var started sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `SELECT max(started_at) FROM check_runs WHERE schedule = ?`, schedule).Scan(&started)
+	return fromMS(started), wrap("last check run start", err)
+}
+
 func (s *Store) checkResults(ctx context.Context, runID int64) ([]CheckResult, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms FROM check_results
-		WHERE run_id = ? ORDER BY host, check_name`, runID)
+	rows, err := s.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms, status, value, detail, since
+		FROM check_results WHERE run_id = ? ORDER BY host, check_name`, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -89,11 +144,56 @@ func (s *Store) checkResults(ctx context.Context, runID int64) ([]CheckResult, e
 	for rows.Next() {
 		var r CheckResult
 		var dur int64
-		if err := rows.Scan(&r.Host, &r.Check, &r.OK, &r.Output, &dur); err != nil {
+		var value sql.NullFloat64
+		var since sql.NullInt64
+		if err := rows.Scan(&r.Host, &r.Check, &r.OK, &r.Output, &dur, &r.Status, &value, &r.Detail, &since); err != nil {
 			return nil, err
 		}
 		r.Duration = time.Duration(dur) * time.Millisecond
+		r.Value, r.HasValue = value.Float64, value.Valid
+		r.Since = fromMS(since)
+		if r.Status == "" { // a row from before statuses
+			r.Status = map[bool]string{true: "ok", false: "fail"}[r.OK]
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// CheckPost is the message a schedule keeps in one channel for one day:
+// edited to the latest summary, each run's details in its thread.
+type CheckPost struct {
+	Schedule  string
+	Platform  string
+	Channel   string
+	Day       string // YYYY-MM-DD in the schedule's zone
+	MessageID string
+	Thread    string
+	UpdatedAt time.Time
+}
+
+// CheckPostFor returns the schedule's message of day in a channel, or
+// ErrNotFound when none was posted yet.
+func (s *Store) CheckPostFor(ctx context.Context, schedule, platform, channel, day string) (CheckPost, error) {
+	p := CheckPost{Schedule: schedule, Platform: platform, Channel: channel, Day: day}
+	var updated sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `SELECT message_id, thread, updated_at FROM check_posts
+		WHERE schedule = ? AND platform = ? AND channel = ? AND day = ?`, schedule, platform, channel, day).
+		Scan(&p.MessageID, &p.Thread, &updated)
+	p.UpdatedAt = fromMS(updated)
+	return p, wrap("check post", err)
+}
+
+// RecordCheckPost records (or refreshes) the schedule's message of the day
+// in a channel.
+func (s *Store) RecordCheckPost(ctx context.Context, p CheckPost) error {
+	return wrap("record check post", s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		_, err := tx.ExecContext(ctx, `INSERT INTO check_posts (schedule, platform, channel, day, message_id, thread, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (schedule, platform, channel, day) DO UPDATE SET message_id = excluded.message_id,
+				thread = excluded.thread, updated_at = excluded.updated_at`,
+			p.Schedule, p.Platform, p.Channel, p.Day, p.MessageID, p.Thread, now, now)
+		return err
+	}))
 }

@@ -28,11 +28,18 @@ import (
 // ends; its log is shown if the test failed.
 func startBrowserBot(t *testing.T, llm *fakeLLM) string {
 	t.Helper()
+	url, _ := startBrowserBotWith(t, llm, "approvals:\n  approvers:\n    - web:\n        users: [alice, bob]\n")
+	return url
+}
+
+// startBrowserBotWith is startBrowserBot with more config (YAML appended
+// to the file), and the bot's log.
+func startBrowserBotWith(t *testing.T, llm *fakeLLM, more string) (string, *lockedBuffer) {
+	t.Helper()
 	dir := t.TempDir()
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\nbot:\n  data_dir: %q\n"+
-		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n"+
-		"approvals:\n  approvers:\n    - web:\n        users: [alice, bob]\n",
-		filepath.Join(dir, "opsbot.db"), filepath.Join(dir, "data"), llm.serve(t))
+		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n",
+		filepath.Join(dir, "opsbot.db"), filepath.Join(dir, "data"), llm.serve(t)) + more
 	noEnv := func(string) (string, bool) { return "", false }
 	cfg, err := parseConfig(filepath.Join(dir, "opsbot.yaml"), []byte(yaml), noEnv)
 	if err != nil {
@@ -59,13 +66,13 @@ func startBrowserBot(t *testing.T, llm *fakeLLM) string {
 	})
 	select {
 	case addr := <-ready:
-		return "http://" + addr
+		return "http://" + addr, logs
 	case err := <-done:
 		t.Fatalf("runBot: %v\n%s", err, logs)
 	case <-time.After(testutil.DefaultWait):
 		t.Fatalf("runBot did not start listening\n%s", logs)
 	}
-	return ""
+	return "", nil
 }
 
 // lockedBuffer is a log destination safe for the bot's goroutines and
@@ -181,7 +188,7 @@ func TestBrowserRiskyCommandRunsWhenSomeoneElseApproves(t *testing.T) {
 	bob.OpenThread(channel, thread)
 	bob.Click(card.ID, "Approve")
 	decided := func(m testutil.Message) bool {
-		return m.ID == card.ID && strings.Contains(m.Context, "approved by bob") && len(m.Buttons) == 0
+		return m.ID == card.ID && strings.Contains(m.Context, "approved by @bob") && len(m.Buttons) == 0
 	}
 	bob.WaitFor("the card approved by bob", hasMessage(decided))
 	ms = alice.WaitFor("the card approved by bob and the command's output",

@@ -65,18 +65,33 @@ func newConfigCmd() *cobra.Command {
 		Short: "Validate a config file: every problem with its line and key; exit 2 if any",
 		Long: `Validate a config file and report every problem found, each as FILE:LINE: KEY: what is
 expected. Exit 0 when the file is valid, 2 when it is not. Environment variables
-referenced as ${NAME} must be set.`,
+referenced as ${NAME} must be set, and the files it names (ssh.known_hosts,
+ssh.identity_files, agent.skill_dirs, the folder of store.path) must exist and be
+readable, as 'opsbot run' needs them.
+
+A valid file can still leave nobody able to approve a command, e.g. a web chat open to
+other machines with no web approver: such a problem is a warning naming the key to add
+(exit 0).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, _ := cmd.Flags().GetString("config")
 			if path == "" {
 				return usageError(errors.New("config check needs --config FILE"))
 			}
-			if _, err := loadConfig(path); err != nil {
+			cfg, err := loadConfig(path)
+			if err != nil {
 				for _, e := range flatten(err) {
 					fmt.Fprintln(cmd.ErrOrStderr(), e)
 				}
 				return &exitError{code: exitUsage, err: err, silent: true}
+			}
+			warnings := cfg.approvalWarnings()
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
+			if len(warnings) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, with %d warning(s)\n", path, len(warnings))
+				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", path)
 			return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
@@ -117,22 +118,45 @@ func (c *Config) applyDefaults() {
 	c.Web = c.Web.WithDefaults()
 }
 
-// loadConfig reads, expands, decodes and validates a config file. Every
-// problem found is reported, each with file, line and key.
+// loadConfig reads, expands, decodes and validates a config file, then
+// checks the files it names. Every problem found is reported, each with
+// file, line and key, in the order of the file.
 func loadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &ConfigError{File: path, Msg: "no such file: check the path given to --config (deploy/opsbot.example.yaml is a file to start from)"}
+	case err != nil:
+		return nil, &ConfigError{File: path, Msg: unreadable(path, err).Error()}
 	}
-	return parseConfig(path, data, os.LookupEnv)
+	cfg, errs := decodeConfig(path, data, os.LookupEnv)
+	if cfg != nil {
+		errs = appendUnshadowed(errs, flatten(cfg.checkFiles()))
+	}
+	if len(errs) > 0 {
+		return nil, joinSorted(errs)
+	}
+	return cfg, nil
 }
 
-// parseConfig is loadConfig without the file system: lookup resolves ${ENV}.
+// parseConfig is loadConfig without the file system: lookup resolves
+// ${ENV}, and the files the config names are not checked.
 func parseConfig(path string, data []byte, lookup func(string) (string, bool)) (*Config, error) {
+	cfg, errs := decodeConfig(path, data, lookup)
+	if len(errs) > 0 {
+		return nil, joinSorted(errs)
+	}
+	return cfg, nil
+}
+
+// decodeConfig finds every problem of a config file it can. The config is
+// nil when the YAML cannot be read at all; otherwise it holds what could
+// be decoded, with defaults applied, so that later checks can go on.
+func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) (*Config, []error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && err.Error() != "EOF" {
-		return nil, yamlError(path, err)
+		return nil, syntaxErrors(path, data, err)
 	}
 	cfg := &Config{file: path, lines: map[string]int{}}
 	if doc.Kind == 0 { // empty file: all defaults
@@ -140,6 +164,10 @@ func parseConfig(path string, data []byte, lookup func(string) (string, bool)) (
 		return cfg, nil
 	}
 	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, []error{&ConfigError{File: path, Line: root.Line,
+			Msg: "expected sections of keys (log:, store:, web:, hosts: ...), each on a line of its own; see deploy/opsbot.example.yaml"}}
+	}
 	var errs []error
 	errs = append(errs, checkKeys(path, root, reflect.TypeOf(Config{}), "", cfg.lines)...)
 	errs = append(errs, expandEnv(path, root, "", lookup)...)
@@ -148,14 +176,51 @@ func parseConfig(path string, data []byte, lookup func(string) (string, bool)) (
 			errs = append(errs, cfg.nameKey(e))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
 	cfg.applyDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	// Validation runs on what could be decoded: a problem the decoder
+	// found does not hide the others, and one it found is not reported
+	// twice (a value it could not read is left empty).
+	errs = appendUnshadowed(errs, flatten(cfg.validate()))
+	return cfg, errs
+}
+
+// appendUnshadowed appends the errors of more whose key is not already
+// in error in errs, nor below such a key.
+func appendUnshadowed(errs, more []error) []error {
+	var bad []string
+	for _, e := range errs {
+		var ce *ConfigError
+		if errors.As(e, &ce) && ce.Key != "" {
+			bad = append(bad, ce.Key)
+		}
 	}
-	return cfg, nil
+	for _, e := range more {
+		var ce *ConfigError
+		shadowed := false
+		if errors.As(e, &ce) {
+			for _, k := range bad {
+				shadowed = shadowed || ce.Key == k || strings.HasPrefix(ce.Key, k+".") || strings.HasPrefix(ce.Key, k+"[")
+			}
+		}
+		if !shadowed {
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// joinSorted joins errors in the order of their lines in the file (those
+// without a line last).
+func joinSorted(errs []error) error {
+	line := func(e error) int {
+		var ce *ConfigError
+		if errors.As(e, &ce) && ce.Line > 0 {
+			return ce.Line
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return line(errs[i]) < line(errs[j]) })
+	return errors.Join(errs...)
 }
 
 // validate runs each section's own validation and locates its errors.
@@ -432,9 +497,9 @@ func yamlError(path string, err error) error {
 func lineError(path, msg string) error {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &ConfigError{File: path, Line: line, Msg: m[2]}
+		return &ConfigError{File: path, Line: line, Msg: plainYAML(m[2])}
 	}
-	return &ConfigError{File: path, Msg: msg}
+	return &ConfigError{File: path, Msg: plainYAML(msg)}
 }
 
 // allKeys lists the dotted key paths of a config type, lists shown as

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,9 +27,9 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"unknown key in a list item", "ssh:\n  known_hosts: /k\nhosts:\n  - name: a\n    address: a:22\n    gruops: [web]\n", nil,
 			[]string{"bad.yaml:6:", "hosts[0].gruops", `did you mean "groups"`}},
 		{"wrong type", "store:\n  busy_timeout: soon\n", nil,
-			[]string{"bad.yaml:2:", "store.busy_timeout", "time.Duration"}},
+			[]string{"bad.yaml:2:", "store.busy_timeout", "expected a duration like 60s"}},
 		{"wrong type int", "agent:\n  max_steps: many\n", nil,
-			[]string{"bad.yaml:2:", "agent.max_steps", "int"}},
+			[]string{"bad.yaml:2:", "agent.max_steps", "expected a whole number"}},
 		{"missing secret variable", "agent:\n  provider: anthropic\n  api_key: ${ANTHROPIC_API_KEY}\n", map[string]string{},
 			[]string{"bad.yaml:3:", "agent.api_key", "ANTHROPIC_API_KEY is not set"}},
 		{"required secret absent", "web:\n  listen: 0.0.0.0:8080\n", nil,
@@ -124,24 +123,71 @@ func TestExampleConfigLoadsAndCoversEveryKey(t *testing.T) {
 
 func TestConfigFileErrors(t *testing.T) {
 	t.Parallel()
-	_, err := loadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
+	path := filepath.Join(t.TempDir(), "missing.yaml")
+	_, err := loadConfig(path)
+	if want := path + ": no such file: check the path given to --config (deploy/opsbot.example.yaml is a file to start from)"; err == nil || err.Error() != want {
+		t.Errorf("missing file: %v, want %q", err, want)
 	}
 }
 
-// Anyone on the web chat may approve only in the embedded default; a
-// config file without approvers means nobody can, as documented.
-func TestWebWildcardApproversOnlyInTheEmbeddedDefault(t *testing.T) {
+// config check's words: what is expected and what was found, never the
+// parser's jargon; each problem with file:line and key, all of them at
+// once, in the order of the file.
+func TestConfigProblemsInPlainWords(t *testing.T) {
 	t.Parallel()
-	if got := webGateConfig(defaultConfig()).Approvers; len(got) != 1 || got[0].Web.Users[0] != "*" {
-		t.Errorf("embedded default approvers = %+v", got)
+	const duration = "expected a duration like 60s (a number and its unit: ms, s, m or h)"
+	cases := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"a number for a duration", "exec:\n  timeout: 60\n",
+			[]string{"c.yaml:2: exec.timeout: " + duration + ", not 60"}},
+		{"a word for a number", "exec:\n  concurrency: lots\n",
+			[]string{`c.yaml:2: exec.concurrency: expected a whole number, not "lots"`}},
+		{"a list for a duration", "store:\n  busy_timeout: [1]\n",
+			[]string{"c.yaml:2: store.busy_timeout: " + duration + ", not a list"}},
+		{"a word for a list", "hosts: web-1\n",
+			[]string{`c.yaml:1: hosts: expected a list: [a, b], or one '- ' item per line below the key, not "web-1"`}},
+		{"a word for a yes/no", "approvals:\n  allow_self_approval: maybe\n",
+			[]string{`c.yaml:2: approvals.allow_self_approval: expected true or false, not "maybe"`}},
+		{"a value for a section", "web: 8080\n",
+			[]string{"c.yaml:1: web: expected keys indented below this one, not 8080"}},
+		{"a tab", "log:\n\tlevel: info\n",
+			[]string{"c.yaml:2: a tab character indents this line: YAML indents with spaces only; replace the tab with spaces"}},
+		{"every tab", "web:\n  listen: 127.0.0.1:8080\n\tchannels: [ops]\nlog:\n\tlevel: info\n", []string{
+			"c.yaml:3: a tab character indents this line: YAML indents with spaces only; replace the tab with spaces",
+			"c.yaml:5: a tab character indents this line: YAML indents with spaces only; replace the tab with spaces"}},
+		{"indented too far", "web:\n  listen: 127.0.0.1:8080\n   channels: [ops]\n",
+			[]string{`c.yaml:3: this line is indented more (3 spaces) than the line above, which already has its value: indent it like "listen:" above (2 spaces)`}},
+		{"indented between two keys", "web:\n  listen: 127.0.0.1:8080\n channels: [ops]\n",
+			[]string{`c.yaml:3: this line is indented by 1 space, like no key above it: indent it like "listen:" above (2 spaces), or like "web:" above (0 spaces)`}},
+		{"mis-indented in a list item", "ssh:\n  known_hosts: /k\nhosts:\n  - name: a\n    address: b\n   groups: [x]\nexec:\n  timeout: 5s\n",
+			[]string{`c.yaml:6: this line is indented by 3 spaces, like no key above it: indent it like "address:" above (4 spaces), or like the '- ' item above (2 spaces)`}},
+		{"a key twice", "web:\n  listen: 127.0.0.1:8080\nweb:\n  listen: 127.0.0.1:9090\n",
+			[]string{"c.yaml:3: web: this key is also at line 1: a key may appear once in its section; merge the two"}},
+		{"not sections", "hello\n",
+			[]string{"c.yaml:1: expected sections of keys (log:, store:, web:, hosts: ...), each on a line of its own; see deploy/opsbot.example.yaml"}},
+		{"a decode error hides nothing", "exec:\n  timeout: 60\n  concurrency: lots\nlog:\n  levle: x\n  format: xml\nhosts:\n  - name: a\n    address: 10.0.0.1:22\n", []string{
+			"c.yaml:2: exec.timeout: " + duration + ", not 60",
+			`c.yaml:3: exec.concurrency: expected a whole number, not "lots"`,
+			`c.yaml:5: log.levle: unknown key (did you mean "level"?); the keys here are: format, level`,
+			"c.yaml:6: log.format: \"xml\" is not a log format: use auto, text or json",
+			"c.yaml: ssh.known_hosts: is required when SSH hosts are configured: the OpenSSH known_hosts file that verifies their keys"}},
+		{"a bad value is reported once", "hosts:\n  - name: [a]\n    address: 10.0.0.1:22\nssh:\n  known_hosts: /k\n",
+			[]string{"c.yaml:2: hosts[0].name: expected a single value, not a list"}},
 	}
-	cfg, err := parseConfig("c.yaml", []byte("web:\n  listen: 127.0.0.1:8080\n"), env(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := webGateConfig(cfg).Approvers; len(got) != 0 {
-		t.Errorf("a config file without approvers got %+v", got)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := parseConfig("c.yaml", []byte(c.yaml), env(nil))
+			var got []string
+			for _, e := range flatten(err) {
+				got = append(got, e.Error())
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
 	}
 }

@@ -18,7 +18,8 @@ import (
 // bot, once for the whole target (the strictest decision over its hosts
 // wins): allowed commands run; denied ones never do; the rest are asked y/N
 // at the terminal and recorded through the approvals Gate (without a
-// terminal they are refused).
+// terminal they are refused). A refusal exits with exitNotRun, as an
+// unreachable host does: in both the command did not run.
 func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, target, command, dir string) error {
 	cfg, err := loadConfigFlag(cmd)
 	if err != nil {
@@ -56,7 +57,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 			}
 		}}
 	if _, err := guard.Authorize(ctx, call, target, command, dir); err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return &exitError{code: exitNotRun, err: err}
 	}
 	return nil
 }

@@ -57,7 +57,8 @@ func (h *hostsCmd) pingCmd() *cobra.Command {
 		Short: "Connect to hosts and run 'true' on each; print a table",
 		Long: `Connect to each target host (all of them, 'local' included, when no TARGET is
 given) and run 'true' there, then print a table: host, address, latency (connect
-included), and ok or the error. Exits 1 if any host failed.`,
+included), and ok or the error. Exits 1 if any host failed, 2 for a usage or
+configuration error (a bad TARGET, a key file missing or unreadable).`,
 		Example: "  opsbot hosts ping --config /etc/opsbot/opsbot.yaml\n  opsbot hosts ping group:web db-1",
 		RunE: func(cmd *cobra.Command, targets []string) error {
 			timeout, _ := cmd.Flags().GetDuration("timeout")
@@ -77,9 +78,11 @@ bash -c on 'local') on every host of TARGET at once. Each output line is prefixe
 with its host's name: stdout to stdout, stderr to stderr. A host that fails says
 why on stderr.
 
-Exits with the worst of the hosts' exit codes: 0 when all succeeded, a command's
-own code otherwise (124 for one stopped at its deadline), 255 for a host that
-could not be reached or whose command was refused.`,
+Exit codes: 0 when the command succeeded on every host; otherwise the worst of
+the hosts' codes: the command's own code (124 for one stopped at its deadline), or
+255 when the command did not run: a host could not be reached, the policy denied
+the command, or its approval was refused (answered N, or no terminal to ask on).
+2 is a usage or configuration error (a bad TARGET, a missing key file).`,
 		Example: "  opsbot hosts exec group:web -- uptime\n  opsbot hosts exec web-1,web-2 -- 'df -h / | tail -1'",
 		Args: func(cmd *cobra.Command, a []string) error {
 			if cmd.ArgsLenAtDash() != 1 || len(a) < 2 {
@@ -290,12 +293,12 @@ func (p *prefixer) write(host string, s hosts.Stream, line []byte) {
 }
 
 // result reports a host's end on stderr unless it succeeded, and returns
-// its exit code for the worst-of: 255 when it could not run.
+// its exit code for the worst-of: exitNotRun when it could not run.
 func (p *prefixer) result(r hosts.HostResult) int {
 	switch {
 	case r.Err != nil:
 		fmt.Fprintf(p.stderr, "%-*s | error: %v\n", p.width, r.Host.Name, r.Err)
-		return 255
+		return exitNotRun
 	case !r.Result.OK():
 		fmt.Fprintf(p.stderr, "%-*s | %s\n", p.width, r.Host.Name, r.Result.Status())
 		return min(max(r.Result.ExitCode, 1), 255)

@@ -84,9 +84,9 @@ func TestHostsExec(t *testing.T) {
 			[]string{"web-1  | hello\n", "web-22 | hello\n"}, []string{"web-1  | oops\n", "web-22 | oops\n"}},
 		{"worst exit code", []string{"web-1,local", "--", "ls", "/nonexistent-opsbot-dir"}, 2,
 			nil, []string{"web-1 | exit 2\n", "local | exit 2\n"}},
-		{"refused by the policy", []string{"local", "--", "mkfs.ext4", "/dev/sda1"}, 1,
+		{"refused by the policy is 255", []string{"local", "--", "mkfs.ext4", "/dev/sda1"}, 255,
 			nil, []string{"denied by policy: mkfs.ext4"}},
-		{"needs approval, no terminal", []string{"local", "--", "touch", "/tmp/opsbot-hosts-exec-never"}, 1,
+		{"needs approval, no terminal is 255", []string{"local", "--", "touch", "/tmp/opsbot-hosts-exec-never"}, 255,
 			nil, []string{"no terminal", "not run"}},
 		{"unreachable is 255", []string{"web-1,dead-1", "--", "true"}, 255,
 			nil, []string{"dead-1 | error: "}},
@@ -124,5 +124,10 @@ func TestHostsHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "TARGET") {
 			t.Errorf("hosts %s --help: exit %d, %q", sub, code, out)
 		}
+	}
+	// The codes TestHostsExec sees are the codes the help promises.
+	_, out, _ := runOpsbot(t, "hosts", "exec", "--help")
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "255 when the command did not run: a host could not be reached, the policy denied the command, or its approval was refused") {
+		t.Errorf("hosts exec --help does not document 255 for a refused command:\n%s", out)
 	}
 }

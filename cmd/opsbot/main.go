@@ -2,8 +2,11 @@
 // config file, builds each package from its section, and wires them.
 //
 // Exit codes: 0 success; 1 failure (a command failed, a host was
-// unreachable); 2 usage or configuration error; 3 and 4 are the policy
-// decisions "approve" and "deny" of `opsbot policy check`.
+// unreachable); 2 usage or configuration error (bad arguments, a config
+// file with a problem, a file it names missing or unreadable), the same for
+// every subcommand; 3 and 4 are the policy decisions "approve" and "deny"
+// of `opsbot policy check`; `opsbot hosts exec` passes on the command's own
+// code, or 255 when the command did not run (unreachable, refused).
 package main
 
 import (
@@ -19,6 +22,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitNotRun is `hosts exec`'s code for a command that did not run: a
+	// host unreachable, or the command refused (ssh's 255 for its own
+	// failures).
+	exitNotRun = 255
 )
 
 // exitError carries a specific exit code out of a subcommand. With silent
@@ -50,15 +57,23 @@ func execute(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if !ee.silent {
-			fmt.Fprintln(os.Stderr, "opsbot:", ee.err)
+			report(ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "opsbot:", err)
+	report(err)
 	if isUsage(err) {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// report prints an error on stderr, each of joined errors (every problem
+// of a config file) on a line of its own.
+func report(err error) {
+	for _, e := range flatten(err) {
+		fmt.Fprintln(os.Stderr, "opsbot:", e)
+	}
 }
 
 func newRootCmd() *cobra.Command {
@@ -69,8 +84,10 @@ func newRootCmd() *cobra.Command {
 with tools (commands on your hosts over SSH and on its own host), asks a person to
 approve anything risky, and answers in the thread.
 
-Exit codes: 0 ok, 1 failure, 2 usage or configuration error,
-3/4 the "approve"/"deny" decisions of 'opsbot policy check'.`,
+Exit codes, the same for every command: 0 ok, 1 failure, 2 usage or configuration
+error (bad arguments; a config file with a problem, or a file it names that is
+missing or unreadable); 3/4 the "approve"/"deny" decisions of 'opsbot policy check';
+'opsbot hosts exec' passes on the command's own code, or 255 when it did not run.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -84,7 +84,15 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 		}
 		return []string{rt.model + " " + cfg.Agent.Model}
 	}
-	gate := approvals.NewGate(rt.store, webGateConfig(cfg), approvals.GateOptions{HostGroups: rt.hostGroups})
+	gateCfg, anyone := webGateConfig(cfg)
+	if anyone {
+		log.Info("approvals: anyone on the web chat may approve another person's request, as only this machine can reach it " +
+			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
+	}
+	for _, w := range cfg.approvalWarnings() {
+		log.Warn(w.Error())
+	}
+	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.Bot, Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
@@ -136,18 +144,6 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 		return e
 	}
 	return nil
-}
-
-// webGateConfig is the approvals config for the web chat: as configured
-// (no approvers: nobody can approve, every request expires, as the example
-// config says), and in the embedded default — no config file, loopback
-// only — anyone on the chat may approve someone else's request.
-func webGateConfig(cfg *Config) approvals.GateConfig {
-	c := cfg.Approvals
-	if cfg.file == "" && len(c.Approvers) == 0 {
-		c.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}
-	}
-	return c
 }
 
 // pinger is what /readyz needs of the store.
