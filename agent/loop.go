@@ -307,7 +307,7 @@ func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t.emit(Event{Kind: ToolFinished, Tool: c.Name, ToolID: c.ID, Summary: res.Summary, IsError: res.IsError})
+		t.emit(Event{Kind: ToolFinished, Tool: c.Name, ToolID: c.ID, Summary: res.Summary, IsError: res.IsError, Runs: res.Runs})
 		results.Content = append(results.Content, Block{Type: BlockToolResult, ToolUseID: c.ID, Content: res.Content, IsError: res.IsError})
 		if res.compact {
 			if _, err := a.History.Append(ctx, t.sess.ID, results); err != nil {

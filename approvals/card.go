@@ -39,11 +39,39 @@ func NewCard(a store.Approval, opt DisplayOptions) Card {
 	return c
 }
 
+// TimeLayout is how approval cards, and the messages about them, show a
+// time: one format everywhere.
+const TimeLayout = "Jan 2 15:04 MST"
+
+// FormatTime shows t in TimeLayout, in the bot's local time.
+func FormatTime(t time.Time) string { return t.Local().Format(TimeLayout) }
+
+// Heading is the card's first line: what is asked for while pending, the
+// decision after ("Approved by @bob", "Denied by @bob", "Expired, not
+// run").
+func (c Card) Heading() string {
+	by := c.DecidedBy
+	if _, id, ok := strings.Cut(by, ":"); ok && !strings.HasPrefix(by, "opsbot") {
+		by = "@" + id
+	}
+	switch {
+	case c.State == store.ApprovalExpired:
+		return "Expired, not run"
+	case c.State == store.ApprovalApproved:
+		return "Approved by " + by
+	case c.State == store.ApprovalDenied && strings.HasPrefix(by, "opsbot"):
+		return "Denied: its approval card could not be posted"
+	case c.State == store.ApprovalDenied:
+		return "Denied by " + by
+	}
+	return "Approval needed"
+}
+
 // Text renders the card as plain text, for the console and as the
 // fallback text of richer messages.
 func (c Card) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Approval needed (request %s)\n", c.ID)
+	fmt.Fprintf(&b, "%s\n", c.Heading())
 	fmt.Fprintf(&b, "Host: %s\n", c.Host)
 	if c.Cwd != "" {
 		fmt.Fprintf(&b, "Directory: %s\n", RenderCommand(c.Cwd, DisplayOptions{}).Text)
@@ -56,10 +84,13 @@ func (c Card) Text() string {
 	if len(c.Reasons) > 0 {
 		fmt.Fprintf(&b, "Why it needs approval:\n  - %s\n", strings.Join(c.Reasons, "\n  - "))
 	}
-	if c.State == store.ApprovalPending || c.State == "" {
-		fmt.Fprintf(&b, "Needs %d approval(s); expires %s", c.Quorum, c.ExpiresAt.Format(time.RFC3339))
-	} else {
-		fmt.Fprintf(&b, "%s by %s at %s", c.State, c.DecidedBy, c.DecidedAt.Format(time.RFC3339))
+	switch c.State {
+	case store.ApprovalPending, "":
+		fmt.Fprintf(&b, "Needs %d approval(s); expires %s", c.Quorum, FormatTime(c.ExpiresAt))
+	case store.ApprovalExpired:
+		fmt.Fprintf(&b, "Nobody decided by %s", FormatTime(c.DecidedAt))
+	default:
+		fmt.Fprintf(&b, "%s at %s", c.Heading(), FormatTime(c.DecidedAt))
 	}
 	return b.String()
 }
@@ -78,4 +109,69 @@ func ParseButtonValue(v string) (id, vote string, ok bool) {
 		return "", "", false
 	}
 	return id, vote, true
+}
+
+// WhoMayApprove says, for people, who may approve a request on its
+// platform: e.g. "@alice or @bob", "anyone on the web chat but @carol",
+// "members of Slack group S123"; "nobody (no approver is configured for
+// this channel and host)" when nobody may. The requester is left out
+// unless the policy allows self-approval.
+func (g *Gate) WhoMayApprove(a store.Approval) string {
+	platform, requester, _ := strings.Cut(a.Requester, ":")
+	var names []string
+	anyone := false
+	add := func(s string) {
+		for _, n := range names {
+			if n == s {
+				return
+			}
+		}
+		names = append(names, s)
+	}
+	for _, e := range g.cfg.Approvers {
+		covered := true
+		for _, host := range strings.Split(a.Host, ",") {
+			if !e.covers(a.Channel, host, g.opt.HostGroups(host)) {
+				covered = false
+			}
+		}
+		if !covered {
+			continue
+		}
+		var users, groups []string
+		switch platform {
+		case "slack":
+			users, groups = e.Slack.Users, e.Slack.UserGroups
+		case "discord":
+			users, groups = e.Discord.Users, e.Discord.Roles
+		case "web":
+			users = e.Web.Users
+		case "console":
+			users = e.Console.Users
+		}
+		for _, u := range users {
+			switch {
+			case u == "*":
+				anyone = true
+			case u != requester || g.cfg.AllowSelfApproval:
+				add("@" + u)
+			}
+		}
+		for _, grp := range groups {
+			add("members of " + grp)
+		}
+	}
+	self := ""
+	if !g.cfg.AllowSelfApproval && requester != "" {
+		self = " but @" + requester
+	}
+	switch {
+	case anyone:
+		return "anyone on the " + platform + " chat" + self
+	case len(names) == 0:
+		return "nobody (no approver is configured for this channel and host; see approvals.approvers)"
+	case len(names) == 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

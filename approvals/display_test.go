@@ -157,12 +157,60 @@ func TestCardText(t *testing.T) {
 	c := NewCard(store.Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
 		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: store.ApprovalPending}, DisplayOptions{Width: 80, Limit: 3000})
 	text := c.Text()
-	for _, want := range []string{"request r1", "Host: web-1", "Directory: /srv", "slack:U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approval(s); expires 2026-03-01T12:15:00Z"} {
+	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "slack:U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approval(s); expires " + FormatTime(exp)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
 		}
 	}
+	if strings.Contains(text, "r1") {
+		t.Errorf("the card shows the request's internal id:\n%s", text)
+	}
 	if strings.ContainsRune(text, '\u202e') {
 		t.Error("the card carries a raw bidi control")
+	}
+}
+
+// A decided card says so in its heading, with the decider as a person.
+func TestCardHeadingShowsTheDecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		state store.ApprovalState
+		by    string
+		want  string
+	}{
+		{store.ApprovalPending, "", "Approval needed"},
+		{store.ApprovalApproved, "web:bob", "Approved by @bob"},
+		{store.ApprovalDenied, "slack:U2", "Denied by @U2"},
+		{store.ApprovalExpired, ExpiryActor, "Expired, not run"},
+	} {
+		c := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", State: tc.state, DecidedBy: tc.by}, DisplayOptions{})
+		if got := c.Heading(); got != tc.want {
+			t.Errorf("%s by %s: heading %q, want %q", tc.state, tc.by, got, tc.want)
+		}
+		if !strings.HasPrefix(c.Text(), tc.want+"\n") {
+			t.Errorf("%s: the text does not start with its heading:\n%s", tc.state, c.Text())
+		}
+	}
+}
+
+// The card says who may approve: the configured approvers for its channel
+// and hosts, without the requester.
+func TestWhoMayApprove(t *testing.T) {
+	t.Parallel()
+	a := store.Approval{Host: "db-1", Channel: "ops", Requester: "web:alice"}
+	for _, tc := range []struct {
+		name string
+		cfg  GateConfig
+		want string
+	}{
+		{"named", GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"alice", "bob", "carol"}}}}}, "@bob or @carol"},
+		{"anyone", GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"*"}}}}}, "anyone on the web chat but @alice"},
+		{"other hosts only", GateConfig{Approvers: []ApproverConfig{{Hosts: []string{"web-1"}, Web: UserList{Users: []string{"bob"}}}}}, "nobody (no approver is configured for this channel and host; see approvals.approvers)"},
+		{"self allowed", GateConfig{AllowSelfApproval: true, Approvers: []ApproverConfig{{Web: UserList{Users: []string{"alice"}}}}}, "@alice"},
+	} {
+		g := NewGate(nil, tc.cfg, GateOptions{})
+		if got := g.WhoMayApprove(a); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -129,11 +129,13 @@ func (p PolicyChecker) Check(host, command string) agent.Decision {
 }
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it
-// finds a request to re-attach to, and claims an approval for its one run.
+// finds a request to re-attach to, claims an approval for its one run, and
+// records that the waiter acted on the decision (so nothing else does).
 // *store.Store has it.
 type ApprovalUse interface {
 	ReusableApproval(ctx context.Context, sessionID int64, hash string) (store.Approval, bool, error)
 	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
+	FinishFollowUp(ctx context.Context, approvalID string) (bool, error)
 }
 
 // GateApprover is the agent.Approver of a real deployment: requests go
@@ -185,12 +187,23 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), agent.ErrShutdown) {
 			// Stopped by a person: withdraw the request, so its card
 			// cannot approve a run nobody waits for any more. A shutdown
-			// leaves it pending for the turn to resume after the restart.
-			g.Gate.Vote(context.WithoutCancel(ctx), a.ID, areq.Requester, approvals.VoteDeny)
+			// leaves it pending, and its follow-up open, for after the
+			// restart.
+			g.withdraw(context.WithoutCancel(ctx), context.Cause(ctx), a.ID, areq.Requester)
 		}
 		return agent.ApprovalOutcome{}, err
 	}
-	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: res.DecidedBy}
+	// This waiter acts on the decision: the follow-up recorded for a
+	// restart is done.
+	if _, err := g.Store.FinishFollowUp(context.WithoutCancel(ctx), a.ID); err != nil {
+		return agent.ApprovalOutcome{}, err
+	}
+	// Said for people and the model alike: "denied by @bob", "expired:
+	// nobody decided within 15 minutes" — no platform keys.
+	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: mention(res.DecidedBy)}
+	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
+		out.State, out.DecidedBy = decisionText(res.Approval), ""
+	}
 	if res.Allows(areq) {
 		claimed, err := g.Store.ConsumeApproval(context.WithoutCancel(ctx), a.ID, areq.Requester.Key())
 		if err != nil {
@@ -202,4 +215,19 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		}
 	}
 	return out, nil
+}
+
+// withdraw denies a request whose waiter was stopped: in the name of the
+// person who pressed Stop when they may deny it, else of the requester
+// (who may always withdraw their own request).
+func (g GateApprover) withdraw(ctx context.Context, cause error, id string, requester approvals.Person) {
+	var by stoppedBy
+	if errors.As(cause, &by) && by.Person.ID != "" {
+		if res, err := g.Gate.Vote(ctx, id, by.Person, approvals.VoteDeny); err == nil && res.Status != approvals.VoteRefused {
+			g.Store.FinishFollowUp(ctx, id)
+			return
+		}
+	}
+	g.Gate.Vote(ctx, id, requester, approvals.VoteDeny)
+	g.Store.FinishFollowUp(ctx, id)
 }

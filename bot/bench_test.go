@@ -59,9 +59,18 @@ func (c *benchConn) Post(ctx context.Context, channel, thread string, m connecto
 	return ref, err
 }
 
+// Finish tells onFinish of finished answers; a note that a message is
+// queued behind the answer (the next question can arrive before the
+// thread's worker is done with the last one) is not an answer.
 func (c *benchConn) Finish(ctx context.Context, ref connectors.Ref) error {
 	err := c.fakeConn.Finish(ctx, ref)
-	c.onFinish(ref.Thread)
+	c.fakeConn.mu.Lock()
+	m := c.fakeConn.msgs[ref.ID]
+	note := m != nil && m.msg.Text == queuedNote
+	c.fakeConn.mu.Unlock()
+	if !note {
+		c.onFinish(ref.Thread)
+	}
 	return err
 }
 

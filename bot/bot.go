@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,10 @@ type Bot struct {
 	closed  bool
 }
 
+// queuedNote answers a message that waits behind the thread's running
+// work.
+const queuedNote = "queued: runs after the current answer"
+
 // threadID names a conversation.
 type threadID struct{ platform, channel, thread string }
 
@@ -63,16 +68,20 @@ type thread struct {
 	id      threadID
 	queue   []queued
 	running bool
+	// owner is who asked for the running work: they may stop it, as may
+	// an approver.
+	owner string
 	// cancel stops the running turn; the cause tells a person's Stop (nil)
 	// from a shutdown (agent.ErrShutdown).
 	cancel context.CancelCauseFunc
 }
 
-// queued is a message waiting for its turn, or a resume of a turn whose
-// approval was decided after a restart.
+// queued is a message waiting for its turn, or the follow-up of a decided
+// approval that no running turn waits for (a restart came in between):
+// followUp is then the approval's id.
 type queued struct {
-	ev     connectors.Event
-	resume bool
+	ev       connectors.Event
+	followUp string
 }
 
 // AddConnector registers a platform; its events reach Handle.
@@ -118,13 +127,19 @@ func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
 			return
 		}
 		if isStop(ev.Text) {
-			b.stopTurn(threadOf(ev))
+			if why := b.stopRefusal(threadOf(ev), ev); why != "" {
+				b.goAsync(func() { b.reply(context.WithoutCancel(ctx), ev, why) })
+				return
+			}
+			b.stopTurn(threadOf(ev), stopperOf(ev))
 			return
 		}
 		if b.CancelOnNewMessage {
-			b.stopTurn(threadOf(ev))
+			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
-		b.enqueue(threadOf(ev), queued{ev: ev})
+		if behind := b.enqueue(threadOf(ev), queued{ev: ev}); behind {
+			b.goAsync(func() { b.reply(context.WithoutCancel(ctx), ev, queuedNote) })
+		}
 	}
 }
 
@@ -132,23 +147,30 @@ func threadOf(ev connectors.Event) threadID {
 	return threadID{ev.Platform, ev.Channel, ev.Thread}
 }
 
-// enqueue adds work to a thread and starts its worker if idle.
-func (b *Bot) enqueue(id threadID, q queued) {
+// enqueue adds work to a thread and starts its worker if idle. It reports
+// whether the work waits behind other work. A follow-up already queued is
+// not queued twice.
+func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return
+		return false
 	}
 	t := b.threads[id]
 	if t == nil {
 		t = &thread{id: id}
 		b.threads[id] = t
 	}
+	if q.followUp != "" && slices.ContainsFunc(t.queue, func(o queued) bool { return o.followUp == q.followUp }) {
+		return true
+	}
+	behind = t.running
 	t.queue = append(t.queue, q)
 	if !t.running {
 		t.running = true
 		b.wg.Go(func() { b.work(t) })
 	}
+	return behind
 }
 
 // work runs a thread's queue until it is empty.
@@ -168,7 +190,7 @@ func (b *Bot) work(t *thread) {
 		q := t.queue[0]
 		t.queue = t.queue[1:]
 		ctx, cancel := context.WithCancelCause(context.Background())
-		t.cancel = cancel
+		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 
 		b.process(ctx, t.id, q)
@@ -176,16 +198,58 @@ func (b *Bot) work(t *thread) {
 	}
 }
 
-// stopTurn cancels a thread's running turn; it reports whether one ran.
-func (b *Bot) stopTurn(id threadID) bool {
+// stopTurn cancels a thread's running turn on behalf of by; it reports
+// whether one ran.
+func (b *Bot) stopTurn(id threadID, by stoppedBy) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.threads[id]
 	if t == nil || !t.running || t.cancel == nil {
 		return false
 	}
-	t.cancel(nil)
+	t.cancel(by)
 	return true
+}
+
+// stopperOf is who asks to stop, from their event.
+func stopperOf(ev connectors.Event) stoppedBy {
+	name := ev.User.Name
+	if name == "" {
+		name = ev.User.ID
+	}
+	return stoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
+}
+
+// stopRefusal says why the person of ev may not stop the work running in
+// thread id, or "": the person who asked for it may, and so may anyone who
+// may approve commands in the channel.
+func (b *Bot) stopRefusal(id threadID, ev connectors.Event) string {
+	b.mu.Lock()
+	t := b.threads[id]
+	owner := ""
+	if t != nil && t.running {
+		owner = t.owner
+	}
+	b.mu.Unlock()
+	if owner == "" || owner == ev.User.ID || b.isApprover(ev) {
+		return ""
+	}
+	return fmt.Sprintf("Not stopped: only @%s, who asked for it, or an approver may stop it.", owner)
+}
+
+// isApprover reports whether the person of ev may approve commands in the
+// event's channel, on at least one host.
+func (b *Bot) isApprover(ev connectors.Event) bool {
+	if b.Gate == nil {
+		return false
+	}
+	p := stopperOf(ev).Person
+	for _, h := range b.Hosts {
+		if b.Gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close stops every running turn and waits for the workers. Safe to call

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -27,6 +28,7 @@ type harness struct {
 	conn *fakeConn
 	st   *store.Store
 	dir  string
+	stop func()
 }
 
 // newHarness builds a bot over a real store, the real policy and gate, and
@@ -35,8 +37,29 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	t.Helper()
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
-	b, dir := newTestBot(t, conn, gateCfg, model)
-	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir}
+	dir := t.TempDir()
+	b, stop := startBot(t, dir, conn, botOptions{gate: gateCfg, model: model})
+	t.Cleanup(stop)
+	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+}
+
+// restart shuts the bot down as a process exit would (running turns are
+// cut, the store closed) and starts a new one on the same database and
+// the same platform, whose messages stay.
+func (h *harness) restart(opt botOptions) {
+	h.t.Helper()
+	h.stop()
+	h.bot, h.stop = startBot(h.t, h.dir, h.conn, opt)
+	h.st = h.bot.Store
+	h.t.Cleanup(h.stop)
+}
+
+// botOptions vary the wiring of a test bot.
+type botOptions struct {
+	gate  approvals.GateConfig
+	model agent.Provider
+	// now is the gate's clock (default time.Now).
+	now func() time.Time
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -46,6 +69,16 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 func newTestBot(tb testing.TB, conn connectors.Connector, gateCfg approvals.GateConfig, model agent.Provider) (*Bot, string) {
 	tb.Helper()
 	dir := tb.TempDir()
+	b, stop := startBot(tb, dir, conn, botOptions{gate: gateCfg, model: model})
+	tb.Cleanup(stop)
+	return b, dir
+}
+
+// startBot wires and starts a Bot over the database in dir (see
+// newTestBot); stop shuts it down and closes the store, and is safe to
+// call twice.
+func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptions) (*Bot, func()) {
+	tb.Helper()
 	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db")})
 	if err != nil {
 		tb.Fatal(err)
@@ -58,31 +91,34 @@ func newTestBot(tb testing.TB, conn connectors.Connector, gateCfg approvals.Gate
 	if err != nil {
 		tb.Fatal(err)
 	}
+	gateCfg := opt.gate
 	if gateCfg.Approvers == nil {
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
 	}
-	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{})
+	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
 	exec := &FleetExecutor{Fleet: fleet}
 	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
-	if model != nil {
-		b.Agent = &agent.Agent{Provider: model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
+	if opt.model != nil {
+		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)
-	tb.Cleanup(func() {
-		cancel()
-		b.Close()
-		b.Jobs.Close()
-		fleet.Close()
-		st.Close()
-	})
-	return b, dir
+	var once sync.Once
+	return b, func() {
+		once.Do(func() {
+			cancel()
+			b.Close()
+			b.Jobs.Close()
+			fleet.Close()
+			st.Close()
+		})
+	}
 }
 
 var eventSeq atomic.Int64
@@ -92,46 +128,48 @@ func (h *harness) say(user, thread, text string) {
 		Channel: "ops", Thread: thread, User: connectors.User{ID: user, Name: user}, Text: text, Mention: true})
 }
 
-// click presses a button on a message; what the bot answers the clicker
-// alone comes back.
+// click presses a button on a message and returns what the bot answered
+// the clicker alone; every click is answered so, once it is handled.
 func (h *harness) click(user string, m *fakeMsg, ref connectors.Ref, action string) string {
-	var mu sync.Mutex
-	var said []string
 	for _, btn := range m.msg.Buttons {
 		if btn.ActionID != action {
 			continue
 		}
-		done := make(chan struct{})
+		said := make(chan string, 1)
 		h.bot.Handle(context.Background(), connectors.Event{Kind: connectors.EventAction, Platform: "web", Channel: "ops", Thread: ref.Thread,
 			User: connectors.User{ID: user, Name: user}, ActionID: btn.ActionID, Value: btn.Value, Ref: ref,
 			Respond: func(_ context.Context, text string) error {
-				mu.Lock()
-				said = append(said, text)
-				mu.Unlock()
-				close(done)
+				select {
+				case said <- text:
+				default:
+					h.t.Errorf("a click was answered twice; again: %q", text)
+				}
 				return nil
 			}})
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second): // no private answer: the click decided
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(said, "\n")
+		return <-said
 	}
 	h.t.Fatalf("message has no %q button: %+v", action, m.msg)
 	return ""
 }
 
-// eventually waits for cond, failing after a generous deadline.
+// eventually waits for cond, checking it at each change the bot makes to
+// the platform's messages. What the tests wait for (a command's effect, a
+// turn's record) always comes before the bot's last post, edit or finish
+// about it. The limit is a guard against a hang, not a pace.
 func (h *harness) eventually(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; thread: %s", what, h.dump())
+	limit := time.NewTimer(2 * time.Minute)
+	defer limit.Stop()
+	for {
+		changed := h.conn.changes() // before the check: no change slips between
+		if cond() {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-limit.C:
+			h.t.Fatalf("no %s after two minutes; thread: %s", what, h.dump())
+		}
 	}
 }
 
@@ -191,27 +229,29 @@ func TestApprovalFlowEndToEnd(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the command ran before an approver approved")
 	}
+	old := *card // as a slow client still shows it
 	h.click("bob", card, ref, ActionApprove)
 	h.eventually("the command to run", func() bool { _, err := os.Stat(target); return err == nil })
-	h.eventually("the card to show the decision", h.has("t1", "approved by bob"))
-	card, _, _ = h.find("t1", "Approval needed")
-	if len(card.msg.Buttons) != 0 {
+	h.eventually("the card to show the decision", h.has("t1", "Approved by @bob"))
+	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Error("a decided card still has buttons")
 	}
-	if said := h.click2("carol", ref, ActionApprove, card); !strings.Contains(said, "already approved by web:bob") {
+	if said := h.click("carol", &old, ref, ActionApprove); !strings.Contains(said, "already approved by @bob") {
 		t.Errorf("late click answer = %q", said)
 	}
 }
 
-// click2 clicks a button that the message no longer shows (an old render
-// of the card in a slow client).
-func (h *harness) click2(user string, ref connectors.Ref, action string, m *fakeMsg) string {
-	a, _ := h.st.PendingApprovals(context.Background())
-	_ = a
-	old := *m
-	approvalID := strings.TrimPrefix(strings.Fields(m.msg.Context)[1], "")
-	old.msg.Buttons = []connectors.Button{{ActionID: action, Value: approvalID}}
-	return h.click(user, &old, ref, action)
+// msg is a message as the platform shows it now.
+func (h *harness) msg(ref connectors.Ref) *fakeMsg {
+	h.t.Helper()
+	h.conn.mu.Lock()
+	defer h.conn.mu.Unlock()
+	m, ok := h.conn.msgs[ref.ID]
+	if !ok {
+		h.t.Fatalf("no message %s", ref.ID)
+	}
+	c := *m
+	return &c
 }
 
 func TestApprovalDeniedDoesNotRun(t *testing.T) {
@@ -222,7 +262,7 @@ func TestApprovalDeniedDoesNotRun(t *testing.T) {
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
 	card, ref, _ := h.find("t1", "Approval needed")
 	h.click("bob", card, ref, ActionDeny)
-	h.eventually("the refusal", h.has("t1", "denied by web:bob"))
+	h.eventually("the refusal", h.has("t1", "denied by @bob"))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("a denied command ran")
 	}
@@ -233,7 +273,7 @@ func TestApprovalExpiryDenies(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{Expiry: 300 * time.Millisecond}, nil)
 	target := filepath.Join(h.dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
-	h.eventually("the refusal", h.has("t1", "was expired"))
+	h.eventually("the refusal", h.has("t1", "not run: the approval request was expired: nobody decided within less than a second"))
 	h.eventually("the card to say it expired", h.has("t1", "expired at"))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("an expired request ran")
@@ -296,22 +336,24 @@ func TestQueueAndStop(t *testing.T) {
 	h.say("alice", "t1", "first question")
 	h.eventually("the first answer to start", h.has("t1", "Working on it"))
 	h.say("alice", "t1", "second question")
-	time.Sleep(100 * time.Millisecond)
+	h.eventually("the queued note", h.has("t1", "queued: runs after the current answer"))
 	if _, _, ok := h.find("t1", "Second answer"); ok {
 		t.Fatal("the second message did not wait for the first turn")
 	}
 	first, ref, _ := h.find("t1", "Working on it")
 	h.click("alice", first, ref, ActionStop)
-	h.eventually("the stop note", h.has("t1", "stopped"))
+	h.eventually("the stop note", h.has("t1", "stopped by @alice"))
 	h.eventually("the queued message's answer", h.has("t1", "Second answer."))
-	msgs, _ := h.st.Messages(context.Background(), 1)
-	if len(msgs) != 2 {
-		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
-	}
+	// The second turn began before its answer showed; once no turn runs,
+	// it has ended, and its history is written.
 	h.eventually("both turns recorded", func() bool {
 		trail, _ := h.st.RunningTurns(context.Background())
 		return len(trail) == 0
 	})
+	msgs, _ := h.st.Messages(context.Background(), 1)
+	if len(msgs) != 2 {
+		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
+	}
 }
 
 func TestConcurrentThreadsStayApart(t *testing.T) {
@@ -404,18 +446,17 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 	target := filepath.Join(h.dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
 	h.say("alice", "t1", "stop")
-	h.eventually("the card to show the withdrawal", h.has("t1", "denied by alice"))
-	card, ref, _ := h.find("t1", "Approval needed")
-	if len(card.msg.Buttons) != 0 {
+	h.eventually("the card to show the withdrawal", h.has("t1", "Denied by @alice"))
+	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Error("a withdrawn card still has buttons")
 	}
-	_ = ref
 	h.say("alice", "t1", "run local touch "+target)
 	h.eventually("a second card", func() bool {
 		n := 0
 		for _, m := range h.conn.thread("t1") {
-			if strings.Contains(m.msg.Text, "Approval needed") {
+			if strings.Contains(m.msg.Text, "— requested by @alice") {
 				n++
 			}
 		}
@@ -429,8 +470,73 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
 	t.Parallel()
 	cmd := "echo '\n```\n' ; rm -rf /srv/*data*"
-	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1})
+	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1}, "@bob")
 	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
 		t.Errorf("card text:\n%s", m.Text)
+	}
+}
+
+// Stop names who stopped; someone else's work may be stopped only by an
+// approver, and anyone else is told why not.
+func TestOnlyTheRequesterOrAnApproverMayStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	run, ref, _ := h.find("t1", "running `sleep 30`")
+	if said := h.click("mallory", run, ref, ActionStop); said != "Not stopped: only @alice, who asked for it, or an approver may stop it." {
+		t.Errorf("mallory was told %q", said)
+	}
+	h.say("mallory", "t1", "stop")
+	h.eventually("the refusal in the thread", h.has("t1", "Not stopped: only @alice"))
+	if said := h.click("bob", run, ref, ActionStop); said != "Stopped." {
+		t.Errorf("bob was told %q", said)
+	}
+	h.eventually("who stopped it", h.has("t1", "⏹ `sleep 30` on local: stopped by @bob"))
+	if strings.Contains(h.dump(), "context canceled") {
+		t.Errorf("the thread shows a Go error: %s", h.dump())
+	}
+}
+
+// The card says who may approve, and how many approvals it needs.
+func TestCardSaysWhoMayApprove(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local touch "+filepath.Join(h.dir, "x"))
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, _, _ := h.find("t1", "Approval needed")
+	fields := map[string]string{}
+	for _, f := range card.msg.Fields {
+		fields[f.Title] = f.Value
+	}
+	if fields["Who may approve"] != "@bob" || fields["Needs"] != "1 approval" {
+		t.Errorf("card fields: %+v", card.msg.Fields)
+	}
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending approvals", len(pending))
+	}
+	if shown := fmt.Sprint(card.msg.Text, card.msg.Context, card.msg.Fields); strings.Contains(shown, pending[0].ID) {
+		t.Errorf("the card shows the request's internal id: %s", shown)
+	}
+	if want := "expires " + approvals.FormatTime(pending[0].ExpiresAt); card.msg.Context != want {
+		t.Errorf("card footer %q, want %q", card.msg.Context, want)
+	}
+}
+
+// A failed model call shows that the answer failed and an id, not the
+// provider's Go error.
+func TestModelFailureIsNotShownAsAGoError(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+			yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New(`anthropic: POST "https://api.anthropic.com/v1/messages": 529 overloaded_error`)})
+		},
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "why is the disk full?")
+	h.eventually("the failure", h.has("t1", "⚠️ the answer failed (error id "))
+	if strings.Contains(h.dump(), "anthropic") {
+		t.Errorf("the thread shows the provider's error: %s", h.dump())
 	}
 }

@@ -18,13 +18,19 @@ const (
 )
 
 // cardMessage renders an approval request: the command with invisible and
-// control characters made visible, the host, the reasons, who asked and
-// when it expires; buttons while it is pending, who decided after.
-func cardMessage(a store.Approval) connectors.Message {
+// control characters made visible, the host, the reasons, who asked, who
+// may approve and when it expires; buttons while it is pending. Once
+// decided, its heading says how ("Approved by @bob", "Expired, not run").
+// who says who may approve (Gate.WhoMayApprove).
+func cardMessage(a store.Approval, who string) connectors.Message {
 	c := approvals.NewCard(a, approvals.DisplayOptions{})
 	fence := strings.Repeat("`", max(3, longestRun(c.Command.Preview, '`')+1))
 	var text strings.Builder
-	fmt.Fprintf(&text, "**Approval needed** — requested by %s\n%s\n%s\n%s", mention(a.Requester), fence, c.Command.Preview, fence)
+	fmt.Fprintf(&text, "**%s** — requested by %s", c.Heading(), mention(a.Requester))
+	if a.State == store.ApprovalExpired {
+		fmt.Fprintf(&text, "; nobody decided within %s", humanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
+	}
+	fmt.Fprintf(&text, "\n%s\n%s\n%s", fence, c.Command.Preview, fence)
 	if len(c.Command.Hidden) > 0 {
 		fmt.Fprintf(&text, "\n⚠️ hidden characters made visible: %s", strings.Join(c.Command.Hidden, "; "))
 	}
@@ -37,18 +43,34 @@ func cardMessage(a store.Approval) connectors.Message {
 	}
 	switch a.State {
 	case store.ApprovalPending:
-		m.Fields = append(m.Fields, connectors.Field{Title: "Needs", Value: fmt.Sprintf("%d approval(s)", a.Quorum)})
-		m.Context = fmt.Sprintf("request %s · expires %s", a.ID, a.ExpiresAt.Format("15:04:05 MST"))
+		needs := "1 approval"
+		if a.Quorum > 1 {
+			needs = fmt.Sprintf("%d approvals", a.Quorum)
+		}
+		if who != "" {
+			m.Fields = append(m.Fields, connectors.Field{Title: "Who may approve", Value: who})
+		}
+		m.Fields = append(m.Fields, connectors.Field{Title: "Needs", Value: needs})
+		m.Context = "expires " + approvals.FormatTime(a.ExpiresAt)
 		m.Buttons = []connectors.Button{
 			{ActionID: ActionApprove, Value: a.ID, Label: "Approve", Style: connectors.StylePrimary},
 			{ActionID: ActionDeny, Value: a.ID, Label: "Deny", Style: connectors.StyleDanger},
 		}
 	case store.ApprovalExpired:
-		m.Context = fmt.Sprintf("request %s · expired at %s without a decision: not run", a.ID, a.DecidedAt.Format("15:04:05 MST"))
+		m.Context = fmt.Sprintf("expired at %s without a decision: not run", approvals.FormatTime(a.DecidedAt))
 	default:
-		m.Context = fmt.Sprintf("request %s · %s by %s at %s", a.ID, a.State, displayName(a.DecidedBy), a.DecidedAt.Format("15:04:05 MST"))
+		m.Context = fmt.Sprintf("%s at %s", decisionText(a), approvals.FormatTime(a.DecidedAt))
 	}
 	return m
+}
+
+// card renders a request's card with who may approve it.
+func (b *Bot) card(a store.Approval) connectors.Message {
+	who := ""
+	if b.Gate != nil {
+		who = b.Gate.WhoMayApprove(a)
+	}
+	return cardMessage(a, who)
 }
 
 // longestRun is the length of the longest run of c in s: a code fence
@@ -87,7 +109,7 @@ func (b *Bot) postCard(ctx context.Context, ev connectors.Event, id string) {
 	if !ok {
 		return
 	}
-	ref, err := postComplete(ctx, c, ev.Channel, ev.Thread, cardMessage(a))
+	ref, err := postComplete(ctx, c, ev.Channel, ev.Thread, b.card(a))
 	if err != nil {
 		// Nobody can approve what they cannot see: deny rather than wait.
 		b.log().Error("post approval card", "id", id, "err", err)
@@ -119,7 +141,7 @@ func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
 	for _, a := range cards {
 		_, msgID, _ := b.Store.ApprovalCard(ctx, a.ID)
 		ref := connectors.Ref{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
-		if err := editRetrying(ctx, c, ref, cardMessage(a)); err == nil {
+		if err := editRetrying(ctx, c, ref, b.card(a)); err == nil {
 			b.Store.MarkCardShown(ctx, a.ID)
 		}
 	}
@@ -130,8 +152,18 @@ func (b *Bot) action(ctx context.Context, ev connectors.Event) {
 	switch ev.ActionID {
 	case ActionStop:
 		id, ok := parseThreadID(ev.Value)
-		if !ok || !b.stopTurn(id) {
+		if ok {
+			if why := b.stopRefusal(id, ev); why != "" {
+				b.respond(ctx, ev, why)
+				return
+			}
+		}
+		if !ok || !b.stopTurn(id, stopperOf(ev)) {
 			b.respond(ctx, ev, "Nothing is running in this thread any more.")
+			return
+		}
+		if ev.Respond != nil {
+			ev.Respond(ctx, "Stopped.")
 		}
 	case ActionApprove, ActionDeny:
 		b.vote(ctx, ev)
@@ -150,7 +182,7 @@ func (b *Bot) vote(ctx context.Context, ev connectors.Event) {
 		return
 	}
 	if res.Status != approvals.VoteDecided {
-		b.respond(ctx, ev, res.Message())
+		b.respond(ctx, ev, voteMessage(res))
 		if res.Status == approvals.VoteCounted {
 			b.editCard(ctx, ev, res.Approval)
 		}
@@ -158,14 +190,37 @@ func (b *Bot) vote(ctx context.Context, ev connectors.Event) {
 	}
 	b.editCard(ctx, ev, res.Approval)
 	b.Store.MarkCardShown(ctx, res.Approval.ID)
-	// After a restart nobody waits on this request: resume its turn, as
-	// the person who asked (the approval is bound to them), not the
-	// approver.
-	if res.Approval.State == store.ApprovalApproved && !b.threadBusy(threadOf(ev)) {
-		requester := displayName(res.Approval.Requester)
-		b.enqueue(threadOf(ev), queued{ev: connectors.Event{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel,
-			Thread: ev.Thread, User: connectors.User{ID: requester, Name: requester}}, resume: true})
+	// The turn that asked acts on the decision when it still waits;
+	// after a restart nobody does, and the follow-up runs the command or
+	// says why not.
+	b.followUpNow(ctx, res.Approval)
+	if ev.Respond != nil {
+		// Only where it can be private: the card and the thread show
+		// the decision to everyone else.
+		said := "You denied it: it will not run."
+		if res.Approval.State == store.ApprovalApproved {
+			said = "You approved it: it runs now."
+		}
+		ev.Respond(ctx, said)
 	}
+}
+
+// voteMessage tells the clicker what their vote did, in words (the
+// approvals package's own message names request ids and platform keys).
+func voteMessage(v approvals.VoteResult) string {
+	a := v.Approval
+	switch v.Status {
+	case approvals.VoteCounted:
+		return fmt.Sprintf("Your approval is counted: %d of %d needed.", v.Approvals, a.Quorum)
+	case approvals.VoteLate:
+		if a.State == store.ApprovalExpired {
+			return fmt.Sprintf("Too late: nobody decided by %s, so it expired and did not run; nothing changed.", approvals.FormatTime(a.DecidedAt))
+		}
+		return fmt.Sprintf("This request was already %s at %s; nothing changed.", decisionText(a), approvals.FormatTime(a.DecidedAt))
+	case approvals.VoteDuplicate:
+		return "You have already voted on this request; one vote per person."
+	}
+	return "Your vote was not counted: " + v.Reason
 }
 
 func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approval) {
@@ -173,7 +228,7 @@ func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approva
 	if !ok {
 		return
 	}
-	if err := editRetrying(ctx, c, ev.Ref, cardMessage(a)); err != nil {
+	if err := editRetrying(ctx, c, ev.Ref, b.card(a)); err != nil {
 		b.log().Warn("update approval card", "id", a.ID, "err", err)
 	}
 }
@@ -197,14 +252,6 @@ func editRetrying(ctx context.Context, c connectors.Connector, ref connectors.Re
 		}
 	}
 	return err
-}
-
-// threadBusy reports whether the thread has a turn running or queued.
-func (b *Bot) threadBusy(id threadID) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.threads[id]
-	return t != nil && (t.running || len(t.queue) > 0)
 }
 
 // respond answers the clicker alone where the platform can, else in the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -15,6 +14,7 @@ import (
 
 const helpText = "I investigate your hosts and answer here. Mention me with a question, or a command:\n" +
 	"• `run <target> <command>` — run a command (target: a host, `group:NAME`, or a comma list); risky ones wait for approval\n" +
+	"   `run --timeout 5m <target> <command>` — allow it longer than the default · `run --bg <target> <command>` — run it as a background job\n" +
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
@@ -36,8 +36,8 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.internalError(ctx, ev, err)
 		return
 	}
-	if q.resume {
-		b.resume(ctx, ev, sess)
+	if q.followUp != "" {
+		b.followUp(ctx, ev, sess, q.followUp)
 		return
 	}
 	word, rest := firstWord(ev.Text)
@@ -69,88 +69,6 @@ func firstWord(s string) (string, string) {
 	s = strings.TrimSpace(s)
 	w, rest, _ := strings.Cut(s, " ")
 	return w, strings.TrimSpace(rest)
-}
-
-// runCommand is `run <target> <command>`: through the policy and, when it
-// says so, an approval; the output streams into the thread.
-func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, args string) {
-	target, command := firstWord(args)
-	if target == "" || command == "" {
-		b.reply(ctx, ev, "Usage: `run <target> <command>`, e.g. `run web-1 df -h` or `run group:web uptime`.")
-		return
-	}
-	r, done := b.renderer(ev, true)
-	defer done()
-	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, r)}
-	hosts, err := b.Guard.Authorize(ctx, call, target, command, sess.Cwd)
-	if err != nil {
-		b.finishTurn(ctx, ev, r, err)
-		return
-	}
-	b.refreshCards(ctx, ev)
-	r.Status(fmt.Sprintf("running `%s` on %s…", command, target), false)
-	var mu sync.Mutex
-	opened, nl := false, true
-	results := b.Guard.Exec.Exec(ctx, hosts, command, agent.ExecOptions{Timeout: time.Minute, Dir: sess.Cwd,
-		OnOutput: func(host string, _ bool, data []byte) {
-			mu.Lock()
-			defer mu.Unlock()
-			if !opened {
-				r.Write("```\n")
-				opened = true
-			}
-			out := string(data)
-			if len(hosts) > 1 {
-				out = prefixLines(host, out)
-			}
-			if out != "" {
-				r.Write(out)
-				nl = strings.HasSuffix(out, "\n")
-			}
-		}})
-	if opened {
-		if !nl {
-			r.Write("\n")
-		}
-		r.Write("```")
-	} else {
-		r.Write("_(no output)_")
-	}
-	r.Status(summarize(command, target, results), true)
-	r.Close(ctx, nil)
-}
-
-// prefixLines marks each line of a host's output with the host's name.
-func prefixLines(host, s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	var b strings.Builder
-	for _, l := range lines {
-		if l != "" {
-			b.WriteString(host + ": " + l)
-		}
-	}
-	return b.String()
-}
-
-func summarize(command, target string, results []agent.ExecResult) string {
-	if len(results) == 1 {
-		r := results[0]
-		if r.Err != nil {
-			return fmt.Sprintf("✗ `%s` on %s: %v", command, r.Host, r.Err)
-		}
-		mark := "✓"
-		if r.ExitCode != 0 || r.Killed {
-			mark = "✗"
-		}
-		return fmt.Sprintf("%s `%s` on %s: exit %d in %s", mark, command, r.Host, r.ExitCode, r.Duration.Round(time.Millisecond))
-	}
-	failed := 0
-	for _, r := range results {
-		if r.Err != nil || r.ExitCode != 0 || r.Killed {
-			failed++
-		}
-	}
-	return fmt.Sprintf("`%s` on %s: %d hosts, %d failed", command, target, len(results), failed)
 }
 
 func (b *Bot) listJobs(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
@@ -196,8 +114,13 @@ func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.Ses
 		b.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
 		return
 	}
-	if j, err := b.Store.Job(ctx, id); err != nil || j.SessionID != sess.ID {
+	j, err := b.Store.Job(ctx, id)
+	if err != nil || j.SessionID != sess.ID {
 		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
+		return
+	}
+	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
+		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only @%s, who started job %d, or an approver may cancel it.", j.Requester, id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {
@@ -224,7 +147,10 @@ func (b *Bot) internalError(ctx context.Context, ev connectors.Event, err error)
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	id := strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36)
+	id := errorID()
 	b.log().Error("internal error", "id", id, "err", err)
 	b.reply(ctx, ev, "Internal error (id "+id+"); the operator's log has the details.")
 }
+
+// errorID names one logged error for the person who saw it fail.
+func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36) }

@@ -1,6 +1,9 @@
 package bot
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Config is the `bot` section of the config file.
 type Config struct {
@@ -12,12 +15,18 @@ type Config struct {
 	// DataDir holds each session's working directory (default
 	// ./opsbot-data).
 	DataDir string `yaml:"data_dir"`
+	// RunTimeout bounds a chat `run` that names no --timeout; the
+	// composition root sets it from exec.timeout (default 1m).
+	RunTimeout time.Duration `yaml:"-"`
 }
 
 // WithDefaults fills what the file left empty.
 func (c Config) WithDefaults() Config {
 	if c.DataDir == "" {
 		c.DataDir = "opsbot-data"
+	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = time.Minute
 	}
 	return c
 }

@@ -17,11 +17,7 @@ func (b *Bot) Start(ctx context.Context) {
 	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
 	if b.Gate != nil {
 		b.goAsync(func() {
-			b.loop(ctx, 15*time.Second, func(ctx context.Context) {
-				if _, err := b.Gate.ExpireDue(ctx); err != nil {
-					b.log().Warn("expire approvals", "err", err)
-				}
-			})
+			b.loop(ctx, 15*time.Second, b.expireAndFollowUp)
 		})
 	}
 }

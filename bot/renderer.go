@@ -99,6 +99,20 @@ func (r *Renderer) Write(delta string) {
 	r.poke()
 }
 
+// Replace makes text the whole of what the message shows, for views that
+// do not only grow (a command's output showing its tail).
+func (r *Renderer) Replace(text string) {
+	r.mu.Lock()
+	r.text.Reset()
+	r.text.WriteString(text)
+	r.dirty = true
+	r.mu.Unlock()
+	r.poke()
+}
+
+// MaxText is the most text one message of the platform holds.
+func (r *Renderer) MaxText() int { return r.maxText() }
+
 // Status shows a line of tool activity; replace swaps the last line (a
 // "running…" line becoming its result).
 func (r *Renderer) Status(line string, replace bool) {
@@ -194,11 +208,15 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	r.dirty = false
 	r.mu.Unlock()
-	if errText != "" {
+	if errText != "" && text != "" {
 		text += "\n\n⚠️ " + errText
+	} else if errText != "" {
+		text = "⚠️ " + errText
 	}
-	if text == "" && status == "" && !done {
-		return false
+	if text == "" && status == "" && (!done || len(r.pages) == 0) {
+		// Nothing to show: an answer that ends without a word posts no
+		// empty message.
+		return done
 	}
 	pages := splitText(text, r.maxText())
 	for i, p := range pages {

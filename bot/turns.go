@@ -6,12 +6,22 @@ import (
 	"fmt"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
 
 // ActionStop is the Stop button's action id; its value is the thread.
 const ActionStop = "stop"
+
+// stoppedBy is the cancel cause of a turn a person stopped (a shutdown's is
+// agent.ErrShutdown).
+type stoppedBy struct {
+	Person approvals.Person
+	Name   string
+}
+
+func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
 
 // renderer starts a stream into the event's thread; done waits for it.
 func (b *Bot) renderer(ev connectors.Event, withStop bool) (*Renderer, func()) {
@@ -24,8 +34,10 @@ func (b *Bot) renderer(ev connectors.Event, withStop bool) (*Renderer, func()) {
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
-// emitter turns agent events into what the thread shows.
-func (b *Bot) emitter(ctx context.Context, ev connectors.Event, r *Renderer) func(agent.Event) {
+// emitter turns agent events into what the thread shows. spec is set for a
+// chat `run`, whose approval's follow-up is to run it; ran, for an agent
+// turn, collects the commands it runs.
+func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -37,11 +49,22 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, r *Renderer) fun
 			if e.IsError {
 				mark = "✗"
 			}
-			r.Status(fmt.Sprintf("%s %s: %s", mark, e.Tool, e.Summary), true)
+			ran.add(e.Runs...)
+			line := fmt.Sprintf("%s %s: %s", mark, e.Tool, e.Summary)
+			if len(e.Runs) == 1 {
+				line = fmt.Sprintf("%s `%s` on %s: %s", mark, oneLine(e.Runs[0].Command), e.Runs[0].Host, e.Summary)
+			}
+			r.Status(line, true)
 			b.refreshCards(ctx, ev)
 		case agent.Notice:
 			r.Status(e.Text, false)
 		case agent.ApprovalPending:
+			// What the decision is for is on disk before anyone can see
+			// the card: a decision that comes after a restart still
+			// leads to the run, or to a message saying why not.
+			if err := b.Store.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
+				b.log().Error("record approval follow-up", "err", err)
+			}
 			if !e.Approval.Reattached {
 				b.postCard(context.WithoutCancel(ctx), ev, e.Approval.ID)
 			}
@@ -57,9 +80,11 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 	}
 	r, _ := b.renderer(ev, true)
 	end := b.recordTurn(ctx, sess)
-	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, r))
+	ran := &ranList{}
+	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
+	b.showRuns(context.WithoutCancel(ctx), ev, ran)
 }
 
 // recordTurn notes a running turn in the store; the returned func records
@@ -82,27 +107,51 @@ func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error
 	}
 }
 
-// resume continues a turn after a restart, once its approval is decided.
-func (b *Bot) resume(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	if b.Agent == nil {
-		return
-	}
+// resumeAgent continues an agent turn cut by a restart, once its approval
+// is decided. It reports false when the history holds no call to resume
+// (a newer message settled it); then nothing is posted.
+func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
 	r, _ := b.renderer(ev, true)
 	end := b.recordTurn(ctx, sess)
-	_, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, r))
+	ran := &ranList{}
+	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
+	b.showRuns(context.WithoutCancel(ctx), ev, ran)
+	return resumed || err != nil
 }
 
 func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
 	b.refreshCards(context.WithoutCancel(ctx), ev)
+	var stop stoppedBy
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
-		err = errors.New("interrupted: opsbot is restarting; a pending approval still counts, and the turn resumes when it is decided")
+		err = errors.New("interrupted: opsbot is restarting. A pending approval still counts: once it is decided, what it approves runs, or this thread is told why not")
+	case errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &stop):
+		err = fmt.Errorf("%s; this answer is not kept in the conversation", stop.Error())
 	case errors.Is(err, context.Canceled):
 		err = errors.New("stopped; this answer is not kept in the conversation")
+	case errors.Is(err, agent.ErrMaxSteps):
+		err = errors.New("stopped: this answer used all the steps one answer may take; ask again, or ask something narrower")
+	case errors.Is(err, agent.ErrDeadline):
+		err = errors.New("stopped: this answer reached its time limit")
 	case err != nil:
-		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "err", err)
+		// The model's service or the store failed: the person sees that
+		// and an id, the operator's log the error.
+		id := errorID()
+		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
+		err = fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
 	}
+	r.Close(context.WithoutCancel(ctx), err)
+}
+
+// closeRefused ends a chat `run` that did not run: a refusal (policy,
+// approval) is for people as it is; a stop or restart says so.
+func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+	if errors.Is(err, context.Canceled) {
+		b.finishTurn(ctx, ev, r, err)
+		return
+	}
+	b.refreshCards(context.WithoutCancel(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }

@@ -70,8 +70,18 @@ type packer struct {
 	inCode bool
 }
 
-// section writes s after a blank line.
+// section writes s after a blank line; its title starts a new message
+// when the title and its first line would not fit together.
 func (p *packer) section(s section) {
+	if len(s.lines) > 0 && p.cur != "" {
+		need := 2 + runes(s.title) + 1 + runes(s.lines[0])
+		if s.code {
+			need += 2 * (1 + len(fence))
+		}
+		if runes(p.cur)+need > p.max {
+			p.flush()
+		}
+	}
 	p.write("", false)
 	p.write(s.title, false)
 	for _, l := range s.lines {

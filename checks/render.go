@@ -217,9 +217,10 @@ func fitLines(head string, lines []string, max int) string {
 	return text
 }
 
-// Details are the run's full report for the thread, split into messages
-// of at most maxText runes, never inside a line, a code block opened in
-// one message is closed in it and reopened in the next.
+// Details are the run's full report for the thread: failures, warnings,
+// unreachable hosts, recoveries and the grid, split into messages of at
+// most maxText runes, never inside a line; a code block is closed at the
+// end of a message and reopened in the next.
 func (rep Report) Details(maxText int) []connectors.Message {
 	p := &packer{max: maxText}
 	for _, s := range rep.sections() {

@@ -68,7 +68,7 @@ func NewScheduler(cfg Config, r *Runner, p *Publisher, log *slog.Logger) (*Sched
 
 // Start schedules every schedule, makes up once each schedule whose last
 // run was missed (read from the store), and starts the clock. Runs end
-// when ctx ends or at Stop.
+// when ctx ends or at Stop. Call it once.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	for _, name := range s.order {
@@ -115,7 +115,10 @@ func (s *Scheduler) scheduled(name string) {
 	if err == nil {
 		err = s.publisher.Publish(s.ctx, s.schedules[name], rep)
 	}
-	if err != nil {
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		s.log.Info("checks: a run under way was stopped at shutdown; it is not recorded", "schedule", name)
+	case err != nil:
 		s.log.Error("checks: scheduled run", "schedule", name, "err", err)
 	}
 	if s.afterRun != nil {

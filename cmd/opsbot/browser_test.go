@@ -191,7 +191,7 @@ func TestBrowserRiskyCommandRunsWhenSomeoneElseApproves(t *testing.T) {
 	bob.OpenThread(channel, thread)
 	bob.Click(card.ID, "Approve")
 	decided := func(m testutil.Message) bool {
-		return m.ID == card.ID && strings.Contains(m.Context, "approved by bob") && len(m.Buttons) == 0
+		return m.ID == card.ID && strings.Contains(m.Context, "approved by @bob") && len(m.Buttons) == 0
 	}
 	bob.WaitFor("the card approved by bob", hasMessage(decided))
 	ms = alice.WaitFor("the card approved by bob and the command's output",

@@ -3,8 +3,10 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"mime"
 	"net"
 	"net/http"
@@ -129,26 +131,41 @@ func sameOrigin(origin, host string) bool {
 
 // requestLog remembers the answers to recent posts by request id, so a
 // client that retries a post (same X-Request-Id) gets the first answer
-// instead of a second message.
+// instead of a second message. Each answer is kept with a digest of the
+// post it answered, so the id reused for another post is told apart from
+// a retry.
 type requestLog struct {
 	mu    sync.Mutex
 	limit int
 	order []string
-	byID  map[string]postResult
+	byID  map[string]loggedPost
+}
+
+type loggedPost struct {
+	res    postResult
+	digest [sha256.Size]byte
 }
 
 func newRequestLog(limit int) *requestLog {
-	return &requestLog{limit: limit, byID: map[string]postResult{}}
+	return &requestLog{limit: limit, byID: map[string]loggedPost{}}
 }
 
-func (l *requestLog) get(id string) (postResult, bool) {
+// digestOf identifies a post by everything that makes it that post.
+func digestOf(req postRequest) [sha256.Size]byte {
+	b, _ := json.Marshal(req) // strings only: cannot fail
+	return sha256.Sum256(b)
+}
+
+// get returns the answer to an earlier post with id; same says whether
+// that post was req.
+func (l *requestLog) get(id string, req postRequest) (res postResult, same, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.byID[id]
-	return p, ok
+	return p.res, ok && p.digest == digestOf(req), ok
 }
 
-func (l *requestLog) put(id string, p postResult) {
+func (l *requestLog) put(id string, req postRequest, res postResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.byID[id]; ok {
@@ -159,5 +176,5 @@ func (l *requestLog) put(id string, p postResult) {
 		l.order = l.order[1:]
 	}
 	l.order = append(l.order, id)
-	l.byID[id] = p
+	l.byID[id] = loggedPost{res: res, digest: digestOf(req)}
 }

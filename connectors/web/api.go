@@ -170,14 +170,19 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 // addOnce adds a person's message, unless the client already posted it
-// with the same X-Request-Id: then it returns the first answer with 200.
+// with the same X-Request-Id: then it returns the first answer with 200,
+// or 409 when that id came with another message.
 // postMu makes the lookup and the record one step, so two copies that
 // arrive together still make one message.
 func (c *Connector) addOnce(r *http.Request, req postRequest) (res postResult, forBot bool, status int, err error) {
 	c.postMu.Lock()
 	defer c.postMu.Unlock()
 	rid := requestIDOf(r)
-	if res, ok := c.requests.get(rid); ok && r.Header.Get(HeaderRequestID) != "" {
+	if res, same, ok := c.requests.get(rid, req); ok && r.Header.Get(HeaderRequestID) != "" {
+		if !same {
+			return res, false, http.StatusConflict, fmt.Errorf("X-Request-Id %s was already used for another message: "+
+				"send a new X-Request-Id with each new message, and the same one only to retry the same message", rid)
+		}
 		return res, false, http.StatusOK, nil
 	}
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
@@ -189,7 +194,7 @@ func (c *Connector) addOnce(r *http.Request, req postRequest) (res postResult, f
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
 	}
 	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
-	c.requests.put(rid, res)
+	c.requests.put(rid, req, res)
 	return res, forBot, http.StatusCreated, nil
 }
 

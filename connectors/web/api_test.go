@@ -178,6 +178,40 @@ func TestRequestIDs(t *testing.T) {
 	}
 }
 
+// A request id names one post: sent again with another message (a script
+// that keeps a fixed id), it is refused with 409 and a reason, not
+// answered with the first post's result as if this one had gone out.
+func TestRequestIDReusedForAnotherMessage(t *testing.T) {
+	t.Parallel()
+	c, bot := started(t, Config{}, nil)
+	h := c.Handler()
+	withID := func(r *http.Request) { r.Header.Set(HeaderRequestID, "my-script-1") }
+	first := call(t, h, "POST", "/api/messages", `{"channel":"ops","user":"nightly-job","text":"@opsbot run local uptime"}`, withID)
+	if first.Code != http.StatusCreated {
+		t.Fatalf("first post: %d %s", first.Code, first.Body)
+	}
+	bot.next(t)
+	for _, body := range []string{
+		`{"channel":"ops","user":"nightly-job","text":"@opsbot run local df -h"}`,
+		`{"channel":"ops","user":"someone-else","text":"@opsbot run local uptime"}`,
+		`{"channel":"ops","thread":"` + decodeBody[postResult](t, first).ID + `","user":"nightly-job","text":"@opsbot run local uptime"}`,
+	} {
+		w := call(t, h, "POST", "/api/messages", body, withID)
+		e := decodeBody[apiError](t, w)
+		if w.Code != http.StatusConflict || !strings.Contains(e.Error, "my-script-1") || !strings.Contains(e.Error, "new X-Request-Id") {
+			t.Errorf("%s with a used request id: %d %s, want 409 saying to send a new X-Request-Id", body, w.Code, w.Body)
+		}
+	}
+	bot.none(t)
+	if threads, _, _ := c.hub.threadList("ops"); len(threads) != 1 || threads[0].Replies != 0 {
+		t.Errorf("threads after refused posts: %+v, want the first post only", threads)
+	}
+	again := call(t, h, "POST", "/api/messages", `{"channel":"ops","user":"nightly-job","text":"@opsbot run local uptime"}`, withID)
+	if again.Code != http.StatusOK || decodeBody[postResult](t, again) != decodeBody[postResult](t, first) {
+		t.Errorf("the same post retried after a refused one: %d %s, want 200 and the first answer", again.Code, again.Body)
+	}
+}
+
 func TestModels(t *testing.T) {
 	t.Parallel()
 	c := unstarted(t, Config{}, nil)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
@@ -49,8 +48,10 @@ func startScriptBot(t *testing.T) (*scriptBot, string) {
 		<-done
 		b.wg.Wait()
 	})
-	for !conn.BotUp() {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-conn.Running():
+	case <-done:
+		t.Fatal("Start returned before it took the bot's Handler")
 	}
 	return b, testutil.Serve(t, conn.Handler())
 }

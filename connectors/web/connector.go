@@ -21,8 +21,10 @@ const Platform = "web"
 // and hands people's messages and clicks to the bot. It does not listen
 // itself: the caller mounts Handler on its own server.
 type Connector struct {
-	// Models lists the models the agent can use, for GET /api/models. The
-	// composition root sets it before serving; nil lists none.
+	// Models lists the names of the models the agent can use, as the
+	// provider's API knows them (e.g. claude-sonnet-4-5), for GET
+	// /api/models: not a provider's label. The composition root sets it
+	// before serving; nil lists none.
 	Models func() []string
 	// Log receives what the connector cannot report to a caller, such as a
 	// failed save of a person's message after it was shown. Nil: discard.
@@ -32,6 +34,7 @@ type Connector struct {
 	hub      *hub
 	run      atomic.Pointer[running]
 	started  atomic.Bool
+	up       chan struct{} // closed once Start has taken the Handler
 	stopped  chan struct{}
 	stopOnce sync.Once
 	requests *requestLog
@@ -62,7 +65,7 @@ func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
 	if archive == nil {
 		archive = NewMemoryArchive()
 	}
-	c := &Connector{cfg: cfg, stopped: make(chan struct{}), requests: newRequestLog(1024)}
+	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024)}
 	c.hub = newHub(archive, cfg.Channels, time.Now)
 	if err := c.hub.load(ctx); err != nil {
 		return nil, fmt.Errorf("web: load messages: %w", err)
@@ -85,12 +88,13 @@ func (c *Connector) Limits() connectors.Limits {
 
 // Start hands events to h until ctx ends; then it closes every open event
 // stream so that the server's shutdown need not wait for them. A
-// Connector starts once.
+// Connector starts once. Running is closed once events reach h.
 func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
 	if !c.started.CompareAndSwap(false, true) {
 		return errors.New("web: already started")
 	}
 	c.run.Store(&running{ctx: ctx, h: h})
+	close(c.up)
 	<-ctx.Done()
 	c.run.Store(nil)
 	c.stopOnce.Do(func() { close(c.stopped) })
@@ -109,6 +113,11 @@ func (c *Connector) dispatch(ev connectors.Event) bool {
 }
 
 func (c *Connector) botUp() bool { return c.run.Load() != nil }
+
+// Running is closed once Start hands events to its Handler: a caller that
+// starts the connector in a goroutine waits on it before the first
+// request that needs the bot.
+func (c *Connector) Running() <-chan struct{} { return c.up }
 
 // Post adds the bot's message to a thread of channel, or starts a thread
 // when thread is "". The message shows as being written until Finish.

@@ -16,7 +16,9 @@ const keepAlive = 15 * time.Second
 // message with its seq as the SSE id; a client that reconnects with
 // Last-Event-ID (or ?since=) first gets the latest state of every message
 // changed since, so it loses nothing. ?client= names the tab that sees
-// its notices.
+// its notices. ?until=finished ends the stream after the bot's first
+// finished message in scope, so a script following a thread for its
+// answer ends with it.
 func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
 	since, err := sinceOf(r)
 	if err != nil {
@@ -25,6 +27,15 @@ func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	s := &subscriber{channel: q.Get("channel"), thread: q.Get("thread"), client: q.Get("client")}
+	switch q.Get("until") {
+	case "":
+	case "finished":
+		s.untilFinished = true
+	default:
+		writeError(w, r, http.StatusBadRequest, fmt.Sprintf("until: %q is not a choice: use until=finished "+
+			"(end the stream after the bot's first finished message) or leave it out", q.Get("until")))
+		return
+	}
 	replay, seq := c.hub.subscribe(s, since)
 	defer c.hub.unsubscribe(s)
 

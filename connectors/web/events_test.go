@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -161,4 +162,67 @@ func TestSlowStreamIsCut(t *testing.T) {
 	if len(c.hub.subs) != 0 {
 		t.Error("the cut stream is still subscribed")
 	}
+}
+
+// ?until=finished ends the stream after the first finished message of the
+// bot in its scope, live or replayed, so a script that follows a thread
+// for its answer exits when the answer is complete.
+func TestStreamUntilFinished(t *testing.T) {
+	t.Parallel()
+	c, _ := started(t, Config{}, nil)
+	base := serve(t, c)
+	ctx := context.Background()
+
+	q := say(t, c.Handler(), "alice", "", "@opsbot uptime")
+	live := openStream(t, base, "until=finished&thread="+q.Thread, nil)
+	live.ready()
+	other := say(t, c.Handler(), "bob", "", "@opsbot elsewhere")
+	c.Finish(ctx, mustPost(t, c, other.Thread, "another thread's answer"))
+	say(t, c.Handler(), "alice", q.Thread, "a person's message is finished too")
+	ref := mustPost(t, c, q.Thread, "up")
+	c.Edit(ctx, ref, connectors.Message{Text: "up 3 days"})
+	c.Finish(ctx, ref)
+	if m := live.message(); m.User != "alice" {
+		t.Errorf("first update %+v, want alice's message", m)
+	}
+	for _, want := range []bool{false, false, true} {
+		if m := live.message(); m.ID != ref.ID || m.Finished != want {
+			t.Errorf("update %s finished=%v, want %s finished=%v", m.ID, m.Finished, ref.ID, want)
+		}
+	}
+	if !live.ended() {
+		t.Error("the stream stayed open after the answer was finished")
+	}
+
+	// The answer finished before the stream opened: the replay ends it.
+	replayed := openStream(t, base, fmt.Sprintf("until=finished&thread=%s&since=%d", q.Thread, q.Seq), nil)
+	replayed.ready()
+	replayed.message() // alice's reply
+	if m := replayed.message(); m.ID != ref.ID || !m.Finished {
+		t.Errorf("replayed %s finished=%v, want the finished answer %s", m.ID, m.Finished, ref.ID)
+	}
+	if !replayed.ended() {
+		t.Error("the stream stayed open after replaying the finished answer")
+	}
+}
+
+func TestStreamUntilRefusesOtherValues(t *testing.T) {
+	t.Parallel()
+	c := unstarted(t, Config{}, nil)
+	// Gone already: a stream that ignored until would end at once, with 200.
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := call(t, c.Handler(), "GET", "/api/events?until=done", "", func(r *http.Request) { *r = *r.WithContext(gone) })
+	if e := decodeBody[apiError](t, w); w.Code != http.StatusBadRequest || !strings.Contains(e.Error, "until=finished") {
+		t.Errorf("until=done: %d %s, want 400 naming until=finished", w.Code, w.Body)
+	}
+}
+
+func mustPost(t *testing.T, c *Connector, thread, text string) connectors.Ref {
+	t.Helper()
+	ref, err := c.Post(context.Background(), "ops", thread, connectors.Message{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
 }

@@ -52,8 +52,10 @@ func started(t *testing.T, cfg Config, archive Archive) (*Connector, *recorder) 
 	done := make(chan struct{})
 	go func() { c.Start(ctx, rec.handle); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	for !c.botUp() {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-c.Running():
+	case <-done:
+		t.Fatal("Start returned before it took the bot's Handler")
 	}
 	return c, rec
 }

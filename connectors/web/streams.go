@@ -14,17 +14,25 @@ const streamBuffer = 512
 // (or neither: everything). client names the browser tab for notices.
 type subscriber struct {
 	channel, thread, client string
-	frames                  chan []byte
+	// untilFinished ends the stream after the first finished message of
+	// the bot it sends (?until=finished).
+	untilFinished bool
+	frames        chan []byte
 }
 
 func (s *subscriber) wants(m *message) bool {
 	return (s.channel == "" || s.channel == m.channel) && (s.thread == "" || s.thread == m.thread)
 }
 
+// endsWith reports whether m is the last message the stream sends.
+func (s *subscriber) endsWith(m *message) bool { return s.untilFinished && m.bot && m.finished }
+
 // subscribe opens a stream. It returns, in seq order, the latest state of
 // every message in the stream's scope changed after since (none when
 // since is negative), and registers the stream in the same step so no
-// change falls between the replay and the live updates.
+// change falls between the replay and the live updates. A stream whose
+// replay holds its last message is not registered: its frames channel is
+// closed at once.
 func (h *hub) subscribe(s *subscriber, since int64) (replay [][]byte, seq uint64) {
 	s.frames = make(chan []byte, streamBuffer)
 	h.mu.Lock()
@@ -39,6 +47,10 @@ func (h *hub) subscribe(s *subscriber, since int64) (replay [][]byte, seq uint64
 		slices.SortFunc(changed, func(a, b *message) int { return cmpSeq(a.seq, b.seq) })
 		for _, m := range changed {
 			replay = append(replay, messageFrame(m.view()))
+			if s.endsWith(m) { // nothing live follows: the stream ends after the replay
+				close(s.frames)
+				return replay, h.seq
+			}
 		}
 	}
 	h.subs[s] = struct{}{}
@@ -67,8 +79,13 @@ func (h *hub) unsubscribe(s *subscriber) {
 // allowed to stall the chat. Called with mu held.
 func (h *hub) broadcast(m *message, frame []byte) {
 	for s := range h.subs {
-		if s.wants(m) {
-			h.send(s, frame)
+		if !s.wants(m) {
+			continue
+		}
+		h.send(s, frame)
+		if _, open := h.subs[s]; open && s.endsWith(m) { // the reader drains the frame, then ends
+			delete(h.subs, s)
+			close(s.frames)
 		}
 	}
 }

@@ -98,12 +98,14 @@ func js(s string) string {
 	return string(b)
 }
 
-// waitJS waits for a JavaScript expression to be true.
+// waitJS waits for a JavaScript expression to be true. The page checks
+// it at once and then on each change of its document (every wait here is
+// for something the page shows or an attribute it sets), not on a timer.
 func (c *Chat) waitJS(what, expr string) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(c.ctx, c.Wait)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(0))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0))); err != nil {
 		c.t.Fatalf("%s's browser: waiting for %s: %v", c.User, what, err)
 	}
 }
@@ -170,22 +172,46 @@ const messagesJS = `[...document.querySelectorAll('#messages .msg')].map(e => {
   };
 })`
 
-// WaitFor polls the open thread's messages until ok accepts them, and
-// returns them; what names the wait in the failure.
+// WaitFor waits until ok accepts the open thread's messages, and returns
+// them; what names the wait in the failure. It checks the messages as
+// they are, then again each time the page changes them: the browser
+// reports each change (a MutationObserver), so nothing is polled.
 func (c *Chat) WaitFor(what string, ok func([]Message) bool) []Message {
 	c.t.Helper()
-	deadline := time.Now().Add(c.Wait)
+	ctx, cancel := context.WithTimeout(c.ctx, c.Wait)
+	defer cancel()
+	var ms []Message
+	seen := ""
 	for {
-		ms := c.Messages()
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(changedJS, js(seen)), chromedp.EvalAwaitPromise))
+		if err != nil {
+			c.t.Fatalf("%s's browser: waited %s for %s (%v); the thread shows %+v", c.User, c.Wait, what, err, ms)
+		}
+		seen = raw
+		if err := json.Unmarshal([]byte(raw), &ms); err != nil {
+			c.t.Fatalf("decode the page's messages: %v", err)
+		}
 		if ok(ms) {
 			return ms
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s's browser: waited %s for %s; the thread shows %+v", c.User, c.Wait, what, ms)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// changedJS resolves to the open thread's messages (as JSON) once they
+// differ from the %s it is given: at once if they already do. Reading
+// and observing happen in one turn of the page's event loop, so no change
+// can fall between them.
+const changedJS = `new Promise(resolve => {
+  const seen = %s;
+  const read = () => JSON.stringify(` + messagesJS + `);
+  const now = read();
+  if (now !== seen) { resolve(now); return; }
+  const obs = new MutationObserver(() => {
+    const now = read();
+    if (now !== seen) { obs.disconnect(); resolve(now); }
+  });
+  obs.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+})`
 
 // Click clicks the button labelled label on message id.
 func (c *Chat) Click(id, label string) {

@@ -1,0 +1,206 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// A decided approval always leads to the command running once, or to a
+// message in the thread saying why not. The turn that asked usually waits
+// for the decision and acts on it; when a restart came in between, nobody
+// waits, and the follow-up recorded with the request (store.FollowUp) is
+// acted on here: on the vote that decides it, and by a sweep after expiries
+// and at start-up. Each follow-up is done once (store.FinishFollowUp).
+
+// followUpNow queues the follow-up of a decided approval in its thread.
+// When the turn that asked still waits, it acts first and this finds the
+// follow-up done.
+func (b *Bot) followUpNow(ctx context.Context, a store.Approval) {
+	if a.SessionID == 0 {
+		return
+	}
+	sess, err := b.Store.Session(ctx, a.SessionID)
+	if err != nil {
+		b.log().Warn("approval follow-up: session", "err", err)
+		return
+	}
+	if _, _, ok := b.conn(sess.Platform); !ok {
+		return // its platform is not configured now; a later start acts on it
+	}
+	requester := displayName(a.Requester)
+	ev := connectors.Event{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
+		User: connectors.User{ID: requester, Name: requester}}
+	b.enqueue(threadOf(ev), queued{ev: ev, followUp: a.ID})
+}
+
+// sweepFollowUps queues every decided approval nobody acted on: expired
+// while no turn waited, or decided just before a crash.
+func (b *Bot) sweepFollowUps(ctx context.Context) {
+	fs, err := b.Store.DecidedFollowUps(ctx)
+	if err != nil {
+		b.log().Warn("approval follow-ups", "err", err)
+		return
+	}
+	for _, f := range fs {
+		a, err := b.Store.Approval(ctx, f.ApprovalID)
+		if err != nil {
+			continue
+		}
+		b.followUpNow(ctx, a)
+	}
+}
+
+// expireAndFollowUp expires overdue requests and acts on them.
+func (b *Bot) expireAndFollowUp(ctx context.Context) {
+	if _, err := b.Gate.ExpireDue(ctx); err != nil {
+		b.log().Warn("expire approvals", "err", err)
+	}
+	b.sweepFollowUps(ctx)
+}
+
+// followUp acts on a decided approval in its thread, unless the turn that
+// asked did already.
+func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, id string) {
+	f, ok, err := b.Store.FollowUpFor(ctx, id)
+	if err != nil {
+		b.internalError(ctx, ev, err)
+		return
+	}
+	if !ok {
+		// A request recorded before follow-ups were: only an agent turn
+		// can have asked for it.
+		if a, err := b.Store.Approval(ctx, id); err == nil && a.State == store.ApprovalApproved && b.Agent != nil {
+			b.resumeAgent(ctx, ev, sess)
+		}
+		return
+	}
+	if !f.DoneAt.IsZero() || f.State == store.ApprovalPending {
+		return
+	}
+	b.refreshCards(ctx, ev)
+	a, err := b.Store.Approval(ctx, id)
+	if err != nil {
+		b.internalError(ctx, ev, err)
+		return
+	}
+	switch {
+	case f.State != store.ApprovalApproved:
+		b.notRun(ctx, ev, f, a, "")
+	case f.Consumed:
+		// Whoever claims an approval marks its follow-up done at once,
+		// before running; a claim left open was cut by a crash first.
+		b.notRun(ctx, ev, f, a, "opsbot restarted just before it ran; ask again")
+	case f.Kind == store.FollowUpRun:
+		b.runApproved(ctx, ev, sess, f, a)
+	case b.Agent == nil:
+		b.notRun(ctx, ev, f, a, "the agent that asked for it is off now (no model is configured); to run it yourself, use `run`")
+	case !b.resumeAgent(ctx, ev, sess):
+		b.notRun(ctx, ev, f, a, "the conversation moved on before it was decided; ask again")
+	}
+}
+
+// runApproved runs a chat `run` approved while nobody waited for it.
+func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, f store.FollowUp, a store.Approval) {
+	if a.Command != f.Command || a.Host != strings.Join(f.Hosts, ",") {
+		b.notRun(ctx, ev, f, a, "what was approved is not what was asked for")
+		return
+	}
+	if why := b.policyRefuses(f.Hosts, f.Command); why != "" {
+		b.notRun(ctx, ev, f, a, "the policy now refuses it: "+why)
+		return
+	}
+	claimed, err := b.Store.ConsumeApproval(ctx, a.ID, a.Requester)
+	if err != nil {
+		b.internalError(ctx, ev, err)
+		return
+	}
+	if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won || !claimed {
+		return // someone else acted on it
+	}
+	r, done := b.renderer(ev, true)
+	defer done()
+	r.Status(capitalize(decisionText(a))+".", false)
+	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background})
+}
+
+// policyRefuses says why the policy denies command on one of hosts now, or
+// "".
+func (b *Bot) policyRefuses(hosts []string, command string) string {
+	for _, h := range hosts {
+		if d := b.Guard.Policy.Check(h, command); d.Action == agent.Deny {
+			return strings.Join(d.Reasons, "; ")
+		}
+	}
+	return ""
+}
+
+// notRun tells the thread, once, that a decided request's command did not
+// run, and why.
+func (b *Bot) notRun(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval, why string) {
+	if won, err := b.Store.FinishFollowUp(ctx, f.ApprovalID); err != nil || !won {
+		return
+	}
+	text := fmt.Sprintf("Not run: `%s` on %s — %s", a.Command, a.Host, decisionText(a))
+	if why != "" {
+		text += ", but " + why
+	}
+	b.reply(ctx, ev, text+".")
+}
+
+// decisionText says how a request was decided, for people: "approved by
+// @bob", "denied by @bob", "expired: nobody decided within 15 minutes".
+func decisionText(a store.Approval) string {
+	switch {
+	case a.State == store.ApprovalExpired || a.DecidedBy == approvals.ExpiryActor:
+		return "expired: nobody decided within " + humanDuration(a.ExpiresAt.Sub(a.CreatedAt))
+	case a.DecidedBy == "opsbot:card-not-posted" || a.DecidedBy == "opsbot:announce-failed":
+		return "denied: its approval card could not be posted"
+	case a.State == store.ApprovalPending:
+		return "waiting for approval"
+	}
+	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))
+}
+
+// humanDuration says a duration the way people do: "15 minutes",
+// "1 hour 30 minutes", "45 seconds".
+func humanDuration(d time.Duration) string {
+	if d < time.Second {
+		return "less than a second"
+	}
+	d = d.Round(time.Second)
+	unit := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
+	}
+	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var parts []string
+	if h > 0 {
+		parts = append(parts, unit(h, "hour"))
+	}
+	if m > 0 {
+		parts = append(parts, unit(m, "minute"))
+	}
+	if s > 0 && h == 0 {
+		parts = append(parts, unit(s, "second"))
+	}
+	if len(parts) == 0 {
+		return "0 seconds"
+	}
+	return strings.Join(parts, " ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,255 @@
+package bot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// askAndRestart posts a chat `run` that needs approval (it appends a line
+// to a file, so the test can count its runs), waits for its card, and
+// restarts the bot while the card is pending. It returns the file and the
+// card.
+func askAndRestart(h *harness, opt botOptions) (string, connectors.Ref) {
+	h.t.Helper()
+	target := filepath.Join(h.dir, "runs.txt")
+	h.say("alice", "t1", "run local echo ran >> "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	h.restart(opt)
+	h.eventually("the restart note", h.has("t1", "interrupted: opsbot is restarting"))
+	return target, ref
+}
+
+// settled waits until the thread has handled everything queued so far: the
+// thread works in order, so once the answer to a later `help` is there,
+// whatever came before it is done.
+func (h *harness) settled(thread string) {
+	h.t.Helper()
+	before := len(h.conn.thread(thread))
+	h.say("alice", thread, "help")
+	h.eventually("the thread to settle", func() bool {
+		msgs := h.conn.thread(thread)
+		for _, m := range msgs[min(before, len(msgs)):] {
+			if strings.Contains(m.msg.Text, "`help` — this text") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// runs is how many times the command of askAndRestart ran.
+func runs(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "ran\n")
+}
+
+// noEmptyMessages fails when the thread shows a message with nothing in it.
+func (h *harness) noEmptyMessages(thread string) {
+	h.t.Helper()
+	for _, m := range h.conn.thread(thread) {
+		if strings.TrimSpace(m.msg.Text) == "" && strings.TrimSpace(m.msg.Context) == "" {
+			h.t.Errorf("an empty message in the thread: %s", h.dump())
+		}
+	}
+}
+
+// The product's central promise: an approval decided after a restart runs
+// the chat `run` it approves, exactly once, and the thread says so — with
+// the agent off and on.
+func TestApprovalAfterRestartRunsTheChatCommandOnce(t *testing.T) {
+	t.Parallel()
+	for _, withAgent := range []bool{false, true} {
+		name := "agent off"
+		if withAgent {
+			name = "agent on"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var m agent.Provider
+			if withAgent {
+				m = &model{} // a chat `run` never calls it
+			}
+			h := newHarness(t, approvals.GateConfig{}, m)
+			target, ref := askAndRestart(h, botOptions{model: m})
+			if n := runs(t, target); n != 0 {
+				t.Fatalf("ran %d times before anyone approved", n)
+			}
+			card := h.msg(ref)
+			if said := h.click("bob", card, ref, ActionApprove); !strings.Contains(said, "You approved it") {
+				t.Errorf("bob was told %q", said)
+			}
+			h.eventually("the command's result", h.has("t1", "exit 0"))
+			h.eventually("the card to show the decision", h.has("t1", "Approved by @bob"))
+			// Nothing runs it again: not a sweep, not a late click, not
+			// another restart.
+			h.bot.sweepFollowUps(context.Background())
+			if said := h.click("alice", card, ref, ActionApprove); !strings.Contains(said, "already approved") {
+				t.Errorf("a late click was told %q", said)
+			}
+			h.restart(botOptions{model: m})
+			h.settled("t1")
+			if n := runs(t, target); n != 1 {
+				t.Errorf("the approved command ran %d times; want once. Thread: %s", n, h.dump())
+			}
+			if _, _, ok := h.find("t1", "Approved by @bob"); !ok {
+				t.Errorf("the thread does not say who approved the run: %s", h.dump())
+			}
+			h.noEmptyMessages("t1")
+		})
+	}
+}
+
+// A request denied after a restart does not run, and the thread says why.
+func TestDenialAfterRestartSaysWhyNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target, ref := askAndRestart(h, botOptions{})
+	h.click("bob", h.msg(ref), ref, ActionDeny)
+	h.eventually("the refusal", h.has("t1", "Not run: `echo ran >> "+target+"` on local — denied by @bob."))
+	h.settled("t1")
+	if n := runs(t, target); n != 0 {
+		t.Errorf("a denied command ran %d times", n)
+	}
+	h.noEmptyMessages("t1")
+}
+
+// A request that expires while no turn waits for it (the bot restarted)
+// is reported, with how long people had, and its card says so.
+func TestExpiryAfterRestartSaysWhyNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{Expiry: time.Hour}, nil)
+	later := func() time.Time { return time.Now().Add(2 * time.Hour) }
+	target, ref := askAndRestart(h, botOptions{gate: approvals.GateConfig{Expiry: time.Hour}, now: later})
+	// The new bot expires overdue requests as it starts.
+	h.eventually("the expiry note", h.has("t1", "Not run: `echo ran >> "+target+"` on local — expired: nobody decided within 1 hour."))
+	h.eventually("the card to show the expiry", h.has("t1", "Expired, not run"))
+	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
+		t.Errorf("an expired card still has buttons: %s", h.dump())
+	}
+	h.bot.sweepFollowUps(context.Background())
+	h.settled("t1")
+	if n := strings.Count(h.dump(), "Not run:"); n != 1 {
+		t.Errorf("the expiry was reported %d times; want once: %s", n, h.dump())
+	}
+	if n := runs(t, target); n != 0 {
+		t.Errorf("an expired command ran %d times", n)
+	}
+}
+
+// An agent's command approved after a restart: the turn resumes, runs it
+// once, and the model answers; no empty message appears.
+func TestAgentApprovalAfterRestartResumesTheTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "runs.txt")
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		toolCall("run_command", `{"target":"local","command":"echo ran >> `+target+`"}`),
+		text("Appended the line."),
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "append a line please")
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	h.restart(botOptions{model: m})
+	h.click("bob", h.msg(ref), ref, ActionApprove)
+	h.eventually("the model's answer after the run", h.has("t1", "Appended the line."))
+	h.settled("t1")
+	if n := runs(t, target); n != 1 {
+		t.Errorf("the approved command ran %d times; want once", n)
+	}
+	h.noEmptyMessages("t1")
+}
+
+// An agent's command denied after a restart is reported in the thread.
+func TestAgentDenialAfterRestartSaysWhyNotRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "runs.txt")
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		toolCall("run_command", `{"target":"local","command":"echo ran >> `+target+`"}`),
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "append a line please")
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	h.restart(botOptions{model: m})
+	h.click("bob", h.msg(ref), ref, ActionDeny)
+	h.eventually("the refusal", h.has("t1", "denied by @bob"))
+	if n := runs(t, target); n != 0 {
+		t.Errorf("a denied command ran %d times", n)
+	}
+	h.noEmptyMessages("t1")
+}
+
+// The follow-up of a request is on disk before its card is posted.
+func TestFollowUpIsRecordedBeforeTheCard(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run --timeout 90s local touch /nonexistent/x")
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	pending, err := h.st.PendingApprovals(context.Background())
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending approvals: %v %v", pending, err)
+	}
+	f, ok, err := h.st.FollowUpFor(context.Background(), pending[0].ID)
+	if err != nil || !ok {
+		t.Fatalf("no follow-up recorded: %v", err)
+	}
+	want := store.FollowUp{Kind: store.FollowUpRun, Target: "local", Hosts: []string{"local"}, Command: "touch /nonexistent/x", Timeout: 90 * time.Second}
+	if f.Kind != want.Kind || f.Target != want.Target || strings.Join(f.Hosts, ",") != "local" || f.Command != want.Command || f.Timeout != want.Timeout || f.Background {
+		t.Errorf("follow-up = %+v", f)
+	}
+}
+
+// toolCall is a model step that asks for one tool.
+func toolCall(name, input string) func(context.Context, agent.Request, func(agent.StreamEvent) bool) {
+	return func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+		if !yield(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{Type: agent.BlockToolUse, ID: "call-" + name, Name: name, Input: []byte(input)}}) {
+			return
+		}
+		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
+	}
+}
+
+// An approval claimed whose follow-up a crash left open did not run (the
+// claim marks the follow-up done before running): the thread is told.
+func TestClaimCutByACrashIsReported(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target, _ := askAndRestart(h, botOptions{})
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending", len(pending))
+	}
+	id := pending[0].ID
+	// The old process decided and claimed it, then died.
+	if _, _, err := h.st.DecideApproval(context.Background(), id, store.ApprovalApproved, "web:bob"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.st.ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	h.restart(botOptions{})
+	h.eventually("the report", h.has("t1", "approved by @bob, but opsbot restarted just before it ran; ask again."))
+	h.settled("t1")
+	if n := runs(t, target); n != 0 {
+		t.Errorf("ran %d times", n)
+	}
+}

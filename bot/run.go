@@ -1,0 +1,249 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// runUsage answers a `run` the bot cannot read.
+const runUsage = "Usage: `run [--timeout 5m] [--bg] <target> <command>`, e.g. `run web-1 df -h`, `run --timeout 10m group:web apt-get update` or `run --bg db-1 pg_dump app`."
+
+// maxRunTimeout bounds `run --timeout`: longer work is a background job.
+const maxRunTimeout = 24 * time.Hour
+
+// runSpec is one chat `run`: what to run where, and how.
+type runSpec struct {
+	Target     string
+	Command    string
+	Timeout    time.Duration // 0: the configured default
+	Background bool          // a job, listed by `jobs`
+}
+
+// parseRun reads `[--timeout D] [--bg] <target> <command>`; problem is
+// the answer to show when it cannot.
+func parseRun(args string) (s runSpec, problem string) {
+	for {
+		w, rest := firstWord(args)
+		switch {
+		case w == "--bg" || w == "--background":
+			s.Background, args = true, rest
+			continue
+		case w == "--timeout" || strings.HasPrefix(w, "--timeout="):
+			val, after := strings.TrimPrefix(w, "--timeout="), rest
+			if w == "--timeout" {
+				val, after = firstWord(rest)
+			}
+			d, err := time.ParseDuration(val)
+			if err != nil || d <= 0 || d > maxRunTimeout {
+				return s, fmt.Sprintf("`--timeout` wants a duration like 90s, 5m or 2h (at most 24h), not %q. %s", val, runUsage)
+			}
+			s.Timeout, args = d, after
+			continue
+		case strings.HasPrefix(w, "--"):
+			return s, fmt.Sprintf("`run` has no option %s. %s", w, runUsage)
+		}
+		break
+	}
+	s.Target, s.Command = firstWord(args)
+	if s.Target == "" || s.Command == "" {
+		return s, runUsage
+	}
+	return s, ""
+}
+
+// runCommand is `run`: through the policy and, when it says so, an
+// approval; the output streams into the thread, or a job starts.
+func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, args string) {
+	spec, problem := parseRun(args)
+	if problem != "" {
+		b.reply(ctx, ev, problem)
+		return
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = b.Config.WithDefaults().RunTimeout
+	}
+	r, done := b.renderer(ev, true)
+	defer done()
+	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
+	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
+	if err != nil {
+		b.closeRefused(ctx, ev, r, err)
+		return
+	}
+	b.refreshCards(ctx, ev)
+	b.execute(ctx, r, sess, hosts, spec)
+}
+
+// execute runs an authorized `run` and shows how it went, then closes r.
+func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+	if spec.Background {
+		b.startJobs(ctx, r, sess, hosts, spec)
+		return
+	}
+	r.Status(fmt.Sprintf("running `%s` on %s…", spec.Command, spec.Target), false)
+	// One message shows the output; past what it holds, its end: the
+	// newest lines are what a person looks for.
+	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
+	var mu sync.Mutex
+	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Timeout: spec.Timeout, Dir: sess.Cwd,
+		OnOutput: func(host string, _ bool, data []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			text := string(data)
+			if len(hosts) > 1 {
+				text = prefixLines(host, text)
+			}
+			if text != "" {
+				out.Write(text)
+				r.Replace(out.View())
+			}
+		}})
+	mu.Lock()
+	r.Replace(out.View())
+	mu.Unlock()
+	summary := summarize(spec.Command, spec.Target, results)
+	if ctx.Err() != nil {
+		// Not "context canceled": who stopped it, or the restart.
+		summary = fmt.Sprintf("⏹ `%s` on %s: %s", spec.Command, spec.Target, stopReason(ctx))
+	}
+	r.Status(summary, true)
+	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// stopReason says why ctx ended, for people.
+func stopReason(ctx context.Context) string {
+	var by stoppedBy
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &by):
+		return by.Error()
+	case errors.Is(cause, agent.ErrShutdown):
+		return "interrupted: opsbot restarted"
+	}
+	return "stopped"
+}
+
+// outputMargin is room in a message for the output's fences and its note.
+const outputMargin = 160
+
+// outputTail keeps the end of a command's output that fits one message,
+// and counts what it cut.
+type outputTail struct {
+	limit    int
+	tail     string
+	cutLines int // whole lines no longer kept
+	lines    int // lines seen
+}
+
+// Write adds output.
+func (o *outputTail) Write(s string) {
+	o.lines += strings.Count(s, "\n")
+	o.tail += s
+	if over := len(o.tail) - o.limit; over > 0 {
+		cut := over
+		// Start at a line: a partial first line reads as garbage.
+		if nl := strings.IndexByte(o.tail[cut:], '\n'); o.tail[cut-1] != '\n' && nl >= 0 && nl < len(o.tail)-cut-1 {
+			cut += nl + 1
+		}
+		for cut < len(o.tail) && !isRuneStart(o.tail[cut]) {
+			cut++
+		}
+		o.cutLines += strings.Count(o.tail[:cut], "\n")
+		o.tail = o.tail[cut:]
+	}
+}
+
+// View is the message: the output in a code block whose fence outlasts any
+// backticks in it, after a note when the beginning was cut.
+func (o *outputTail) View() string {
+	if o.tail == "" && o.cutLines == 0 {
+		return "_(no output)_"
+	}
+	var b strings.Builder
+	if o.cutLines > 0 {
+		shown := o.lines - o.cutLines
+		if !strings.HasSuffix(o.tail, "\n") {
+			shown++
+		}
+		fmt.Fprintf(&b, "_… the first %d lines are cut; the last %d follow._\n", o.cutLines, shown)
+	}
+	fence := strings.Repeat("`", max(3, longestRun(o.tail, '`')+1))
+	b.WriteString(fence + "\n" + o.tail)
+	if !strings.HasSuffix(o.tail, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence)
+	return b.String()
+}
+
+// startJobs starts one background job per host; `jobs` lists them and
+// each reports its end in the thread.
+func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+	var lines []string
+	for _, h := range hosts {
+		if b.Jobs == nil {
+			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
+			continue
+		}
+		job, err := b.Jobs.Start(sess, h, spec.Command)
+		if err != nil {
+			b.log().Error("start job", "host", h, "err", err)
+			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (opsbot is shutting down, or see the operator's log)", spec.Command, h))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))
+	}
+	r.Write(strings.Join(lines, "\n"))
+	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// prefixLines marks each line of a host's output with the host's name.
+func prefixLines(host, s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString(host + ": " + l)
+		}
+	}
+	return b.String()
+}
+
+func summarize(command, target string, results []agent.ExecResult) string {
+	if len(results) == 1 {
+		r := results[0]
+		if r.Err != nil {
+			return fmt.Sprintf("✗ `%s` on %s: %v", command, r.Host, r.Err)
+		}
+		mark := "✓"
+		if r.ExitCode != 0 || r.Killed {
+			mark = "✗"
+		}
+		return fmt.Sprintf("%s `%s` on %s: exit %d in %s", mark, command, r.Host, r.ExitCode, r.Duration.Round(time.Millisecond))
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil || r.ExitCode != 0 || r.Killed {
+			failed++
+		}
+	}
+	return fmt.Sprintf("`%s` on %s: %d hosts, %d failed", command, target, len(results), failed)
+}
+
+// followUpOf is what to record for a request the thread waits on: a chat
+// `run` when spec is set, else an agent's tool call.
+func followUpOf(sess agent.SessionInfo, p *agent.PendingApproval, spec *runSpec) store.FollowUp {
+	f := store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Requester: p.Requester, Command: p.Command}
+	if spec != nil {
+		f.Kind, f.Target, f.Hosts, f.Cwd = store.FollowUpRun, spec.Target, strings.Split(p.Target, ","), sess.Cwd
+		f.Timeout, f.Background = spec.Timeout, spec.Background
+	}
+	return f
+}
