@@ -139,6 +139,10 @@ type termConn struct {
 
 var _ connectors.Connector = (*termConn)(nil)
 
+// botQueuedNote is the bot's reply to a message that waits behind its
+// thread's running work (bot's queuedNote).
+const botQueuedNote = "queued: runs after the current answer"
+
 func newTermConn(term *console.Terminal, user string) *termConn {
 	return &termConn{term: term, user: user, shown: map[string]connectors.Message{}, done: make(chan struct{}, 64)}
 }
@@ -167,6 +171,15 @@ func (c *termConn) Post(ctx context.Context, channel, thread string, m connector
 	c.next++
 	ref := connectors.Ref{Platform: c.Name(), Channel: channel, Thread: thread, ID: strconv.Itoa(c.next)}
 	c.mu.Unlock()
+	if m.Text == botQueuedNote {
+		// The chat sends a line once the last one's answer is finished,
+		// which can be a moment before the bot's worker is idle: the line
+		// then queues for that moment. Nothing to say, nor to wait for.
+		c.mu.Lock()
+		c.shown[ref.ID] = m
+		c.mu.Unlock()
+		return ref, nil
+	}
 	if vote := voteButtons(m); vote != nil {
 		c.mu.Lock()
 		c.shown[ref.ID] = m
@@ -190,7 +203,7 @@ func (c *termConn) Finish(ctx context.Context, ref connectors.Ref) error {
 	c.mu.Lock()
 	m := c.shown[ref.ID]
 	c.mu.Unlock()
-	if voteButtons(m) != nil {
+	if voteButtons(m) != nil || m.Text == botQueuedNote {
 		return nil
 	}
 	c.term.EndAnswer()
