@@ -6,8 +6,14 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 COMMIT       ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
-# web chat's browser tests; curl and jq for the docs/WEB_API.md example the web tests run.
-TEST_DEBS    := openssh-server openssh-client chromium curl jq
+# web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
+# tests run; systemd-analyze for deploy/opsbot.service.
+TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd
+# helm for the chart's lint and template tests (deploy/helm_test.go), built
+# once from the Go module proxy into bin/ and reused.
+HELM_VERSION := v3.22.0
+HELM         := bin/helm-$(HELM_VERSION)
+export OPSBOT_HELM := $(CURDIR)/$(HELM)
 # Peers the fan-out benchmark measures against.
 BENCH_DEBS   := pssh ansible openssh-client openssh-server
 # `go test` must see gcc for go-sqlite3 (cgo).
@@ -24,11 +30,22 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/opsbot ./cmd/opsbot
 
 ## test: install what the tests need if missing, then every test under -race
-test: test-deps
+## (deploy/ builds the image's binary, runs systemd-analyze verify and
+## security on the unit, helm lint and helm template on the chart)
+# The image's binary is built first, on its own: cold (its own flags, so its
+# own cache) it may take longer than go test's default timeout on a busy
+# machine; the suite then finds it in the build cache.
+test: test-deps $(HELM)
+	$(GO) test -count=1 -timeout 60m -run '^TestImageBuildSettings$$' ./deploy/
 	$(GO) test -race -count=1 ./...
 
 test-deps:
 	@./deploy/install-debs.sh $(TEST_DEBS)
+
+# A pinned helm; the first build takes a few minutes.
+$(HELM):
+	GOBIN=$(CURDIR)/bin/.helm-build CGO_ENABLED=0 $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv bin/.helm-build/helm $@ && rmdir bin/.helm-build
 
 ## lint: gofmt, go vet, staticcheck (pinned)
 lint:

@@ -222,7 +222,9 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 		timeout = time.Minute
 	}
 	results := t.Guard.Exec.Exec(ctx, hosts, in.Command, ExecOptions{Timeout: timeout, Dir: call.Session.Cwd})
-	return formatResults(results)
+	res := formatResults(results)
+	res.Runs = runsOf(in.Command, results)
+	return res
 }
 
 // formatResults renders per-host outcomes for the model and a summary for

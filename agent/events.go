@@ -1,6 +1,9 @@
 package agent
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // TurnEventKind is the kind of an event a turn reports to its caller.
 type TurnEventKind int
@@ -33,8 +36,38 @@ type Event struct {
 	Summary  string
 	IsError  bool
 	Approval *PendingApproval
-	Usage    Usage
-	Err      error
+	// Runs are the commands a finished tool ran (ToolFinished), for
+	// people to see what ran where and how it ended.
+	Runs  []CommandRun
+	Usage Usage
+	Err   error
+}
+
+// CommandRun is one command a tool ran on one host.
+type CommandRun struct {
+	Host     string
+	Command  string
+	ExitCode int
+	Signal   string
+	Duration time.Duration
+	// Killed: by its deadline or a cancel. Err: it could not run at all.
+	Killed bool
+	Err    string
+	// Output is the end of what it printed (stdout, then stderr).
+	Output string
+}
+
+// runsOf describes what a command's results were, for people.
+func runsOf(command string, results []ExecResult) []CommandRun {
+	runs := make([]CommandRun, len(results))
+	for i, r := range results {
+		runs[i] = CommandRun{Host: r.Host, Command: command, ExitCode: r.ExitCode, Signal: r.Signal, Duration: r.Duration,
+			Killed: r.Killed, Output: tailOf(strings.TrimRight(r.Stdout+r.Stderr, "\n"), 2000)}
+		if r.Err != nil {
+			runs[i].Err = r.Err.Error()
+		}
+	}
+	return runs
 }
 
 // PendingApproval describes a command waiting for a decision, for the

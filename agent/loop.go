@@ -307,7 +307,7 @@ func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t.emit(Event{Kind: ToolFinished, Tool: c.Name, ToolID: c.ID, Summary: res.Summary, IsError: res.IsError})
+		t.emit(Event{Kind: ToolFinished, Tool: c.Name, ToolID: c.ID, Summary: res.Summary, IsError: res.IsError, Runs: res.Runs})
 		results.Content = append(results.Content, Block{Type: BlockToolResult, ToolUseID: c.ID, Content: res.Content, IsError: res.IsError})
 		if res.compact {
 			if _, err := a.History.Append(ctx, t.sess.ID, results); err != nil {
@@ -319,6 +319,14 @@ func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 	t.sinceTodo++
 	_, err := a.History.Append(ctx, t.sess.ID, results)
 	return err
+}
+
+// Settle answers the session's unanswered tool calls with why they did not
+// run (an approval denied or expired while the turn was cut by a restart),
+// so that the model reads it with the next message. It does nothing when
+// no call waits.
+func (a *Agent) Settle(ctx context.Context, sess SessionInfo, why string) {
+	a.settle(ctx, &turn{sess: sess}, why)
 }
 
 // settle gives every unanswered tool call a result saying it did not run,

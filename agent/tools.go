@@ -31,6 +31,8 @@ type ToolResult struct {
 	IsError bool
 	// Summary is one line for people watching ("exit 0 in 120ms").
 	Summary string
+	// Runs are the commands the tool ran, for people (Event.Runs).
+	Runs []CommandRun
 	// compact asks the loop to compact the history after this result.
 	compact bool
 }

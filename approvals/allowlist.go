@@ -35,16 +35,16 @@ func init() {
 		"read": checkRead, "printf": checkPrintf, "top": checkTop,
 		"date": checkDate, "hostname": checkHostname, "dmesg": checkDmesg, "sysctl": checkSysctl,
 		"ping": checkPing, "ping6": checkPing, "mtr": checkMtr, "ss": checkSs, "ip": checkIP,
-		"curl": checkCurl, "nc": checkNc, "ncat": checkNc, "openssl": checkOpenssl,
+		"curl": checkCurl, "nc": checkNc, "ncat": checkNcat, "openssl": checkOpenssl,
 		"journalctl": checkJournalctl, "systemctl": checkSystemctl, "service": checkService,
 		"crontab": checkCrontab, "iptables": checkIptables, "ip6tables": checkIptables, "ethtool": checkEthtool,
-		"mount": checkMount, "timedatectl": verbs(0, "status", "show", "list-timezones", "timesync-status", "show-timesync"),
-		"hostnamectl": verbs(0, "status"), "chronyc": checkChronyc,
-		"loginctl": verbs(0, "list-sessions", "list-users", "list-seats", "show-session", "show-user", "session-status", "user-status"),
-		"dpkg":     checkDpkg, "rpm": checkRpm, "apt": noConfig(verbs(0, "list", "show", "policy", "search", "depends", "rdepends")),
-		"apt-cache": noConfig(verbs(0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats")),
+		"mount": checkMount, "timedatectl": verbs(timedatectlSpec, 0, "status", "show", "list-timezones", "timesync-status", "show-timesync"),
+		"hostnamectl": verbs(hostnamectlSpec, 0, "status"), "chronyc": checkChronyc,
+		"loginctl": verbs(loginctlSpec, 0, "list-sessions", "list-users", "list-seats", "show-session", "show-user", "session-status", "user-status"),
+		"dpkg":     checkDpkg, "rpm": checkRpm, "apt": noConfig(verbs(aptSpec, 0, "list", "show", "policy", "search", "depends", "rdepends")),
+		"apt-cache": noConfig(verbs(aptSpec, 0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats")),
 		"git":       checkGit, "kubectl": checkKubectl, "helm": checkHelm, "docker": checkDocker, "podman": checkDocker,
-		"nginx": onlyOptions("t", "T", "v", "V"), "apachectl": checkApachectl, "apache2ctl": checkApachectl,
+		"nginx": onlyOptions(nginxSpec, "t", "T", "v", "V", "q"), "apachectl": checkApachectl, "apache2ctl": checkApachectl,
 		"redis-cli": checkRedis, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": checkGo,
 	}
 	for name, c := range checks {
@@ -62,9 +62,9 @@ func neverAllowlisted(name string) bool {
 // verbs allows a program whose first operand (after options taking no
 // value, skipping n) is one of the read-only subcommands, or absent when
 // the first verb listed is the default.
-func verbs(n int, allowed ...string) argCheck {
+func verbs(spec optSpec, n int, allowed ...string) argCheck {
 	return func(args []arg) (Action, string) {
-		p := optSpec{}.parse(args)
+		p := spec.parse(args)
 		if p.unknown != "" {
 			return Approve, p.unknown
 		}
@@ -80,9 +80,9 @@ func verbs(n int, allowed ...string) argCheck {
 }
 
 // onlyOptions allows a program used with these options only.
-func onlyOptions(allowed ...string) argCheck {
+func onlyOptions(spec optSpec, allowed ...string) argCheck {
 	return func(args []arg) (Action, string) {
-		p := optSpec{}.parse(args)
+		p := spec.parse(args)
 		if p.unknown != "" {
 			return Approve, p.unknown
 		}
@@ -129,7 +129,7 @@ func refuseOpts(p parsed, why string, names ...string) (Action, string) {
 // noConfig refuses apt's -o/-c, which can set hooks that run commands.
 func noConfig(next argCheck) argCheck {
 	return func(args []arg) (Action, string) {
-		if o := (optSpec{shortArg: "oc", longArg: []string{"option", "config-file"}}).parse(args).find("o", "c", "option", "config-file"); o != nil {
+		if o := aptSpec.parse(args).find("o", "c", "option", "config-file"); o != nil {
 			return Approve, o.String() + " sets configuration that can run commands"
 		}
 		return next(args)

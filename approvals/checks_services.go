@@ -2,17 +2,42 @@ package approvals
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
 
 // checkJournalctl refuses what deletes, rotates or writes journal data.
 func checkJournalctl(args []arg) (Action, string) {
-	p := optSpec{shortArg: "bnpuUtSIoDMFcg", longArg: []string{"boot", "lines", "priority", "unit", "user-unit", "identifier", "since", "until", "output", "directory", "file", "root", "image", "cursor", "after-cursor", "cursor-file", "grep", "field", "facility", "namespace", "output-fields", "vacuum-size", "vacuum-time", "vacuum-files", "machine"}}.parse(args)
+	p := journalctlSpec.parse(journalctlAttach(args))
 	return refuseOpts(p, "deletes, rotates or writes journal data",
 		"vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush", "sync", "relinquish-var", "smart-relinquish-var",
 		"setup-keys", "update-catalog", "cursor-file")
 }
+
+// journalctlAttach joins -b/--boot and -n/--lines with a separate value:
+// journalctl takes the next word as their optional value when it reads
+// as one (a boot offset or ID, a line count, "all"), not only an attached
+// one as getopt would.
+func journalctlAttach(args []arg) []arg {
+	out := make([]arg, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if i+1 < len(args) && a.static() && args[i+1].static() && slices.Contains([]string{"-b", "--boot", "-n", "--lines"}, a.val) && journalValue.MatchString(args[i+1].val) {
+			sep := ""
+			if strings.HasPrefix(a.val, "--") {
+				sep = "="
+			}
+			a = arg{src: a.src + " " + args[i+1].src, val: a.val + sep + args[i+1].val}
+			i++
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// journalValue is a boot offset or ID, or a line count.
+var journalValue = regexp.MustCompile(`^([+-]?[0-9]+|[0-9a-f]{32}([+-][0-9]+)?|all)$`)
 
 // systemctlReads are the systemctl verbs that only show state.
 var systemctlReads = []string{"status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets",
@@ -22,7 +47,7 @@ var systemctlReads = []string{"status", "show", "cat", "list-units", "list-unit-
 // checkSystemctl allows the verbs that show state; start, stop, restart,
 // enable, disable and every other verb change it.
 func checkSystemctl(args []arg) (Action, string) {
-	p := optSpec{shortArg: "tpPnoHMs", longArg: []string{"type", "property", "lines", "output", "host", "machine", "state", "signal", "kill-whom", "kill-value", "root", "job-mode", "what", "boot-loader-menu", "boot-loader-entry", "timestamp", "message", "image", "preset-mode"}}.parse(args)
+	p := systemctlSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -42,14 +67,22 @@ func checkService(args []arg) (Action, string) {
 		return Allow, ""
 	}
 	if len(args) == 2 && args[1].static() && args[1].val == "status" && args[0].static() {
+		// service runs /etc/init.d/NAME: a name with a slash, or . or .., is
+		// a path to any program (service ../../usr/sbin/useradd status).
+		if !serviceName.MatchString(args[0].val) {
+			return Approve, fmt.Sprintf("%q is not a service name (service runs /etc/init.d/NAME)", args[0].val)
+		}
 		return Allow, "status only shows state"
 	}
 	return Approve, "service with a verb other than status changes state"
 }
 
+// serviceName is a unit or init script name: no slash, not . or ...
+var serviceName = regexp.MustCompile(`^[A-Za-z0-9_@][A-Za-z0-9_@.:+-]*$`)
+
 // checkCrontab allows listing (-l) only.
 func checkCrontab(args []arg) (Action, string) {
-	p := optSpec{shortArg: "u"}.parse(args)
+	p := crontabSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -61,7 +94,7 @@ func checkCrontab(args []arg) (Action, string) {
 
 // checkIptables allows listing rules only.
 func checkIptables(args []arg) (Action, string) {
-	p := optSpec{shortArg: "tW", longArg: []string{"table", "wait"}}.parse(args)
+	p := iptablesSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -76,7 +109,7 @@ func checkIptables(args []arg) (Action, string) {
 
 // checkEthtool allows showing an interface and its settings.
 func checkEthtool(args []arg) (Action, string) {
-	p := optSpec{}.parse(args)
+	p := ethtoolSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -88,7 +121,7 @@ func checkEthtool(args []arg) (Action, string) {
 
 // checkMount allows listing mounts (no operands; -l, -t TYPE).
 func checkMount(args []arg) (Action, string) {
-	p := optSpec{shortArg: "t"}.parse(args)
+	p := mountSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -100,7 +133,7 @@ func checkMount(args []arg) (Action, string) {
 
 // checkDpkg allows the query options.
 func checkDpkg(args []arg) (Action, string) {
-	p := optSpec{}.parse(args)
+	p := dpkgSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -118,7 +151,7 @@ var rpmRefused = []string{"E", "D", "eval", "define", "undefine", "macros", "loa
 
 // checkRpm allows queries (-q…) and verification (-V), without macros.
 func checkRpm(args []arg) (Action, string) {
-	p := optSpec{shortArg: "EDf", longArg: []string{"eval", "define", "undefine", "macros", "load", "pipe", "rcfile", "dbpath", "root", "queryformat", "qf", "file", "whatprovides", "whatrequires"}}.parse(args)
+	p := rpmSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -139,7 +172,7 @@ func checkRpm(args []arg) (Action, string) {
 // checkChronyc allows one monitoring command given on the line; without
 // one chronyc reads commands from its input.
 func checkChronyc(args []arg) (Action, string) {
-	p := optSpec{shortArg: "hpf"}.parse(args)
+	p := chronycSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -180,7 +213,7 @@ var redisReads = []string{"ping", "info", "dbsize", "time", "lastsave", "role", 
 // checkRedis allows a read-only redis-cli command given on the line; the
 // subcommand of config/client/cluster must be a read (get, list, info).
 func checkRedis(args []arg) (Action, string) {
-	p := optSpec{shortArg: "hpsanuri", longArg: []string{"user", "pass", "tls", "cacert", "sni"}}.parse(args)
+	p := redisSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}

@@ -8,7 +8,7 @@ import (
 
 // checkDate: -s or an operand not starting with + sets the clock.
 func checkDate(args []arg) (Action, string) {
-	p := optSpec{shortArg: "dfrI", longArg: []string{"date", "file", "reference", "iso-8601", "rfc-3339", "set"}}.parse(args)
+	p := dateSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -25,7 +25,7 @@ func checkDate(args []arg) (Action, string) {
 
 // checkHostname: an operand or -F/-b sets the host name.
 func checkHostname(args []arg) (Action, string) {
-	p := optSpec{}.parse(args)
+	p := hostnameSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -40,13 +40,13 @@ func checkHostname(args []arg) (Action, string) {
 
 // checkDmesg: clearing the ring buffer or changing the console level.
 func checkDmesg(args []arg) (Action, string) {
-	p := optSpec{shortArg: "FfnslS", longArg: []string{"file", "facility", "console-level", "level", "since", "until", "time-format"}}.parse(args)
+	p := dmesgSpec.parse(args)
 	return refuseOpts(p, "changes the kernel log", "c", "C", "D", "E", "n", "read-clear", "clear", "console-off", "console-on", "console-level")
 }
 
 // checkSysctl: -w, -p, --system or NAME=VALUE write kernel parameters.
 func checkSysctl(args []arg) (Action, string) {
-	p := optSpec{shortArg: "pf", longArg: []string{"load", "pattern"}}.parse(args)
+	p := sysctlSpec.parse(args)
 	for _, o := range p.operands {
 		if strings.Contains(o.val, "=") {
 			return Approve, "sysctl NAME=VALUE writes a kernel parameter"
@@ -57,7 +57,7 @@ func checkSysctl(args []arg) (Action, string) {
 
 // checkPing requires a count so that it ends; flood and preload are out.
 func checkPing(args []arg) (Action, string) {
-	p := optSpec{shortArg: "cisIWwlmMpQtTF", longArg: nil}.parse(args)
+	p := pingSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -71,7 +71,7 @@ func checkPing(args []arg) (Action, string) {
 }
 
 func checkMtr(args []arg) (Action, string) {
-	p := optSpec{shortArg: "cfimnpsBGQTuZ"}.parse(args)
+	p := mtrSpec.parse(args)
 	if !p.has("r", "w", "report", "report-wide", "j", "json") {
 		return Approve, "mtr without --report is interactive"
 	}
@@ -80,50 +80,83 @@ func checkMtr(args []arg) (Action, string) {
 
 // checkSs: -K kills sockets, -D writes a file.
 func checkSs(args []arg) (Action, string) {
-	p := optSpec{shortArg: "fADF", longArg: []string{"family", "query", "socket", "diag", "filter"}}.parse(args)
+	p := ssSpec.parse(args)
 	return refuseOpts(p, "kills sockets or writes a file", "K", "D", "kill", "diag")
 }
 
-// ipObjects are the ip objects whose show/list/get verbs read state.
-var ipObjects = []string{"address", "addrlabel", "route", "link", "neighbour", "neighbor", "rule", "maddress", "netconf", "ntable", "tunnel", "tuntap", "vrf", "mroute", "monitor", "netns", "nexthop", "stats"}
+// ipSpec is ip's own options in the order ip.c tries them: a word is the
+// first option it is a prefix of (-b is -batch, never -brief).
+var ipSpec = optSpec{family: ipStyle, long: []string{"loops=", "family=", "4", "6", "0", "M", "B", "human", "human-readable", "iec",
+	"stats", "statistics", "details", "resolve", "oneline", "timestamp", "tshort", "Version", "force", "batch=", "brief", "json",
+	"pretty", "rcvbuf=", "color", "help", "netns=", "Numeric", "all", "echo"}}
 
-// checkIP allows `ip [opts] OBJECT [show|list|get …]`; objects and verbs
-// may be abbreviated as ip accepts them.
-func checkIP(args []arg) (Action, string) {
-	i := 0
-	for ; i < len(args) && args[i].static() && strings.HasPrefix(args[i].val, "-"); i++ {
-		switch strings.TrimLeft(args[i].val, "-") {
-		case "b", "batch", "force":
-			return Approve, "ip -batch runs commands from a file"
-		case "n", "netns", "f", "family", "rc", "rcvbuf", "l", "loops":
-			i++
+// ipObjects are ip's objects in the order ip.c matches an abbreviation
+// (ip m is maddress, ip mo monitor); read marks the ones whose show or
+// list verbs only read.
+var ipObjects = []struct {
+	name string
+	read bool
+}{{"address", true}, {"addrlabel", true}, {"maddress", true}, {"route", true}, {"rule", true}, {"neighbor", true},
+	{"neighbour", true}, {"ntable", true}, {"ntbl", true}, {"link", true}, {"l2tp", false}, {"fou", false}, {"ila", false},
+	{"macsec", false}, {"tunnel", true}, {"tunl", true}, {"tuntap", true}, {"tap", true}, {"token", false}, {"tcpmetrics", false},
+	{"tcp_metrics", false}, {"monitor", true}, {"xfrm", false}, {"mroute", true}, {"mrule", true}, {"netns", true},
+	{"netconf", true}, {"vrf", true}, {"sr", false}, {"nexthop", true}, {"mptcp", false}, {"ioam", false}, {"stats", true}, {"help", true}}
+
+// ipObject resolves an abbreviation as ip does: the first object in its
+// table that the word is a prefix of.
+func ipObject(word string) (string, bool) {
+	for _, o := range ipObjects {
+		if word != "" && strings.HasPrefix(o.name, word) {
+			return o.name, o.read
 		}
 	}
-	if i >= len(args) {
+	return "", false
+}
+
+// checkIP allows `ip [opts] OBJECT [show|list|get …]`, objects and
+// options abbreviated as ip resolves them.
+func checkIP(args []arg) (Action, string) {
+	p := ipSpec.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if o := p.find("batch", "force"); o != nil {
+		return Approve, "ip -" + o.name + " runs commands from a file or its input"
+	}
+	if len(p.operands) == 0 {
 		return Allow, ""
 	}
-	obj, verb := args[i], args[i+1:]
-	if !obj.static() || !slices.ContainsFunc(ipObjects, func(o string) bool { return strings.HasPrefix(o, obj.val) }) {
+	obj, verb := p.operands[0], p.operands[1:]
+	name, read := ipObject(obj.val)
+	if !obj.static() || !read {
 		return Approve, fmt.Sprintf("ip %s is not a read-only object", obj.show())
 	}
-	if len(verb) == 0 || (verb[0].static() && slices.Contains([]string{"show", "sh", "sho", "list", "lst", "ls", "get"}, verb[0].val)) {
-		if strings.HasPrefix("netns", obj.val) && len(verb) > 0 && verb[0].val == "exec" {
-			return Approve, "ip netns exec runs a command"
-		}
-		return Allow, "shows network state"
-	}
-	if strings.HasPrefix("monitor", obj.val) {
+	if name == "monitor" || name == "help" {
 		return Allow, "watches network events"
 	}
-	return Approve, fmt.Sprintf("ip %s %s changes network state", obj.val, verb[0].show())
+	// Only whole verbs (and sh, sho, ls): an abbreviation resolves in each
+	// object's own order, where "s" is "set" for link.
+	if len(verb) == 0 || (verb[0].static() && slices.Contains([]string{"show", "sh", "sho", "list", "lst", "ls"}, verb[0].val)) ||
+		(verb[0].static() && verb[0].val == "get" && slices.Contains([]string{"route", "neighbor", "neighbour"}, name)) {
+		return Allow, "shows network state"
+	}
+	return Approve, fmt.Sprintf("ip %s %s changes network state", name, verb[0].show())
 }
 
 // checkCurl allows GET-like requests that write nothing but standard
 // output.
 func checkCurl(args []arg) (Action, string) {
-	p := optSpec{shortArg: "ACEHKQTUXbcdDeFhmoruwxyYzP", longArg: []string{"user-agent", "header", "output", "request", "data", "data-raw", "data-binary", "data-urlencode", "form", "upload-file", "config", "cookie", "cookie-jar", "dump-header", "write-out", "max-time", "connect-timeout", "resolve", "cacert", "cert", "key", "proxy", "user", "referer", "range", "retry", "trace", "trace-ascii", "stderr", "output-dir", "libcurl", "json", "url"}}.parse(args)
+	p := curlSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
+	}
+	for _, u := range curlURLs(p) {
+		if why := curlScheme(u); why != "" {
+			return Approve, why
+		}
+	}
+	if o := p.find("proto", "proto-redir", "proto-default"); o != nil {
+		return Approve, fmt.Sprintf("curl %s enables other protocols", o)
 	}
 	if o := p.find("o", "output"); o != nil && !harmlessSink(o.value) && o.value != "-" {
 		return writeTo("curl -o", o.value)
@@ -140,16 +173,99 @@ func checkCurl(args []arg) (Action, string) {
 	return refuseOpts(p, "sends data, writes a file or reads a config the policy cannot see",
 		"d", "F", "T", "K", "O", "c", "data", "data-raw", "data-binary", "data-urlencode", "data-ascii", "form", "form-string",
 		"upload-file", "config", "remote-name", "remote-name-all", "cookie-jar", "trace", "trace-ascii", "stderr", "output-dir",
-		"libcurl", "json", "create-dirs", "remote-header-name", "ftp-create-dirs", "etag-save", "hsts", "alt-svc")
+		"libcurl", "json", "create-dirs", "remote-header-name", "ftp-create-dirs", "etag-save", "hsts", "alt-svc", "variable",
+		"unix-socket", "abstract-unix-socket", "netrc-file", "cookie", "trace-config", "upload-file", "quote", "mail-rcpt", "telnet-option")
+}
+
+// curlURLs are the URLs a curl command line fetches: its operands and
+// --url values.
+func curlURLs(p parsed) []string {
+	var urls []string
+	for _, o := range p.operands {
+		urls = append(urls, o.val)
+	}
+	for _, o := range p.opts {
+		if o.name == "url" {
+			urls = append(urls, o.value)
+		}
+	}
+	return urls
+}
+
+// curlGuess are the host prefixes from which curl guesses a scheme other
+// than http for a URL without one.
+var curlGuess = []string{"ftp.", "dict.", "ldap.", "imap.", "smtp.", "pop3."}
+
+// curlScheme refuses every scheme but http and https: gopher://, dict://
+// and telnet:// send raw bytes to any port, file:// reads local files.
+// A URL without a scheme is http unless curl guesses otherwise from the
+// host; a glob ({a,b} or [a-b]) could spell any scheme.
+func curlScheme(u string) string {
+	lower := strings.ToLower(u)
+	scheme, _, hasScheme := strings.Cut(lower, "://")
+	switch {
+	case hasScheme && scheme != "http" && scheme != "https":
+		return fmt.Sprintf("curl %s uses a scheme other than http and https", u)
+	case hasScheme:
+		return ""
+	case strings.ContainsAny(lower, "{[") || strings.Contains(lower, ":/"):
+		return fmt.Sprintf("curl %s does not say plainly which scheme it uses", u)
+	}
+	for _, g := range curlGuess {
+		if strings.HasPrefix(lower, g) {
+			return fmt.Sprintf("curl guesses a scheme other than http for %s", u)
+		}
+	}
+	return ""
+}
+
+// checkNcat allows Nmap ncat's port probes (-z) only: -o, --hex-dump and
+// --append-output write files even then.
+func checkNcat(args []arg) (Action, string) {
+	p := ncatSpec.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if !p.has("z", "zero-io") {
+		return Approve, "ncat without -z sends data"
+	}
+	return refuseOpts(p, "runs a command, listens or writes a file", "e", "c", "l", "k", "o", "x", "exec", "sh-exec", "lua-exec", "listen",
+		"keep-open", "output", "hex-dump", "append-output", "broker", "chat")
 }
 
 // checkNc allows port probes (-z) only.
 func checkNc(args []arg) (Action, string) {
-	p := optSpec{shortArg: "ceIiOpPqsTVwWxX", longArg: []string{"exec", "sh-exec", "lua-exec"}}.parse(args)
+	p := ncSpec.parse(args)
 	if !p.has("z") {
 		return Approve, "nc without -z sends data"
 	}
 	return refuseOpts(p, "runs a command or listens", "e", "c", "l", "exec", "sh-exec", "lua-exec", "listen")
+}
+
+// opensslReads are the read-only openssl subcommands and their options
+// that only read and print (OpenSSL's opt_next: -name, --name,
+// -name=value); -out, -keylogfile, -writerand and every other option
+// need approval.
+var opensslReads = map[string][]string{
+	"x509": {"in=", "inform=", "noout", "text", "dates", "startdate", "enddate", "subject", "issuer", "serial", "fingerprint", "sha1",
+		"sha256", "sha384", "sha512", "md5", "pubkey", "modulus", "email", "ocspid", "ocsp_uri", "hash", "subject_hash", "issuer_hash",
+		"subject_hash_old", "issuer_hash_old", "nameopt=", "certopt=", "dateopt=", "purpose", "checkend=", "checkhost=",
+		"checkemail=", "checkip=", "ext=", "alias", "nocert", "outform=", "help"},
+	"s_client": {"connect=", "host=", "port=", "servername=", "noservername", "showcerts", "verify=", "verify_return_error",
+		"verify_hostname=", "verify_email=", "verify_ip=", "CAfile=", "CApath=", "CAstore=", "no-CAfile", "no-CApath", "no-CAstore",
+		"brief", "state", "msg", "status", "tls1", "tls1_1", "tls1_2", "tls1_3", "no_tls1", "no_tls1_1", "no_tls1_2", "no_tls1_3",
+		"dtls", "dtls1", "dtls1_2", "cipher=", "ciphersuites=", "alpn=", "starttls=", "xmpphost=", "name=", "quiet", "crlf",
+		"ign_eof", "no_ign_eof", "4", "6", "sigalgs=", "curves=", "groups=", "prexit", "ct", "noct", "ctlogfile=", "help", "timeout",
+		"nbio", "debug", "tlsextdebug", "security_debug", "security_debug_verbose", "reconnect", "no_ticket", "legacy_server_connect",
+		"auth_level=", "x509_strict", "partial_chain", "crl_check", "crl_check_all", "verify_depth=", "tls1_3", "enable_pha"},
+	"verify": {"CAfile=", "CApath=", "CAstore=", "no-CAfile", "no-CApath", "no-CAstore", "untrusted=", "trusted=", "purpose=",
+		"verbose", "show_chain", "crl_check", "crl_check_all", "CRLfile=", "partial_chain", "x509_strict", "verify_hostname=",
+		"verify_email=", "verify_ip=", "attime=", "issuer_checks", "verify_depth=", "auth_level=", "policy_check", "help"},
+	"req":       {"in=", "inform=", "noout", "text", "verify", "subject", "pubkey", "modulus", "nameopt=", "reqopt=", "verbose", "help"},
+	"crl":       {"in=", "inform=", "noout", "text", "hash", "hash_old", "issuer", "lastupdate", "nextupdate", "fingerprint", "crlnumber", "CAfile=", "CApath=", "nameopt=", "verify", "help"},
+	"ciphers":   {"v", "V", "s", "stdname", "tls1", "tls1_1", "tls1_2", "tls1_3", "psk", "srp", "ciphersuites=", "convert=", "help"},
+	"version":   {"a", "b", "d", "e", "f", "o", "p", "r", "v", "c", "m", "help"},
+	"asn1parse": {"in=", "inform=", "offset=", "length=", "i", "dump", "dlimit=", "strparse=", "noout", "item=", "help"},
 }
 
 // checkOpenssl allows inspecting certificates and connections.
@@ -157,16 +273,12 @@ func checkOpenssl(args []arg) (Action, string) {
 	if len(args) == 0 || !args[0].static() {
 		return Approve, "openssl without a known subcommand"
 	}
-	if !slices.Contains([]string{"x509", "s_client", "version", "verify", "crl", "req", "ciphers", "asn1parse"}, args[0].val) {
+	opts, ok := opensslReads[args[0].val]
+	if !ok {
 		return Approve, "openssl " + args[0].val + " is not a read-only subcommand"
 	}
-	for _, a := range args[1:] {
-		if !a.static() {
-			return Approve, fmt.Sprintf("the argument %s is computed at run time", a.src)
-		}
-		if slices.Contains([]string{"-out", "-keyout", "-new", "-newkey", "-signkey", "-CAcreateserial", "-sess_out", "-msgfile", "-keylogfile", "-writerand", "-trace"}, a.val) {
-			return Approve, "openssl " + a.val + " writes a file"
-		}
+	if p := (optSpec{family: openssl, long: opts}).parse(args[1:]); p.unknown != "" {
+		return Approve, "openssl " + args[0].val + ": " + p.unknown
 	}
 	return Allow, ""
 }

@@ -8,7 +8,7 @@ import (
 // checkSort: -o/--output writes a file and --compress-program runs one;
 // GNU accepts any unambiguous abbreviation (--out, --compress-prog).
 func checkSort(args []arg) (Action, string) {
-	p := optSpec{shortArg: "ktoST", longArg: []string{"key", "field-separator", "output", "buffer-size", "temporary-directory", "compress-program", "parallel", "batch-size", "files0-from", "sort", "random-source"}}.parse(args)
+	p := sortSpec.parse(args)
 	if p.has("compress-program") {
 		return Approve, "sort --compress-program runs a program"
 	}
@@ -20,7 +20,7 @@ func checkSort(args []arg) (Action, string) {
 
 // checkXxd: a second operand is an output file.
 func checkXxd(args []arg) (Action, string) {
-	p := optSpec{shortArg: "cglosn", longArg: []string{"cols", "groupsize", "len", "offset", "seek", "name"}}.parse(args)
+	p := xxdSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -63,21 +63,40 @@ func checkTar(args []arg) (Action, string) {
 		}
 		words = append([]arg{{src: "-" + first, val: "-" + first}}, args[1:]...)
 	}
-	p := optSpec{shortArg: "fCTXbFgHIKLNVM", longArg: []string{"file", "directory", "files-from", "exclude-from", "to-command", "use-compress-program", "info-script", "new-volume-script", "checkpoint-action", "blocking-factor", "format", "newer", "label", "index-file", "rsh-command", "owner", "group", "mode", "transform", "exclude"}}.parse(words)
+	p := tarSpec.parse(words)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
 	if !p.has("t", "list") {
 		return Approve, "tar writes files unless it only lists (-t)"
 	}
-	return refuseOpts(p, "runs a program or writes files", "c", "x", "r", "u", "A", "d", "I", "F", "create", "extract", "get", "append", "update", "catenate", "concatenate", "delete", "diff", "compare",
-		"to-command", "use-compress-program", "info-script", "new-volume-script", "checkpoint-action", "rsh-command", "index-file", "remove-files")
+	// List mode still writes with --volno-file, -g, --index-file and
+	// runs programs with -I, -F, --to-command, --checkpoint-action: only
+	// the options that read and print are allowed.
+	if bad, ok := p.onlyOpts(tarListOpts...); !ok {
+		return Approve, "tar " + bad + " can run a program or write a file, even when listing"
+	}
+	if o := p.find("f", "file"); o != nil && strings.Contains(o.value, ":") && !p.has("force-local") {
+		return Approve, "tar -f HOST:FILE runs a remote shell to reach the archive"
+	}
+	return Allow, "lists the archive"
 }
+
+// tarListOpts are the tar options that only choose what to list and how.
+var tarListOpts = []string{"t", "list", "f", "file", "v", "verbose", "z", "gzip", "gunzip", "ungzip", "j", "bzip2", "J", "xz", "lzma",
+	"lzip", "lzop", "zstd", "Z", "compress", "uncompress", "a", "auto-compress", "no-auto-compress", "C", "directory", "wildcards",
+	"no-wildcards", "wildcards-match-slash", "no-wildcards-match-slash", "anchored", "no-anchored", "ignore-case", "no-ignore-case",
+	"exclude", "X", "exclude-from", "T", "files-from", "null", "no-null", "numeric-owner", "full-time", "utc", "quoting-style",
+	"quote-chars", "no-quote-chars", "show-stored-names", "show-transformed-names", "show-omitted-dirs", "show-defaults",
+	"R", "block-number", "i", "ignore-zeros", "occurrence", "strip-components", "transform", "xform", "no-recursion", "recursion",
+	"warning", "H", "format", "b", "blocking-factor", "B", "read-full-records", "record-size", "force-local", "unquote", "no-unquote",
+	"verbatim-files-from", "no-verbatim-files-from", "O", "to-stdout", "acls", "no-acls", "xattrs", "no-xattrs", "selinux", "no-selinux",
+	"seek", "no-seek", "sparse", "totals", "check-links", "starting-file", "K", "newer-mtime", "N", "newer", "after-date", "help", "usage", "version", "restrict"}
 
 // checkRead refuses reading into an array element, whose subscript bash
 // evaluates as arithmetic.
 func checkRead(args []arg) (Action, string) {
-	p := optSpec{shortArg: "adinNptu"}.parse(args)
+	p := readSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -104,7 +123,7 @@ func checkPrintf(args []arg) (Action, string) {
 // checkTop allows batch mode only; interactive top takes keystrokes that
 // kill and renice.
 func checkTop(args []arg) (Action, string) {
-	p := optSpec{shortArg: "dnpuUowEeO"}.parse(args)
+	p := topSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -114,23 +133,23 @@ func checkTop(args []arg) (Action, string) {
 	return Allow, "batch mode"
 }
 
-var checkUniq = maxOperands(optSpec{shortArg: "fsw", longArg: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}, 1, "uniq writes its second operand")
+var checkUniq = maxOperands(uniqSpec, 1, "uniq writes its second operand")
 
 // checkTree: -o writes the listing to a file, -R with -H writes HTML files.
 func checkTree(args []arg) (Action, string) {
-	p := optSpec{shortArg: "LPIoHT", longArg: []string{"filelimit", "timefmt", "sort", "fromfile", "charset"}}.parse(args)
+	p := treeSpec.parse(args)
 	return refuseOpts(p, "writes files", "o", "R")
 }
 
 // checkFile: -C compiles a magic file into the working directory.
 func checkFile(args []arg) (Action, string) {
-	p := optSpec{shortArg: "mfFeP", longArg: []string{"magic-file", "files-from", "separator", "exclude", "parameter"}}.parse(args)
+	p := fileSpec.parse(args)
 	return refuseOpts(p, "writes a compiled magic file", "C", "compile")
 }
 
 // checkLastlog: --clear and --set change the records.
 func checkLastlog(args []arg) (Action, string) {
-	p := optSpec{shortArg: "bturR", longArg: []string{"before", "time", "user", "root"}}.parse(args)
+	p := lastlogSpec.parse(args)
 	return refuseOpts(p, "changes the lastlog records", "C", "S", "clear", "set")
 }
 

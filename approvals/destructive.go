@@ -40,7 +40,7 @@ func destructive(prog string, args []arg) string {
 
 // rmRoot refuses recursive removal of / , a top-level directory or home.
 func rmRoot(args []arg) string {
-	p := optSpec{}.parse(args)
+	p := optSpec{lenient: true}.parse(args)
 	if p.has("no-preserve-root") {
 		return "rm --no-preserve-root"
 	}
@@ -51,7 +51,7 @@ func rmRoot(args []arg) string {
 }
 
 func recursive(args []arg, names ...string) bool {
-	return optSpec{}.parse(args).has(names...)
+	return optSpec{lenient: true}.parse(args).has(names...)
 }
 
 // touchesRoot reports whether an operand is /, a top-level directory or

@@ -26,7 +26,7 @@ import (
 func bashReading(line string) (body string, ok bool, err error) {
 	script := "shopt -s extdebug\ntrap '[[ $BASH_COMMAND == \"declare -f opsbot_parsed\" ]]' DEBUG\n" +
 		"opsbot_parsed() {\n" + line + "\n}\ndeclare -f opsbot_parsed\n"
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a guard, not a wait
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a guard against a hung process, not a wait
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-c", script)
 	cmd.Env = []string{"PATH=/nonexistent", "LC_ALL=C.UTF-8"}

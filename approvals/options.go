@@ -6,25 +6,81 @@ import (
 	"strings"
 )
 
-// optSpec describes a program's command-line options in the GNU style:
-// bundled short options (-rno FILE), long options with "=" or a separate
-// value, and unambiguous abbreviations of long options (--out for
-// --output).
+// optFamily is the option parser a tool is built with. Each family is
+// written once, after the parser's own rules, because how a word is read
+// decides which word is the subcommand, the file or the program:
+// `systemctl --reboot-argument status restart nginx` restarts nginx, as
+// --reboot-argument takes "status" as its value.
+type optFamily int
+
+const (
+	// getoptLong is GNU getopt_long: bundled short options (-rno FILE), a
+	// value attached or in the next word, optional values only attached
+	// (-e, -eEOF; --opt=value), long options abbreviated to any unique
+	// prefix (--out for --output), options and operands mixed unless the
+	// spec stops at the first operand.
+	getoptLong optFamily = iota
+	// pflag is spf13/pflag under cobra (kubectl, docker, helm): --name
+	// value, --name=value, -n value, -nvalue, -n=value; no abbreviations;
+	// boolean flags take a value only after "=".
+	pflag
+	// openssl is OpenSSL's opt_next: single-dash long names, also written
+	// --name, a value in the next word or after "=" (-out=FILE), exact
+	// names only, options end at the first operand.
+	openssl
+	// ipStyle is iproute2's matches(): -name or --name abbreviated to any
+	// prefix, the first option in the tool's own order that the word is a
+	// prefix of wins (ip -b is -batch); options end at the first operand.
+	ipStyle
+	// wholeWord is a hand-written loop comparing each word with the
+	// option names as written, dashes included (redis-cli): no bundles,
+	// no abbreviations, no "=" forms; options end at the first operand.
+	wholeWord
+)
+
+// optSpec is every option a tool accepts, in its parser's family. An
+// option not in the spec is not guessed at: the command needs approval.
 type optSpec struct {
-	// shortArg lists the short options that take a value.
-	shortArg string
-	// longArg lists the long options that take a value.
-	longArg []string
+	family optFamily
+	// short is a getopt option string: "x" takes no value, "x:" a value,
+	// "x::" an optional value that can only be attached (-xVALUE).
+	short string
+	// long lists the long options: "name" takes no value, "name=" a
+	// value, "name=?" an optional value given only as --name=value. For
+	// openssl and ipStyle they are the single-dash names, and for ipStyle
+	// their order is the tool's.
+	long []string
 	// stopAtOperand ends option parsing at the first operand, as for
 	// wrappers, whose operands are the command they run.
 	stopAtOperand bool
+	// exact turns off getopt_long's abbreviations (git's own options).
+	exact bool
+	// lenient reads an option the spec does not list as a flag without a
+	// value, known by the name as written; find then matches it as an
+	// abbreviation of any longer name. Only for finding dangerous options
+	// (the deny rules, git's read-only subcommands with their hundreds of
+	// log and diff options), never to decide which word is a subcommand.
+	lenient bool
 }
 
-// opt is one option found on a command line.
+// valueKind is whether an option takes a value.
+type valueKind int
+
+const (
+	noValue valueKind = iota
+	needsValue
+	optionalValue // attached only
+)
+
+// opt is one option found on a command line, named as the spec names it
+// (an abbreviation is resolved to the full name).
 type opt struct {
-	name  string // a letter for a short option, the name after "--" for a long one
+	name  string // a letter for a short option, the full name of a long one
 	long  bool
 	value string
+	// guessed marks an option a lenient spec does not know: its name is
+	// as written, possibly an abbreviation.
+	guessed bool
 }
 
 // parsed is a command line split into options and operands.
@@ -33,17 +89,16 @@ type parsed struct {
 	operands []arg
 	// rest holds the words after the first operand when stopAtOperand.
 	rest []arg
-	// unknown says why some word could not be read now: a variable,
-	// substitution or glob that could stand for an option.
+	// unknown says why the line could not be read exactly: an option the
+	// spec does not know, a value missing, or a word computed at run time
+	// that could stand for an option. Callers approve when it is set.
 	unknown string
 }
 
-// parse reads args (without the program name). A value taken by an
-// option that itself looks like an option is also read as an option, so
-// a wrong guess about which options take values errs on the strict side.
+// parse reads args (without the program name) in the spec's family.
 func (s optSpec) parse(args []arg) parsed {
 	var p parsed
-	for i := 0; i < len(args); i++ {
+	for i := 0; i < len(args) && (p.unknown == "" || s.lenient); i++ {
 		a := args[i]
 		switch {
 		case a.mayBeOption() && !a.static():
@@ -51,6 +106,11 @@ func (s optSpec) parse(args []arg) parsed {
 		case !a.static() || a.val == "-" || !strings.HasPrefix(a.val, "-"):
 			if s.stopAtOperand {
 				p.rest = args[i:]
+				return p
+			}
+			if s.family == openssl || s.family == ipStyle || s.family == wholeWord {
+				p.operands = append(p.operands, args[i:]...)
+				p.noteUnknown(args[i+1:])
 				return p
 			}
 			p.operands = append(p.operands, a)
@@ -61,13 +121,43 @@ func (s optSpec) parse(args []arg) parsed {
 				p.rest, p.operands = p.operands, nil
 			}
 			return p
-		case strings.HasPrefix(a.val, "--"):
-			i = s.long(&p, args, i)
 		default:
-			i = s.short(&p, args, i)
+			i = s.option(&p, args, i)
 		}
 	}
 	return p
+}
+
+// parseWrapper parses a wrapper's options strictly; when that stops at
+// an option the spec does not know, the command after it is still found,
+// reading unknown options as flags, so that what the wrapper runs is
+// classified too (a deny inside stays a deny). p.unknown stays set.
+func (s optSpec) parseWrapper(args []arg) parsed {
+	p := s.parse(args)
+	if p.unknown != "" && s.stopAtOperand {
+		guess := s
+		guess.lenient = true
+		p.rest = guess.parse(args).rest
+	}
+	return p
+}
+
+// option reads the option word at args[i] and returns the index of the
+// last word it used.
+func (s optSpec) option(p *parsed, args []arg, i int) int {
+	v := args[i].val
+	switch s.family {
+	case openssl:
+		return s.opensslOpt(p, args, i)
+	case ipStyle:
+		return s.ipOpt(p, args, i)
+	case wholeWord:
+		return s.wholeWordOpt(p, args, i)
+	}
+	if strings.HasPrefix(v, "--") {
+		return s.longOpt(p, args, i)
+	}
+	return s.shortOpts(p, args, i)
 }
 
 func (p *parsed) noteUnknown(args []arg) {
@@ -85,60 +175,199 @@ func (a arg) kindOr(s string) string {
 	return s
 }
 
-// long reads --name, --name=value or --name value at args[i].
-func (s optSpec) long(p *parsed, args []arg, i int) int {
-	name, value, eq := strings.Cut(args[i].val[2:], "=")
-	o := opt{name: name, long: true, value: value}
-	if !eq && s.takesLong(name) && i+1 < len(args) {
-		i++
-		o.value = s.value(p, args[i])
+// lookupLong finds a long option: the exact name, or for getopt_long
+// the one option the name is a prefix of.
+func (s optSpec) lookupLong(name string) (full string, kind valueKind, why string) {
+	var hits []string
+	for _, l := range s.long {
+		n, k := splitLong(l)
+		if n == name {
+			return n, k, ""
+		}
+		if s.family == getoptLong && !s.exact && name != "" && strings.HasPrefix(n, name) {
+			hits = append(hits, l)
+		}
 	}
-	p.opts = append(p.opts, o)
-	return i
+	switch len(hits) {
+	case 0:
+		return "", 0, "is not an option the policy knows for this program"
+	case 1:
+		n, k := splitLong(hits[0])
+		return n, k, ""
+	}
+	return "", 0, "is an ambiguous abbreviation"
 }
 
-// short reads a bundle of short options at args[i].
-func (s optSpec) short(p *parsed, args []arg, i int) int {
-	v := args[i].val
-	for j := 1; j < len(v); j++ {
-		o := opt{name: v[j : j+1]}
-		if strings.IndexByte(s.shortArg, v[j]) >= 0 {
-			o.value = v[j+1:]
-			if o.value == "" && i+1 < len(args) {
-				i++
-				o.value = s.value(p, args[i])
-			}
-			p.opts = append(p.opts, o)
+func splitLong(l string) (string, valueKind) {
+	if n, ok := strings.CutSuffix(l, "=?"); ok {
+		return n, optionalValue
+	}
+	if n, ok := strings.CutSuffix(l, "="); ok {
+		return n, needsValue
+	}
+	return l, noValue
+}
+
+// longOpt reads --name, --name=value or --name value.
+func (s optSpec) longOpt(p *parsed, args []arg, i int) int {
+	name, value, eq := strings.Cut(args[i].val[2:], "=")
+	full, kind, why := s.lookupLong(name)
+	switch {
+	case why != "" && s.lenient:
+		p.opts = append(p.opts, opt{name: name, long: true, value: value, guessed: true})
+		return i
+	case why != "":
+		p.unknown = fmt.Sprintf("--%s %s", name, why)
+		return i
+	case eq && kind == noValue && s.family != pflag:
+		p.unknown = fmt.Sprintf("--%s takes no value", full)
+		return i
+	case !eq && kind == needsValue:
+		if i+1 >= len(args) {
+			p.unknown = fmt.Sprintf("--%s needs a value", full)
 			return i
 		}
+		i++
+		value = p.valueWord(args[i])
+	}
+	p.opts = append(p.opts, opt{name: full, long: true, value: value})
+	return i
+}
+
+// shortKind is how the spec's short option c takes a value; ok is false
+// for a letter the spec does not know.
+func (s optSpec) shortKind(c byte) (valueKind, bool) {
+	i := strings.IndexByte(s.short, c)
+	if i < 0 || c == ':' {
+		return 0, false
+	}
+	switch {
+	case strings.HasPrefix(s.short[i+1:], "::"):
+		return optionalValue, true
+	case strings.HasPrefix(s.short[i+1:], ":"):
+		return needsValue, true
+	}
+	return noValue, true
+}
+
+// shortOpts reads a bundle of short options at args[i].
+func (s optSpec) shortOpts(p *parsed, args []arg, i int) int {
+	v := args[i].val
+	for j := 1; j < len(v); j++ {
+		kind, ok := s.shortKind(v[j])
+		if !ok && s.lenient {
+			p.opts = append(p.opts, opt{name: v[j : j+1], guessed: true})
+			continue
+		}
+		if !ok {
+			p.unknown = fmt.Sprintf("-%c is not an option the policy knows for this program", v[j])
+			return i
+		}
+		o := opt{name: v[j : j+1]}
+		if kind == noValue {
+			p.opts = append(p.opts, o)
+			continue
+		}
+		o.value = v[j+1:]
+		if s.family == pflag {
+			o.value = strings.TrimPrefix(o.value, "=")
+		}
+		if o.value == "" && kind == needsValue {
+			if i+1 >= len(args) {
+				p.unknown = fmt.Sprintf("-%s needs a value", o.name)
+				return i
+			}
+			i++
+			o.value = p.valueWord(args[i])
+		}
 		p.opts = append(p.opts, o)
+		return i
 	}
 	return i
 }
 
-// value takes a word as an option's value; one that looks like an option
-// is read as an option too.
-func (s optSpec) value(p *parsed, a arg) string {
+// opensslOpt reads -name, --name, -name=value or -name value.
+func (s optSpec) opensslOpt(p *parsed, args []arg, i int) int {
+	word := strings.TrimPrefix(args[i].val[1:], "-")
+	name, value, eq := strings.Cut(word, "=")
+	if name == "h" {
+		name = "help"
+	}
+	full, kind, why := s.lookupLong(name)
+	switch {
+	case why != "":
+		p.unknown = fmt.Sprintf("-%s %s", name, why)
+	case eq && kind == noValue:
+		p.unknown = fmt.Sprintf("-%s takes no value", full)
+	case !eq && kind != noValue && i+1 >= len(args):
+		p.unknown = fmt.Sprintf("-%s needs a value", full)
+	case !eq && kind != noValue:
+		i++
+		value = p.valueWord(args[i])
+	}
+	p.opts = append(p.opts, opt{name: full, long: true, value: value})
+	return i
+}
+
+// ipOpt reads an iproute2 option: the first in the spec's order that the
+// word (without its dashes) is a prefix of.
+func (s optSpec) ipOpt(p *parsed, args []arg, i int) int {
+	word := strings.TrimPrefix(args[i].val[1:], "-")
+	for _, l := range s.long {
+		n, kind := splitLong(l)
+		if word == "" || !strings.HasPrefix(n, word) {
+			continue
+		}
+		o := opt{name: n, long: true}
+		if kind != noValue {
+			if i+1 >= len(args) {
+				p.unknown = fmt.Sprintf("-%s needs a value", n)
+				return i
+			}
+			i++
+			o.value = p.valueWord(args[i])
+		}
+		p.opts = append(p.opts, o)
+		return i
+	}
+	p.unknown = fmt.Sprintf("%s is not an option the policy knows for this program", args[i].val)
+	return i
+}
+
+// wholeWordOpt reads an option named exactly as written.
+func (s optSpec) wholeWordOpt(p *parsed, args []arg, i int) int {
+	for _, l := range s.long {
+		n, kind := splitLong(l)
+		if n != args[i].val {
+			continue
+		}
+		o := opt{name: strings.TrimLeft(n, "-"), long: true}
+		if kind != noValue {
+			if i+1 >= len(args) {
+				p.unknown = fmt.Sprintf("%s needs a value", n)
+				return i
+			}
+			i++
+			o.value = p.valueWord(args[i])
+		}
+		p.opts = append(p.opts, o)
+		return i
+	}
+	p.unknown = fmt.Sprintf("%s is not an option the policy knows for this program", args[i].val)
+	return i
+}
+
+// valueWord takes a word as an option's value.
+func (p *parsed) valueWord(a arg) string {
 	if !a.static() {
 		p.noteUnknown([]arg{a})
 		return a.src
 	}
-	if strings.HasPrefix(a.val, "-") && len(a.val) > 1 {
-		inner := optSpec{shortArg: s.shortArg, longArg: s.longArg}.parse([]arg{a})
-		p.opts = append(p.opts, inner.opts...)
-	}
 	return a.val
 }
 
-// takesLong reports whether a long option, possibly abbreviated, takes a
-// value.
-func (s optSpec) takesLong(name string) bool {
-	return slices.ContainsFunc(s.longArg, func(full string) bool { return name != "" && strings.HasPrefix(full, name) })
-}
-
 // has reports whether any of the options is present: a single letter
-// names a short option, a longer name a long option, which matches any
-// abbreviation of it (GNU getopt_long accepts --out for --output).
+// names a short option, a longer name a long option by its full name.
 func (p parsed) has(names ...string) bool {
 	return p.find(names...) != nil
 }
@@ -156,10 +385,13 @@ func (p parsed) find(names ...string) *opt {
 }
 
 func matchOpt(o opt, n string) bool {
-	if len(n) == 1 {
-		return !o.long && o.name == n
+	switch {
+	case len(n) == 1 && !o.long:
+		return o.name == n
+	case o.guessed && o.long:
+		return len(n) > 1 && strings.HasPrefix(n, o.name)
 	}
-	return o.long && o.name != "" && strings.HasPrefix(n, o.name)
+	return o.long && o.name == n
 }
 
 // onlyOpts reports whether every option present is in the allowed set.

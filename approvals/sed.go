@@ -8,7 +8,7 @@ import (
 // checkSed allows sed that only prints: no -i, no script file, and a
 // script made of commands that cannot write files or run programs.
 func checkSed(args []arg) (Action, string) {
-	p := optSpec{shortArg: "efl", longArg: []string{"expression", "file", "line-length"}}.parse(args)
+	p := sedSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
@@ -30,7 +30,9 @@ func checkSed(args []arg) (Action, string) {
 		}
 		scripts = append(scripts, p.operands[0].val)
 	}
-	for _, s := range scripts {
+	// GNU sed joins -e scripts with newlines and reads the result as one
+	// script (-e 'a\' -e TEXT): each part and the whole must be safe.
+	for _, s := range append(scripts, strings.Join(scripts, "\n")) {
 		if why := sedUnsafe(s); why != "" {
 			return Approve, why
 		}
@@ -88,7 +90,7 @@ func (s *sedScanner) command() string {
 	case c == 's':
 		return s.substitute()
 	case c == 'y':
-		s.delimited(2)
+		s.delimited(2, 0)
 		return ""
 	case c == 'a' || c == 'i' || c == 'c':
 		s.toLineEnd() // GNU one-liner text runs to the end of the script line
@@ -121,7 +123,7 @@ func (s *sedScanner) address() bool {
 		if c == '\\' {
 			s.i++
 		}
-		s.delimited(1)
+		s.delimited(1, 1)
 		for s.peek() == 'I' || s.peek() == 'M' {
 			s.i++
 		}
@@ -129,23 +131,33 @@ func (s *sedScanner) address() bool {
 	return s.i > start
 }
 
-// delimited skips n delimited fields starting at the delimiter.
-func (s *sedScanner) delimited(n int) {
+// delimited skips n delimited fields starting at the delimiter; the
+// first regex fields are regular expressions, in which GNU sed reads a
+// bracket expression whole, the delimiter included (s/[/]/x/ is one s).
+func (s *sedScanner) delimited(n, regex int) {
 	d := s.peek()
 	s.i++
-	for ; n > 0 && s.i < len(s.src); s.i++ {
-		switch s.src[s.i] {
-		case '\\':
+	for field := 0; n > 0 && s.i < len(s.src); s.i++ {
+		switch c := s.src[s.i]; {
+		case c == '\\':
 			s.i++
-		case d:
+		case c == d:
 			n--
+			field++
+		case c == '[' && field < regex:
+			end := bracketEnd(s.src, s.i)
+			if end < 0 {
+				s.i = len(s.src)
+				return
+			}
+			s.i = end
 		}
 	}
 }
 
 // substitute reads s/re/repl/flags; the e and w flags run and write.
 func (s *sedScanner) substitute() string {
-	s.delimited(2)
+	s.delimited(2, 1)
 	for s.i < len(s.src) {
 		c := s.src[s.i]
 		switch {

@@ -24,20 +24,26 @@ type wrapSpec struct {
 
 // wrappers are the plain wrapper programs.
 var wrappers = map[string]wrapSpec{
-	"sudo": {opts: optSpec{shortArg: "ughpCDrtUTR", longArg: []string{"user", "group", "host", "prompt", "close-from", "chdir", "role", "type", "other-user", "command-timeout", "chroot"}},
-		refuse: map[string]string{"i": "sudo -i runs a login shell", "s": "sudo -s runs a shell", "e": "sudo -e edits files", "login": "sudo -i runs a login shell", "shell": "sudo -s runs a shell", "edit": "sudo -e edits files"}},
-	"doas":     {opts: optSpec{shortArg: "uC"}, refuse: map[string]string{"s": "doas -s runs a shell"}},
-	"env":      {opts: optSpec{shortArg: "uCS", longArg: []string{"unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal"}}, env: true, refuse: map[string]string{"S": "env -S splits a string into a command", "split-string": "env -S splits a string into a command"}},
-	"nice":     {opts: optSpec{shortArg: "n", longArg: []string{"adjustment"}}},
-	"nohup":    {},
-	"time":     {opts: optSpec{shortArg: "fo", longArg: []string{"format", "output"}}, refuse: map[string]string{"o": "time -o writes a file", "output": "time -o writes a file"}},
-	"timeout":  {opts: optSpec{shortArg: "sk", longArg: []string{"signal", "kill-after"}}, skip: 1},
-	"stdbuf":   {opts: optSpec{shortArg: "ioe", longArg: []string{"input", "output", "error"}}},
-	"ionice":   {opts: optSpec{shortArg: "cnpPu", longArg: []string{"class", "classdata", "pid", "pgid", "uid"}}, refuse: map[string]string{"p": "ionice -p changes another process", "P": "ionice -P changes other processes", "u": "ionice -u changes other processes", "pid": "ionice -p changes another process", "pgid": "ionice -P changes other processes", "uid": "ionice -u changes other processes"}},
-	"setsid":   {},
+	"sudo": {opts: optSpec{short: "Aa:BbC:c:D:Eeg:Hh::iKklnPp:R:r:SsT:t:U:u:Vv", long: []string{"askpass", "auth-type=", "background", "bell",
+		"close-from=", "login-class=", "chdir=", "preserve-env=?", "edit", "group=", "set-home", "help", "host=", "login", "remove-timestamp",
+		"reset-timestamp", "list", "non-interactive", "preserve-groups", "prompt=", "chroot=", "role=", "stdin", "shell", "type=",
+		"command-timeout=", "other-user=", "user=", "version", "validate"}},
+		refuse: map[string]string{"i": "sudo -i runs a login shell", "s": "sudo -s runs a shell", "e": "sudo -e edits files", "login": "sudo -i runs a login shell",
+			"shell": "sudo -s runs a shell", "edit": "sudo -e edits files", "E": "sudo -E passes the environment on", "preserve-env": "sudo --preserve-env passes the environment on",
+			"R": "sudo -R changes the root directory", "chroot": "sudo -R changes the root directory",
+			"A": "sudo -A runs an askpass program", "askpass": "sudo -A runs an askpass program"}},
+	"doas":     {opts: optSpec{short: "a:C:Lnsu:"}, refuse: map[string]string{"s": "doas -s runs a shell", "C": "doas -C reads a config file"}},
+	"env":      {opts: optSpec{short: "i0u:C:S:v", long: []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal=?", "default-signal=?", "ignore-signal=?", "list-signal-handling", "debug", "help", "version"}}, env: true, refuse: map[string]string{"S": "env -S splits a string into a command", "split-string": "env -S splits a string into a command"}},
+	"nice":     {opts: optSpec{short: "n:", long: []string{"adjustment=", "help", "version"}}},
+	"nohup":    {opts: optSpec{long: []string{"help", "version"}}},
+	"time":     {opts: optSpec{short: "af:o:pqvV", long: []string{"append", "format=", "output=", "portability", "quiet", "verbose", "help", "version"}}, refuse: map[string]string{"o": "time -o writes a file", "output": "time -o writes a file"}},
+	"timeout":  {opts: optSpec{short: "fk:ps:v", long: []string{"foreground", "kill-after=", "preserve-status", "signal=", "verbose", "help", "version"}}, skip: 1},
+	"stdbuf":   {opts: optSpec{short: "i:o:e:", long: []string{"input=", "output=", "error=", "help", "version"}}},
+	"ionice":   {opts: optSpec{short: "c:n:p:P:tu:hV", long: []string{"class=", "classdata=", "pid=", "pgid=", "ignore", "uid=", "help", "version"}}, refuse: map[string]string{"p": "ionice -p changes another process", "P": "ionice -P changes other processes", "u": "ionice -u changes other processes", "pid": "ionice -p changes another process", "pgid": "ionice -P changes other processes", "uid": "ionice -u changes other processes"}},
+	"setsid":   {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}},
 	"builtin":  {},
-	"unbuffer": {},
-	"chronic":  {},
+	"unbuffer": {opts: optSpec{short: "p"}},
+	"chronic":  {opts: optSpec{short: "ev"}},
 }
 
 // wrapperHandler classifies a wrapper and the command it runs.
@@ -45,7 +51,7 @@ func wrapperHandler(spec wrapSpec) handler {
 	return func(w *walker, c *Command, args []arg, sc scope) {
 		opts := spec.opts // a copy: handlers run concurrently
 		opts.stopAtOperand = true
-		p := opts.parse(args)
+		p := opts.parseWrapper(args)
 		for _, name := range slices.Sorted(maps.Keys(spec.refuse)) {
 			if p.has(name) {
 				c.add(Approve, spec.refuse[name])
@@ -99,8 +105,7 @@ func (w *walker) envAssignments(c *Command, args []arg) []arg {
 // xargs runs its command with words read from standard input appended,
 // or put in place of a replacement string.
 func (w *walker) xargs(c *Command, args []arg, sc scope) {
-	spec := optSpec{shortArg: "adEILlnPsei", longArg: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, stopAtOperand: true}
-	p := spec.parse(args)
+	p := xargsSpec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -132,8 +137,7 @@ func replaced(args []arg, repl string, input arg) []arg {
 
 // watch joins its operands and runs them with sh -c (or as argv with -x).
 func (w *walker) watch(c *Command, args []arg, sc scope) {
-	spec := optSpec{shortArg: "nq", longArg: []string{"interval", "differences", "equexit"}, stopAtOperand: true}
-	p := spec.parse(args)
+	p := watchSpec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -146,8 +150,8 @@ func (w *walker) watch(c *Command, args []arg, sc scope) {
 
 // ssh runs the words after the host as a command line on the remote host.
 func (w *walker) ssh(c *Command, args []arg, sc scope) {
-	spec := optSpec{shortArg: "BbcDEeFIiJLlmOopQRSWw", stopAtOperand: true}
-	p := spec.parse(args)
+	spec := optSpec{short: "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:PQ:R:S:TVw:W:XYy", stopAtOperand: true}
+	p := spec.parseWrapper(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -202,7 +206,7 @@ func (w *walker) joinedScript(c *Command, args, words []arg, sc scope, dialects 
 // commandBuiltin: command -v/-V only looks a name up; otherwise it runs
 // the command, skipping functions.
 func (w *walker) commandBuiltin(c *Command, args []arg, sc scope) {
-	p := optSpec{stopAtOperand: true}.parse(args)
+	p := optSpec{short: "pvV", stopAtOperand: true}.parse(args)
 	if p.has("v", "V") && p.unknown == "" {
 		c.add(Allow, "only looks a command up")
 		w.record(*c)
@@ -217,7 +221,7 @@ func (w *walker) commandBuiltin(c *Command, args []arg, sc scope) {
 // execBuiltin replaces the shell with its command; without one it only
 // applies redirections, which are judged on their own.
 func (w *walker) execBuiltin(c *Command, args []arg, sc scope) {
-	p := optSpec{shortArg: "a", stopAtOperand: true}.parse(args)
+	p := optSpec{short: "cla:", stopAtOperand: true}.parse(args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -226,8 +230,15 @@ func (w *walker) execBuiltin(c *Command, args []arg, sc scope) {
 
 // busybox runs the applet named by its first operand.
 func (w *walker) busybox(c *Command, args []arg, sc scope) {
-	if len(args) == 0 || (args[0].static() && strings.HasPrefix(args[0].val, "-")) {
+	if len(args) == 0 || (args[0].static() && slices.Contains([]string{"--list", "--list-full", "--help"}, args[0].val) && len(args) == 1) {
 		c.add(Allow, "lists its applets")
+		w.record(*c)
+		return
+	}
+	if args[0].static() && strings.HasPrefix(args[0].val, "-") {
+		// --install links every applet into a directory, shadowing ls, ps
+		// and sh for every later command.
+		c.add(Approve, fmt.Sprintf("busybox %s installs or runs something other than an applet", args[0].val))
 		w.record(*c)
 		return
 	}

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -151,15 +152,24 @@ func (h *harness) click(user string, m *fakeMsg, ref connectors.Ref, action stri
 	return ""
 }
 
-// eventually waits for cond, failing after a generous deadline.
+// eventually waits for cond, checking it at each change the bot makes to
+// the platform's messages. What the tests wait for (a command's effect, a
+// turn's record) always comes before the bot's last post, edit or finish
+// about it. The limit is a guard against a hang, not a pace.
 func (h *harness) eventually(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; thread: %s", what, h.dump())
+	limit := time.NewTimer(2 * time.Minute)
+	defer limit.Stop()
+	for {
+		changed := h.conn.changes() // before the check: no change slips between
+		if cond() {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-limit.C:
+			h.t.Fatalf("no %s after two minutes; thread: %s", what, h.dump())
+		}
 	}
 }
 
@@ -263,7 +273,7 @@ func TestApprovalExpiryDenies(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{Expiry: 300 * time.Millisecond}, nil)
 	target := filepath.Join(h.dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
-	h.eventually("the refusal", h.has("t1", "expired: nobody decided within"))
+	h.eventually("the refusal", h.has("t1", "not run: the approval request was expired: nobody decided within less than a second"))
 	h.eventually("the card to say it expired", h.has("t1", "expired at"))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("an expired request ran")
@@ -285,6 +295,14 @@ type model struct {
 	mu    sync.Mutex
 	steps []func(ctx context.Context, req agent.Request, yield func(agent.StreamEvent) bool)
 	n     int
+	reqs  []agent.Request
+}
+
+// requests are the requests the model was sent, in order.
+func (m *model) requests() []agent.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]agent.Request(nil), m.reqs...)
 }
 
 func (m *model) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
@@ -292,6 +310,7 @@ func (m *model) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.St
 		m.mu.Lock()
 		i := m.n
 		m.n++
+		m.reqs = append(m.reqs, req)
 		m.mu.Unlock()
 		if i >= len(m.steps) {
 			yield(agent.StreamEvent{Kind: agent.EventText, Text: "(no more script)"})
@@ -334,14 +353,16 @@ func TestQueueAndStop(t *testing.T) {
 	h.click("alice", first, ref, ActionStop)
 	h.eventually("the stop note", h.has("t1", "stopped by @alice"))
 	h.eventually("the queued message's answer", h.has("t1", "Second answer."))
-	msgs, _ := h.st.Messages(context.Background(), 1)
-	if len(msgs) != 2 {
-		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
-	}
+	// The second turn began before its answer showed; once no turn runs,
+	// it has ended, and its history is written.
 	h.eventually("both turns recorded", func() bool {
 		trail, _ := h.st.RunningTurns(context.Background())
 		return len(trail) == 0
 	})
+	msgs, _ := h.st.Messages(context.Background(), 1)
+	if len(msgs) != 2 {
+		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
+	}
 }
 
 func TestConcurrentThreadsStayApart(t *testing.T) {
@@ -436,7 +457,7 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
 	_, ref, _ := h.find("t1", "Approval needed")
 	h.say("alice", "t1", "stop")
-	h.eventually("the card to show the withdrawal", h.has("t1", "Denied by @alice"))
+	h.eventually("the card to show the withdrawal", h.has("t1", "Withdrawn by @alice"))
 	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Error("a withdrawn card still has buttons")
 	}
@@ -461,5 +482,70 @@ func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
 	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1}, "@bob")
 	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
 		t.Errorf("card text:\n%s", m.Text)
+	}
+}
+
+// Stop names who stopped; someone else's work may be stopped only by an
+// approver, and anyone else is told why not.
+func TestOnlyTheRequesterOrAnApproverMayStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	run, ref, _ := h.find("t1", "running `sleep 30`")
+	if said := h.click("mallory", run, ref, ActionStop); said != "Not stopped: only @alice, who asked for it, or an approver may stop it." {
+		t.Errorf("mallory was told %q", said)
+	}
+	h.say("mallory", "t1", "stop")
+	h.eventually("the refusal in the thread", h.has("t1", "Not stopped: only @alice"))
+	if said := h.click("bob", run, ref, ActionStop); said != "Stopped." {
+		t.Errorf("bob was told %q", said)
+	}
+	h.eventually("who stopped it", h.has("t1", "⏹ `sleep 30` on local: stopped by @bob"))
+	if strings.Contains(h.dump(), "context canceled") {
+		t.Errorf("the thread shows a Go error: %s", h.dump())
+	}
+}
+
+// The card says who may approve, and how many approvals it needs.
+func TestCardSaysWhoMayApprove(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local touch "+filepath.Join(h.dir, "x"))
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, _, _ := h.find("t1", "Approval needed")
+	fields := map[string]string{}
+	for _, f := range card.msg.Fields {
+		fields[f.Title] = f.Value
+	}
+	if fields["Who may approve"] != "@bob" || fields["Needs"] != "1 approval" {
+		t.Errorf("card fields: %+v", card.msg.Fields)
+	}
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending approvals", len(pending))
+	}
+	if shown := fmt.Sprint(card.msg.Text, card.msg.Context, card.msg.Fields); strings.Contains(shown, pending[0].ID) {
+		t.Errorf("the card shows the request's internal id: %s", shown)
+	}
+	if want := "expires " + approvals.FormatTime(pending[0].ExpiresAt); card.msg.Context != want {
+		t.Errorf("card footer %q, want %q", card.msg.Context, want)
+	}
+}
+
+// A failed model call shows that the answer failed and an id, not the
+// provider's Go error.
+func TestModelFailureIsNotShownAsAGoError(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+			yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New(`anthropic: POST "https://api.anthropic.com/v1/messages": 529 overloaded_error`)})
+		},
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "why is the disk full?")
+	h.eventually("the failure", h.has("t1", "⚠️ the answer failed (error id "))
+	if strings.Contains(h.dump(), "anthropic") {
+		t.Errorf("the thread shows the provider's error: %s", h.dump())
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 const helpText = "I investigate your hosts and answer here. Mention me with a question, or a command:\n" +
 	"• `run <target> <command>` — run a command (target: a host, `group:NAME`, or a comma list); risky ones wait for approval\n" +
+	"   `run --timeout 5m <target> <command>` — allow it longer than the default · `run --bg <target> <command>` — run it as a background job\n" +
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
@@ -102,7 +103,11 @@ func (b *Bot) showJob(ctx context.Context, ev connectors.Event, sess agent.Sessi
 	}
 	text := agent.FormatJob(j)
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
-		text = head + "\n```\n" + tail + "\n```"
+		// The kept tail can be longer than a message holds: its end
+		// shows, as with any output.
+		out := &outputTail{limit: max(b.maxText(ev)-len(head)-outputMargin, 200)}
+		out.Write(tail)
+		text = head + "\n" + out.View()
 	}
 	b.reply(ctx, ev, text)
 }
@@ -113,8 +118,13 @@ func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.Ses
 		b.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
 		return
 	}
-	if j, err := b.Store.Job(ctx, id); err != nil || j.SessionID != sess.ID {
+	j, err := b.Store.Job(ctx, id)
+	if err != nil || j.SessionID != sess.ID {
 		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
+		return
+	}
+	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
+		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only @%s, who started job %d, or an approver may cancel it.", j.Requester, id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {
@@ -141,7 +151,18 @@ func (b *Bot) internalError(ctx context.Context, ev connectors.Event, err error)
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	id := strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36)
+	id := errorID()
 	b.log().Error("internal error", "id", id, "err", err)
 	b.reply(ctx, ev, "Internal error (id "+id+"); the operator's log has the details.")
+}
+
+// errorID names one logged error for the person who saw it fail.
+func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 36) }
+
+// maxText is the most text one message holds on the event's platform.
+func (b *Bot) maxText(ev connectors.Event) int {
+	if c, _, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
+		return c.Limits().MaxText
+	}
+	return 3000
 }

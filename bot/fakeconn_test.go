@@ -26,6 +26,27 @@ type fakeConn struct {
 	window   []time.Time // edits in the last minute, workspace-wide
 	handler  connectors.Handler
 	finished map[string]bool
+	// changed is closed, and replaced, at every change to the messages.
+	changed chan struct{}
+}
+
+// changes returns a channel that is closed at the next change to the
+// platform's messages (a post, an edit, a finish): tests wait on it.
+func (f *fakeConn) changes() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return f.changed
+}
+
+// notify wakes whoever waits on changes; f.mu is held.
+func (f *fakeConn) notify() {
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
 }
 
 type fakeMsg struct {
@@ -71,6 +92,7 @@ func (f *fakeConn) Post(_ context.Context, channel, thread string, m connectors.
 	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
 	f.order = append(f.order, id)
 	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
+	f.notify()
 	return connectors.Ref{Platform: f.name, Channel: channel, Thread: thread, ID: id}, nil
 }
 
@@ -107,6 +129,7 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	msg.msg, msg.lastEdit = m, now
 	msg.history = append(msg.history, m.Text)
 	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID})
+	f.notify()
 	return nil
 }
 
@@ -114,6 +137,7 @@ func (f *fakeConn) Finish(_ context.Context, ref connectors.Ref) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.finished[ref.ID] = true
+	f.notify()
 	return nil
 }
 

@@ -92,9 +92,15 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 	}
 	switch {
 	case f.State != store.ApprovalApproved:
+		if f.Kind == store.FollowUpAgent && b.Agent != nil {
+			// The model reads the refusal with the next message.
+			b.Agent.Settle(ctx, sess, "not run: the approval request was "+decisionText(a))
+		}
 		b.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
-		b.Store.FinishFollowUp(ctx, id) // the waiter that used it said so
+		// Whoever claims an approval marks its follow-up done at once,
+		// before running; a claim left open was cut by a crash first.
+		b.notRun(ctx, ev, f, a, "opsbot restarted just before it ran; ask again")
 	case f.Kind == store.FollowUpRun:
 		b.runApproved(ctx, ev, sess, f, a)
 	case b.Agent == nil:
@@ -162,6 +168,8 @@ func decisionText(a store.Approval) string {
 		return "denied: its approval card could not be posted"
 	case a.State == store.ApprovalPending:
 		return "waiting for approval"
+	case a.State == store.ApprovalDenied && a.DecidedBy == a.Requester:
+		return "withdrawn by " + mention(a.DecidedBy)
 	}
 	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))
 }
@@ -169,6 +177,9 @@ func decisionText(a store.Approval) string {
 // humanDuration says a duration the way people do: "15 minutes",
 // "1 hour 30 minutes", "45 seconds".
 func humanDuration(d time.Duration) string {
+	if d < time.Second {
+		return "less than a second"
+	}
 	d = d.Round(time.Second)
 	unit := func(n int, what string) string {
 		if n == 1 {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,8 +109,8 @@ func TestApprovalAfterRestartRunsTheChatCommandOnce(t *testing.T) {
 			if n := runs(t, target); n != 1 {
 				t.Errorf("the approved command ran %d times; want once. Thread: %s", n, h.dump())
 			}
-			if _, _, ok := h.find("t1", "Approved by @bob"); !ok {
-				t.Errorf("the thread does not say who approved the run: %s", h.dump())
+			if out, _, _ := h.find("t1", "exit 0"); !strings.Contains(out.msg.Context, "Approved by @bob.") {
+				t.Errorf("the run's message does not say who approved it: %s", h.dump())
 			}
 			h.noEmptyMessages("t1")
 		})
@@ -191,11 +192,18 @@ func TestAgentDenialAfterRestartSaysWhyNotRun(t *testing.T) {
 	_, ref, _ := h.find("t1", "Approval needed")
 	h.restart(botOptions{model: m})
 	h.click("bob", h.msg(ref), ref, ActionDeny)
-	h.eventually("the refusal", h.has("t1", "denied by @bob"))
+	h.eventually("the refusal", h.has("t1", "Not run: `echo ran >> "+target+"` on local — denied by @bob."))
 	if n := runs(t, target); n != 0 {
 		t.Errorf("a denied command ran %d times", n)
 	}
 	h.noEmptyMessages("t1")
+	// The model reads why with the next message.
+	h.say("alice", "t1", "and now?")
+	h.eventually("the next answer", h.has("t1", "(no more script)"))
+	last := m.requests()[len(m.requests())-1]
+	if !strings.Contains(fmt.Sprint(last.Messages), "not run: the approval request was denied by @bob") {
+		t.Errorf("the model was not told of the denial: %v", last.Messages)
+	}
 }
 
 // The follow-up of a request is on disk before its card is posted.
@@ -225,5 +233,31 @@ func toolCall(name, input string) func(context.Context, agent.Request, func(agen
 			return
 		}
 		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
+	}
+}
+
+// An approval claimed whose follow-up a crash left open did not run (the
+// claim marks the follow-up done before running): the thread is told.
+func TestClaimCutByACrashIsReported(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target, _ := askAndRestart(h, botOptions{})
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending", len(pending))
+	}
+	id := pending[0].ID
+	// The old process decided and claimed it, then died.
+	if _, _, err := h.st.DecideApproval(context.Background(), id, store.ApprovalApproved, "web:bob"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.st.ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	h.restart(botOptions{})
+	h.eventually("the report", h.has("t1", "approved by @bob, but opsbot restarted just before it ran; ask again."))
+	h.settled("t1")
+	if n := runs(t, target); n != 0 {
+		t.Errorf("ran %d times", n)
 	}
 }

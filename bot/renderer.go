@@ -99,6 +99,20 @@ func (r *Renderer) Write(delta string) {
 	r.poke()
 }
 
+// Replace makes text the whole of what the message shows, for views that
+// do not only grow (a command's output showing its tail).
+func (r *Renderer) Replace(text string) {
+	r.mu.Lock()
+	r.text.Reset()
+	r.text.WriteString(text)
+	r.dirty = true
+	r.mu.Unlock()
+	r.poke()
+}
+
+// MaxText is the most text one message of the platform holds.
+func (r *Renderer) MaxText() int { return r.maxText() }
+
 // Status shows a line of tool activity; replace swaps the last line (a
 // "running…" line becoming its result).
 func (r *Renderer) Status(line string, replace bool) {

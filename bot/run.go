@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -71,10 +72,10 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	}
 	r, done := b.renderer(ev, true)
 	defer done()
-	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec)}
+	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
 	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
-		b.finishTurn(ctx, ev, r, err)
+		b.closeRefused(ctx, ev, r, err)
 		return
 	}
 	b.refreshCards(ctx, ev)
@@ -88,35 +89,98 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 		return
 	}
 	r.Status(fmt.Sprintf("running `%s` on %s…", spec.Command, spec.Target), false)
+	// One message shows the output; past what it holds, its end: the
+	// newest lines are what a person looks for.
+	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	opened, nl := false, true
 	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
-			if !opened {
-				r.Write("```\n")
-				opened = true
-			}
-			out := string(data)
+			text := string(data)
 			if len(hosts) > 1 {
-				out = prefixLines(host, out)
+				text = prefixLines(host, text)
 			}
-			if out != "" {
-				r.Write(out)
-				nl = strings.HasSuffix(out, "\n")
+			if text != "" {
+				out.Write(text)
+				r.Replace(out.View())
 			}
 		}})
-	if opened {
-		if !nl {
-			r.Write("\n")
-		}
-		r.Write("```")
-	} else {
-		r.Write("_(no output)_")
+	mu.Lock()
+	r.Replace(out.View())
+	mu.Unlock()
+	summary := summarize(spec.Command, spec.Target, results)
+	if ctx.Err() != nil {
+		// Not "context canceled": who stopped it, or the restart.
+		summary = fmt.Sprintf("⏹ `%s` on %s: %s", spec.Command, spec.Target, stopReason(ctx))
 	}
-	r.Status(summarize(spec.Command, spec.Target, results), true)
+	r.Status(summary, true)
 	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// stopReason says why ctx ended, for people.
+func stopReason(ctx context.Context) string {
+	var by stoppedBy
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &by):
+		return by.Error()
+	case errors.Is(cause, agent.ErrShutdown):
+		return "interrupted: opsbot restarted"
+	}
+	return "stopped"
+}
+
+// outputMargin is room in a message for the output's fences and its note.
+const outputMargin = 160
+
+// outputTail keeps the end of a command's output that fits one message,
+// and counts what it cut.
+type outputTail struct {
+	limit    int
+	tail     string
+	cutLines int // whole lines no longer kept
+	lines    int // lines seen
+}
+
+// Write adds output.
+func (o *outputTail) Write(s string) {
+	o.lines += strings.Count(s, "\n")
+	o.tail += s
+	if over := len(o.tail) - o.limit; over > 0 {
+		cut := over
+		// Start at a line: a partial first line reads as garbage.
+		if nl := strings.IndexByte(o.tail[cut:], '\n'); o.tail[cut-1] != '\n' && nl >= 0 && nl < len(o.tail)-cut-1 {
+			cut += nl + 1
+		}
+		for cut < len(o.tail) && !isRuneStart(o.tail[cut]) {
+			cut++
+		}
+		o.cutLines += strings.Count(o.tail[:cut], "\n")
+		o.tail = o.tail[cut:]
+	}
+}
+
+// View is the message: the output in a code block whose fence outlasts any
+// backticks in it, after a note when the beginning was cut.
+func (o *outputTail) View() string {
+	if o.tail == "" && o.cutLines == 0 {
+		return "_(no output)_"
+	}
+	var b strings.Builder
+	if o.cutLines > 0 {
+		shown := o.lines - o.cutLines
+		if !strings.HasSuffix(o.tail, "\n") {
+			shown++
+		}
+		fmt.Fprintf(&b, "_… the first %d lines are cut; the last %d follow._\n", o.cutLines, shown)
+	}
+	fence := strings.Repeat("`", max(3, longestRun(o.tail, '`')+1))
+	b.WriteString(fence + "\n" + o.tail)
+	if !strings.HasSuffix(o.tail, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence)
+	return b.String()
 }
 
 // startJobs starts one background job per host; `jobs` lists them and

@@ -35,8 +35,9 @@ func (b *Bot) renderer(ev connectors.Event, withStop bool) (*Renderer, func()) {
 }
 
 // emitter turns agent events into what the thread shows. spec is set for a
-// chat `run`, whose approval's follow-up is to run it.
-func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec) func(agent.Event) {
+// chat `run`, whose approval's follow-up is to run it; ran, for an agent
+// turn, collects the commands it runs.
+func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -48,7 +49,12 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.Sessi
 			if e.IsError {
 				mark = "✗"
 			}
-			r.Status(fmt.Sprintf("%s %s: %s", mark, e.Tool, e.Summary), true)
+			ran.add(e.Runs...)
+			line := fmt.Sprintf("%s %s: %s", mark, e.Tool, e.Summary)
+			if len(e.Runs) == 1 {
+				line = fmt.Sprintf("%s `%s` on %s: %s", mark, oneLine(e.Runs[0].Command), e.Runs[0].Host, e.Summary)
+			}
+			r.Status(line, true)
 			b.refreshCards(ctx, ev)
 		case agent.Notice:
 			r.Status(e.Text, false)
@@ -74,9 +80,11 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 	}
 	r, _ := b.renderer(ev, true)
 	end := b.recordTurn(ctx, sess)
-	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil))
+	ran := &ranList{}
+	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
+	b.showRuns(context.WithoutCancel(ctx), ev, ran)
 }
 
 // recordTurn notes a running turn in the store; the returned func records
@@ -105,9 +113,11 @@ func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error
 func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
 	r, _ := b.renderer(ev, true)
 	end := b.recordTurn(ctx, sess)
-	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil))
+	ran := &ranList{}
+	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
+	b.showRuns(context.WithoutCancel(ctx), ev, ran)
 	return resumed || err != nil
 }
 
@@ -121,8 +131,27 @@ func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, 
 		err = fmt.Errorf("%s; this answer is not kept in the conversation", stop.Error())
 	case errors.Is(err, context.Canceled):
 		err = errors.New("stopped; this answer is not kept in the conversation")
+	case errors.Is(err, agent.ErrMaxSteps):
+		err = errors.New("stopped: this answer used all the steps one answer may take; ask again, or ask something narrower")
+	case errors.Is(err, agent.ErrDeadline):
+		err = errors.New("stopped: this answer reached its time limit")
 	case err != nil:
-		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "err", err)
+		// The model's service or the store failed: the person sees that
+		// and an id, the operator's log the error.
+		id := errorID()
+		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
+		err = fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
 	}
+	r.Close(context.WithoutCancel(ctx), err)
+}
+
+// closeRefused ends a chat `run` that did not run: a refusal (policy,
+// approval) is for people as it is; a stop or restart says so.
+func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+	if errors.Is(err, context.Canceled) {
+		b.finishTurn(ctx, ev, r, err)
+		return
+	}
+	b.refreshCards(context.WithoutCancel(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }

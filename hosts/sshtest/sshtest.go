@@ -19,6 +19,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -32,6 +33,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+	"golang.org/x/sys/unix"
 )
 
 // SSHD is the sshd binary; it must be an absolute path (sshd re-executes
@@ -308,6 +310,11 @@ func (s *Server) Start() error {
 	if err := ensurePrivsepDir(); err != nil {
 		return err
 	}
+	w, err := s.watchLog()
+	if err != nil {
+		return err
+	}
+	defer w.close()
 	cmd := exec.Command(SSHD, "-D", "-f", s.config, "-E", s.logFile)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", SSHD, err)
@@ -315,35 +322,92 @@ func (s *Server) Start() error {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }() // reaps sshd; Stop waits for it
 	s.cmd, s.exited = cmd, exited
-	if err := s.waitReady(); err != nil {
+	if err := w.waitListening(cmd.Process.Pid, len(s.Addrs)); err != nil {
 		s.stopLocked()
 		return fmt.Errorf("%w\nsshd log:\n%s", err, s.Log())
 	}
 	return nil
 }
 
-// waitReady polls every address until it accepts a connection.
-func (s *Server) waitReady() error {
-	deadline := time.Now().Add(10 * time.Second)
-	for _, a := range s.Addrs {
-		for {
-			c, err := net.DialTimeout("tcp", a, time.Second)
-			if err == nil {
-				c.Close()
+// readyBound bounds the wait for sshd to listen. The wait is woken by
+// events (the log growing, sshd exiting), not by polling: the bound only
+// turns an sshd that never listens into a clear error.
+const readyBound = 2 * time.Minute
+
+// logWatch waits for lines in sshd's log past what it held at the start.
+type logWatch struct {
+	file   string
+	offset int64
+	fd     int // inotify, on the log's directory
+}
+
+// watchLog starts watching the log's directory, before sshd starts, so
+// that no write can be missed.
+func (s *Server) watchLog() (*logWatch, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("inotify: %w", err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, s.Dir, unix.IN_CREATE|unix.IN_MODIFY); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("inotify on %s: %w", s.Dir, err)
+	}
+	w := &logWatch{file: s.logFile, fd: fd}
+	if fi, err := os.Stat(s.logFile); err == nil {
+		w.offset = fi.Size() // a restart: the earlier run's lines do not count
+	}
+	return w, nil
+}
+
+func (w *logWatch) close() { unix.Close(w.fd) }
+
+// waitListening waits until sshd (pid) has logged "Server listening on"
+// once per address, which it does after listen(2): connections are then
+// accepted. It fails when sshd exits first.
+func (w *logWatch) waitListening(pid, addrs int) error {
+	exit, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return fmt.Errorf("pidfd_open sshd: %w", err)
+	}
+	defer unix.Close(exit)
+	deadline := time.Now().Add(readyBound)
+	buf := make([]byte, 4096)
+	for {
+		if w.count("Server listening on ") >= addrs {
+			return nil
+		}
+		fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(exit), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(max(time.Until(deadline).Milliseconds(), 0)))
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return fmt.Errorf("poll: %w", err)
+		case n == 0:
+			return fmt.Errorf("sshd not listening on every address after %v", readyBound)
+		case fds[1].Revents != 0:
+			if w.count("Server listening on ") >= addrs {
+				return nil
+			}
+			return errors.New("sshd exited before listening on every address")
+		}
+		for { // drain the events: only "the directory changed" matters
+			if _, err := unix.Read(w.fd, buf); err != nil {
 				break
 			}
-			select {
-			case <-s.exited:
-				return fmt.Errorf("sshd exited before listening on %s", a)
-			default:
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("sshd not listening on %s after 10s: %w", a, err)
-			}
-			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	return nil
+}
+
+// count counts substr in the log past the offset.
+func (w *logWatch) count(substr string) int {
+	f, err := os.Open(w.file)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.NewSectionReader(f, w.offset, 1<<40))
+	return strings.Count(string(b), substr)
 }
 
 // Stop kills sshd and every process it started (connections and the

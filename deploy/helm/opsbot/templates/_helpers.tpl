@@ -1,0 +1,43 @@
+{{/* The release's resource name, at most 63 characters. */}}
+{{- define "opsbot.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "opsbot.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "opsbot.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "opsbot.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* The Secret the tokens come from: the user's or the chart's. */}}
+{{- define "opsbot.secretName" -}}
+{{- default (include "opsbot.fullname" .) .Values.existingSecret -}}
+{{- end -}}
+
+{{/*
+opsbot.yaml: the chart's base, which puts everything opsbot keeps on /data
+and listens for the probes and the Service on all interfaces (so behind the
+web API key), with the user's config merged over it. Secrets appear only as
+${ENV} references, expanded by opsbot from the pod's environment.
+*/}}
+{{- define "opsbot.config" -}}
+{{- $base := dict
+  "log" (dict "format" "json")
+  "store" (dict "path" "/data/opsbot.db")
+  "web" (dict "listen" "0.0.0.0:8080" "api_key" "${OPSBOT_WEB_API_KEY}")
+  "bot" (dict "data_dir" "/data") -}}
+{{- if .Values.slack.connector -}}
+{{- $_ := set $base "slack" (dict "bot_token" "${SLACK_BOT_TOKEN}" "app_token" "${SLACK_APP_TOKEN}") -}}
+{{- end -}}
+{{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
+{{- end -}}
