@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/opsbot/opsbot/agent/internal/redact"
 	"github.com/opsbot/opsbot/agent/internal/streamretry"
+	"github.com/opsbot/opsbot/approvals/redact"
 )
 
 // Error is a failed Messages API call, worded for the person who must act
@@ -54,7 +54,7 @@ func (p *Provider) describe(ctx context.Context, err error, model string, attemp
 func (p *Provider) apiError(e *sdk.Error, model string, attempts int) *Error {
 	status, typ := e.StatusCode, string(e.Type())
 	said := ""
-	if m := redact.Secret(e.Message, p.key); m != "" {
+	if m := redact.New(p.key).String(e.Message); m != "" {
 		said = " (the API said: " + m + ")"
 	}
 	label := strings.TrimSpace(fmt.Sprintf("%d %s", status, typ))

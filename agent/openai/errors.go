@@ -13,8 +13,8 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
-	"github.com/opsbot/opsbot/agent/internal/redact"
 	"github.com/opsbot/opsbot/agent/internal/streamretry"
+	"github.com/opsbot/opsbot/approvals/redact"
 )
 
 // Error is a failed chat completions call, worded for the person who must
@@ -155,7 +155,7 @@ func (p *Provider) describe(ctx context.Context, err error, model string, attemp
 // code, which OpenAI-compatible servers fill unevenly.
 func (p *Provider) serverError(s serverError, model string, attempts int) *Error {
 	said := ""
-	if m := redact.Secret(s.msg, p.key); m != "" {
+	if m := redact.New(p.key).String(s.msg); m != "" {
 		said = " (the server said: " + m + ")"
 	}
 	label := strings.TrimSpace(fmt.Sprintf("%d %s", s.status, cmp(s.code, s.typ)))
