@@ -30,7 +30,9 @@ func checkSed(args []arg) (Action, string) {
 		}
 		scripts = append(scripts, p.operands[0].val)
 	}
-	for _, s := range scripts {
+	// GNU sed joins -e scripts with newlines and reads the result as one
+	// script (-e 'a\' -e TEXT): each part and the whole must be safe.
+	for _, s := range append(scripts, strings.Join(scripts, "\n")) {
 		if why := sedUnsafe(s); why != "" {
 			return Approve, why
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -40,24 +39,6 @@ cancels the turn. Exit 0 when the turn completed, 1 when it failed or was cancel
 			}
 			defer s.close()
 			return s.turn(cmd.Context(), question)
-		},
-	}
-}
-
-func newChatCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "chat",
-		Short: "Talk with the agent in the terminal, one session across lines",
-		Long: `A conversation in the terminal: each line you type is a turn of one session.
-Ctrl-C cancels the running turn; Ctrl-D (or Ctrl-C at the prompt) ends the chat.`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := openConsole(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return s.chat(cmd.Context())
 		},
 	}
 }
@@ -202,35 +183,5 @@ func (v terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
 	res, err := v.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: v.user}, vote)
 	if err == nil && res.Status != approvals.VoteDecided && res.Status != approvals.VoteCounted {
 		v.term.Activity(res.Message())
-	}
-}
-
-// chat reads lines and runs a turn for each.
-func (s *consoleSession) chat(ctx context.Context) error {
-	fmt.Fprintf(s.term.Err, "opsbot chat (%s) — Ctrl-C cancels a turn, Ctrl-D ends\n", s.rt.model)
-	for {
-		lineCtx, cancel := context.WithCancel(ctx)
-		go func() {
-			select {
-			case <-s.sigs:
-				cancel()
-			case <-lineCtx.Done():
-			}
-		}()
-		line, err := s.term.ReadLine(lineCtx, "\nyou> ")
-		cancel()
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-				fmt.Fprintln(s.term.Err)
-				return nil
-			}
-			return err
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if err := s.turn(ctx, line); err != nil {
-			fmt.Fprintln(s.term.Err, "opsbot:", err)
-		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/opsbot/opsbot/connectors/web/testutil"
 )
@@ -204,26 +207,40 @@ func TestBrowserRiskyCommandRunsWhenSomeoneElseApproves(t *testing.T) {
 	}
 }
 
-// storyPieces are what the fake model streams, one per delay; a piece
+// storyPieces are what the fake model streams, one at a time; a piece
 // starts with its space, so every intermediate text ends in a word and
 // the page's layout keeps it whole.
 var storyPieces = []string{"Once", " upon", " a", " time", " a", " bot", " watched", " the", " disks", " and", " all", " was well."}
 
 // An answer from the model grows on the page as it streams and ends as
-// exactly what the model said.
+// exactly what the model said. The model sends each piece only once the
+// page shows the text so far, so every step of the growth must show.
 func TestBrowserStreamedAnswerVisiblyGrows(t *testing.T) {
 	t.Parallel()
-	url := startBrowserBot(t, &fakeLLM{t: t, say: storyPieces, delay: 300 * time.Millisecond})
+	next := make(chan struct{})
+	url := startBrowserBot(t, &fakeLLM{t: t, say: storyPieces, next: next})
 	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
 	alice.StartThread("@opsbot tell me a story")
+	alice.Eval(answerRecorderJS)
 
+	for i := range storyPieces {
+		select {
+		case next <- struct{}{}:
+		case <-time.After(testutil.DefaultWait): // a hang guard, not a speed bound
+			t.Fatalf("the model was not asked for piece %d", i+1)
+		}
+		want := strings.Join(storyPieces[:i+1], "")
+		alice.Do(chromedp.Poll[chromedp.Void](fmt.Sprintf(`(() => {
+  const m = document.querySelector('#messages .msg.bot');
+  return !!m && m.querySelector('.msg-body').innerText === %q;
+})()`, want), chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
+	}
 	states, stop, final := watchAnswer(t, alice)
-	t.Logf("%d distinct states before the final one: %q", len(states), states)
 	if !stop {
 		t.Errorf("the answer never showed a Stop button while it streamed")
 	}
-	if len(states) < 3 {
-		t.Errorf("saw %d distinct states of the answer before the final one, want at least 3: %q", len(states), states)
+	if want := len(storyPieces) - 1; len(states) < want {
+		t.Errorf("saw %d distinct states of the answer before the final one, want %d: %q", len(states), want, states)
 	}
 	all := append(slices.Clone(states), final.Text)
 	for i := 1; i < len(all); i++ {
@@ -239,28 +256,49 @@ func TestBrowserStreamedAnswerVisiblyGrows(t *testing.T) {
 	}
 }
 
-// watchAnswer polls the page for the bot's first message in the open
-// thread until it is finished, and returns the distinct non-empty texts
+// watchAnswer waits (on the page's own mutations) until the bot's first
+// message in the open thread is finished, and returns what the recorder
+// (answerRecorderJS, installed before) saw: the distinct non-empty texts
 // the message showed before, in order (the final text, when it showed
 // before the message was marked finished, is not among them), whether it
-// offered Stop meanwhile, and the finished message.
+// offered Stop meanwhile, and the finished message. A MutationObserver
+// sees every change of the page, so no state is missed between two looks.
 func watchAnswer(t *testing.T, c *testutil.Chat) (states []string, stop bool, final testutil.Message) {
 	t.Helper()
-	deadline := time.Now().Add(c.Wait)
-	for time.Now().Before(deadline) { // a hang guard, not a speed bound
-		m, ok := findMessage(c.Messages(), func(m testutil.Message) bool { return m.Bot })
-		switch {
-		case ok && m.Finished:
-			if n := len(states); n > 0 && states[n-1] == m.Text {
-				states = states[:n-1]
-			}
-			return states, stop, m
-		case ok && m.Text != "" && (len(states) == 0 || states[len(states)-1] != m.Text):
-			states = append(states, m.Text)
-		}
-		stop = stop || ok && slices.Contains(m.Buttons, "Stop")
-		time.Sleep(20 * time.Millisecond)
+	c.Do(chromedp.Poll[chromedp.Void](`(() => {
+  const m = document.querySelector('#messages .msg.bot');
+  return !!m && m.dataset.finished === 'true';
+})()`, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
+	var rec struct {
+		States []string `json:"states"`
+		Stop   bool     `json:"stop"`
 	}
-	t.Fatalf("waited %s for the finished answer; saw %q", c.Wait, states)
-	return nil, false, testutil.Message{}
+	if err := json.Unmarshal([]byte(c.Eval(`window.__answer`)), &rec); err != nil {
+		t.Fatalf("read the recorded states: %v", err)
+	}
+	m, ok := findMessage(c.Messages(), func(m testutil.Message) bool { return m.Bot })
+	if !ok || !m.Finished {
+		t.Fatalf("the page says the answer is finished, but the thread shows %+v", c.Messages())
+	}
+	states = rec.States
+	if n := len(states); n > 0 && states[n-1] == m.Text {
+		states = states[:n-1]
+	}
+	return states, rec.Stop, m
 }
+
+// answerRecorderJS records the bot's first message's texts while it is
+// not finished, and whether it showed a Stop button, in window.__answer.
+const answerRecorderJS = `(() => {
+  const rec = window.__answer = {states: [], stop: false};
+  const look = () => {
+    const m = document.querySelector('#messages .msg.bot');
+    if (!m || m.dataset.finished === 'true') return;
+    const text = m.querySelector('.msg-body').innerText;
+    if (text !== '' && rec.states[rec.states.length - 1] !== text) rec.states.push(text);
+    if ([...m.querySelectorAll('.actions button')].some(b => b.textContent === 'Stop')) rec.stop = true;
+  };
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+  look();
+  return true;
+})()`

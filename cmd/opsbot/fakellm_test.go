@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // fakeLLM is an OpenAI-compatible chat completions endpoint that streams
@@ -16,12 +15,13 @@ import (
 // whose moves the test sets: for a question containing a key, call
 // run_command with the mapped command on local; after a tool result,
 // answer with the result's first line; otherwise answer with the text of
-// "say" in pieces, each after delay.
+// "say" in pieces, each when the test sends on next (at once when next is
+// nil).
 type fakeLLM struct {
 	t        *testing.T
 	commands map[string]string // question keyword → command to run
 	say      []string
-	delay    time.Duration
+	next     chan struct{}
 
 	mu       sync.Mutex
 	requests []fakeLLMRequest
@@ -90,7 +90,9 @@ func (f *fakeLLM) chunk(w http.ResponseWriter, delta map[string]any, finish any)
 func (f *fakeLLM) text(w http.ResponseWriter, pieces []string) {
 	f.chunk(w, map[string]any{"role": "assistant", "content": ""}, nil)
 	for _, p := range pieces {
-		time.Sleep(f.delay)
+		if f.next != nil {
+			<-f.next
+		}
 		f.chunk(w, map[string]any{"content": p}, nil)
 	}
 	f.chunk(w, map[string]any{}, "stop")
