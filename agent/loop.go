@@ -321,6 +321,14 @@ func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 	return err
 }
 
+// Settle answers the session's unanswered tool calls with why they did not
+// run (an approval denied or expired while the turn was cut by a restart),
+// so that the model reads it with the next message. It does nothing when
+// no call waits.
+func (a *Agent) Settle(ctx context.Context, sess SessionInfo, why string) {
+	a.settle(ctx, &turn{sess: sess}, why)
+}
+
 // settle gives every unanswered tool call a result saying it did not run,
 // so that the history stays valid for the next turn.
 func (a *Agent) settle(ctx context.Context, t *turn, why string) {

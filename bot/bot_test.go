@@ -295,6 +295,14 @@ type model struct {
 	mu    sync.Mutex
 	steps []func(ctx context.Context, req agent.Request, yield func(agent.StreamEvent) bool)
 	n     int
+	reqs  []agent.Request
+}
+
+// requests are the requests the model was sent, in order.
+func (m *model) requests() []agent.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]agent.Request(nil), m.reqs...)
 }
 
 func (m *model) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
@@ -302,6 +310,7 @@ func (m *model) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.St
 		m.mu.Lock()
 		i := m.n
 		m.n++
+		m.reqs = append(m.reqs, req)
 		m.mu.Unlock()
 		if i >= len(m.steps) {
 			yield(agent.StreamEvent{Kind: agent.EventText, Text: "(no more script)"})
@@ -448,7 +457,7 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
 	_, ref, _ := h.find("t1", "Approval needed")
 	h.say("alice", "t1", "stop")
-	h.eventually("the card to show the withdrawal", h.has("t1", "Denied by @alice"))
+	h.eventually("the card to show the withdrawal", h.has("t1", "Withdrawn by @alice"))
 	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Error("a withdrawn card still has buttons")
 	}

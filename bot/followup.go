@@ -92,6 +92,10 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 	}
 	switch {
 	case f.State != store.ApprovalApproved:
+		if f.Kind == store.FollowUpAgent && b.Agent != nil {
+			// The model reads the refusal with the next message.
+			b.Agent.Settle(ctx, sess, "not run: the approval request was "+decisionText(a))
+		}
 		b.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
 		// Whoever claims an approval marks its follow-up done at once,
@@ -164,6 +168,8 @@ func decisionText(a store.Approval) string {
 		return "denied: its approval card could not be posted"
 	case a.State == store.ApprovalPending:
 		return "waiting for approval"
+	case a.State == store.ApprovalDenied && a.DecidedBy == a.Requester:
+		return "withdrawn by " + mention(a.DecidedBy)
 	}
 	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))
 }

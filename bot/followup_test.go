@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,11 +192,18 @@ func TestAgentDenialAfterRestartSaysWhyNotRun(t *testing.T) {
 	_, ref, _ := h.find("t1", "Approval needed")
 	h.restart(botOptions{model: m})
 	h.click("bob", h.msg(ref), ref, ActionDeny)
-	h.eventually("the refusal", h.has("t1", "denied by @bob"))
+	h.eventually("the refusal", h.has("t1", "Not run: `echo ran >> "+target+"` on local — denied by @bob."))
 	if n := runs(t, target); n != 0 {
 		t.Errorf("a denied command ran %d times", n)
 	}
 	h.noEmptyMessages("t1")
+	// The model reads why with the next message.
+	h.say("alice", "t1", "and now?")
+	h.eventually("the next answer", h.has("t1", "(no more script)"))
+	last := m.requests()[len(m.requests())-1]
+	if !strings.Contains(fmt.Sprint(last.Messages), "not run: the approval request was denied by @bob") {
+		t.Errorf("the model was not told of the denial: %v", last.Messages)
+	}
 }
 
 // The follow-up of a request is on disk before its card is posted.

@@ -1,0 +1,44 @@
+// Package redact is the one redactor at every boundary: whatever opsbot
+// posts, streams, stores, logs, sends to the model or serves through its
+// API passes a *Redactor first, so a secret that was read still does not
+// leave.
+//
+// A secret is replaced by "[redacted RULE]", e.g. "[redacted
+// aws-access-token]", so a person and the model know something was there.
+// It recognises:
+//
+//   - gitleaks's default credential rules (AWS, GitHub, Slack, JWT and
+//     about 210 more), taken as data into rules_gitleaks.go with their ids,
+//     keywords, entropy thresholds and allowlists, under gitleaks's MIT
+//     license, which that file carries;
+//   - its own rules in rules.go: private-key blocks across lines (whole
+//     block, BEGIN to END), URLs with a password (the user and host stay),
+//     AWS secret keys in assignments, Authorization headers and bearer
+//     tokens, and password=/secret=/token=/api_key= assignments, also as
+//     JSON ("password": "...") and YAML (password: ...);
+//   - every exact value registered with Register: the tokens and API keys
+//     opsbot holds from config and environment ([redacted opsbot-secret]).
+//
+// Why gitleaks as data and not as a library: the module would bring
+// viper, wazero, archive readers and a terminal UI toolkit into opsbot's
+// build for a few hundred regexes, and its detector works on files and
+// commits, not on a stream of lines. The data is regenerated from a
+// pinned release, through the Go module proxy, by
+//
+//	cd approvals/redact && go generate
+//
+// (see internal/gitleaksgen); nothing is fetched at test or run time.
+//
+// Text is redacted a line at a time (see MaxLine). A keyword prefilter (one
+// Aho-Corasick pass over the line) decides which regexes run at all, so
+// ordinary command output costs little. Stream does the same for text
+// arriving in chunks and gives the same result as String on the whole
+// text, however it was chunked; Handler and ReplaceAttr do it for slog.
+//
+// Wiring: build one Redactor at start-up with New(secrets...), where
+// secrets are the tokens and keys from config plus EnvSecrets(os.Environ()),
+// and pass it to every package that has a boundary; they call String on
+// what they post, store or send, wrap streamed output in NewStream or
+// NewWriter, and wrap the logger's handler with NewHandler. Package
+// redacttest holds the seed secrets and the assertion their tests share.
+package redact

@@ -1,0 +1,45 @@
+package redact
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/opsbot/opsbot/approvals/redact/redacttest"
+)
+
+type config struct{ Token string }
+
+func TestHandlerRedacts(t *testing.T) {
+	t.Parallel()
+	r := New(redacttest.OwnSecrets...)
+	var buf bytes.Buffer
+	log := slog.New(NewHandler(slog.NewJSONHandler(&buf, nil), r)).With("key", redacttest.WebAPIKey)
+	log.WithGroup("job").Info("ran "+redacttest.PostgresURL,
+		"output", redacttest.EnvDump,
+		"err", fmt.Errorf("dial: %w", errors.New("bad token "+redacttest.GitHubToken)),
+		"cfg", config{Token: redacttest.OpenAIKey},
+		slog.Group("g", "jwt", redacttest.JWT),
+		"count", 3)
+	out := buf.String()
+	redacttest.AssertNoSecret(t, redacttest.Secrets(), out)
+	for _, want := range []string{`"count":3`, "[redacted github-pat]", "[redacted url-password]", "[redacted opsbot-secret]"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("log line lacks %s: %s", want, out)
+		}
+	}
+}
+
+func TestReplaceAttrRedacts(t *testing.T) {
+	t.Parallel()
+	r := New(redacttest.OwnSecrets...)
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: r.ReplaceAttr}))
+	log.Warn("key is "+redacttest.AnthropicKey, "slack", redacttest.SlackToken, "err", errors.New(redacttest.AWSAccessKey))
+	redacttest.AssertNoSecret(t, redacttest.Secrets(), buf.String())
+	if !bytes.Contains(buf.Bytes(), []byte("level=WARN")) {
+		t.Errorf("built-in attributes were lost: %s", buf.String())
+	}
+}
