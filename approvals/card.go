@@ -50,10 +50,7 @@ func FormatTime(t time.Time) string { return t.Local().Format(TimeLayout) }
 // decision after ("Approved by @bob", "Denied by @bob", "Expired, not
 // run").
 func (c Card) Heading() string {
-	by := c.DecidedBy
-	if _, id, ok := strings.Cut(by, ":"); ok && !strings.HasPrefix(by, "opsbot") {
-		by = "@" + id
-	}
+	by := person(c.DecidedBy)
 	switch {
 	case c.State == store.ApprovalExpired:
 		return "Expired, not run"
@@ -69,6 +66,15 @@ func (c Card) Heading() string {
 	return "Approval needed"
 }
 
+// person shows a stored "platform:id" as "@id"; opsbot's own actors
+// ("opsbot:expiry") stay as they are.
+func person(key string) string {
+	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {
+		return "@" + id
+	}
+	return key
+}
+
 // Text renders the card as plain text, for the console and as the
 // fallback text of richer messages.
 func (c Card) Text() string {
@@ -78,7 +84,7 @@ func (c Card) Text() string {
 	if c.Cwd != "" {
 		fmt.Fprintf(&b, "Directory: %s\n", RenderCommand(c.Cwd, DisplayOptions{}).Text)
 	}
-	fmt.Fprintf(&b, "Requested by: %s\n", c.Requester)
+	fmt.Fprintf(&b, "Requested by: %s\n", person(c.Requester))
 	fmt.Fprintf(&b, "Command:\n%s\n", c.Command.Preview)
 	if len(c.Command.Hidden) > 0 {
 		fmt.Fprintf(&b, "Warning: %d hidden characters made visible: %s\n", len(c.Command.Hidden), strings.Join(c.Command.Hidden, "; "))

@@ -157,7 +157,7 @@ func TestCardText(t *testing.T) {
 	c := NewCard(store.Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
 		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: store.ApprovalPending}, DisplayOptions{Width: 80, Limit: 3000})
 	text := c.Text()
-	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "slack:U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approval(s); expires " + FormatTime(exp)} {
+	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "Requested by: @U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approval(s); expires " + FormatTime(exp)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
 		}

@@ -69,9 +69,12 @@ func runChat(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.
 		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp}
 	b.AddConnector(conn)
 	botCtx, stop := context.WithCancel(ctx)
-	defer func() { stop(); b.Close() }()
+	// The handler is in place before the first line can post a card.
+	conn.bind(botCtx, b.Handle)
+	connDone := make(chan error, 1)
+	go func() { connDone <- conn.Start(botCtx, b.Handle) }()
+	defer func() { stop(); <-connDone; b.Close() }()
 	b.Start(botCtx)
-	go conn.Start(botCtx, b.Handle)
 
 	agentState := "agent off: the chat commands work; set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL for questions"
 	if rt.provider != nil {
@@ -134,6 +137,7 @@ type termConn struct {
 	shown   map[string]connectors.Message // what each message shows now
 	done    chan struct{}                 // a message without vote buttons was finished
 	asks    []context.CancelFunc          // questions still waiting for an answer
+	closed  bool                          // Start has ended: no more questions
 	asking  sync.WaitGroup
 }
 
@@ -155,14 +159,23 @@ func (c *termConn) Limits() connectors.Limits {
 	return connectors.Limits{MaxText: 1 << 20, EditInterval: 100 * time.Millisecond, MaxButtons: 5}
 }
 
-// Start keeps the handler for the clicks it makes, until ctx ends.
+// Start keeps the handler for the clicks it makes until ctx ends, then
+// waits for the questions still open (they end with ctx).
 func (c *termConn) Start(ctx context.Context, h connectors.Handler) error {
+	c.bind(ctx, h)
+	<-ctx.Done()
+	c.mu.Lock()
+	c.closed = true // no question starts after this
+	c.mu.Unlock()
+	c.asking.Wait()
+	return nil
+}
+
+// bind sets where the answers to approval questions go.
+func (c *termConn) bind(ctx context.Context, h connectors.Handler) {
 	c.mu.Lock()
 	c.handler, c.ctx = h, ctx
 	c.mu.Unlock()
-	<-ctx.Done()
-	c.asking.Wait()
-	return nil
 }
 
 // Post writes a new message; an approval card is asked at once.
@@ -249,18 +262,18 @@ func (c *termConn) show(id string, m connectors.Message) {
 func (c *termConn) ask(ref connectors.Ref, m connectors.Message, vote map[string]connectors.Button) {
 	c.mu.Lock()
 	h, ctx := c.handler, c.ctx
-	if h == nil {
+	if h == nil || c.closed {
 		c.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	c.asks = append(c.asks, cancel)
+	c.asking.Add(1)
 	c.mu.Unlock()
 	text := m.Text
 	for _, f := range m.Fields {
 		text += "\n" + f.Title + ": " + f.Value
 	}
-	c.asking.Add(1)
 	go func() {
 		defer c.asking.Done()
 		yes, err := c.term.Confirm(ctx, text, "Run it?")
