@@ -109,7 +109,7 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	mu.Lock()
 	r.Replace(out.View())
 	mu.Unlock()
-	summary := summarize(spec.Command, spec.Target, results)
+	summary := summarize(spec, results)
 	if ctx.Err() != nil {
 		// Not "context canceled": who stopped it, or the restart.
 		summary = fmt.Sprintf("⏹ `%s` on %s: %s", spec.Command, spec.Target, stopReason(ctx))
@@ -216,14 +216,20 @@ func prefixLines(host, s string) string {
 	return b.String()
 }
 
-func summarize(command, target string, results []agent.ExecResult) string {
+func summarize(spec runSpec, results []agent.ExecResult) string {
+	command, target := spec.Command, spec.Target
 	if len(results) == 1 {
 		r := results[0]
 		if r.Err != nil {
 			return fmt.Sprintf("✗ `%s` on %s: %v", command, r.Host, r.Err)
 		}
+		if r.Killed {
+			// Killed without an error is the command's own deadline (a
+			// person's Stop ends with context.Canceled in Err).
+			return fmt.Sprintf("✗ `%s` on %s: stopped at its deadline of %s (`run --timeout` sets a longer one)", command, r.Host, spec.Timeout)
+		}
 		mark := "✓"
-		if r.ExitCode != 0 || r.Killed {
+		if r.ExitCode != 0 {
 			mark = "✗"
 		}
 		return fmt.Sprintf("%s `%s` on %s: exit %d in %s", mark, command, r.Host, r.ExitCode, r.Duration.Round(time.Millisecond))

@@ -63,7 +63,7 @@ func runChat(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: conn.Name(), Groups: rt.hostGroups})
 	// The person at the terminal has this machine: bot.access is for chat
 	// platforms.
-	botCfg := cfg.Bot
+	botCfg := cfg.botConfig()
 	botCfg.Access = nil
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp}

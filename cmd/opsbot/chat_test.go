@@ -120,3 +120,26 @@ func TestChatWithoutModelAsksApprovalAtTheTerminal(t *testing.T) {
 		t.Fatal("chat did not end at the end of input")
 	}
 }
+
+// A chat `run` without --timeout gets exec.timeout from the config (it was
+// a fixed minute), and a command stopped at that deadline says so instead
+// of a bare exit code.
+func TestChatRunUsesExecTimeout(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "opsbot.yaml")
+	data := "store: {path: " + filepath.Join(t.TempDir(), "opsbot.db") + "}\nexec: {timeout: 1s}\n"
+	if err := os.WriteFile(cfg, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := chatCmd(t)
+	cmd.Args = append(cmd.Args, "--config", cfg)
+	cmd.Stdin = strings.NewReader("run local sleep 120\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	if want := "`sleep 120` on local: stopped at its deadline of 1s"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\nstdout: %s\nstderr: %s", want, stdout.String(), stderr.String())
+	}
+}

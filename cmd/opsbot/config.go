@@ -527,3 +527,12 @@ func allKeys(v any) []string {
 	walk(reflect.TypeOf(v), "")
 	return out
 }
+
+// botConfig is the bot section with what the bot takes from other
+// sections: a chat `run` without --timeout gets exec.timeout, as `hosts
+// exec` does.
+func (c *Config) botConfig() bot.Config {
+	b := c.Bot
+	b.RunTimeout = c.Hosts.Exec.WithDefaults().Timeout
+	return b
+}

@@ -82,7 +82,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 		if rt.provider == nil {
 			return nil
 		}
-		return []string{rt.model + " " + cfg.Agent.Model}
+		return []string{rt.modelName}
 	}
 	gateCfg, anyone := webGateConfig(cfg)
 	if anyone {
@@ -95,7 +95,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.Bot, Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
 	b.AddConnector(webConn)
 	// What a previous process left half-done is settled before anything new
 	// can start: a turn begun now must not be taken for an interrupted one.

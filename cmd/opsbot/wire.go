@@ -30,6 +30,9 @@ type parts struct {
 	skills   []agent.Skill
 	provider agent.Provider // nil: no model configured
 	model    string         // what the provider is, for people
+	// modelName is the model the agent asks the provider for (agent.model,
+	// else OPSBOT_MODEL, else the provider's default), for GET /api/models.
+	modelName string
 }
 
 // build opens everything; Close undoes it.
@@ -55,6 +58,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet}
 	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.exec}
 	return rt, nil
@@ -103,6 +107,23 @@ func newProvider(c agent.Config) (agent.Provider, string, error) {
 		return p, "openai-compatible", nil
 	}
 	return nil, "", fmt.Errorf("agent.provider: %q is not a provider: use anthropic or openai", name)
+}
+
+// modelName is the model a provider labelled label asks for when the
+// config names model: the same fallbacks as the providers' own.
+func modelName(label, model string) string {
+	if model == "" {
+		model = os.Getenv("OPSBOT_MODEL")
+	}
+	switch {
+	case model != "":
+		return model
+	case label == "anthropic":
+		return string(anthropic.DefaultModel)
+	case label == "openai-compatible":
+		return string(openai.DefaultModel)
+	}
+	return ""
 }
 
 // noAgentHelp is what a mention gets when no model is configured.
