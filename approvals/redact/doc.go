@@ -30,8 +30,19 @@
 // (see internal/gitleaksgen); nothing is fetched at test or run time.
 //
 // Text is redacted a line at a time (see MaxLine). A keyword prefilter (one
-// Aho-Corasick pass over the line) decides which regexes run at all, so
-// ordinary command output costs little. Stream does the same for text
+// Aho-Corasick pass over the line) decides which regexes run at all, and
+// a rule whose every match starts with one of its keywords (about 90 of
+// them, gitleaks's generic rule among them) is tried only where a keyword
+// starts, not from every byte: 64 KiB of journalctl and df output takes
+// about 2 ms (BenchmarkRedact).
+//
+// Known limits, all on the side of showing text: a secret split by the
+// cut of a line longer than MaxLine with no blank near the cut; an
+// unquoted value with blanks (YAML "password: two words" hides only the
+// first word); a secret passed as a separate argument (--password x);
+// a registered secret re-encoded (base64, URL escapes). And one on the
+// side of hiding: base64-looking lines right after a private key whose
+// END was cut off are hidden with it. Stream does the same for text
 // arriving in chunks and gives the same result as String on the whole
 // text, however it was chunked; Handler and ReplaceAttr do it for slog.
 //

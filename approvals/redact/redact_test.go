@@ -144,3 +144,22 @@ func TestEnvSecrets(t *testing.T) {
 		t.Errorf("EnvSecrets = %q; want %q", got, want)
 	}
 }
+
+func TestRegisterWhileRedacting(t *testing.T) {
+	t.Parallel()
+	r := New()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			r.Register(strings.Repeat("s", 8) + string(rune('a'+i%26)))
+		}
+	}()
+	for range 50 {
+		r.String("line with ssssssssa in it\n")
+	}
+	<-done
+	if got := r.String("x ssssssssz y"); got != "x [redacted opsbot-secret] y" {
+		t.Errorf("after Register: %q", got)
+	}
+}

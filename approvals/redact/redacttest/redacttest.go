@@ -79,13 +79,19 @@ func Output() string {
 }
 
 // Chunks is Output cut into pieces that split secrets in two, as output
-// arriving over time does: each seed is cut near its middle.
+// arriving over time does: every occurrence of each seed is cut near its
+// middle.
 func Chunks() []string {
 	out := Output()
 	var cuts []int
 	for _, s := range Secrets() {
-		if i := strings.Index(out, s); i >= 0 {
-			cuts = append(cuts, i+len(s)/2)
+		for at := 0; ; {
+			i := strings.Index(out[at:], s)
+			if i < 0 {
+				break
+			}
+			cuts = append(cuts, at+i+len(s)/2)
+			at += i + len(s)
 		}
 	}
 	var chunks []string
