@@ -130,6 +130,8 @@ func (w *walker) inputFile(a arg) {
 // outputFile judges an output redirection's target.
 func (w *walker) outputFile(a arg) {
 	switch {
+	case a.static() && w.fdAlias && aliasedSink(a.val) && a.val != "/dev/fd/0":
+		w.verdict.add(Approve, fmt.Sprintf("writes to %s while a redirection may have opened a descriptor on a file", a.val))
 	case a.static() && harmlessSink(a.val):
 	case !a.static():
 		w.verdict.add(Approve, fmt.Sprintf("writes to a file named at run time (%s)", a.show()))
@@ -150,6 +152,50 @@ func writeTo(prog, p string) (Action, string) {
 	return Approve, fmt.Sprintf("%swrites to the file %s", prog, p)
 }
 
+// mayAliasFile reports whether a redirection can leave a descriptor open
+// on a file that writing /dev/stdout, /dev/stderr or /dev/fd/N would then
+// reopen for writing: Linux resolves those names to the open file itself.
+// Input redirections are not path-checked, so `1</etc/passwd` followed by
+// `>/dev/stdout` would otherwise write /etc/passwd.
+func mayAliasFile(r *syntax.Redirect) bool {
+	switch r.Op {
+	case syntax.RdrInOut, syntax.DplIn:
+		return true
+	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return r.N != nil && r.N.Value != "0"
+	case syntax.DplOut:
+		if r.Word == nil || len(r.Word.Parts) != 1 {
+			return true
+		}
+		lit, ok := r.Word.Parts[0].(*syntax.Lit)
+		return !ok || (lit.Value != "1" && lit.Value != "2" && lit.Value != "-")
+	}
+	return false
+}
+
+// aliasedSink reports whether p names an open descriptor, which may be a
+// file when fdAlias is set.
+func aliasedSink(p string) bool {
+	return strings.HasPrefix(p, "/dev/stdout") || strings.HasPrefix(p, "/dev/stderr") || strings.HasPrefix(p, "/dev/fd/") ||
+		strings.HasPrefix(p, "/proc/self/fd/") || strings.HasPrefix(p, "/dev/stdin")
+}
+
+// runsExec reports whether a statement's command may be exec, also behind
+// builtin, command or a wrapper: its redirections then stay open for what
+// follows.
+func runsExec(c syntax.Command, src string) bool {
+	call, ok := c.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	for _, word := range call.Args {
+		if a := resolveWord(word, src); !a.static() || a.val == "exec" {
+			return true
+		}
+	}
+	return false
+}
+
 func harmlessSink(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr":
@@ -157,7 +203,9 @@ func harmlessSink(p string) bool {
 	}
 	// An open descriptor, as <(…) and >(…) give: what runs there is
 	// classified on its own.
-	return strings.HasPrefix(p, "/dev/fd/") && isFD(p[len("/dev/fd/"):])
+	// Never /dev/fd/0: writing the command's input is no output.
+	n := strings.TrimPrefix(p, "/dev/fd/")
+	return n != p && isFD(n) && n != "-" && strings.TrimLeft(n, "0") != ""
 }
 
 // startupFiles run code when a shell or a tool starts: writing them is
@@ -212,6 +260,14 @@ func (w *walker) checkText(s string) {
 
 // record adds a classified command to the decision.
 func (w *walker) record(c Command) {
+	if w.fdAlias {
+		for _, a := range c.Argv {
+			if strings.Contains(a, "/dev/std") || strings.Contains(a, "/dev/fd/") || strings.Contains(a, "/proc/self/fd/") {
+				c.add(Approve, fmt.Sprintf("names %s while a redirection may have opened a descriptor on a file", a))
+				break
+			}
+		}
+	}
 	w.cmds = append(w.cmds, c)
 	for _, r := range c.Reasons {
 		w.verdict.add(c.Action, c.label()+": "+r)

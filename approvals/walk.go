@@ -17,6 +17,12 @@ type walker struct {
 	target  Target
 	verdict verdict
 	cmds    []Command
+	// fdAlias is set when some redirection may leave a descriptor open on
+	// a file (an input redirection on a descriptor other than 0, <>, a
+	// duplicated input or an output duplicated from another than 1 or 2):
+	// then /dev/stdout, /dev/stderr and /dev/fd/N may name that file, and
+	// opening them for writing writes it.
+	fdAlias bool
 }
 
 // stdinKind is where a command's standard input comes from, which
@@ -90,7 +96,7 @@ func (w *walker) script(src string, sc scope) {
 	start := len(w.cmds)
 	w.parseAndWalk(src, sc, dialects[0])
 	for _, d := range dialects[1:] {
-		alt := &walker{policy: w.policy, target: w.target}
+		alt := &walker{policy: w.policy, target: w.target, fdAlias: w.fdAlias}
 		alt.parseAndWalk(src, sc, d)
 		differs := !sameCommands(alt.cmds, w.cmds[start:])
 		if differs {
@@ -120,6 +126,12 @@ func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) 
 	}
 	visited := map[*syntax.CallExpr]bool{}
 	sc.src = src
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && mayAliasFile(r) {
+			w.fdAlias = true
+		}
+		return true
+	})
 	w.stmts(f.Stmts, sc, visited)
 	// Safety net: any simple command the walk above did not reach means
 	// the classifier missed a construct, so the command is not allowed.
@@ -138,6 +150,9 @@ func (w *walker) stmts(list []*syntax.Stmt, sc scope, vis map[*syntax.CallExpr]b
 }
 
 func (w *walker) stmt(s *syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
+	if len(s.Redirs) > 0 && runsExec(s.Cmd, sc.src) {
+		w.verdict.add(Approve, "exec with redirections opens descriptors for every later command")
+	}
 	sc = w.redirects(s.Redirs, sc, vis)
 	w.command(s.Cmd, sc, vis)
 }
