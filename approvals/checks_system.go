@@ -158,17 +158,30 @@ func checkCurl(args []arg) (Action, string) {
 	if o := p.find("proto", "proto-redir", "proto-default"); o != nil {
 		return Approve, fmt.Sprintf("curl %s enables other protocols", o)
 	}
-	if o := p.find("o", "output"); o != nil && !harmlessSink(o.value) && o.value != "-" {
-		return writeTo("curl -o", o.value)
+	// Every occurrence is judged, the strictest first: curl takes the
+	// last -X, -w and -D, and one -o per URL.
+	var act Action
+	var why string
+	for _, o := range p.findAll("o", "output", "D", "dump-header") {
+		if harmlessSink(o.value) || o.value == "-" {
+			continue
+		}
+		if a, w := writeTo("curl "+o.String(), o.value); a > act || why == "" {
+			act, why = a, w
+		}
 	}
-	if o := p.find("X", "request"); o != nil && !slices.Contains([]string{"GET", "HEAD", "OPTIONS"}, strings.ToUpper(o.value)) {
-		return Approve, "curl -X " + o.value + " may change state on the server"
+	if why != "" {
+		return act, why
 	}
-	if o := p.find("w", "write-out"); o != nil && strings.Contains(o.value, "%output{") {
-		return Approve, "curl -w %output{} writes a file"
+	for _, o := range p.findAll("X", "request") {
+		if !slices.Contains([]string{"GET", "HEAD", "OPTIONS"}, strings.ToUpper(o.value)) {
+			return Approve, "curl -X " + o.value + " may change state on the server"
+		}
 	}
-	if o := p.find("D", "dump-header"); o != nil && !harmlessSink(o.value) && o.value != "-" {
-		return writeTo("curl -D", o.value)
+	for _, o := range p.findAll("w", "write-out") {
+		if strings.Contains(o.value, "%output{") {
+			return Approve, "curl -w %output{} writes a file"
+		}
 	}
 	return refuseOpts(p, "sends data, writes a file or reads a config the policy cannot see",
 		"d", "F", "T", "K", "O", "c", "data", "data-raw", "data-binary", "data-urlencode", "data-ascii", "form", "form-string",

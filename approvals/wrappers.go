@@ -114,9 +114,12 @@ func (w *walker) xargs(c *Command, args []arg, sc scope) {
 		inner = []arg{{src: "echo", val: "echo"}}
 	}
 	input := arg{src: "{input}", dynamic: "words xargs reads from its input"}
-	if o := p.find("I", "i", "replace"); o != nil {
-		repl := orText(o.value, "{}")
-		inner = replaced(inner, repl, input)
+	if os := p.findAll("I", "i", "replace"); len(os) > 0 {
+		// The last replacement string wins; every one is marked, so that
+		// no word xargs may fill in is taken as known.
+		for _, o := range os {
+			inner = replaced(inner, orText(o.value, "{}"), input)
+		}
 	} else {
 		inner = append(inner[:len(inner):len(inner)], input)
 	}
