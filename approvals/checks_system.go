@@ -178,6 +178,9 @@ func checkCurl(args []arg) (Action, string) {
 			return Approve, "curl -X " + o.value + " may change state on the server"
 		}
 	}
+	if why := curlReadsFiles(p); why != "" {
+		return Approve, why
+	}
 	for _, o := range p.findAll("w", "write-out") {
 		if strings.Contains(o.value, "%output{") {
 			return Approve, "curl -w %output{} writes a file"
@@ -294,4 +297,36 @@ func checkOpenssl(args []arg) (Action, string) {
 		return Approve, "openssl " + args[0].val + ": " + p.unknown
 	}
 	return Allow, ""
+}
+
+// curlReadsFiles says why a curl command line loads code or reads a local
+// file into the request: an OpenSSL engine (a shared object), headers or
+// a query from a file (@FILE), a cookie file (-b without "="), or the
+// credentials in a netrc file.
+func curlReadsFiles(p parsed) string {
+	if o := p.find("engine", "n", "netrc", "netrc-optional"); o != nil {
+		return fmt.Sprintf("curl %s loads a library or reads credentials from a file", o)
+	}
+	for _, o := range p.findAll("key-type", "cert-type", "proxy-key-type", "proxy-cert-type") {
+		if strings.EqualFold(o.value, "ENG") {
+			return fmt.Sprintf("curl %s ENG loads an OpenSSL engine", o)
+		}
+	}
+	for _, o := range p.findAll("H", "header", "proxy-header") {
+		if strings.HasPrefix(o.value, "@") {
+			return fmt.Sprintf("curl %s @FILE sends the headers in a local file", o)
+		}
+	}
+	for _, o := range p.findAll("url-query") {
+		v := strings.TrimPrefix(o.value, "+")
+		if name, _, _ := strings.Cut(v, "="); strings.Contains(name, "@") {
+			return "curl --url-query with @FILE sends a local file"
+		}
+	}
+	for _, o := range p.findAll("b", "cookie") {
+		if !strings.Contains(o.value, "=") {
+			return fmt.Sprintf("curl %s %s reads a cookie file", o, o.value)
+		}
+	}
+	return ""
 }
