@@ -148,6 +148,10 @@ func checkTop(args []arg) (Action, string) {
 	return Allow, "batch mode"
 }
 
+// checkTload: tload draws its graph on the terminal or file its operand
+// names, writing it.
+var checkTload = maxOperands(tloadSpec, 0, "tload writes its graph to the terminal or file it names")
+
 var checkUniq = maxOperands(uniqSpec, 1, "uniq writes its second operand")
 
 // checkTree: -o writes the listing to a file, -R with -H writes HTML files.
