@@ -130,9 +130,10 @@ func (w *walker) inputFile(a arg) {
 // outputFile judges an output redirection's target.
 func (w *walker) outputFile(a arg) {
 	switch {
-	case a.static() && w.fdAlias && aliasedSink(a.val) && a.val != "/dev/fd/0":
-		w.verdict.add(Approve, fmt.Sprintf("writes to %s while a redirection may have opened a descriptor on a file", a.val))
 	case a.static() && harmlessSink(a.val):
+		if w.fdAlias && a.val != "/dev/null" {
+			w.verdict.add(Approve, fmt.Sprintf("writes to %s while a redirection may have opened a descriptor on a file", a.val))
+		}
 	case !a.static():
 		w.verdict.add(Approve, fmt.Sprintf("writes to a file named at run time (%s)", a.show()))
 	default:
@@ -171,13 +172,6 @@ func mayAliasFile(r *syntax.Redirect) bool {
 		return !ok || (lit.Value != "1" && lit.Value != "2" && lit.Value != "-")
 	}
 	return false
-}
-
-// aliasedSink reports whether p names an open descriptor, which may be a
-// file when fdAlias is set.
-func aliasedSink(p string) bool {
-	return strings.HasPrefix(p, "/dev/stdout") || strings.HasPrefix(p, "/dev/stderr") || strings.HasPrefix(p, "/dev/fd/") ||
-		strings.HasPrefix(p, "/proc/self/fd/") || strings.HasPrefix(p, "/dev/stdin")
 }
 
 // runsExec reports whether a statement's command may be exec, also behind
