@@ -101,11 +101,11 @@ func checkKubectl(args []arg) (Action, string) {
 // secret.v1), for manifests read from files, or a raw path naming secrets
 // however it is encoded.
 func showsSecrets(p parsed, ops []string) bool {
-	if raw := p.find("raw"); raw != nil {
-		return rawNamesSecret(raw.value)
+	if raws := p.findAll("raw"); len(raws) > 0 {
+		return slices.ContainsFunc(raws, func(raw opt) bool { return rawNamesSecret(raw.value) })
 	}
-	o := p.find("o", "output")
-	full := p.has("template") || (o != nil && o.value != "wide" && o.value != "name")
+	// kubectl takes the last -o: any that prints objects in full counts.
+	full := p.has("template") || slices.ContainsFunc(p.findAll("o", "output"), func(o opt) bool { return o.value != "wide" && o.value != "name" })
 	if !full {
 		return false
 	}

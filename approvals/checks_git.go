@@ -52,8 +52,10 @@ func checkGit(args []arg) (Action, string) {
 	if g.unknown != "" {
 		return Approve, g.unknown
 	}
-	if o := g.find("c", "config-env", "exec-path"); o != nil && !(o.name == "exec-path" && o.value == "") {
-		return Approve, fmt.Sprintf("git %s can run a program", o)
+	for _, o := range g.findAll("c", "config-env", "exec-path") {
+		if !(o.name == "exec-path" && o.value == "") {
+			return Approve, fmt.Sprintf("git %s can run a program", o)
+		}
 	}
 	if len(g.rest) == 0 {
 		return Allow, ""

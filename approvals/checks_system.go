@@ -158,17 +158,33 @@ func checkCurl(args []arg) (Action, string) {
 	if o := p.find("proto", "proto-redir", "proto-default"); o != nil {
 		return Approve, fmt.Sprintf("curl %s enables other protocols", o)
 	}
-	if o := p.find("o", "output"); o != nil && !harmlessSink(o.value) && o.value != "-" {
-		return writeTo("curl -o", o.value)
+	// Every occurrence is judged, the strictest first: curl takes the
+	// last -X, -w and -D, and one -o per URL.
+	var act Action
+	var why string
+	for _, o := range p.findAll("o", "output", "D", "dump-header") {
+		if harmlessSink(o.value) || o.value == "-" {
+			continue
+		}
+		if a, w := writeTo("curl "+o.String(), o.value); a > act || why == "" {
+			act, why = a, w
+		}
 	}
-	if o := p.find("X", "request"); o != nil && !slices.Contains([]string{"GET", "HEAD", "OPTIONS"}, strings.ToUpper(o.value)) {
-		return Approve, "curl -X " + o.value + " may change state on the server"
+	if why != "" {
+		return act, why
 	}
-	if o := p.find("w", "write-out"); o != nil && strings.Contains(o.value, "%output{") {
-		return Approve, "curl -w %output{} writes a file"
+	for _, o := range p.findAll("X", "request") {
+		if !slices.Contains([]string{"GET", "HEAD", "OPTIONS"}, strings.ToUpper(o.value)) {
+			return Approve, "curl -X " + o.value + " may change state on the server"
+		}
 	}
-	if o := p.find("D", "dump-header"); o != nil && !harmlessSink(o.value) && o.value != "-" {
-		return writeTo("curl -D", o.value)
+	if why := curlReadsFiles(p); why != "" {
+		return Approve, why
+	}
+	for _, o := range p.findAll("w", "write-out") {
+		if strings.Contains(o.value, "%output{") {
+			return Approve, "curl -w %output{} writes a file"
+		}
 	}
 	return refuseOpts(p, "sends data, writes a file or reads a config the policy cannot see",
 		"d", "F", "T", "K", "O", "c", "data", "data-raw", "data-binary", "data-urlencode", "data-ascii", "form", "form-string",
@@ -281,4 +297,36 @@ func checkOpenssl(args []arg) (Action, string) {
 		return Approve, "openssl " + args[0].val + ": " + p.unknown
 	}
 	return Allow, ""
+}
+
+// curlReadsFiles says why a curl command line loads code or reads a local
+// file into the request: an OpenSSL engine (a shared object), headers or
+// a query from a file (@FILE), a cookie file (-b without "="), or the
+// credentials in a netrc file.
+func curlReadsFiles(p parsed) string {
+	if o := p.find("engine", "n", "netrc", "netrc-optional"); o != nil {
+		return fmt.Sprintf("curl %s loads a library or reads credentials from a file", o)
+	}
+	for _, o := range p.findAll("key-type", "cert-type", "proxy-key-type", "proxy-cert-type") {
+		if strings.EqualFold(o.value, "ENG") {
+			return fmt.Sprintf("curl %s ENG loads an OpenSSL engine", o)
+		}
+	}
+	for _, o := range p.findAll("H", "header", "proxy-header") {
+		if strings.HasPrefix(o.value, "@") {
+			return fmt.Sprintf("curl %s @FILE sends the headers in a local file", o)
+		}
+	}
+	for _, o := range p.findAll("url-query") {
+		v := strings.TrimPrefix(o.value, "+")
+		if name, _, _ := strings.Cut(v, "="); strings.Contains(name, "@") {
+			return "curl --url-query with @FILE sends a local file"
+		}
+	}
+	for _, o := range p.findAll("b", "cookie") {
+		if !strings.Contains(o.value, "=") {
+			return fmt.Sprintf("curl %s %s reads a cookie file", o, o.value)
+		}
+	}
+	return ""
 }

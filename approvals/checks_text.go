@@ -12,8 +12,15 @@ func checkSort(args []arg) (Action, string) {
 	if p.has("compress-program") {
 		return Approve, "sort --compress-program runs a program"
 	}
-	if o := p.find("o", "output"); o != nil {
-		return writeTo("sort "+o.String(), o.value)
+	var act Action
+	var why string
+	for _, o := range p.findAll("o", "output") {
+		if a, w := writeTo("sort "+o.String(), o.value); a > act || why == "" {
+			act, why = a, w
+		}
+	}
+	if why != "" {
+		return act, why
 	}
 	return refuseOpts(p, "")
 }
@@ -76,8 +83,10 @@ func checkTar(args []arg) (Action, string) {
 	if bad, ok := p.onlyOpts(tarListOpts...); !ok {
 		return Approve, "tar " + bad + " can run a program or write a file, even when listing"
 	}
-	if o := p.find("f", "file"); o != nil && strings.Contains(o.value, ":") && !p.has("force-local") {
-		return Approve, "tar -f HOST:FILE runs a remote shell to reach the archive"
+	for _, o := range p.findAll("f", "file") {
+		if strings.Contains(o.value, ":") && !p.has("force-local") {
+			return Approve, "tar -f HOST:FILE runs a remote shell to reach the archive"
+		}
 	}
 	return Allow, "lists the archive"
 }
@@ -101,7 +110,7 @@ func checkRead(args []arg) (Action, string) {
 		return Approve, p.unknown
 	}
 	names := p.operands
-	if o := p.find("a"); o != nil {
+	for _, o := range p.findAll("a") {
 		names = append(names, arg{src: o.value, val: o.value})
 	}
 	for _, a := range names {
@@ -112,9 +121,15 @@ func checkRead(args []arg) (Action, string) {
 	return Allow, ""
 }
 
-// checkPrintf: -v assigns to a variable, possibly an array element.
+// checkPrintf: -v assigns to a variable, possibly an array element whose
+// subscript runs code. Bash's printf reads its options with getopt "v:",
+// so the name may be attached (-vNAME); options end at the first word not
+// starting with "-", or after "--".
 func checkPrintf(args []arg) (Action, string) {
-	if len(args) > 0 && args[0].couldBe("-v") {
+	if len(args) == 0 {
+		return Allow, ""
+	}
+	if a := args[0]; (!a.static() && a.mayBeOption()) || strings.HasPrefix(a.val, "-v") {
 		return Approve, "printf -v assigns to a variable"
 	}
 	return Allow, ""
@@ -132,6 +147,10 @@ func checkTop(args []arg) (Action, string) {
 	}
 	return Allow, "batch mode"
 }
+
+// checkTload: tload draws its graph on the terminal or file its operand
+// names, writing it.
+var checkTload = maxOperands(tloadSpec, 0, "tload writes its graph to the terminal or file it names")
 
 var checkUniq = maxOperands(uniqSpec, 1, "uniq writes its second operand")
 

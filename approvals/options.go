@@ -372,7 +372,22 @@ func (p parsed) has(names ...string) bool {
 	return p.find(names...) != nil
 }
 
-// find returns the first option present among names.
+// findAll returns every occurrence of the options among names, in order.
+// A tool given an option twice mostly takes the last one, some use each
+// (curl -o per URL): a check of an option's value judges every
+// occurrence, never only the first one find returns.
+func (p parsed) findAll(names ...string) []opt {
+	var out []opt
+	for _, o := range p.opts {
+		if slices.ContainsFunc(names, func(n string) bool { return matchOpt(o, n) }) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// find returns the first option present among names: for presence only;
+// a check of the value uses findAll.
 func (p parsed) find(names ...string) *opt {
 	for i, o := range p.opts {
 		for _, n := range names {

@@ -73,6 +73,7 @@ var (
 	mountSpec    = optSpec{short: "lt:hV", long: []string{"types=", "show-labels", "help", "version"}}
 	dpkgSpec     = optSpec{short: "lLsSpC", long: []string{"list", "listfiles", "status", "search", "print-avail", "get-selections", "print-architecture", "print-foreign-architectures", "version", "help", "audit", "verify", "compare-versions", "no-pager"}}
 	chronycSpec  = optSpec{short: "46acdemnNh:p:f:v"}
+	tloadSpec    = optSpec{short: "d:hs:V", long: []string{"delay=", "help", "scale=", "version"}}
 	xargsSpec    = optSpec{short: "0a:E:e::i::I:l::L:n:oprs:tP:xd:", long: []string{"null", "arg-file=", "delimiter=", "eof=?", "replace=?", "max-lines=?", "max-args=", "open-tty", "max-procs=", "interactive", "process-slot-var=", "no-run-if-empty", "max-chars=", "show-limits", "verbose", "exit", "help", "version"}, stopAtOperand: true}
 	watchSpec    = optSpec{short: "bcCd::eEgn:pq:rtwxhv", long: []string{"beep", "color", "no-color", "differences=?", "errexit", "chgexit", "equexit=", "interval=", "precise", "no-rerun", "no-title", "no-wrap", "no-linewrap", "exec", "shotsdir=", "help", "version"}, stopAtOperand: true}
 	sedSpec      = optSpec{short: "nrsuEzi::l:e:f:", long: []string{"quiet", "silent", "debug", "expression=", "file=", "follow-symlinks", "in-place=?", "line-length=", "posix", "regexp-extended", "separate", "sandbox", "unbuffered", "null-data", "zero-terminated", "help", "version"}}

@@ -31,7 +31,11 @@ var wrappers = map[string]wrapSpec{
 		refuse: map[string]string{"i": "sudo -i runs a login shell", "s": "sudo -s runs a shell", "e": "sudo -e edits files", "login": "sudo -i runs a login shell",
 			"shell": "sudo -s runs a shell", "edit": "sudo -e edits files", "E": "sudo -E passes the environment on", "preserve-env": "sudo --preserve-env passes the environment on",
 			"R": "sudo -R changes the root directory", "chroot": "sudo -R changes the root directory",
-			"A": "sudo -A runs an askpass program", "askpass": "sudo -A runs an askpass program"}},
+			"A": "sudo -A runs an askpass program", "askpass": "sudo -A runs an askpass program",
+			"b": "sudo -b leaves the command running in the background", "background": "sudo -b leaves the command running in the background",
+			"v": "sudo -v refreshes the cached credentials", "validate": "sudo -v refreshes the cached credentials",
+			"k": "sudo -k changes the cached credentials", "reset-timestamp": "sudo -k changes the cached credentials",
+			"K": "sudo -K removes the cached credentials", "remove-timestamp": "sudo -K removes the cached credentials"}},
 	"doas":     {opts: optSpec{short: "a:C:Lnsu:"}, refuse: map[string]string{"s": "doas -s runs a shell", "C": "doas -C reads a config file"}},
 	"env":      {opts: optSpec{short: "i0u:C:S:v", long: []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal=?", "default-signal=?", "ignore-signal=?", "list-signal-handling", "debug", "help", "version"}}, env: true, refuse: map[string]string{"S": "env -S splits a string into a command", "split-string": "env -S splits a string into a command"}},
 	"nice":     {opts: optSpec{short: "n:", long: []string{"adjustment=", "help", "version"}}},
@@ -40,7 +44,7 @@ var wrappers = map[string]wrapSpec{
 	"timeout":  {opts: optSpec{short: "fk:ps:v", long: []string{"foreground", "kill-after=", "preserve-status", "signal=", "verbose", "help", "version"}}, skip: 1},
 	"stdbuf":   {opts: optSpec{short: "i:o:e:", long: []string{"input=", "output=", "error=", "help", "version"}}},
 	"ionice":   {opts: optSpec{short: "c:n:p:P:tu:hV", long: []string{"class=", "classdata=", "pid=", "pgid=", "ignore", "uid=", "help", "version"}}, refuse: map[string]string{"p": "ionice -p changes another process", "P": "ionice -P changes other processes", "u": "ionice -u changes other processes", "pid": "ionice -p changes another process", "pgid": "ionice -P changes other processes", "uid": "ionice -u changes other processes"}},
-	"setsid":   {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}},
+	"setsid":   {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}, refuse: map[string]string{"f": "setsid -f leaves the command running in the background", "fork": "setsid -f leaves the command running in the background"}},
 	"builtin":  {},
 	"unbuffer": {opts: optSpec{short: "p"}},
 	"chronic":  {opts: optSpec{short: "ev"}},
@@ -113,10 +117,16 @@ func (w *walker) xargs(c *Command, args []arg, sc scope) {
 	if len(inner) == 0 {
 		inner = []arg{{src: "echo", val: "echo"}}
 	}
+	if p.has("process-slot-var") {
+		c.add(Approve, "xargs --process-slot-var sets a variable in the environment of what it runs")
+	}
 	input := arg{src: "{input}", dynamic: "words xargs reads from its input"}
-	if o := p.find("I", "i", "replace"); o != nil {
-		repl := orText(o.value, "{}")
-		inner = replaced(inner, repl, input)
+	if os := p.findAll("I", "i", "replace"); len(os) > 0 {
+		// The last replacement string wins; every one is marked, so that
+		// no word xargs may fill in is taken as known.
+		for _, o := range os {
+			inner = replaced(inner, orText(o.value, "{}"), input)
+		}
 	} else {
 		inner = append(inner[:len(inner):len(inner)], input)
 	}
@@ -173,15 +183,16 @@ func sshOption(o opt) string {
 	switch o.name {
 	case "L", "R", "D", "W", "w":
 		return "ssh -" + o.name + " opens a tunnel"
-	case "F", "E", "S", "O", "I":
+	case "F", "E", "S", "O", "I", "i":
 		return "ssh -" + o.name + " uses or writes files the policy cannot see"
+	case "A", "X", "Y", "K":
+		return "ssh -" + o.name + " forwards the agent, the display or credentials to the remote host"
+	case "J":
+		return "ssh -J connects through another host"
+	case "M", "f":
+		return "ssh -" + o.name + " leaves a connection running in the background"
 	case "o":
-		key := strings.ToLower(strings.SplitN(strings.SplitN(o.value, "=", 2)[0], " ", 2)[0])
-		switch key {
-		case "connecttimeout", "batchmode", "stricthostkeychecking", "loglevel", "port", "user", "serveraliveinterval", "serveralivecountmax", "connectionattempts":
-			return ""
-		}
-		return "ssh -o " + o.value + " is not a known harmless option"
+		return "ssh -o " + o.value + " sets an option: many run programs or forward access"
 	}
 	return ""
 }
