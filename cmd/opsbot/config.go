@@ -156,7 +156,7 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && err.Error() != "EOF" {
-		return nil, syntaxErrors(path, data, err)
+		return nil, afterSyntaxErrors(path, data, syntaxErrors(path, data, err), lookup)
 	}
 	cfg := &Config{file: path, lines: map[string]int{}}
 	if doc.Kind == 0 { // empty file: all defaults
@@ -182,6 +182,36 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	// twice (a value it could not read is left empty).
 	errs = appendUnshadowed(errs, flatten(cfg.validate()))
 	return cfg, errs
+}
+
+// afterSyntaxErrors goes on past the lines the YAML parser refused: with
+// them blanked (so the other lines keep their numbers), the rest of the
+// file is checked too, so that a tab or a mis-indent does not hide a bad
+// value elsewhere. The file stays refused either way.
+func afterSyntaxErrors(path string, data []byte, errs []error, lookup func(string) (string, bool)) []error {
+	lines := strings.Split(string(data), "\n")
+	blanked := false
+	for _, e := range errs {
+		var ce *ConfigError
+		if errors.As(e, &ce) && ce.Line >= 1 && ce.Line <= len(lines) && strings.TrimSpace(lines[ce.Line-1]) != "" {
+			lines[ce.Line-1], blanked = "", true
+		}
+	}
+	if !blanked {
+		return errs // nothing left to blank: this is all that can be said
+	}
+	_, more := decodeConfig(path, []byte(strings.Join(lines, "\n")), lookup)
+	seen := map[string]bool{}
+	for _, e := range errs {
+		seen[e.Error()] = true
+	}
+	for _, e := range more {
+		if !seen[e.Error()] {
+			seen[e.Error()] = true
+			errs = append(errs, e)
+		}
+	}
+	return errs
 }
 
 // appendUnshadowed appends the errors of more whose key is not already

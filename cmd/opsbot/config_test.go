@@ -174,6 +174,13 @@ func TestConfigProblemsInPlainWords(t *testing.T) {
 			`c.yaml:5: log.levle: unknown key (did you mean "level"?); the keys here are: format, level`,
 			"c.yaml:6: log.format: \"xml\" is not a log format: use auto, text or json",
 			"c.yaml: ssh.known_hosts: is required when SSH hosts are configured: the OpenSSH known_hosts file that verifies their keys"}},
+		{"a tab hides no bad value", "exec:\n  timeout: 60\nlog:\n\tlevel: info\nweb:\n  listen: 127.0.0.1:18934\n   api_key: x\n", []string{
+			"c.yaml:2: exec.timeout: " + duration + ", not 60",
+			"c.yaml:4: a tab character indents this line: YAML indents with spaces only; replace the tab with spaces",
+			`c.yaml:7: this line is indented more (3 spaces) than the line above, which already has its value: indent it like "listen:" above (2 spaces)`}},
+		{"a mis-indent hides no unknown key", "web:\n  listen: 127.0.0.1:8080\n   channels: [ops]\nlog:\n  levle: x\n", []string{
+			`c.yaml:3: this line is indented more (3 spaces) than the line above, which already has its value: indent it like "listen:" above (2 spaces)`,
+			`c.yaml:5: log.levle: unknown key (did you mean "level"?); the keys here are: format, level`}},
 		{"a bad value is reported once", "hosts:\n  - name: [a]\n    address: 10.0.0.1:22\nssh:\n  known_hosts: /k\n",
 			[]string{"c.yaml:2: hosts[0].name: expected a single value, not a list"}},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -319,4 +320,32 @@ func TestBrowserMarkdown(t *testing.T) {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A bot message with long command output opens at its tail (the newest
+// lines are what a person looks for), and the page shows times in the one
+// format the approval cards use ("Nov 24 11:12 UTC").
+func TestBrowserLongOutputOpensAtItsTailAndTimesHaveOneFormat(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	thread := alice.StartThread("@opsbot restart nginx")
+	<-bot.events
+	alice.WaitFor("the card", func(ms []testutil.Message) bool { return len(ms) == 2 })
+	var out strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&out, "%d\n", i)
+	}
+	if _, err := bot.conn.Post(context.Background(), "ops", thread, connectors.Message{Text: "```\n" + out.String() + "```"}); err != nil {
+		t.Fatal(err)
+	}
+	alice.WaitFor("the output", func(ms []testutil.Message) bool { return len(ms) == 3 })
+	gap := alice.Eval(`(() => { const p = [...document.querySelectorAll('pre.md-code')].pop();
+		return p.scrollHeight > p.clientHeight ? p.scrollHeight - p.clientHeight - p.scrollTop : -1; })()`)
+	if gap != "0" {
+		t.Errorf("long output: %s pixels left below what is shown (-1: it did not overflow), want 0: it opens at its tail", gap)
+	}
+	when := alice.Eval(`document.querySelector('.msg time').textContent`)
+	if !regexp.MustCompile(`^"[A-Z][a-z]{2} \d{1,2} \d{2}:\d{2} \S+"$`).MatchString(when) {
+		t.Errorf("a message's time reads %s, want the cards' format like \"Nov 24 11:12 UTC\"", when)
+	}
 }

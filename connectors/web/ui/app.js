@@ -277,6 +277,9 @@
     const fresh = renderMessage(m);
     if (old) old.replaceWith(fresh);
     else box.appendChild(fresh);
+    // Long command output opens at its tail: the newest lines are what a
+    // person looks for (the bot already cut the oldest ones).
+    if (m.bot) fresh.querySelectorAll('pre.md-code').forEach((pre) => { pre.scrollTop = pre.scrollHeight; });
     scrollDown(near);
   }
 
@@ -415,9 +418,15 @@
 
   // ---- routing and start ------------------------------------------------
 
+  // clock shows a time as approval cards do ("Nov 24 11:12 UTC", Go's
+  // "Jan 2 15:04 MST"): one format on the page.
   function clock(t) {
     const d = new Date(t);
-    return isNaN(d) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    if (isNaN(d)) return '';
+    const parts = {};
+    for (const p of new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit',
+      hourCycle: 'h23', timeZoneName: 'short' }).formatToParts(d)) parts[p.type] = p.value;
+    return parts.month + ' ' + parts.day + ' ' + parts.hour + ':' + parts.minute + ' ' + parts.timeZoneName;
   }
 
   async function route() {
