@@ -317,6 +317,13 @@ func curlReadsFiles(p parsed) string {
 			return fmt.Sprintf("curl %s @FILE sends the headers in a local file", o)
 		}
 	}
+	// -w @FILE reads a format the policy cannot see (%output{} writes a
+	// file); --url @FILE reads URLs whose schemes are not checked.
+	for _, o := range p.findAll("w", "write-out", "url") {
+		if strings.HasPrefix(o.value, "@") {
+			return fmt.Sprintf("curl %s @FILE reads what it does from a local file", o)
+		}
+	}
 	for _, o := range p.findAll("url-query") {
 		v := strings.TrimPrefix(o.value, "+")
 		if name, _, _ := strings.Cut(v, "="); strings.Contains(name, "@") {
