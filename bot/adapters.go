@@ -144,7 +144,10 @@ type ApprovalUse interface {
 type GateApprover struct {
 	Gate  *approvals.Gate
 	Store ApprovalUse
-	// Platform names the requesters' platform ("web", "slack", "console").
+	// Platform names the requesters' platform ("web", "slack", "console")
+	// when a session does not say: a request is the person of the
+	// session's own platform, so that slack:U1 cannot approve what
+	// slack:U1 asked for by passing as web:U1.
 	Platform string
 	// Groups gives a host's groups, for approver rules per host group.
 	Groups func(host string) []string
@@ -165,7 +168,7 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		hosts = []string{req.Target}
 	}
 	areq := approvals.Request{Host: strings.Join(hosts, ","), Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons,
-		Requester: approvals.Person{Platform: g.Platform, ID: req.Session.Requester}, Channel: req.Session.Channel, SessionID: req.SessionID}
+		Requester: approvals.Person{Platform: g.platform(req.Session), ID: req.Session.Requester}, Channel: req.Session.Channel, SessionID: req.SessionID}
 	if g.Groups != nil {
 		for _, h := range hosts {
 			areq.HostGroups = append(areq.HostGroups, g.Groups(h)...)
@@ -230,4 +233,13 @@ func (g GateApprover) withdraw(ctx context.Context, cause error, id string, requ
 	}
 	g.Gate.Vote(ctx, id, requester, approvals.VoteDeny)
 	g.Store.FinishFollowUp(ctx, id)
+}
+
+// platform is the requester's platform: the session's own, else the
+// configured one.
+func (g GateApprover) platform(sess agent.SessionInfo) string {
+	if sess.Platform != "" {
+		return sess.Platform
+	}
+	return g.Platform
 }
