@@ -37,6 +37,9 @@ type Bot struct {
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// JobEndTurns runs a short agent turn in a job's thread when the job
+	// ends (agent.on_job_end: turn), rather than only posting the news.
+	JobEndTurns bool
 
 	mu      sync.Mutex
 	conns   map[string]connectors.Connector

@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// jobEndTurns sets Bot.JobEndTurns.
+	jobEndTurns bool
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -105,6 +107,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
+	b.JobEndTurns = opt.jobEndTurns
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)

@@ -96,6 +96,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+	b.JobEndTurns = rt.jobEndTurns()
 	b.AddConnector(webConn)
 	// What a previous process left half-done is settled before anything new
 	// can start: a turn begun now must not be taken for an interrupted one.
