@@ -141,3 +141,41 @@ func TestStartJobRefusesAGroupBeforeAsking(t *testing.T) {
 		t.Errorf("an approval was asked for a job that cannot start: %+v", ap.request)
 	}
 }
+
+// printingExec prints a line, closes printed, then holds the command
+// until release.
+type printingExec struct {
+	release, printed chan struct{}
+}
+
+func (e *printingExec) Resolve(target string) ([]string, error) { return []string{target}, nil }
+
+func (e *printingExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
+	opts.OnOutput(hosts[0], false, []byte("dumped users\n"))
+	close(e.printed)
+	select {
+	case <-e.release:
+	case <-ctx.Done():
+	}
+	return []ExecResult{{Host: hosts[0], Stdout: "dumped users\ndone\n"}}
+}
+
+// job_status shows what a running job printed so far.
+func TestJobStatusShowsPartialOutput(t *testing.T) {
+	t.Parallel()
+	st, sess := testStore(t)
+	ex := &printingExec{release: make(chan struct{}), printed: make(chan struct{})}
+	jobs := &Jobs{Store: st, Exec: ex}
+	defer jobs.Close()
+	job, err := jobs.Start(sess, "local", "pg_dump app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &JobStatusTool{Store: st, Jobs: jobs}
+	<-ex.printed
+	res := tool.Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + itoa(int(job.ID)) + `}`)})
+	close(ex.release)
+	if res.IsError || !strings.Contains(res.Content, "running") || !strings.Contains(res.Content, "dumped users") {
+		t.Errorf("status = %q", res.Content)
+	}
+}
