@@ -20,6 +20,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 )
 
@@ -80,6 +81,8 @@ type runHooks struct {
 	// checks, when set, receives the health-check scheduler and the
 	// publisher of its reports before the scheduler starts.
 	checks func(*checks.Scheduler, *checks.Publisher)
+	// connectors are started beside the configured ones.
+	connectors []connectors.Connector
 }
 
 // serveBot is runBot with hooks for tests.
@@ -89,30 +92,17 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
-	webConn, err := web.New(ctx, cfg.Web, webArchive{rt.store})
+	conns, routers, err := rt.newConnectors(ctx)
 	if err != nil {
 		return err
 	}
-	webConn.Models = func() []string {
-		if rt.provider == nil {
-			return nil
+	for _, c := range hooks.connectors {
+		conns = append(conns, c)
+		if r, ok := c.(router); ok {
+			routers = append(routers, r)
 		}
-		return []string{rt.modelName}
 	}
-	gateCfg, anyone := webGateConfig(cfg)
-	if anyone {
-		log.Info("approvals: anyone on the web chat may approve another person's request, as only this machine can reach it " +
-			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
-	}
-	for _, w := range cfg.approvalWarnings() {
-		log.Warn(w.Error())
-	}
-	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
-	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
-	b.JobEndTurns = rt.jobEndTurns()
-	b.AddConnector(webConn)
+	b := rt.newBot(conns)
 	reg := newRegistry()
 	checkMetrics, err := checks.NewMetrics(reg)
 	if err != nil {
@@ -130,40 +120,37 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// can start: a turn begun now must not be taken for an interrupted one.
 	b.Recover(ctx)
 
-	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	listen := cfg.Web.Listen
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
+		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", listen, err)
 	}
-	mux := newMux(rt.store, reg)
-	mux.Handle("/", webConn.Handler())
+	set := &connectorSet{list: conns, log: log}
+	for _, c := range conns {
+		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
+	}
+	mux := newMux(rt.ready, reg)
+	for _, r := range routers {
+		r.Routes(mux)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	botCtx, stopBot := context.WithCancel(ctx)
-	connDone := make(chan error, 1)
-	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
+	set.start(botCtx, b.Handle)
 	b.Start(botCtx)
-	if err := sched.Start(botCtx); err != nil {
-		stopBot()
-		srv.Close()
-		b.Close()
-		<-connDone
-		return err
-	}
-	defer sched.Stop()
-	agentState := "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
-	if rt.provider != nil {
-		agentState = rt.model
-	}
-	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(), "agent", agentState)
-	if hooks.ready != nil {
-		hooks.ready <- ln.Addr().String()
-	}
-	select {
-	case err = <-served:
-		err = fmt.Errorf("web listener: %w", err)
-	case <-ctx.Done():
+	if err = sched.Start(botCtx); err == nil {
+		log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(),
+			"agent", rt.agentState(), "connectors", connectorNames(conns), "schedules", len(sched.Names()))
+		if hooks.ready != nil {
+			hooks.ready <- ln.Addr().String()
+		}
+		select {
+		case err = <-served:
+			err = fmt.Errorf("web listener: %w", err)
+		case <-ctx.Done():
+		}
 	}
 	log.Info("shutting down")
 	stopBot()
@@ -174,7 +161,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		srv.Close() // streams still open after the grace period are cut
 	}
 	b.Close()
-	<-connDone
+	set.wait()
 	if err != nil {
 		return err
 	}
@@ -184,9 +171,44 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	return nil
 }
 
-// pinger is what /readyz needs of the store.
-type pinger interface {
-	Ping(ctx context.Context) error
+// newBot builds the bot over the parts with every connector added.
+func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
+	cfg, log := rt.cfg, rt.log
+	gateCfg, anyone := webGateConfig(cfg)
+	if anyone {
+		log.Info("approvals: anyone on the web chat may approve another person's request, as only this machine can reach it " +
+			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
+	}
+	for _, w := range cfg.warnings() {
+		log.Warn(w.Error())
+	}
+	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
+	// Platform is the fallback for a session that names none; requests
+	// are made as the session's own platform's person.
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
+	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
+		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel}
+	b.JobEndTurns = rt.jobEndTurns()
+	for _, c := range conns {
+		b.AddConnector(c)
+	}
+	return b
+}
+
+// agentState says whether the agent is on, for the start-up line.
+func (rt *parts) agentState() string {
+	if rt.provider == nil {
+		return "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
+	}
+	return rt.model
+}
+
+func connectorNames(conns []connectors.Connector) []string {
+	names := make([]string, len(conns))
+	for i, c := range conns {
+		names[i] = c.Name()
+	}
+	return names
 }
 
 // newRegistry is the process's Prometheus registry, with the Go and
@@ -201,21 +223,14 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// newMux serves the operational endpoints; /metrics serves reg.
-func newMux(db pinger, reg *prometheus.Registry) *http.ServeMux {
+// newMux serves the operational endpoints: /healthz, /readyz (ready's
+// checks) and /metrics (reg).
+func newMux(ready http.Handler, reg *prometheus.Registry) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if err := db.Ping(ctx); err != nil {
-			http.Error(w, "database not ready: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
+	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
 }
