@@ -35,6 +35,9 @@ type Bot struct {
 	Log    *slog.Logger
 	// NoAgentHelp says how to turn the agent on.
 	NoAgentHelp string
+	// Health runs and lists the scheduled health checks for `health`; nil
+	// when none are configured.
+	Health Health
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
