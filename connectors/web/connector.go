@@ -6,12 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 )
+
+// streamWriteTimeout is how long one write to an event stream may take:
+// a reader stalled that long is disconnected (it reconnects with
+// Last-Event-ID and loses nothing).
+const streamWriteTimeout = 15 * time.Second
 
 // Platform is the Connector's name and its events' Platform.
 const Platform = "web"
@@ -39,6 +45,13 @@ type Connector struct {
 	stopOnce sync.Once
 	requests *requestLog
 	postMu   sync.Mutex // see addOnce
+	proxies  []netip.Prefix
+	limits   *postLimits
+	// writeTimeout bounds each write to an event stream (streamWriteTimeout).
+	writeTimeout time.Duration
+	// streamEnded, when set (by tests), is called as each event stream's
+	// handler returns.
+	streamEnded func()
 }
 
 // running is the bot's Handler while Start runs, with Start's ctx.
@@ -65,7 +78,9 @@ func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
 	if archive == nil {
 		archive = NewMemoryArchive()
 	}
-	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024)}
+	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024),
+		limits: newPostLimits(cfg.PostRate, cfg.PostBurst, time.Now), writeTimeout: streamWriteTimeout}
+	c.proxies, _ = cfg.proxies() // checked by Validate
 	c.hub = newHub(archive, cfg.Channels, time.Now)
 	if err := c.hub.load(ctx); err != nil {
 		return nil, fmt.Errorf("web: load messages: %w", err)
@@ -126,7 +141,7 @@ func (c *Connector) Post(ctx context.Context, channel, thread string, m connecto
 	if !channelName.MatchString(channel) {
 		return connectors.Ref{}, fmt.Errorf("web: post: %q is not a channel name", channel)
 	}
-	v, _, err := c.hub.add(ctx, post{channel: channel, thread: thread, user: BotName, bot: true, body: toBody(m)})
+	v, _, err := c.hub.add(ctx, post{channel: channel, thread: thread, user: BotName, bot: true, body: c.noteSelfNamed(toBody(m))})
 	if err != nil && v.ID == "" {
 		return connectors.Ref{}, fmt.Errorf("web: post: %w", err)
 	}
@@ -139,7 +154,7 @@ func (c *Connector) Post(ctx context.Context, channel, thread string, m connecto
 
 // Edit replaces the content of one of the bot's messages.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	if err := c.hub.edit(ctx, ref.ID, toBody(m)); err != nil {
+	if err := c.hub.edit(ctx, ref.ID, c.noteSelfNamed(toBody(m))); err != nil {
 		return fmt.Errorf("web: edit: %w", err)
 	}
 	return nil
