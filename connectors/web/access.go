@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-		"encoding/hex"
+	"encoding/hex"
 	"encoding/json"
 	"mime"
 	"net"

@@ -13,7 +13,7 @@ type fakeClock struct {
 	t  time.Time
 }
 
-func (f *fakeClock) now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
+func (f *fakeClock) now() time.Time      { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
 func (f *fakeClock) add(d time.Duration) { f.mu.Lock(); f.t = f.t.Add(d); f.mu.Unlock() }
 
 // A client posting faster than post_rate past its burst is answered 429
