@@ -79,8 +79,11 @@ func (c *Config) approvalWarnings() []*ConfigError {
 	switch {
 	case n == 0:
 		why := fmt.Sprintf("web.listen %s can be reached from other machines", c.Web.Listen)
-		if c.Web.Authenticates() {
-			why = "web.api_key, web.users or web.trusted_proxies is set, so the chat is open to other machines"
+		switch {
+		case c.Web.APIKey != "":
+			why = "web.api_key is set, so the chat is open to other machines"
+		case c.Web.Authenticates():
+			why = "web.users or web.trusted_proxies is set, so the chat is open to other machines"
 		}
 		out = append(out, c.warning("approvals.approvers", fmt.Sprintf(
 			"nobody can approve a command asked for in the web chat (%s, and no approver names a web user), "+

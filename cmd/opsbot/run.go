@@ -20,6 +20,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 func newRunCmd() *cobra.Command {
@@ -74,7 +75,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 		return err
 	}
 	defer rt.Close()
-	webConn, err := web.New(ctx, cfg.Web, webArchive{rt.store})
+	webConn, err := web.New(ctx, cfg.Web, webarchive.Archive{Store: rt.store})
 	if err != nil {
 		return err
 	}

@@ -41,9 +41,9 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusForbidden, "the shared API key cannot approve: approve with your personal key (web.users) or through the signing-in proxy")
 		return
 	}
-	m, err := c.hub.message(req.MessageID)
+	m, err := c.hub.message(r.Context(), req.MessageID)
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		c.writeHubError(w, r, err)
 		return
 	}
 	if !m.hasButton(req.ActionID, req.Value) {

@@ -81,31 +81,79 @@ func (c *Connector) listChannels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"channels": chans, "bot": BotName, "seq": seq})
 }
 
-func (c *Connector) listThreads(w http.ResponseWriter, r *http.Request) {
-	threads, seq, err := c.hub.threadList(r.PathValue("channel"))
+// pageOf reads a list's ?limit= and ?cursor=, or answers 400.
+func pageOf(w http.ResponseWriter, r *http.Request) (page, bool) {
+	p, err := parsePage(r.URL.Query().Get("limit"), r.URL.Query().Get("cursor"))
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		writeError(w, r, http.StatusBadRequest, err.Error())
+		return p, false
+	}
+	return p, true
+}
+
+// listPage is a page of a list: the items under their key, the seq the
+// list was taken at, and next_cursor when more follow.
+func listPage(key string, items any, seq uint64, next string) map[string]any {
+	out := map[string]any{key: items, "seq": seq}
+	if next != "" {
+		out["next_cursor"] = next
+	}
+	return out
+}
+
+func (c *Connector) listThreads(w http.ResponseWriter, r *http.Request) {
+	p, ok := pageOf(w, r)
+	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threads": threads, "seq": seq})
+	threads, seq, next, err := c.hub.threadList(r.Context(), r.PathValue("channel"), p)
+	if err != nil {
+		c.writeHubError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, listPage("threads", nonNil(threads), seq, next))
 }
 
 func (c *Connector) listMessages(w http.ResponseWriter, r *http.Request) {
-	msgs, seq, err := c.hub.threadMessages(r.PathValue("thread"))
-	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+	p, ok := pageOf(w, r)
+	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs, "seq": seq})
+	msgs, seq, next, err := c.hub.threadMessages(r.Context(), r.PathValue("thread"), p)
+	if err != nil {
+		c.writeHubError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, listPage("messages", nonNil(msgs), seq, next))
 }
 
 func (c *Connector) getMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := c.hub.message(r.PathValue("id"))
+	m, err := c.hub.message(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		c.writeHubError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, m)
+}
+
+// writeHubError answers with the hub's error; one the client cannot act
+// on (the database failed) is logged and answered in general words.
+func (c *Connector) writeHubError(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		c.logger().Error("web: a read failed", "request_id", requestIDOf(r), "err", err)
+		writeError(w, r, status, "opsbot could not read its chat archive; try again, and tell its operator if it persists (request id "+requestIDOf(r)+")")
+		return
+	}
+	writeError(w, r, status, err.Error())
+}
+
+// nonNil makes an empty list [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func (c *Connector) listModels(w http.ResponseWriter, r *http.Request) {

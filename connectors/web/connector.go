@@ -110,10 +110,32 @@ func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
 	}
 	c.run.Store(&running{ctx: ctx, h: h})
 	close(c.up)
-	<-ctx.Done()
+	c.keepPruning(ctx)
 	c.run.Store(nil)
 	c.stopOnce.Do(func() { close(c.stopped) })
 	return nil
+}
+
+// pruneEvery is how often threads past web.retention are deleted.
+const pruneEvery = time.Hour
+
+// keepPruning deletes the threads past retention now and every
+// pruneEvery, until ctx ends.
+func (c *Connector) keepPruning(ctx context.Context) {
+	tick := time.NewTicker(pruneEvery)
+	defer tick.Stop()
+	for {
+		if n, err := c.hub.prune(ctx, c.hub.now().Add(-c.cfg.Retention)); err != nil {
+			c.logger().Error("web: old threads could not be deleted; they are tried again in an hour", "err", err)
+		} else if n > 0 {
+			c.logger().Info("web: deleted threads past web.retention", "threads", n, "retention", c.cfg.Retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // dispatch hands ev to the bot; false when the bot is not running.

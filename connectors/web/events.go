@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -36,7 +37,7 @@ func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
 			"(end the stream after the bot's first finished message) or leave it out", q.Get("until")))
 		return
 	}
-	replay, seq := c.hub.subscribe(s, since)
+	seq := c.hub.subscribe(s)
 	defer c.hub.unsubscribe(s)
 	if c.streamEnded != nil {
 		defer c.streamEnded()
@@ -48,8 +49,17 @@ func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	ready := fmt.Appendf(nil, "retry: 2000\n\nevent: ready\ndata: {\"seq\":%d,\"request_id\":%q}\n\n", seq, requestIDOf(r))
-	if out.send(append([][]byte{ready}, replay...)...) != nil {
+	if out.send(ready) != nil {
 		return
+	}
+	if since >= 0 {
+		ended, err := c.hub.replay(r.Context(), s, uint64(since), seq, out.send)
+		if ended || err != nil {
+			if err != nil && !errors.Is(err, errStreamGone) && r.Context().Err() == nil {
+				c.logger().Error("web: an event stream's replay failed", "request_id", requestIDOf(r), "err", err)
+			}
+			return
+		}
 	}
 	c.pump(out, r, s)
 }

@@ -123,14 +123,14 @@ func TestSelfNamedCardSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := c.hub.message(ref.ID)
+	m, _ := c.hub.message(context.Background(), ref.ID)
 	if !strings.HasPrefix(m.Context, "requested by alice · ") || !strings.Contains(m.Context, "self-chosen") {
 		t.Errorf("the card's context is %q, want it to say names are self-chosen", m.Context)
 	}
 	keyed := unstarted(t, Config{APIKey: "k"}, nil)
 	ref, _ = keyed.Post(context.Background(), "ops", "", connectors.Message{Text: "approve?", Context: "requested by alice",
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "r", Label: "Approve"}}})
-	if m, _ := keyed.hub.message(ref.ID); m.Context != "requested by alice" {
+	if m, _ := keyed.hub.message(context.Background(), ref.ID); m.Context != "requested by alice" {
 		t.Errorf("with keys, the card's context is %q: the requester's id carries the mark instead", m.Context)
 	}
 }
