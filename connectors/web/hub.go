@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // message is one message of the chat as the connector holds it.
@@ -151,6 +153,8 @@ type post struct {
 	bot                   bool
 	body                  body
 	botUp                 bool
+	// finished is set for a bot's message that is complete when posted.
+	finished bool
 }
 
 // add posts a message and reports whether it is for the bot.
@@ -160,7 +164,7 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 			return nil, errNoChannel
 		}
 		m := &message{id: "m" + strconv.FormatUint(seq, 10), channel: p.channel, thread: p.thread,
-			user: p.user, bot: p.bot, body: p.body, finished: !p.bot, created: now}
+			user: p.user, bot: p.bot, body: p.body, finished: !p.bot || p.finished, created: now}
 		if m.thread == "" {
 			m.thread = m.id
 		} else if t := h.threads[m.thread]; t == nil || t.channel != p.channel {
@@ -185,20 +189,21 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 	return v, forBot, err
 }
 
-// edit replaces a bot message's content.
-func (h *hub) edit(ctx context.Context, id string, b body) error {
-	return h.changeBot(ctx, id, func(m *message) { m.body = b })
-}
+// How an edit treats a message being written.
+type editMode int
 
-// finish marks a bot message complete.
-func (h *hub) finish(ctx context.Context, id string) error {
-	return h.changeBot(ctx, id, func(m *message) { m.finished = true })
-}
+const (
+	editAny    editMode = iota // any bot message; a stream stays one
+	editStream                 // only a message being written
+	stopStream                 // only a message being written, which it completes
+)
 
-// changeBot applies fn to one of the bot's messages. A message not in the
-// cache is read from the Archive first, outside the lock; one that a
-// concurrent change put in the cache meanwhile is the one changed.
-func (h *hub) changeBot(ctx context.Context, id string, fn func(*message)) error {
+// edit replaces a bot message's content by what change makes of it. A
+// stream edit of a complete message fails with connectors.ErrStreamEnded.
+// A message not in the cache is read from the Archive first, outside the
+// lock; one that a concurrent change put in the cache meanwhile is the
+// one changed.
+func (h *hub) edit(ctx context.Context, id string, change func(*message) body, mode editMode) error {
 	loaded, err := h.lookup(ctx, id)
 	if err != nil {
 		return err
@@ -211,7 +216,11 @@ func (h *hub) changeBot(ctx context.Context, id string, fn func(*message)) error
 		if !m.bot {
 			return nil, errNotBot
 		}
-		fn(m)
+		if mode != editAny && m.finished {
+			return nil, fmt.Errorf("message %s: %w", id, connectors.ErrStreamEnded)
+		}
+		m.body = change(m)
+		m.finished = m.finished || mode == stopStream
 		return m, nil
 	})
 	return err

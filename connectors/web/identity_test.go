@@ -81,7 +81,7 @@ func TestSharedKeyCannotApprove(t *testing.T) {
 	h := c.Handler()
 	ctx := context.Background()
 	root := say(t, h, "alice", "", "a thread")
-	card, err := c.Post(ctx, "ops", root.Thread, connectors.Message{Text: "approve?", Buttons: []connectors.Button{
+	card, err := c.Post(ctx, dest("ops", root.Thread), connectors.Message{Text: "approve?", Buttons: []connectors.Button{
 		{ActionID: "approve", Value: "req-1", Label: "Approve"}, {ActionID: "deny", Value: "req-1", Label: "Deny"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestSharedKeyCannotApprove(t *testing.T) {
 func TestSelfNamedCardSaysSo(t *testing.T) {
 	t.Parallel()
 	c := unstarted(t, Config{}, nil)
-	ref, err := c.Post(context.Background(), "ops", "", connectors.Message{Text: "approve?", Context: "requested by alice",
+	ref, err := c.Post(context.Background(), dest("ops", ""), connectors.Message{Text: "approve?", Context: "requested by alice",
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "r", Label: "Approve"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestSelfNamedCardSaysSo(t *testing.T) {
 		t.Errorf("the card's context is %q, want it to say names are self-chosen", m.Context)
 	}
 	keyed := unstarted(t, Config{APIKey: "k"}, nil)
-	ref, _ = keyed.Post(context.Background(), "ops", "", connectors.Message{Text: "approve?", Context: "requested by alice",
+	ref, _ = keyed.Post(context.Background(), dest("ops", ""), connectors.Message{Text: "approve?", Context: "requested by alice",
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "r", Label: "Approve"}}})
 	if m, _ := keyed.hub.message(context.Background(), ref.ID); m.Context != "requested by alice" {
 		t.Errorf("with keys, the card's context is %q: the requester's id carries the mark instead", m.Context)
@@ -158,7 +158,7 @@ func TestRequestIDsAreScopedByClient(t *testing.T) {
 	if e, a := decodeBody[postResult](t, eve), decodeBody[postResult](t, alice); e.ID == a.ID {
 		t.Errorf("alice's post with eve's request id was answered with eve's message %s", e.ID)
 	}
-	card, _ := c.Post(context.Background(), "ops", "", connectors.Message{Text: "approve?",
+	card, _ := c.Post(context.Background(), dest("ops", ""), connectors.Message{Text: "approve?",
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "job-1", Label: "Approve"}}})
 	body := clickBody(card.ID, "approve", "job-1", "", "")
 	call(t, h, "POST", "/api/actions", body, as("ke", "approve-job-1"))

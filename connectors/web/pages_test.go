@@ -54,7 +54,7 @@ func TestListsArePagedAndBounded(t *testing.T) {
 	h := c.Handler()
 	var threads []string
 	for i := range 30 {
-		ref, err := c.Post(ctx, "ops", "", connectors.Message{Text: fmt.Sprint(i) + big})
+		ref, err := c.Post(ctx, dest("ops", ""), connectors.Message{Text: fmt.Sprint(i) + big})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestListsArePagedAndBounded(t *testing.T) {
 	}
 	var replies []string
 	for range 40 {
-		ref, _ := c.Post(ctx, "ops", threads[0], connectors.Message{Text: big})
+		ref, _ := c.Post(ctx, dest("ops", threads[0]), connectors.Message{Text: big})
 		replies = append(replies, ref.ID)
 	}
 	ids, sizes := listed(t, h, "/api/channels/ops/threads?limit=200", "threads")
@@ -114,11 +114,10 @@ func TestMessagesInMemoryAreBounded(t *testing.T) {
 	ctx := context.Background()
 	var first connectors.Ref
 	for i := range 600 { // 600 × 32 KB: twice the cache
-		ref, err := c.Post(ctx, "ops", "", connectors.Message{Text: fmt.Sprint(i) + strings.Repeat("x", 32000)})
+		ref, err := c.Post(ctx, dest("ops", ""), connectors.Message{Text: fmt.Sprint(i) + strings.Repeat("x", 32000)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Finish(ctx, ref)
 		if i == 0 {
 			first = ref
 		}
@@ -150,7 +149,7 @@ func TestLongReplayIsPaged(t *testing.T) {
 	ctx := context.Background()
 	n := 2*replayPage + 17
 	for i := range n {
-		c.Post(ctx, "ops", "", connectors.Message{Text: fmt.Sprint(i)})
+		c.Post(ctx, dest("ops", ""), connectors.Message{Text: fmt.Sprint(i)})
 	}
 	s := openStream(t, base, "since=0", nil)
 	upTo := s.ready()
@@ -165,7 +164,7 @@ func TestLongReplayIsPaged(t *testing.T) {
 	if last != upTo {
 		t.Errorf("the replay ended at seq %d, ready said %d", last, upTo)
 	}
-	ref, _ := c.Post(ctx, "ops", "", connectors.Message{Text: "live"})
+	ref, _ := c.Post(ctx, dest("ops", ""), connectors.Message{Text: "live"})
 	if m := s.message(); m.ID != ref.ID {
 		t.Errorf("after the replay: %+v, want the live post", m)
 	}
@@ -180,13 +179,13 @@ func TestRetentionDeletesOldThreads(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
 	c.hub.now = clock.now
 	ctx := context.Background()
-	old, _ := c.Post(ctx, "ops", "", connectors.Message{Text: "old"})
-	c.Post(ctx, "ops", old.Thread, connectors.Message{Text: "old reply"})
+	old, _ := c.Post(ctx, dest("ops", ""), connectors.Message{Text: "old"})
+	c.Post(ctx, dest("ops", old.Thread), connectors.Message{Text: "old reply"})
 	clock.add(20 * time.Hour)
-	kept, _ := c.Post(ctx, "ops", "", connectors.Message{Text: "kept"})
-	revived, _ := c.Post(ctx, "ops", "", connectors.Message{Text: "revived"})
+	kept, _ := c.Post(ctx, dest("ops", ""), connectors.Message{Text: "kept"})
+	revived, _ := c.Post(ctx, dest("ops", ""), connectors.Message{Text: "revived"})
 	clock.add(10 * time.Hour)
-	c.Post(ctx, "ops", revived.Thread, connectors.Message{Text: "new reply"})
+	c.Post(ctx, dest("ops", revived.Thread), connectors.Message{Text: "new reply"})
 	n, err := c.hub.prune(ctx, clock.now().Add(-c.cfg.Retention))
 	if err != nil || n != 1 {
 		t.Fatalf("prune: %d threads, %v; want 1", n, err)

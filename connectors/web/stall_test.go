@@ -35,7 +35,7 @@ func TestStalledStreamReaderIsDisconnected(t *testing.T) {
 	text := strings.Repeat("x", 32000)
 	ctx := context.Background()
 	for i := 0; i < 3000; i++ {
-		if _, err := c.Post(ctx, "ops", "", connectors.Message{Text: text}); err != nil {
+		if _, err := c.Post(ctx, dest("ops", ""), connectors.Message{Text: text}); err != nil {
 			t.Fatal(err)
 		}
 		select {
