@@ -9,6 +9,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
@@ -203,9 +204,9 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 	}
 	// Said for people and the model alike: "denied by @bob", "expired:
 	// nobody decided within 15 minutes" — no platform keys.
-	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: mention(res.DecidedBy)}
+	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
 	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
-		out.State, out.DecidedBy = decisionText(res.Approval), ""
+		out.State, out.DecidedBy = connectors.PlainMentions(decisionText(res.Approval)), ""
 	}
 	if res.Allows(areq) {
 		claimed, err := g.Store.ConsumeApproval(context.WithoutCancel(ctx), a.ID, areq.Requester.Key())

@@ -124,7 +124,7 @@ func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.Ses
 		return
 	}
 	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
-		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only @%s, who started job %d, or an approver may cancel it.", j.Requester, id))
+		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only %s, who started job %d, or an approver may cancel it.", connectors.Mention(j.Requester), id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {
@@ -161,7 +161,7 @@ func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000
 
 // maxText is the most text one message holds on the event's platform.
 func (b *Bot) maxText(ev connectors.Event) int {
-	if c, _, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
+	if c, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
 		return c.Limits().MaxText
 	}
 	return 3000
