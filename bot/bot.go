@@ -35,9 +35,15 @@ type Bot struct {
 	Log    *slog.Logger
 	// NoAgentHelp says how to turn the agent on.
 	NoAgentHelp string
+	// Health runs and lists the scheduled health checks for `health`; nil
+	// when none are configured.
+	Health Health
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// JobEndTurns runs a short agent turn in a job's thread when the job
+	// ends (agent.on_job_end: turn), rather than only posting the news.
+	JobEndTurns bool
 
 	// ShutdownGrace is how long Close lets answers show their last words
 	// before it cuts every platform request and wait (default 10s).

@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// jobEndTurns sets Bot.JobEndTurns.
+	jobEndTurns bool
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
 }
@@ -107,6 +109,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
+	b.JobEndTurns = opt.jobEndTurns
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
