@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// sweeper ends what a crashed process left running (default none).
+	sweeper Sweeper
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -106,6 +108,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.AddConnector(conn)
+	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)

@@ -98,3 +98,17 @@ func bootID() string {
 	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(b))
 }
+
+// Self is this process, as Process names one: a record of who started a
+// command, so that a sweep leaves the commands of a live process alone.
+func Self() Process { return localProcess(os.Getpid(), "") }
+
+// Alive reports whether the local process p names still runs (same boot,
+// same pid, same start time).
+func Alive(p Process) bool {
+	if p.Boot == "" || p.Boot != bootID() {
+		return false
+	}
+	f, err := readStat("/proc/" + strconv.Itoa(p.PID) + "/stat")
+	return err == nil && f.start == p.Start && f.state != "Z" && f.state != "X"
+}

@@ -142,3 +142,17 @@ func TestPoolEndEndsARemoteRunByItsToken(t *testing.T) {
 		t.Errorf("a second sweep: %v, %v; want nothing left", ended, err)
 	}
 }
+
+// TestSelfIsAlive: the record of this process says it runs; the same
+// record with another start time does not.
+func TestSelfIsAlive(t *testing.T) {
+	t.Parallel()
+	me := hosts.Self()
+	if !hosts.Alive(me) {
+		t.Fatalf("Alive(Self()) = false for %+v", me)
+	}
+	me.Start++
+	if hosts.Alive(me) {
+		t.Errorf("a record with another start time is alive")
+	}
+}

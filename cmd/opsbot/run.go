@@ -97,6 +97,10 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
 	b.AddConnector(webConn)
+	// Every command is on record while it runs, so that after a crash the
+	// next start ends what this process left running (Recover).
+	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	b.Sweeper = rt.fleet
 	// What a previous process left half-done is settled before anything new
 	// can start: a turn begun now must not be taken for an interrupted one.
 	b.Recover(ctx)
@@ -114,6 +118,12 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	botCtx, stopBot := context.WithCancel(ctx)
 	connDone := make(chan error, 1)
 	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
+	// "started" means a message posted now reaches the bot, not a 503.
+	select {
+	case <-webConn.Running():
+	case err := <-connDone:
+		connDone <- err
+	}
 	b.Start(botCtx)
 	agentState := "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
 	if rt.provider != nil {
