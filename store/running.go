@@ -7,7 +7,7 @@ import (
 )
 
 // RunningCommand is a command recorded while it runs (see the migration
-// 0008_running_commands): what a start-up sweep needs to end it after a
+// 0009_running_commands): what a start-up sweep needs to end it after a
 // crash, and to tell its thread.
 type RunningCommand struct {
 	ID      int64
