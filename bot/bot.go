@@ -192,7 +192,9 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 	case connectors.EventAction:
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
 			// The same rule as for messages: a button is no way around it.
-			b.goAsync(func() { b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.") })
+			b.goAsync(func() {
+				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
+			})
 			return
 		}
 		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
