@@ -54,11 +54,12 @@ func (a Attempt) String() string {
 	return fmt.Sprintf("%s %s %s:%s (%s)", a.Call, a.Family, a.Addr, a.Port, a.Line)
 }
 
-// loopback reports whether a is aimed at 127.0.0.0/8 or ::1 (also as
-// ::ffff:127.x).
+// loopback reports whether a is aimed at this machine: 127.0.0.0/8 or ::1
+// (also as ::ffff:127.x), or 0.0.0.0 or ::, which Linux connects to the
+// local host (curl 0 reaches 0.0.0.0:80; the fuzzer found it).
 func (a Attempt) loopback() bool {
 	ip, err := netip.ParseAddr(a.Addr)
-	return err == nil && ip.Unmap().IsLoopback()
+	return err == nil && (ip.Unmap().IsLoopback() || ip.IsUnspecified())
 }
 
 var (
