@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +30,10 @@ const DefaultDeadline = 10 * time.Second
 // Sandbox runs commands over one seed tree. Its methods are safe for
 // concurrent use; each Run has its own namespaces and scratch layer.
 type Sandbox struct {
-	dir      string // seed/, ns.sh and one directory per run
-	seed     string
-	script   string
+	dir    string // seed/, ns.sh and one directory per run
+	seed   string
+	script string
+	// Deadline is how long each command may run (DefaultDeadline).
 	Deadline time.Duration
 }
 
@@ -126,7 +128,17 @@ func tail(b []byte) string {
 	return string(b)
 }
 
+// readTail reads the last tailBytes of a file; "" when it is absent (the
+// command never started).
 func readTail(name string) string {
-	b, _ := os.ReadFile(name) // absent when the command never started
-	return tail(b)
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > tailBytes {
+		_, _ = f.Seek(-tailBytes, io.SeekEnd)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, tailBytes))
+	return string(b)
 }
