@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -108,5 +109,25 @@ func TestLoopbackIsRecorded(t *testing.T) {
 	}
 	if !r.Harmless() || len(r.Loopback) < 2 {
 		t.Errorf("want a harmless run with two loopback connects, got %d:\n%s", len(r.Loopback), r)
+	}
+}
+
+// TestCommandGetsOnlyStdio: a descriptor the caller leaked past exec (as
+// a fuzz worker leaks its pipes to the coordinator) does not reach the
+// command, which could otherwise read or write through it.
+func TestCommandGetsOnlyStdio(t *testing.T) {
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil { // no O_CLOEXEC: inherited by every exec
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	s := newSandbox(t)
+	r, err := s.Run(t.Context(), "ls /proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != "0\n1\n2\n3\n" { // 3 is ls's own handle on the directory
+		t.Errorf("the command's descriptors: %q, want stdin, stdout and stderr only", r.Stdout)
 	}
 }

@@ -24,6 +24,16 @@
 set -eu
 seed=$1 out=$2 deadline=$3 cmd=$4
 
+# Close what the caller leaked past exec (a fuzz worker's pipes to its
+# coordinator are descriptors 3 and 4): the command gets stdin, stdout and
+# stderr only. 255 is bash's own handle on this script.
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	if [ "$fd" -gt 2 ] && [ "$fd" != 255 ]; then
+		eval "exec $fd>&-"
+	fi
+done
+
 # Capabilities the command keeps: file access and ownership inside its
 # overlay, its own processes, and its own network namespace. The rest
 # would reach the real machine: sys_admin, sys_time, sys_module, sys_boot,
