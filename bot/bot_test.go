@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// sweeper ends what a crashed process left running (default none).
+	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
 	jobEndTurns bool
 	// busyTimeout is the store's (default its own).
@@ -111,6 +113,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	}
 	b.JobEndTurns = opt.jobEndTurns
 	b.AddConnector(conn)
+	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)

@@ -36,10 +36,11 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 	}
 }
 
-// Recover finalizes answers a crash left mid-stream, and marks the turns
-// and jobs it left running as interrupted (jobs are reported, never
-// re-run).
+// Recover ends the commands a crash left running (saying so in their
+// threads), finalizes answers it left mid-stream, and marks the turns and
+// jobs it left running as interrupted (jobs are reported, never re-run).
 func (b *Bot) Recover(ctx context.Context) {
+	b.endOrphans(ctx)
 	msgs, err := b.Store.StreamingMessages(ctx)
 	if err != nil {
 		b.log().Error("find interrupted answers", "err", err)
