@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -35,9 +36,18 @@ type Bot struct {
 	Log    *slog.Logger
 	// NoAgentHelp says how to turn the agent on.
 	NoAgentHelp string
+	// Health runs and lists the scheduled health checks for `health`; nil
+	// when none are configured.
+	Health Health
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// Sweeper, when set, ends at start-up what a crashed process left
+	// running (see ProcessLedger).
+	Sweeper Sweeper
+	// JobEndTurns runs a short agent turn in a job's thread when the job
+	// ends (agent.on_job_end: turn), rather than only posting the news.
+	JobEndTurns bool
 
 	// ShutdownGrace is how long Close lets answers show their last words
 	// before it cuts every platform request and wait (default 10s).
@@ -252,6 +262,9 @@ func (b *Bot) work(t *thread) {
 		q := t.queue[0]
 		t.queue = t.queue[1:]
 		ctx, cancel := context.WithCancelCause(context.Background())
+		// The thread's commands carry its name, so that one a crash cuts
+		// off can be told about there after the restart.
+		ctx = hosts.WithLabel(ctx, t.id.String())
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 

@@ -60,6 +60,10 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// sweeper ends what a crashed process left running (default none).
+	sweeper Sweeper
+	// jobEndTurns sets Bot.JobEndTurns.
+	jobEndTurns bool
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
 }
@@ -107,7 +111,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
+	b.JobEndTurns = opt.jobEndTurns
 	b.AddConnector(conn)
+	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)

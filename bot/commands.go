@@ -18,6 +18,7 @@ const helpText = "I investigate your hosts and answer here. Mention me with a qu
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
+	"• `health` — the scheduled health checks and their last results · `health <name>` — run one now, into this thread\n" +
 	"• `reset` — forget this thread's conversation\n" +
 	"• `help` — this text"
 
@@ -54,6 +55,8 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.cancelJob(ctx, ev, sess, rest)
 	case "hosts":
 		b.listHosts(ctx, ev)
+	case "health":
+		b.health(ctx, ev, rest)
 	case "reset":
 		if _, err := b.Store.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
 			b.internalError(ctx, ev, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -35,10 +36,11 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 	}
 }
 
-// Recover finalizes answers a crash left mid-stream, and marks the turns
-// and jobs it left running as interrupted (jobs are reported, never
-// re-run).
+// Recover ends the commands a crash left running (saying so in their
+// threads), finalizes answers it left mid-stream, and marks the turns and
+// jobs it left running as interrupted (jobs are reported, never re-run).
 func (b *Bot) Recover(ctx context.Context) {
+	b.endOrphans(ctx)
 	msgs, err := b.Store.StreamingMessages(ctx)
 	if err != nil {
 		b.log().Error("find interrupted answers", "err", err)
@@ -96,7 +98,30 @@ func (b *Bot) deliver(ctx context.Context) {
 			continue
 		}
 		b.Store.MarkDelivered(ctx, n.ID)
+		b.wakeAgent(ctx, n, sess)
 	}
+}
+
+// wakeAgent runs a short agent turn in the thread of a job that ended
+// (agent.on_job_end: turn): the model reads the job's outcome and output
+// and says what it means, without waiting for someone to speak.
+func (b *Bot) wakeAgent(ctx context.Context, n store.Notification, sess store.Session) {
+	if !b.JobEndTurns || b.Agent == nil || n.JobID == 0 {
+		return
+	}
+	job, err := b.Store.Job(ctx, n.JobID)
+	if err != nil {
+		b.log().Warn("job of notification", "id", n.ID, "err", err)
+		return
+	}
+	// The turn's message carries the news: it is not injected again.
+	if _, err := b.Store.MarkInjected(ctx, n.ID); err != nil {
+		b.log().Warn("mark notification injected", "id", n.ID, "err", err)
+		return
+	}
+	b.enqueue(threadID{sess.Platform, sess.Channel, sess.Thread}, queued{ev: connectors.Event{
+		Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
+		User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}})
 }
 
 // finalize gives a message left half-written its last form: a stream the
