@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // router is a connector that serves HTTP routes of its own on the shared
@@ -25,6 +26,12 @@ type readier interface {
 	Ready(ctx context.Context) error
 }
 
+// runner is a connector that says when its events start reaching the
+// handler.
+type runner interface {
+	Running() <-chan struct{}
+}
+
 // webRouter mounts the web chat's page and API at "/".
 type webRouter struct{ c *web.Connector }
 
@@ -35,7 +42,7 @@ var _ router = webRouter{}
 // newConnectors builds every configured connector, each with the HTTP
 // routes it serves (nil when none): today the web chat.
 func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []router, error) {
-	webConn, err := web.New(ctx, rt.cfg.Web, webArchive{rt.store})
+	webConn, err := web.New(ctx, rt.cfg.Web, webarchive.Archive{Store: rt.store})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,11 +68,14 @@ type connectorSet struct {
 }
 
 // start starts every connector, each handing its events to h until ctx
-// ends.
+// ends, and returns once those that can say so hand events on: "started"
+// means a message posted now reaches the bot.
 func (s *connectorSet) start(ctx context.Context, h connectors.Handler) {
 	s.stopped = map[string]error{}
 	for _, c := range s.list {
+		exited := make(chan struct{})
 		s.wg.Go(func() {
+			defer close(exited)
 			err := c.Start(ctx, h)
 			if ctx.Err() != nil {
 				return // shutdown
@@ -78,6 +88,12 @@ func (s *connectorSet) start(ctx context.Context, h connectors.Handler) {
 			s.stopped[c.Name()] = err
 			s.mu.Unlock()
 		})
+		if r, ok := c.(runner); ok {
+			select {
+			case <-r.Running():
+			case <-exited:
+			}
+		}
 	}
 }
 

@@ -189,6 +189,10 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel}
 	b.JobEndTurns = rt.jobEndTurns()
+	// Every command is on record while it runs, so that after a crash the
+	// next start ends what this process left running (Recover).
+	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	b.Sweeper = rt.fleet
 	for _, c := range conns {
 		b.AddConnector(c)
 	}
