@@ -84,10 +84,10 @@ func TestEveryConnectorStartsAndServesItsRoutes(t *testing.T) {
 			t.Errorf("GET %s = %d %.80q; want 200 with %q", path, code, body, want)
 		}
 	}
-	code, body := get(t, base+"/readyz")
+	code, ready := get(t, base+"/readyz")
 	var rep readyReport
-	if err := json.Unmarshal([]byte(body), &rep); err != nil || code != http.StatusServiceUnavailable {
-		t.Fatalf("/readyz with discord stopped = %d %q; want 503 with JSON", code, body)
+	if err := json.Unmarshal([]byte(ready), &rep); err != nil || code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz with discord stopped = %d %q; want 503 with JSON", code, ready)
 	}
 	if rep.Status != "not ready" || strings.Join(rep.Down, ",") != "connector discord" ||
 		rep.Checks["connector discord"] != "gateway refused the token" || rep.Checks["connector slack"] != "ok" || rep.Checks["database"] != "ok" {
