@@ -49,6 +49,9 @@ type Bot struct {
 	// ends (agent.on_job_end: turn), rather than only posting the news.
 	JobEndTurns bool
 
+	// EventsKept is how long event ids are kept to drop platform retries
+	// (default 3 days).
+	EventsKept time.Duration
 	// ShutdownGrace is how long Close lets answers show their last words
 	// before it cuts every platform request and wait (default 10s).
 	ShutdownGrace time.Duration
@@ -187,6 +190,13 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 	}
 	switch ev.Kind {
 	case connectors.EventAction:
+		if !b.Config.allowed(ev.Channel, ev.User.ID) {
+			// The same rule as for messages: a button is no way around it.
+			b.goAsync(func() {
+				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
+			})
+			return
+		}
 		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
 	case connectors.EventMessage:
 		if !ev.Mention {
