@@ -13,6 +13,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -37,6 +38,9 @@ type Bot struct {
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// Redactor is the one redactor every message posted passes (nil: one
+	// with the default rules and no own secrets).
+	Redactor *redact.Redactor
 
 	mu      sync.Mutex
 	conns   map[string]connectors.Connector
@@ -91,7 +95,10 @@ func (b *Bot) AddConnector(c connectors.Connector) {
 	if b.conns == nil {
 		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[string]*EditBudget{}, map[threadID]*thread{}
 	}
-	b.conns[c.Name()] = c
+	if b.Redactor == nil {
+		b.Redactor = redact.New()
+	}
+	b.conns[c.Name()] = &redactedConn{Connector: c, red: b.Redactor}
 	b.budgets[c.Name()] = NewEditBudget(c.Limits().EditsPerMinute)
 }
 
@@ -193,7 +200,7 @@ func (b *Bot) work(t *thread) {
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 
-		b.process(ctx, t.id, q)
+		b.process(withRequester(ctx, q.ev), t.id, q)
 		cancel(nil)
 	}
 }

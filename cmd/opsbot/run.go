@@ -57,13 +57,7 @@ func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--log-level: %w", err))
 	}
-	return newLogger(os.Stderr, level, c.Log.Format, c.secrets()), nil
-}
-
-// secrets are the secret values the logger must never print: from the
-// config, and the model keys the environment may supply.
-func (c *Config) secrets() []string {
-	return []string{c.Web.APIKey, c.Agent.APIKey, os.Getenv("ANTHROPIC_API_KEY"), os.Getenv("OPENAI_API_KEY")}
+	return newLogger(os.Stderr, level, c.Log.Format, c.redactor()), nil
 }
 
 // runBot serves until ctx ends, then shuts down. ready, when not nil,
@@ -95,7 +89,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel, Redactor: rt.red}
 	b.AddConnector(webConn)
 	// What a previous process left half-done is settled before anything new
 	// can start: a turn begun now must not be taken for an interrupted one.
