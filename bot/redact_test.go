@@ -100,6 +100,7 @@ func TestRendererShowsTheLastWordBeforeAToolCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
 		r := NewRenderer(&redactedConn{Connector: conn, red: redact.New()}, NewEditBudget(0), nil, nil, "C1", "T1")
+		defer r.Close(context.Background(), nil)
 		r.Write("Let me look at the filesystem")
 		synctest.Wait()
 		if got := conn.thread("T1"); len(got) != 1 || got[0].msg.Text != "Let me look at the " {
@@ -111,7 +112,6 @@ func TestRendererShowsTheLastWordBeforeAToolCall(t *testing.T) {
 		if got := conn.thread("T1")[0].msg.Text; got != "Let me look at the filesystem" {
 			t.Errorf("while the tool runs the answer shows %q", got)
 		}
-		r.Close(context.Background(), nil)
 	})
 }
 
