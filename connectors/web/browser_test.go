@@ -307,6 +307,8 @@ func TestBrowserMarkdown(t *testing.T) {
 		{"ask @bob, not me@host", `<p class="md-p">ask <span class="mention">@bob</span>, not me@host</p>`},
 		{"line one\nline two", `<p class="md-p">line one` + "\n" + `line two</p>`},
 		{"````\necho '\n```\n' ; rm -rf /srv/*data*\n````", `<pre class="md-code"><code>echo '` + "\n```\n" + `' ; rm -rf /srv/*data*</code></pre>`},
+		// A command's output excerpt ("What ran") is folded under a summary.
+		{"```output\nline 1\nline 2\n```", `<details class="md-output"><summary>output · 2 lines</summary><pre class="md-code" data-lang="output"><code>line 1` + "\n" + `line 2</code></pre></details>`},
 	}
 	for _, tt := range tests {
 		var got string
