@@ -57,7 +57,11 @@ func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--log-level: %w", err))
 	}
-	return newLogger(os.Stderr, level, c.Log.Format, c.redactor()), nil
+	log := newLogger(os.Stderr, level, c.Log.Format, c.redactor())
+	// What logs through the standard library (net/http's errors) and
+	// slog.Default passes the redactor too.
+	slog.SetDefault(log)
+	return log, nil
 }
 
 // runBot serves until ctx ends, then shuts down. ready, when not nil,

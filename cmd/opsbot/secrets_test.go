@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +71,12 @@ func TestSeededSecretsLeaveNoTrace(t *testing.T) {
 	}
 	if !strings.Contains(environ, "PATH=") {
 		t.Errorf("the command did not print opsbot's environment:\n%s", environ)
+	}
+	env := c.run("alice", "@opsbot run local env")
+	for _, kv := range ownEnv {
+		if name, _, _ := strings.Cut(kv, "="); strings.Contains(env, name) {
+			t.Errorf("a local command inherited %s:\n%s", name, env)
+		}
 	}
 	file := c.run("alice", "@opsbot run local cat "+seeds)
 	if !strings.Contains(file, "AWS_SECRET_ACCESS_KEY=[redacted opsbot-secret]") || !strings.Contains(file, "[redacted private-key]") ||
@@ -233,5 +241,24 @@ func (c *chatClient) run(user, text string) string {
 		case <-limit.C:
 			c.t.Fatalf("no finished answer to %q; stream:\n%s", text, c.stream())
 		}
+	}
+}
+
+// The redactor knows the config's secret values, not its file names or
+// hashes; the environment's secret values too.
+func TestConfigSecretsAreItsSecretKeys(t *testing.T) {
+	t.Parallel()
+	yaml := "web:\n  api_key: " + redacttest.WebAPIKey + "\nagent:\n  provider: anthropic\n  api_key: ${MY_LLM}\n  max_tokens: 2048\n" +
+		"ssh:\n  known_hosts: /etc/opsbot/known_hosts_file\n  identity_files: [/etc/opsbot/id_ed25519]\n"
+	cfg, err := parseConfig("c.yaml", []byte(yaml), env(map[string]string{"MY_LLM": redacttest.AnthropicKey}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := secretFields(reflect.ValueOf(cfg).Elem())
+	if !slices.Contains(got, redacttest.WebAPIKey) || !slices.Contains(got, redacttest.AnthropicKey) || len(got) != 2 {
+		t.Errorf("secret values of the config = %q; want web.api_key and agent.api_key only", got)
+	}
+	if out := cfg.redactor().String("key " + redacttest.AnthropicKey); strings.Contains(out, redacttest.AnthropicKey) {
+		t.Errorf("the redactor does not know agent.api_key: %q", out)
 	}
 }
