@@ -111,9 +111,16 @@ const localHost = "local"
 // part of what an approval binds, and empty for other targets, where it
 // does not apply.
 func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, cwd string) ([]string, error) {
-	hosts, err := g.Exec.Resolve(target)
+	hosts, _, err := g.authorize(ctx, call, target, command, cwd)
+	return hosts, err
+}
+
+// authorize is Authorize that also says whether people approved the
+// command: one that may change something.
+func (g *Guard) authorize(ctx context.Context, call ToolCall, target, command, cwd string) (hosts []string, approved bool, err error) {
+	hosts, err = g.Exec.Resolve(target)
 	if err != nil {
-		return nil, &errRefused{err.Error()}
+		return nil, false, &errRefused{err.Error()}
 	}
 	if !g.DirOnAllHosts && (len(hosts) != 1 || hosts[0] != localHost) {
 		cwd = ""
@@ -121,11 +128,11 @@ func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, c
 	d := g.decide(hosts, command)
 	switch d.Action {
 	case Allow:
-		return hosts, nil
+		return hosts, false, nil
 	case Approve:
-		return hosts, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		return hosts, true, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
 	}
-	return nil, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+	return nil, false, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
 }
 
 func (g *Guard) decide(hosts []string, command string) Decision {
@@ -148,6 +155,10 @@ func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts
 		return &errRefused{"needs approval, and no one can approve here: " + strings.Join(reasons, "; ")}
 	}
 	req := ApprovalRequest{Target: target, Hosts: hosts, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
+	// Time spent waiting for people is not the turn's: the card's expiry
+	// decides how long they have.
+	done := waitingForPeople(ctx)
+	defer done()
 	out, err := g.Approver.Approve(ctx, req, func(p PendingApproval) {
 		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
 	})
@@ -191,7 +202,7 @@ type runCommandInput struct {
 
 // Spec describes the tool.
 func (*RunCommandTool) Spec() ToolSpec {
-	return ToolSpec{Name: "run_command", Description: "Run a shell command on a target: a host name, group:NAME, or a comma list. Read-only diagnostics run at once; anything else waits for a person to approve, and may be denied. Output is capped.",
+	return ToolSpec{Name: "run_command", Description: "Run a shell command on a target: a host name, group:NAME, or a comma list. A group or a list fans out: the command runs on every host at once and the result starts with one line per host (exit status), then each host's output. Prefer one command across a group to one call per host. Read-only diagnostics run at once; anything else waits for a person to approve it, and may be denied (policy_check tells which). Output is capped to its head and tail; use tail_file for logs.",
 		InputSchema: schema(`{"type":"object","properties":{"target":{"type":"string","description":"host, group:NAME, or comma list"},"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds, default 60"}},"required":["target","command"]}`)}
 }
 
@@ -213,7 +224,7 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if strings.TrimSpace(in.Target) == "" || strings.TrimSpace(in.Command) == "" {
 		return Errorf("run_command needs a target and a command")
 	}
-	hosts, err := t.Guard.Authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	hosts, approved, err := t.Guard.authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
@@ -222,42 +233,10 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 		timeout = time.Minute
 	}
 	results := t.Guard.Exec.Exec(ctx, hosts, in.Command, ExecOptions{Timeout: timeout, Dir: call.Session.Cwd})
-	res := formatResults(results)
+	res := formatResults(in.Command, results)
 	res.Runs = runsOf(in.Command, results)
-	return res
-}
-
-// formatResults renders per-host outcomes for the model and a summary for
-// people.
-func formatResults(results []ExecResult) ToolResult {
-	var b strings.Builder
-	failed := 0
-	for _, r := range results {
-		if len(results) > 1 {
-			fmt.Fprintf(&b, "=== %s ===\n", r.Host)
-		}
-		if r.Err != nil {
-			failed++
-			fmt.Fprintf(&b, "error: %v\n", r.Err)
-			continue
-		}
-		if r.ExitCode != 0 || r.Killed {
-			failed++
-		}
-		b.WriteString(r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "\n[stderr]\n%s", r.Stderr)
-		}
-		fmt.Fprintf(&b, "\n[%s]\n", status(r))
-	}
-	res := ToolResult{Content: b.String(), IsError: failed > 0}
-	if len(results) == 1 {
-		res.Summary = status(results[0])
-		if results[0].Err != nil {
-			res.Summary = "error: " + results[0].Err.Error()
-		}
-	} else {
-		res.Summary = fmt.Sprintf("%d hosts, %d failed", len(results), failed)
+	for i := range res.Runs {
+		res.Runs[i].Approved = approved
 	}
 	return res
 }

@@ -20,18 +20,15 @@ type redactedConn struct {
 	red *redact.Redactor
 }
 
-var (
-	_ connectors.Streamer = (*redactedConn)(nil)
-	_ finisher            = (*redactedConn)(nil)
-)
+var _ connectors.Streamer = (*redactedConn)(nil)
 
 // errNoStreaming is StartStream's error for a connector that has no native
 // streaming (its Limits claimed it has).
 var errNoStreaming = errors.New("bot: this connector has no native streaming")
 
 // Post redacts m and posts it.
-func (c *redactedConn) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
-	return c.Connector.Post(ctx, channel, thread, c.message(m))
+func (c *redactedConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.Connector.Post(ctx, d, c.message(m))
 }
 
 // Edit redacts m and edits the message.
@@ -40,12 +37,12 @@ func (c *redactedConn) Edit(ctx context.Context, ref connectors.Ref, m connector
 }
 
 // StartStream redacts m and starts a native stream.
-func (c *redactedConn) StartStream(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+func (c *redactedConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
 	st, ok := c.Connector.(connectors.Streamer)
 	if !ok {
 		return connectors.Ref{}, errNoStreaming
 	}
-	return st.StartStream(ctx, channel, thread, c.message(m))
+	return st.StartStream(ctx, d, c.message(m))
 }
 
 // AppendStream redacts text and appends it. The Renderer appends only
@@ -66,15 +63,6 @@ func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final
 		return errNoStreaming
 	}
 	return st.StopStream(ctx, ref, c.message(final))
-}
-
-// Finish passes the end of a message on to a connector that tells its
-// clients.
-func (c *redactedConn) Finish(ctx context.Context, ref connectors.Ref) error {
-	if f, ok := c.Connector.(finisher); ok {
-		return f.Finish(ctx, ref)
-	}
-	return nil
 }
 
 // message redacts everything of m a person reads. Button values are ids

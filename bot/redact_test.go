@@ -47,7 +47,7 @@ func TestRendererRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(&redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -73,7 +73,7 @@ func TestNativeStreamRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(&redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -99,7 +99,7 @@ func TestRendererShowsTheLastWordBeforeAToolCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
-		r := NewRenderer(&redactedConn{Connector: conn, red: redact.New()}, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: redact.New()}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		defer r.Close(context.Background(), nil)
 		r.Write("Let me look at the filesystem")
 		synctest.Wait()
@@ -124,9 +124,9 @@ func TestRedactedConnRedactsEveryPart(t *testing.T) {
 	m := connectors.Message{Text: out, Context: out, Fields: []connectors.Field{{Title: out, Value: out}},
 		Buttons: []connectors.Button{{ActionID: "a", Value: "v", Label: redacttest.WebAPIKey}}}
 	ctx := context.Background()
-	ref, _ := rc.Post(ctx, "C", "T", m)
+	ref, _ := rc.Post(ctx, connectors.Dest{Channel: "C", Thread: "T"}, m)
 	rc.Edit(ctx, ref, m)
-	sref, _ := rc.StartStream(ctx, "C", "T", m)
+	sref, _ := rc.StartStream(ctx, connectors.Dest{Channel: "C", Thread: "T"}, m)
 	rc.AppendStream(ctx, sref, redacttest.AWSAccessKey)
 	rc.StopStream(ctx, sref, m)
 	conn.mu.Lock()

@@ -50,7 +50,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
-	if rt.policy, err = approvals.NewPolicy(cfg.Policy); err != nil {
+	if rt.policy, err = approvals.NewPolicy(policyConfig(cfg)); err != nil {
 		rt.Close()
 		return nil, err
 	}
@@ -108,7 +108,11 @@ func newProvider(c agent.Config) (agent.Provider, string, error) {
 		}
 		return p, "anthropic", nil
 	case "openai":
-		p, err := openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens})
+		var opts []openai.Option
+		if c.StreamUsage != nil && !*c.StreamUsage {
+			opts = append(opts, openai.WithoutStreamUsage())
+		}
+		p, err := openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens}, opts...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -171,17 +175,18 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 	if rt.provider == nil {
 		return nil
 	}
-	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills,
-		Policy: "Read-only diagnostics (ls, cat, grep, df, ps, journalctl, systemctl status, kubectl get, …) run at once. " +
-			"Anything else waits for a person to approve it; destructive commands are denied outright."}
+	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
 	history := bot.RedactedHistory{History: agent.StoreHistory{Store: rt.store}, Redactor: rt.red}
 	a := &agent.Agent{Provider: rt.provider, History: history, Notices: agent.StoreNotices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
-		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt}
+		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
 	a.Tools = agent.NewRegistry(
 		&agent.RunCommandTool{Guard: guard},
 		&agent.StartJobTool{Guard: guard, Jobs: rt.jobs},
-		&agent.JobStatusTool{Store: rt.store},
+		&agent.JobStatusTool{Store: rt.store, Jobs: rt.jobs},
+		&agent.CancelJobTool{Store: rt.store, Jobs: rt.jobs},
+		&agent.TailFileTool{Guard: guard},
+		&agent.PolicyCheckTool{Guard: guard},
 		agent.NewTodoTool(),
 		agent.NewCompactTool(),
 		&agent.TaskTool{Parent: a},
@@ -191,6 +196,12 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 		a.Tools.Add(&agent.RunSkillScriptTool{Skills: rt.skills, Guard: guard})
 	}
 	return a
+}
+
+// jobEndTurns says whether a finished job wakes the agent in its thread
+// (agent.on_job_end: turn, the default) or is only posted (notify).
+func (rt *parts) jobEndTurns() bool {
+	return rt.cfg.Agent.OnJobEnd != agent.JobEndNotify
 }
 
 // osUser is the name of the person at this terminal.
