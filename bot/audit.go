@@ -9,6 +9,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -107,4 +108,43 @@ func requesterOf(ctx context.Context) string {
 		return who
 	}
 	return "opsbot"
+}
+
+// AuditedRunner is a hosts.Runner that writes every command it runs to the
+// audit trail, as AuditedExecutor does, in the name of Actor, and redacts
+// the output it returns. The health checks run through one.
+type AuditedRunner struct {
+	hosts.Runner
+	Policy   agent.Policy
+	Audit    Auditor
+	Redactor *redact.Redactor
+	// Actor is who the trail says asked: "scheduler".
+	Actor string
+	Log   *slog.Logger
+}
+
+var _ hosts.Runner = AuditedRunner{}
+
+// Run records the command, runs it, redacts its output and records its end.
+func (r AuditedRunner) Run(ctx context.Context, h hosts.Host, command string, opts hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
+	e := AuditedExecutor{Policy: r.Policy, Audit: r.Audit, Redactor: r.Redactor, Log: r.Log}
+	e.record(ctx, r.Actor, "command.start", h.Name, map[string]any{"command": command, "decision": e.decision(h.Name, command)})
+	res, err := r.Runner.Run(ctx, h, command, opts, onChunk)
+	red := r.Redactor
+	if red == nil {
+		red = redact.New()
+	}
+	res.Output = red.Bytes(res.Output)
+	detail := map[string]any{"command": command, "exit_code": res.ExitCode, "duration_ms": res.Duration.Milliseconds()}
+	if res.Signal != "" {
+		detail["signal"] = res.Signal
+	}
+	if res.TimedOut {
+		detail["killed"] = true
+	}
+	if err != nil {
+		detail["error"] = err.Error()
+	}
+	e.record(ctx, r.Actor, "command.end", h.Name, detail)
+	return res, err
 }
