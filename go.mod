@@ -14,6 +14,8 @@ require golang.org/x/term v0.47.0
 
 require github.com/robfig/cron/v3 v3.0.1
 
+require golang.org/x/time v0.5.0 // indirect
+
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

@@ -38,6 +38,10 @@ type Pool struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // dials and connection watchers
 
+	// Tracker, when set, records each run while it lasts, for the
+	// start-up sweep after a crash (End).
+	Tracker Tracker
+
 	// afterStart, when set (by tests), runs once a command's exec
 	// request has been answered: it stands for a late reply.
 	afterStart func(*remoteRun)
