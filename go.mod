@@ -15,6 +15,11 @@ require golang.org/x/term v0.47.0
 require github.com/robfig/cron/v3 v3.0.1
 
 require (
+	github.com/landlock-lsm/go-landlock v0.11.0
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
+)
+
+require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

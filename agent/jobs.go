@@ -26,8 +26,9 @@ type Jobs struct {
 	closed  bool
 }
 
-// Start records a job and runs it; the job runs on one host.
-func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) {
+// Start records a job and runs it; the job runs on one host, confined as
+// the Guard's Permit said.
+func (j *Jobs) Start(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -42,20 +43,20 @@ func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) 
 		j.cancels = map[int64]context.CancelFunc{}
 	}
 	j.cancels[job.ID] = cancel
-	j.wg.Go(func() { j.run(ctx, job, sess.Cwd) })
+	j.wg.Go(func() { j.run(ctx, job, sess.Cwd, c) })
 	return job, nil
 }
 
 // run runs a job in dir (the session's working directory, on the local
 // host — the one its approval showed).
-func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
+func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement) {
 	defer func() {
 		j.mu.Lock()
 		j.cancels[job.ID]()
 		delete(j.cancels, job.ID)
 		j.mu.Unlock()
 	}()
-	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour), Dir: dir})[0]
+	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: orDefault(j.Timeout, time.Hour), Dir: dir})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
 	case ctx.Err() == context.Canceled:
@@ -133,14 +134,14 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err := decodeInput(call, &in); err != nil {
 		return Errorf("%v", err)
 	}
-	hosts, err := t.Guard.Authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
-	if len(hosts) != 1 {
-		return Errorf("a job runs on one host; %q is %d hosts", in.Target, len(hosts))
+	if len(permit.Hosts) != 1 {
+		return Errorf("a job runs on one host; %q is %d hosts", in.Target, len(permit.Hosts))
 	}
-	job, err := t.Jobs.Start(call.Session, hosts[0], in.Command)
+	job, err := t.Jobs.Start(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
 	}

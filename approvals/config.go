@@ -23,6 +23,11 @@ type PolicyConfig struct {
 	// or host group. When several rules match one command, deny beats
 	// approve beats allow.
 	Rules []RuleConfig `yaml:"rules"`
+	// Sandbox is what a command allowed without approval does on the bot's
+	// host when the kernel cannot sandbox it (no Landlock): "required"
+	// (the default) makes it need approval, "best_effort" runs it without
+	// the sandbox.
+	Sandbox string `yaml:"sandbox"`
 }
 
 // RuleConfig is one policy rule of the config file.
@@ -128,6 +133,7 @@ func (c PolicyConfig) Validate() error {
 	for i, r := range c.Rules {
 		errs = append(errs, r.validate(fmt.Sprintf("rules[%d]", i))...)
 	}
+	errs = append(errs, c.validateSandbox())
 	return errors.Join(errs...)
 }
 

@@ -99,6 +99,9 @@ type Policy struct {
 	allow   map[string]bool // extra programs: any arguments are read-only
 	removed map[string]bool
 	rules   []rule
+	// unsandboxed names the host whose allowed commands need approval,
+	// for unsandboxedWhy (see WithoutSandbox).
+	unsandboxed, unsandboxedWhy string
 }
 
 // NewPolicy builds a policy from its config section.
@@ -130,7 +133,7 @@ func (p *Policy) Check(t Target, command string) Decision {
 	if w.verdict.action < Deny && len(command) <= maxCommandBytes {
 		w.script(command, scope{})
 	}
-	return w.decision()
+	return p.sandboxFallback(t, w.decision())
 }
 
 // verdict accumulates an action and its reasons; the strictest action

@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// policy is the policy section (default: empty, the built-in policy).
+	policy approvals.PolicyConfig
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -87,7 +89,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	policy, err := approvals.NewPolicy(opt.policy)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -427,7 +429,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "echo done")
+	job, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "echo done", agent.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
 	}
-	mux := newMux(rt.store)
+	mux := newMux(rt.store, rt.sandbox.status)
 	mux.Handle("/", webConn.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -151,8 +151,9 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// newMux serves the operational endpoints.
-func newMux(db pinger) *http.ServeMux {
+// newMux serves the operational endpoints; /readyz adds the line of each
+// detail (e.g. the sandbox's), which does not decide readiness.
+func newMux(db pinger, details ...func() (ok bool, detail string)) *http.ServeMux {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opsbot_build_info", Help: "Version and commit of the running opsbot; always 1."},
@@ -172,6 +173,10 @@ func newMux(db pinger) *http.ServeMux {
 			return
 		}
 		fmt.Fprintln(w, "ready")
+		for _, d := range details {
+			_, line := d()
+			fmt.Fprintln(w, line)
+		}
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
