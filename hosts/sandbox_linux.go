@@ -84,7 +84,7 @@ func parseLauncherArgs(args []string) (launcherSpec, error) {
 		args = args[2:]
 	}
 	if len(args) < 3 || args[0] != "--" || s.rw == "" {
-		return s, errors.New("usage: --rw DIR [--connect PORT]... -- PATH ARGV...")
+		return s, errors.New("usage: --rw DIR [--connect PORT]... -- PATH ARGV0 [ARG]")
 	}
 	s.path, s.argv = args[1], args[2:]
 	return s, nil
