@@ -182,6 +182,10 @@ func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts
 		return &errRefused{"needs approval, and no one can approve here: " + strings.Join(reasons, "; ")}
 	}
 	req := ApprovalRequest{Target: target, Hosts: hosts, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
+	// Time spent waiting for people is not the turn's: the card's expiry
+	// decides how long they have.
+	done := waitingForPeople(ctx)
+	defer done()
 	out, err := g.Approver.Approve(ctx, req, func(p PendingApproval) {
 		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
 	})
@@ -225,7 +229,7 @@ type runCommandInput struct {
 
 // Spec describes the tool.
 func (*RunCommandTool) Spec() ToolSpec {
-	return ToolSpec{Name: "run_command", Description: "Run a shell command on a target: a host name, group:NAME, or a comma list. Read-only diagnostics run at once; anything else waits for a person to approve, and may be denied. Output is capped.",
+	return ToolSpec{Name: "run_command", Description: "Run a shell command on a target: a host name, group:NAME, or a comma list. A group or a list fans out: the command runs on every host at once and the result starts with one line per host (exit status), then each host's output. Prefer one command across a group to one call per host. Read-only diagnostics run at once; anything else waits for a person to approve it, and may be denied (policy_check tells which). Output is capped to its head and tail; use tail_file for logs.",
 		InputSchema: schema(`{"type":"object","properties":{"target":{"type":"string","description":"host, group:NAME, or comma list"},"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds, default 60"}},"required":["target","command"]}`)}
 }
 
@@ -256,42 +260,10 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 		timeout = time.Minute
 	}
 	results := t.Guard.Exec.Exec(ctx, permit.Hosts, in.Command, ExecOptions{Confinement: permit.Confinement, Timeout: timeout, Dir: call.Session.Cwd})
-	res := formatResults(results)
+	res := formatResults(in.Command, results)
 	res.Runs = runsOf(in.Command, results)
-	return res
-}
-
-// formatResults renders per-host outcomes for the model and a summary for
-// people.
-func formatResults(results []ExecResult) ToolResult {
-	var b strings.Builder
-	failed := 0
-	for _, r := range results {
-		if len(results) > 1 {
-			fmt.Fprintf(&b, "=== %s ===\n", r.Host)
-		}
-		if r.Err != nil {
-			failed++
-			fmt.Fprintf(&b, "error: %v\n", r.Err)
-			continue
-		}
-		if r.ExitCode != 0 || r.Killed {
-			failed++
-		}
-		b.WriteString(r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "\n[stderr]\n%s", r.Stderr)
-		}
-		fmt.Fprintf(&b, "\n[%s]\n", status(r))
-	}
-	res := ToolResult{Content: b.String(), IsError: failed > 0}
-	if len(results) == 1 {
-		res.Summary = status(results[0])
-		if results[0].Err != nil {
-			res.Summary = "error: " + results[0].Err.Error()
-		}
-	} else {
-		res.Summary = fmt.Sprintf("%d hosts, %d failed", len(results), failed)
+	for i := range res.Runs {
+		res.Runs[i].Approved = permit.Approved
 	}
 	return res
 }

@@ -13,24 +13,25 @@ Be concise and factual; write it as notes to yourself.`
 
 const summaryHeader = "[Summary of the conversation so far, written when its context was compacted. The full transcript is archived.]\n\n"
 
-// compactNow replaces the history with a model-written summary; the full
-// transcript is archived by the History. The user's latest plain message,
-// if it is last, is kept as it is. After it, a cancel of this turn rolls
-// back only to the summary.
+// compactNow replaces what came before the current turn with a
+// model-written summary; the full transcript is archived by the History.
+// The current turn — its question, calls and results, read or not — is kept
+// as it is. After it, a cancel of this turn rolls back only to the summary.
 func (a *Agent) compactNow(ctx context.Context, t *turn) error {
 	msgs, _, err := a.History.Load(ctx, t.sess.ID)
 	if err != nil {
 		return err
 	}
-	var keep []Message
-	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleUser && isPlainText(msgs[n-1]) {
-		keep, msgs = msgs[n-1:], msgs[:n-1]
+	start := min(t.start, len(msgs))
+	if start <= 1 {
+		return nil // nothing before this turn, or only a summary already
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	req := Request{Model: a.Model, System: summaryPrompt, MaxTokens: a.maxTokens(),
-		Messages: prepare(append(append([]Message(nil), msgs...), userText("Write the summary now.")), a.keep())}
+	keep := msgs[start:]
+	msgs = msgs[:start]
+	// The tool definitions go with the request: gateways (Bedrock) refuse
+	// tool blocks in a request that defines no tools.
+	req := Request{Model: a.Model, System: summaryPrompt, MaxTokens: a.maxTokens(), Tools: a.Tools.Specs(),
+		Messages: prepare(append(append([]Message(nil), msgs...), userText("Write the summary now.")), a.contextBudget())}
 	reply, _, usage, err := collect(ctx, a.Provider, req, func(string) {})
 	t.usage.InputTokens += usage.InputTokens
 	t.usage.OutputTokens += usage.OutputTokens
@@ -46,6 +47,7 @@ func (a *Agent) compactNow(ctx context.Context, t *turn) error {
 		return err
 	}
 	t.rollback = last - int64(len(keep))
+	t.start = 1
 	t.emit(Event{Kind: Notice, Text: fmt.Sprintf("context compacted: %d messages summarized", len(msgs))})
 	return nil
 }

@@ -29,7 +29,25 @@ type Config struct {
 	CompactAt int `yaml:"compact_at"`
 	// SkillDirs are folders holding one skill per subfolder (SKILL.md).
 	SkillDirs []string `yaml:"skill_dirs"`
+	// ContextBudget is the estimated size of one model call, in tokens,
+	// past which command output the model has already read is shortened to
+	// its head and tail, oldest and biggest first (default 50000).
+	ContextBudget int `yaml:"context_budget"`
+	// StreamUsage asks an OpenAI-compatible server for token counts in the
+	// stream (stream_options); false for a server that rejects the field.
+	// Default true.
+	StreamUsage *bool `yaml:"stream_usage"`
+	// OnJobEnd is what a background job the agent started does when it
+	// ends: "turn" (default) runs a short agent turn in its thread that
+	// reads the job's output and answers; "notify" only posts the news.
+	OnJobEnd string `yaml:"on_job_end"`
 }
+
+// The choices of Config.OnJobEnd.
+const (
+	JobEndTurn   = "turn"
+	JobEndNotify = "notify"
+)
 
 // Validate checks the provider name and the bounds.
 func (c Config) Validate() error {
@@ -44,8 +62,13 @@ func (c Config) Validate() error {
 	if c.Provider == "" && (c.APIKey != "" || c.BaseURL != "") {
 		return fieldError{"provider", "is required when api_key or base_url is set: anthropic or openai"}
 	}
-	if c.MaxSteps < 0 || c.MaxTokens < 0 || c.CompactAt < 0 {
-		return fieldError{"max_steps", "max_steps, max_tokens and compact_at must be positive"}
+	if c.MaxSteps < 0 || c.MaxTokens < 0 || c.CompactAt < 0 || c.ContextBudget < 0 {
+		return fieldError{"max_steps", "max_steps, max_tokens, compact_at and context_budget must be positive"}
+	}
+	switch c.OnJobEnd {
+	case "", JobEndTurn, JobEndNotify:
+	default:
+		return fieldError{"on_job_end", fmt.Sprintf("%q is not a choice: use turn or notify", c.OnJobEnd)}
 	}
 	if c.TurnTimeout < 0 {
 		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}

@@ -3,11 +3,12 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 )
 
 // estimateTokens guesses a message's token count from its JSON size: about
 // four bytes a token for English and shell output. Good enough to decide
-// when to compact; never used for billing.
+// when to shorten or compact; never used for billing.
 func estimateTokens(m Message) int {
 	b, _ := json.Marshal(m.Content)
 	return len(b)/4 + 4
@@ -21,41 +22,121 @@ func estimateAll(msgs []Message) int {
 	return n
 }
 
-// prepare builds the messages of a model call from the history: old tool
-// results become placeholders naming their tool (the last keep stay whole),
-// and consecutive messages of one role are merged, as both APIs want roles
-// to alternate. The history itself is not changed.
-func prepare(history []Message, keep int) []Message {
-	names := map[string]string{}
-	results := 0
-	for _, m := range history {
-		for _, b := range m.Content {
-			switch b.Type {
-			case BlockToolUse:
-				names[b.ID] = b.Name
-			case BlockToolResult:
-				results++
-			}
-		}
-	}
-	clear := results - keep
-	out := make([]Message, 0, len(history))
-	for _, m := range history {
-		blocks := make([]Block, 0, len(m.Content))
-		for _, b := range m.Content {
-			if b.Type == BlockToolResult && clear > 0 {
-				clear--
-				b.Content = fmt.Sprintf("[earlier output of %s cleared to save context]", names[b.ToolUseID])
-			}
-			blocks = append(blocks, b)
-		}
+// keptEnds is how much of a shortened tool result stays, at its head and
+// at its tail: the column headers and the last error.
+const keptEnds = 400
+
+// bigResult is the size from which a result is shortened in the first
+// pass: big outputs go before small ones.
+const bigResult = 4096
+
+// neverShortened are tools whose results the model keeps following: a
+// loaded runbook, its own plan.
+var neverShortened = map[string]bool{"load_skill": true, todoToolName: true}
+
+// prepare builds the messages of a model call from the history: the
+// history is repaired so that the API accepts it (repair), and, when the
+// estimate is over budget, tool results the model has already read are
+// shortened to their head and tail, oldest and biggest first. A result
+// the model has not yet seen — one this request delivers — is never
+// shortened. Consecutive messages of one role are merged, as both APIs want
+// roles to alternate. The history itself is not changed.
+func prepare(history []Message, budget int) []Message {
+	msgs := repair(history)
+	shorten(msgs, budget)
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
 		if n := len(out); n > 0 && out[n-1].Role == m.Role {
-			out[n-1].Content = append(out[n-1].Content, blocks...)
+			out[n-1].Content = append(out[n-1].Content, m.Content...)
 			continue
 		}
-		out = append(out, Message{Role: m.Role, Content: blocks})
+		out = append(out, m)
 	}
 	return out
+}
+
+// candidate is a tool result that may be shortened.
+type candidate struct{ msg, block, size int }
+
+// shorten cuts read tool results in msgs (copies of the history's) until
+// the estimate fits budget or nothing is left to cut.
+func shorten(msgs []Message, budget int) {
+	over := estimateAll(msgs) - budget
+	if budget <= 0 || over <= 0 {
+		return
+	}
+	names := map[string]string{}
+	lastAssistant := -1
+	for i, m := range msgs {
+		for _, b := range m.Content {
+			if b.Type == BlockToolUse {
+				names[b.ID] = b.Name
+			}
+		}
+		if m.Role == RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	var big, small []candidate
+	for i := 0; i < lastAssistant; i++ {
+		for j, b := range msgs[i].Content {
+			if b.Type != BlockToolResult || neverShortened[names[b.ToolUseID]] || len(b.Content) <= 3*keptEnds {
+				continue
+			}
+			c := candidate{i, j, len(b.Content)}
+			if c.size >= bigResult {
+				big = append(big, c)
+			} else {
+				small = append(small, c)
+			}
+		}
+	}
+	// Oldest first within each pass; the biggest of one message first.
+	for _, pass := range [][]candidate{big, small} {
+		sort.SliceStable(pass, func(x, y int) bool {
+			if pass[x].msg != pass[y].msg {
+				return pass[x].msg < pass[y].msg
+			}
+			return pass[x].size > pass[y].size
+		})
+		for _, c := range pass {
+			if over <= 0 {
+				return
+			}
+			over -= cut(&msgs[c.msg], c.block, names)
+		}
+	}
+}
+
+// cut shortens one result to its head and tail and returns about how many
+// tokens that saved.
+func cut(m *Message, i int, names map[string]string) int {
+	blocks := append([]Block(nil), m.Content...)
+	b := blocks[i]
+	s := b.Content
+	head, tail := safeHead(s, keptEnds), safeTail(s, keptEnds)
+	b.Content = fmt.Sprintf("%s\n[… %d bytes of this %s output cleared to save context; you read them in full earlier …]\n%s",
+		head, len(s)-len(head)-len(tail), names[b.ToolUseID], tail)
+	blocks[i] = b
+	m.Content = blocks
+	return (len(s) - len(b.Content)) / 4
+}
+
+// safeHead and safeTail cut s to about n bytes without splitting a UTF-8
+// sequence.
+func safeHead(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:min(n, len(s))]
+}
+
+func safeTail(s string, n int) string {
+	i := max(len(s)-n, 0)
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return s[i:]
 }
 
 // pendingToolCalls returns the tool calls of the last message when it is

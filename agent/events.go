@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -55,6 +57,22 @@ type CommandRun struct {
 	Err    string
 	// Output is the end of what it printed (stdout, then stderr).
 	Output string
+	// Approved: it ran after people approved it, as a command that may
+	// change something.
+	Approved bool
+}
+
+// ranBefore words a command that changed something, for the record a
+// stopped turn leaves: "ran on web-1 before the stop: `cmd`, exit 0".
+func (r CommandRun) ranBefore(what string) string {
+	end := fmt.Sprintf("exit %d", r.ExitCode)
+	switch {
+	case r.Err != "":
+		end = "could not run: " + r.Err
+	case r.Killed:
+		end = "killed while running, so it may have partly run"
+	}
+	return fmt.Sprintf("ran on %s before %s: `%s`, %s", r.Host, what, r.Command, end)
 }
 
 // runsOf describes what a command's results were, for people.
@@ -82,4 +100,26 @@ type PendingApproval struct {
 	// Reattached is set when the request existed already (a turn resumed
 	// after a restart): its card was posted then.
 	Reattached bool
+}
+
+type retryNoticeKey struct{}
+
+// WithRetryNotice returns a context under which a provider calls f before
+// it makes a failed call again, with the wait and the reason in words
+// ("rate limited by the model API"): a turn then says why it waits.
+func WithRetryNotice(ctx context.Context, f func(wait time.Duration, reason string)) context.Context {
+	return context.WithValue(ctx, retryNoticeKey{}, f)
+}
+
+// RetryNotice returns the function WithRetryNotice put in ctx, or nil.
+func RetryNotice(ctx context.Context) func(wait time.Duration, reason string) {
+	f, _ := ctx.Value(retryNoticeKey{}).(func(time.Duration, string))
+	return f
+}
+
+// retryText is the status line of a retried call: "rate limited by the
+// model API, retrying in 2 s".
+func retryText(wait time.Duration, reason string) string {
+	secs := int(wait.Round(time.Second) / time.Second)
+	return fmt.Sprintf("%s, retrying in %d s", reason, max(secs, 1))
 }

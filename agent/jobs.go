@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +24,7 @@ type Jobs struct {
 
 	mu      sync.Mutex
 	cancels map[int64]context.CancelFunc
+	live    map[int64]*liveOutput // output so far of running jobs
 	wg      sync.WaitGroup
 	closed  bool
 }
@@ -40,9 +43,10 @@ func (j *Jobs) Start(sess SessionInfo, host, command string, c Confinement) (sto
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), orDefault(j.Timeout, time.Hour))
 	if j.cancels == nil {
-		j.cancels = map[int64]context.CancelFunc{}
+		j.cancels, j.live = map[int64]context.CancelFunc{}, map[int64]*liveOutput{}
 	}
 	j.cancels[job.ID] = cancel
+	j.live[job.ID] = &liveOutput{}
 	j.wg.Go(func() { j.run(ctx, job, sess.Cwd, c) })
 	return job, nil
 }
@@ -54,9 +58,14 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement
 		j.mu.Lock()
 		j.cancels[job.ID]()
 		delete(j.cancels, job.ID)
+		delete(j.live, job.ID)
 		j.mu.Unlock()
 	}()
-	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: orDefault(j.Timeout, time.Hour), Dir: dir})[0]
+	j.mu.Lock()
+	live := j.live[job.ID]
+	j.mu.Unlock()
+	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: orDefault(j.Timeout, time.Hour), Dir: dir,
+		OnOutput: func(_ string, _ bool, data []byte) { live.write(data) }})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
 	case ctx.Err() == context.Canceled:
@@ -66,7 +75,8 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement
 	case res.ExitCode != 0 || res.Killed:
 		state = store.JobFailed
 	}
-	tail := tailOf(res.Stdout+res.Stderr, 4000)
+	// Head and tail: the first error and the summary at the end.
+	tail := headTail(res.Stdout+res.Stderr, jobOutputKept)
 	if res.Err != nil {
 		tail = res.Err.Error()
 	}
@@ -76,6 +86,47 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement
 	}
 	// The end of a job must be recorded even while the process shuts down.
 	j.Store.FinishJob(context.WithoutCancel(ctx), job.ID, state, code, tail, note)
+}
+
+// Partial is the head and tail of what a running job printed so far; ok
+// is false when the job is not running here.
+func (j *Jobs) Partial(id int64) (out string, ok bool) {
+	j.mu.Lock()
+	live := j.live[id]
+	j.mu.Unlock()
+	if live == nil {
+		return "", false
+	}
+	return live.String(), true
+}
+
+// liveOutput keeps the head and the tail of a running job's output.
+type liveOutput struct {
+	mu         sync.Mutex
+	head, tail []byte
+	cut        int // bytes dropped between head and tail
+}
+
+func (l *liveOutput) write(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	half := jobOutputKept / 2
+	if n := min(half-len(l.head), len(p)); n > 0 {
+		l.head, p = append(l.head, p[:n]...), p[n:]
+	}
+	l.tail = append(l.tail, p...)
+	if over := len(l.tail) - half; over > 0 {
+		l.tail, l.cut = append(l.tail[:0:0], l.tail[over:]...), l.cut+over
+	}
+}
+
+func (l *liveOutput) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cut == 0 {
+		return strings.ToValidUTF8(string(l.head)+string(l.tail), "")
+	}
+	return strings.ToValidUTF8(fmt.Sprintf("%s\n[… %d bytes cut here …]\n%s", l.head, l.cut, l.tail), "")
 }
 
 // Cancel stops a running job; it reports whether one was running.
@@ -99,6 +150,20 @@ func (j *Jobs) Close() {
 	}
 	j.mu.Unlock()
 	j.wg.Wait()
+}
+
+// jobOutputKept is how much of a job's output is kept: its head and its
+// tail, half each.
+const jobOutputKept = 8000
+
+// JobEndPrompt is the message of the short turn a finished job starts in
+// its thread (agent.on_job_end: turn): the job's outcome and the head and
+// tail of its output, labelled as opsbot's, so the model answers what the
+// job's end means rather than taking it for the person's words.
+func JobEndPrompt(j store.Job) string {
+	return "[opsbot note, not the person's words] A background job in this conversation ended. Tell the thread in a few " +
+		"sentences what it means: what finished, what failed or was skipped (quote the output), and what, if anything, " +
+		"to do next. Do not start it again unless asked.\n<job>\n" + unframe(FormatJob(j)) + "\n</job>"
 }
 
 func tailOf(s string, n int) string {
@@ -134,12 +199,16 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err := decodeInput(call, &in); err != nil {
 		return Errorf("%v", err)
 	}
+	// A job runs on one host: a group is refused before anyone is asked
+	// to approve it, so that no approval is used up for nothing.
+	if hosts, err := t.Guard.Exec.Resolve(in.Target); err != nil {
+		return refusal(&errRefused{err.Error()})
+	} else if len(hosts) != 1 {
+		return Errorf("a job runs on one host; %q is %d hosts: start one job per host, or use run_command for a quick command across the group", in.Target, len(hosts))
+	}
 	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
-	}
-	if len(permit.Hosts) != 1 {
-		return Errorf("a job runs on one host; %q is %d hosts", in.Target, len(permit.Hosts))
 	}
 	job, err := t.Jobs.Start(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
@@ -150,11 +219,15 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 }
 
 // JobStatusTool is `job_status`.
-type JobStatusTool struct{ Store *store.Store }
+type JobStatusTool struct {
+	Store *store.Store
+	// Jobs, when set, shows a running job's output so far.
+	Jobs *Jobs
+}
 
 // Spec describes the tool.
 func (*JobStatusTool) Spec() ToolSpec {
-	return ToolSpec{Name: "job_status", Description: "The state, exit code and output tail of a background job.",
+	return ToolSpec{Name: "job_status", Description: "The state, exit code and output (head and tail) of a background job of this conversation; while it runs, its output so far.",
 		InputSchema: schema(`{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}`)}
 }
 
@@ -173,7 +246,12 @@ func (t *JobStatusTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if job.SessionID != call.Session.ID {
 		return Errorf("job %d belongs to another conversation", in.ID)
 	}
-	return ToolResult{Content: FormatJob(job), Summary: fmt.Sprintf("job %d: %s", job.ID, job.State)}
+	content := FormatJob(job)
+	if partial, ok := t.Jobs.partial(job); ok {
+		content += "\noutput so far:\n<output host=" + strconv.Quote(job.Host) + " command=" + strconv.Quote(job.Command) + ">\n" +
+			unframe(partial) + "\n</output>"
+	}
+	return ToolResult{Content: content, Summary: fmt.Sprintf("job %d: %s", job.ID, job.State)}
 }
 
 // FormatJob renders a job for the model or a person.
@@ -189,6 +267,14 @@ func FormatJob(j store.Job) string {
 		s += "\n" + j.OutputTail
 	}
 	return s
+}
+
+// partial is a running job's output so far, when j knows it.
+func (j *Jobs) partial(job store.Job) (string, bool) {
+	if j == nil || job.State != store.JobRunning {
+		return "", false
+	}
+	return j.Partial(job.ID)
 }
 
 // StoreNotices adapts the store's notification queue for the loop.

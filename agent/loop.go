@@ -36,9 +36,11 @@ type Agent struct {
 	MaxTokens   int           // per model call (default 4096)
 	MaxSteps    int           // model calls per turn (default 20)
 	TurnTimeout time.Duration // default 10m
-	// KeepToolResults is how many recent tool results stay whole in a
-	// call (default 3); older ones become placeholders.
-	KeepToolResults int
+	// ContextBudget is the estimated token count of a call above which
+	// tool results the model has already read are shortened to their head
+	// and tail, oldest and biggest first (0: 50,000). A result is never
+	// shortened in the call that delivers it.
+	ContextBudget int
 	// CompactAt is the estimated token count of the history above which
 	// it is replaced by a model-written summary (0: 100,000).
 	CompactAt int
@@ -75,10 +77,14 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 			return a.fail(emit, err)
 		}
 	}
+	msgs, _, err = a.History.Load(ctx, sess.ID)
+	if err != nil {
+		return a.fail(emit, err)
+	}
 	if _, err := a.History.Append(ctx, sess.ID, userText(text)); err != nil {
 		return a.fail(emit, err)
 	}
-	return a.run(ctx, sess, start, emit)
+	return a.run(ctx, sess, start, len(msgs), emit)
 }
 
 // Resume continues a session whose last message asked for tools that have
@@ -93,22 +99,43 @@ func (a *Agent) Resume(ctx context.Context, sess SessionInfo, emit func(Event)) 
 	if len(pendingToolCalls(msgs)) == 0 {
 		return false, nil
 	}
-	return true, a.run(ctx, sess, last, emit)
+	return true, a.run(ctx, sess, last, turnStart(msgs), emit)
+}
+
+// turnStart is the index of the message that began the last turn: the
+// last message holding the person's words.
+func turnStart(msgs []Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser && isPlainText(msgs[i]) {
+			return i
+		}
+	}
+	return 0
 }
 
 // turn is the state of one running turn.
 type turn struct {
-	sess      SessionInfo
-	emit      func(Event)
-	rollback  int64 // the seq to roll back to on cancel
+	sess     SessionInfo
+	emit     func(Event)
+	rollback int64 // the seq to roll back to on cancel
+	// start is the index in the history of the turn's first message (the
+	// question): compaction summarizes only what came before it.
+	start     int
 	usage     Usage
 	sinceTodo int
+	// changed are the approved commands that ran in this turn, worded.
+	changed []string
+	// spoke: text was shown in this turn; toolSince: a tool ran since.
+	spoke, toolSince bool
 }
 
-func (a *Agent) run(parent context.Context, sess SessionInfo, start int64, emit func(Event)) error {
-	ctx, cancel := context.WithTimeout(parent, a.turnTimeout())
-	defer cancel()
-	t := &turn{sess: sess, emit: emit, rollback: start}
+func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	b := newBudget(a.turnTimeout(), func() { cancel(ErrDeadline) })
+	defer b.stop()
+	ctx = withBudget(ctx, b)
+	t := &turn{sess: sess, emit: emit, rollback: rollback, start: start}
 	err := a.steps(ctx, t)
 	switch {
 	case err == nil:
@@ -120,21 +147,30 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, start int64, emit 
 	case parent.Err() != nil:
 		// Cancelled by the caller: undo the turn. The rollback must land
 		// even though ctx is gone.
-		if rbErr := a.History.Rollback(context.WithoutCancel(parent), sess.ID, t.rollback); rbErr != nil {
+		keep := context.WithoutCancel(parent)
+		if rbErr := a.History.Rollback(keep, sess.ID, t.rollback); rbErr != nil {
 			return a.fail(emit, fmt.Errorf("agent: roll back cancelled turn: %w", rbErr))
+		}
+		if err := a.keepChanges(keep, t); err != nil {
+			return a.fail(emit, err)
 		}
 		emit(Event{Kind: TurnError, Err: parent.Err()})
 		return parent.Err()
-	case ctx.Err() != nil:
+	case errors.Is(context.Cause(ctx), ErrDeadline):
 		a.settle(context.WithoutCancel(parent), t, "not run: the turn reached its time limit")
 		return a.fail(emit, ErrDeadline)
 	}
 	return a.fail(emit, err)
 }
 
+// emptyAnswer is shown when the model ended a turn without a word.
+const emptyAnswer = "(The model ended without an answer. Ask again, or rephrase the question.)"
+
 // steps is the loop: call the model, run the tools it asks for, repeat.
+// The last step may not call tools and is asked for a summary.
 func (a *Agent) steps(ctx context.Context, t *turn) error {
 	for step := 0; step < a.maxSteps(); step++ {
+		last := step == a.maxSteps()-1
 		msgs, _, err := a.History.Load(ctx, t.sess.ID)
 		if err != nil {
 			return err
@@ -149,7 +185,7 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 		if msgs, err = a.beforeCall(ctx, t, msgs); err != nil {
 			return err
 		}
-		reply, stop, err := a.call(ctx, t, msgs)
+		reply, stop, err := a.call(ctx, t, msgs, last)
 		if err != nil {
 			return err
 		}
@@ -158,7 +194,17 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 			if stop == StopMaxTokens {
 				t.emit(Event{Kind: Notice, Text: "the answer was cut at the model's output limit"})
 			}
+			if last {
+				t.emit(Event{Kind: Notice, Text: fmt.Sprintf("the turn reached its step limit (%d model calls); ask me to go on", a.maxSteps())})
+			}
+			if !t.spoke {
+				// Never an empty message in the thread.
+				t.emit(Event{Kind: TextDelta, Text: emptyAnswer})
+			}
 			return nil
+		}
+		if last {
+			break // the model called tools all the same
 		}
 		if err := a.dispatch(ctx, t, calls); err != nil {
 			return err
@@ -169,7 +215,7 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 }
 
 // beforeCall injects what the agent must see before its next call (job
-// notifications, the todo reminder), compacts when the history grew too
+// notifications), compacts when the history grew too
 // large, and returns the history to send.
 func (a *Agent) beforeCall(ctx context.Context, t *turn, msgs []Message) ([]Message, error) {
 	var inject []Block
@@ -178,10 +224,6 @@ func (a *Agent) beforeCall(ctx context.Context, t *turn, msgs []Message) ([]Mess
 		return nil, err
 	}
 	inject = append(inject, notes...)
-	if a.Tools.has(todoToolName) && t.sinceTodo >= a.remindAfter() {
-		inject = append(inject, Block{Type: BlockText, Text: "<reminder>Update your todos.</reminder>"})
-		t.sinceTodo = 0
-	}
 	if len(inject) > 0 {
 		m := Message{Role: RoleUser, Content: inject}
 		if _, err := a.History.Append(ctx, t.sess.ID, m); err != nil {
@@ -223,10 +265,26 @@ func (a *Agent) pendingNotices(ctx context.Context, t *turn) ([]int64, []Block, 
 }
 
 // call streams one model response, forwards its text, and persists it.
-func (a *Agent) call(ctx context.Context, t *turn, msgs []Message) (Message, StopReason, error) {
-	req := Request{Model: a.Model, System: a.system(t.sess), Messages: prepare(msgs, a.keep()),
-		Tools: a.Tools.Specs(), MaxTokens: a.maxTokens()}
+func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, last bool) (Message, StopReason, error) {
+	system := a.system(t.sess)
+	req := Request{Model: a.Model, System: system, CachePrefix: cachePrefix(system), Messages: prepare(msgs, a.contextBudget()),
+		Tools: a.Tools.Specs(), MaxTokens: a.maxTokens(), NoToolUse: last}
+	if last {
+		req.Messages = append(req.Messages, userText(lastStep))
+		req.Messages = prepare(req.Messages, 0)
+	}
+	ctx = WithRetryNotice(ctx, func(wait time.Duration, reason string) {
+		t.emit(Event{Kind: Notice, Text: retryText(wait, reason)})
+	})
+	first := true
 	reply, stop, usage, streamErr := collect(ctx, a.Provider, req, func(delta string) {
+		if first && t.spoke && t.toolSince {
+			// A new paragraph after a tool call, or the answer reads
+			// "Let me check the disks.Disk usage on…".
+			t.emit(Event{Kind: TextDelta, Text: "\n\n"})
+			t.toolSince = false
+		}
+		first, t.spoke = false, true
 		t.emit(Event{Kind: TextDelta, Text: delta})
 	})
 	t.usage.InputTokens += usage.InputTokens
@@ -249,10 +307,12 @@ func collect(ctx context.Context, p Provider, req Request, onText func(string)) 
 	reply := Message{Role: RoleAssistant}
 	var text strings.Builder
 	flush := func() {
-		if text.Len() > 0 {
+		// Whitespace alone is not stored: Anthropic refuses a blank text
+		// block, and the thread would break for good.
+		if strings.TrimSpace(text.String()) != "" {
 			reply.Content = append(reply.Content, Block{Type: BlockText, Text: text.String()})
-			text.Reset()
 		}
+		text.Reset()
 	}
 	var stop StopReason
 	var usage Usage
@@ -293,60 +353,6 @@ func textOnly(m Message) Message {
 	return out
 }
 
-// dispatch runs each tool call in order and persists all their results as
-// one message. A cancel mid-tool returns at once; the caller rolls back.
-func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
-	results := Message{Role: RoleUser}
-	for _, c := range calls {
-		if c.Name == todoToolName {
-			t.sinceTodo = -1
-		}
-		call := ToolCall{ID: c.ID, Name: c.Name, Input: c.Input, Session: t.sess, Emit: t.emit}
-		t.emit(Event{Kind: ToolStarted, Tool: c.Name, ToolID: c.ID, Summary: a.describe(call)})
-		res := a.Tools.Dispatch(ctx, call)
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t.emit(Event{Kind: ToolFinished, Tool: c.Name, ToolID: c.ID, Summary: res.Summary, IsError: res.IsError, Runs: res.Runs})
-		results.Content = append(results.Content, Block{Type: BlockToolResult, ToolUseID: c.ID, Content: res.Content, IsError: res.IsError})
-		if res.compact {
-			if _, err := a.History.Append(ctx, t.sess.ID, results); err != nil {
-				return err
-			}
-			return a.compactNow(ctx, t)
-		}
-	}
-	t.sinceTodo++
-	_, err := a.History.Append(ctx, t.sess.ID, results)
-	return err
-}
-
-// Settle answers the session's unanswered tool calls with why they did not
-// run (an approval denied or expired while the turn was cut by a restart),
-// so that the model reads it with the next message. It does nothing when
-// no call waits.
-func (a *Agent) Settle(ctx context.Context, sess SessionInfo, why string) {
-	a.settle(ctx, &turn{sess: sess}, why)
-}
-
-// settle gives every unanswered tool call a result saying it did not run,
-// so that the history stays valid for the next turn.
-func (a *Agent) settle(ctx context.Context, t *turn, why string) {
-	msgs, _, err := a.History.Load(ctx, t.sess.ID)
-	if err != nil {
-		return
-	}
-	calls := pendingToolCalls(msgs)
-	if len(calls) == 0 {
-		return
-	}
-	results := Message{Role: RoleUser}
-	for _, c := range calls {
-		results.Content = append(results.Content, Block{Type: BlockToolResult, ToolUseID: c.ID, Content: why, IsError: true})
-	}
-	a.History.Append(ctx, t.sess.ID, results)
-}
-
 // describe is the one-line status of a tool call, from the tool when it
 // knows how to say it.
 func (a *Agent) describe(call ToolCall) string {
@@ -372,7 +378,7 @@ func (a *Agent) system(sess SessionInfo) string {
 
 func (a *Agent) maxSteps() int              { return orDefault(a.MaxSteps, 20) }
 func (a *Agent) maxTokens() int             { return orDefault(a.MaxTokens, 4096) }
-func (a *Agent) keep() int                  { return orDefault(a.KeepToolResults, 3) }
+func (a *Agent) contextBudget() int         { return orDefault(a.ContextBudget, 50_000) }
 func (a *Agent) compactAt() int             { return orDefault(a.CompactAt, 100_000) }
 func (a *Agent) remindAfter() int           { return orDefault(a.RemindAfter, 3) }
 func (a *Agent) turnTimeout() time.Duration { return orDefault(a.TurnTimeout, 10*time.Minute) }

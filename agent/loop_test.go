@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -21,7 +22,7 @@ func TestTurnDispatchesToolsAndPersistsEachStep(t *testing.T) {
 	if err := a.Turn(context.Background(), sess, "check twice", rec.emit); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.text(); got != "Let me check. Both echoed." {
+	if got := rec.text(); got != "Let me check. \n\nBoth echoed." {
 		t.Errorf("streamed text = %q", got)
 	}
 	if n := len(rec.kinds(ToolStarted)); n != 2 {
@@ -182,42 +183,52 @@ func TestResumeAfterRestartRunsThePendingCall(t *testing.T) {
 	}
 }
 
-func TestOldToolResultsBecomePlaceholders(t *testing.T) {
+func TestReadResultsAreShortenedOnlyOverBudget(t *testing.T) {
 	t.Parallel()
-	h := NewMemoryHistory()
-	steps := []func(context.Context, Request, func(StreamEvent) bool){}
-	for range 5 {
-		steps = append(steps, use("", "echo", `{"big":"`+strings.Repeat("x", 50)+`"}`))
+	big := func(i int) string {
+		return fmt.Sprintf("HEAD%d\n%sTAIL%d", i, strings.Repeat("x", 6000), i)
 	}
-	model := &scripted{steps: append(steps, say("done"))}
-	a := &Agent{Provider: model, Tools: NewRegistry(echoTool()), History: h}
-	if err := a.Turn(context.Background(), SessionInfo{ID: 7}, "go", (&recorder{}).emit); err != nil {
-		t.Fatal(err)
+	var history []Message
+	history = append(history, userText("go"))
+	for i := range 5 {
+		id := fmt.Sprintf("c%d", i)
+		history = append(history,
+			Message{Role: RoleAssistant, Content: []Block{{Type: BlockToolUse, ID: id, Name: "run_command", Input: []byte(`{}`)}}},
+			Message{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: id, Content: big(i)}}})
 	}
-	last := model.reqs()[5]
-	var cleared, whole int
-	for _, m := range last.Messages {
-		for _, b := range m.Content {
-			if b.Type != BlockToolResult {
-				continue
-			}
-			if strings.Contains(b.Content, "earlier output of echo cleared") {
-				cleared++
-			} else {
-				whole++
-			}
-		}
-	}
-	if cleared != 2 || whole != 3 {
-		t.Errorf("cleared %d, whole %d; want 2 and 3", cleared, whole)
-	}
-	// The stored history keeps everything.
-	for _, m := range mustLoad(t, h, 7) {
-		for _, b := range m.Content {
-			if strings.Contains(b.Content, "cleared") {
-				t.Fatal("the stored history was changed")
+	whole := func(msgs []Message) (n int, shortened []int) {
+		i := 0
+		for _, m := range msgs {
+			for _, b := range m.Content {
+				if b.Type != BlockToolResult {
+					continue
+				}
+				if strings.Contains(b.Content, "cleared to save context") {
+					if !strings.HasPrefix(b.Content, fmt.Sprintf("HEAD%d", i)) || !strings.HasSuffix(b.Content, fmt.Sprintf("TAIL%d", i)) {
+						t.Errorf("result %d lost its head or tail: %.80q", i, b.Content)
+					}
+					shortened = append(shortened, i)
+				} else {
+					n++
+				}
+				i++
 			}
 		}
+		return n, shortened
+	}
+	if n, _ := whole(prepare(history, 50_000)); n != 5 {
+		t.Errorf("under budget: %d of 5 results whole; want all", n)
+	}
+	// Over budget: the oldest read results go first; the last one, which
+	// this request delivers, stays whole whatever the budget.
+	if n, cut := whole(prepare(history, 1000)); n != 1 || fmt.Sprint(cut) != "[0 1 2 3]" {
+		t.Errorf("over budget: %d whole, shortened %v; want the unread one whole and 0-3 shortened", n, cut)
+	}
+	if n, cut := whole(prepare(history, 6500)); fmt.Sprint(cut) != "[0]" || n != 4 {
+		t.Errorf("a little over budget: shortened %v, %d whole; want the oldest first", cut, n)
+	}
+	if strings.Contains(toJSON(history), "cleared") {
+		t.Fatal("the stored history was changed")
 	}
 }
 
@@ -234,7 +245,19 @@ func TestTodoReminderAfterThreeStepsWithoutUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := model.reqs()
-	hasReminder := func(r Request) bool { return strings.Contains(toJSON(r.Messages), "Update your todos") }
+	hasReminder := func(r Request) bool {
+		for _, m := range r.Messages {
+			for _, b := range m.Content {
+				if strings.Contains(b.Text, "todo list has open items") {
+					t.Errorf("the reminder is text the person could have written: %s", toJSON(b))
+				}
+				if b.Type == BlockToolResult && strings.Contains(b.Content, "todo list has open items") {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for i, r := range reqs {
 		if want := i == 4; hasReminder(r) != want {
 			t.Errorf("request %d has reminder = %v; want %v", i, hasReminder(r), want)
@@ -309,7 +332,7 @@ func TestAutoCompactionSummarizesAndArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := model.reqs()
-	if reqs[0].System != summaryPrompt || len(reqs[0].Tools) != 0 {
+	if reqs[0].System != summaryPrompt || len(reqs[0].Tools) == 0 {
 		t.Errorf("first call was not a summary request: %s", toJSON(reqs[0]))
 	}
 	msgs := mustLoad(t, h, sess.ID)
@@ -331,20 +354,26 @@ func TestCompactToolCompactsOnRequest(t *testing.T) {
 	h := StoreHistory{st}
 	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
 		use("", "echo", `{}`),
+		say("Echoed."),
 		use("", "compact", `{}`),
 		say("SUMMARY: echoed once."),
 		say("Done."),
 	}}
 	a := &Agent{Provider: model, Tools: NewRegistry(echoTool(), NewCompactTool()), History: h}
-	if err := a.Turn(context.Background(), sess, "go", (&recorder{}).emit); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"echo", "go on"} {
+		if err := a.Turn(context.Background(), sess, q, (&recorder{}).emit); err != nil {
+			t.Fatal(err)
+		}
 	}
 	reqs := model.reqs()
-	if reqs[2].System != summaryPrompt {
-		t.Fatalf("the compact tool did not lead to a summary call: %s", toJSON(reqs[2]))
+	if reqs[3].System != summaryPrompt || len(reqs[3].Tools) == 0 {
+		t.Fatalf("the compact tool did not lead to a summary call with the tools listed: %s", toJSON(reqs[3]))
 	}
-	if len(reqs[3].Messages) != 1 || !strings.Contains(textOf(reqs[3].Messages[0]), "SUMMARY: echoed once.") {
-		t.Errorf("the next call did not continue from the summary: %s", toJSON(reqs[3].Messages))
+	// The summary, then the current turn as it was: its question, the
+	// compact call and its result.
+	next := reqs[4].Messages
+	if len(next) != 3 || !strings.Contains(textOf(next[0]), "SUMMARY: echoed once.") || !strings.Contains(toJSON(next[0]), "go on") {
+		t.Errorf("the next call did not continue from the summary and the current turn: %s", toJSON(next))
 	}
 	if tr, _ := st.Transcripts(context.Background(), sess.ID); len(tr) != 1 {
 		t.Error("no transcript archived")

@@ -36,6 +36,10 @@ type Block struct {
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name,omitempty"`
 	Input json.RawMessage `json:"input,omitempty"`
+	// InputError, on a tool call, says why the model's arguments could
+	// not be read (they were not a JSON object); Input is then {}. The
+	// loop answers such a call with an error the model can correct.
+	InputError string `json:"input_error,omitempty"`
 	// ToolUseID, Content and IsError describe a tool result.
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	Content   string `json:"content,omitempty"`
@@ -62,6 +66,13 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// NoToolUse forbids tool calls in this response (tool_choice none)
+	// while still listing the tools: the history holds tool blocks, which
+	// some gateways refuse in a request that defines no tools.
+	NoToolUse bool
+	// CachePrefix is how many leading bytes of System stay the same from
+	// call to call; a provider that caches prompts marks that prefix.
+	CachePrefix int
 }
 
 // StopReason says why the model stopped.

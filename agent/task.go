@@ -63,5 +63,6 @@ func (t *TaskTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err != nil {
 		return Errorf("the subagent failed: %v; partial answer: %s", err, final.String())
 	}
-	return ToolResult{Content: final.String(), Summary: fmt.Sprintf("subagent answered (%d chars)", final.Len())}
+	answer := strings.TrimSpace(final.String())
+	return ToolResult{Content: answer, Summary: fmt.Sprintf("subagent answered (%d chars)", len(answer))}
 }

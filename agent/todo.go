@@ -83,3 +83,31 @@ func renderTodo(items []TodoItem) string {
 	fmt.Fprintf(&b, "(%d/%d done)", done, len(items))
 	return b.String()
 }
+
+// todoReminder follows the last tool result of a step when the plan has
+// open items and was not updated for a while. It sits in a tool result,
+// labelled as opsbot's, so that the model cannot take it for the person.
+const todoReminder = "\n\n[opsbot reminder, not part of the output above] Your todo list has open items and was not updated for a few steps: update it with the todo tool as you go."
+
+// remind appends the todo reminder to a step's results when the model
+// keeps a plan, has open items, and has not touched it for RemindAfter
+// steps. A model that never used the todo tool is never reminded.
+func (a *Agent) remind(t *turn, results *Message) {
+	todo, ok := a.Tools.tools[todoToolName].(*TodoTool)
+	if !ok || t.sinceTodo < a.remindAfter() || len(results.Content) == 0 || !todo.open(t.sess.ID) {
+		return
+	}
+	last := &results.Content[len(results.Content)-1]
+	last.Content += todoReminder
+	t.sinceTodo = 0
+}
+
+// open reports whether a session's plan has items not done.
+func (t *TodoTool) open(sessionID int64) bool {
+	for _, it := range t.Items(sessionID) {
+		if it.Status != "done" {
+			return true
+		}
+	}
+	return false
+}

@@ -78,9 +78,6 @@ func (r *Registry) Without(names ...string) *Registry {
 	return out
 }
 
-// has reports whether a tool is registered.
-func (r *Registry) has(name string) bool { _, ok := r.tools[name]; return ok }
-
 // Specs lists the tools for the model, sorted by name for stable prompts.
 func (r *Registry) Specs() []ToolSpec {
 	specs := make([]ToolSpec, 0, len(r.tools))

@@ -214,8 +214,13 @@ func TestLateClickerIsToldWhoDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != VoteLate || !strings.Contains(res.Message(), "already approved by slack:U2") {
-		t.Errorf("late clicker got %d %q", res.Status, res.Message())
+	msg := res.Message()
+	if res.Status != VoteLate || !strings.Contains(msg, "already approved by @U2") {
+		t.Errorf("late clicker got %d %q", res.Status, msg)
+	}
+	// Words a person reads: no request id, no platform prefix.
+	if strings.Contains(msg, id) || strings.Contains(msg, "slack:") {
+		t.Errorf("late clicker's message shows internals: %q", msg)
 	}
 }
 
@@ -394,4 +399,37 @@ func TestApproverMustCoverEveryHostOfARequest(t *testing.T) {
 	if g.MayApprove(store.Approval{Host: "db-1,web-1"}, bob) {
 		t.Error("bob, a web approver, may approve a request that includes a db host")
 	}
+}
+
+// TestVoteMessagesShowNoInternals: every answer a voter reads names people
+// as @name and times in the one format, never a request id or a
+// "platform:id" key.
+func TestVoteMessagesShowNoInternals(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+	a := store.Approval{ID: "0123456789abcdef0123456789abcdef", Quorum: 2, DecidedAt: at}
+	cases := []struct {
+		name  string
+		res   VoteResult
+		wants string
+	}{
+		{"counted", VoteResult{Status: VoteCounted, Approvals: 1, Approval: a}, "1 of 2"},
+		{"decided", VoteResult{Status: VoteDecided, Approval: withState(a, store.ApprovalApproved, "web:bob")}, "approved"},
+		{"late", VoteResult{Status: VoteLate, Approval: withState(a, store.ApprovalDenied, "web:bob")}, "denied by @bob at " + FormatTime(at)},
+		{"expired", VoteResult{Status: VoteLate, Approval: withState(a, store.ApprovalExpired, "opsbot:expiry")}, "expired at " + FormatTime(at)},
+	}
+	for _, c := range cases {
+		msg := c.res.Message()
+		if !strings.Contains(msg, c.wants) {
+			t.Errorf("%s: %q does not say %q", c.name, msg, c.wants)
+		}
+		if strings.Contains(msg, a.ID) || strings.Contains(msg, "web:") || strings.Contains(msg, "opsbot:") {
+			t.Errorf("%s: %q shows internals", c.name, msg)
+		}
+	}
+}
+
+func withState(a store.Approval, state store.ApprovalState, by string) store.Approval {
+	a.State, a.DecidedBy = state, by
+	return a
 }

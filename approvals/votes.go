@@ -51,12 +51,12 @@ func (v VoteResult) Message() string {
 	case VoteCounted:
 		return fmt.Sprintf("Your approval is counted: %d of %d needed.", v.Approvals, a.Quorum)
 	case VoteDecided:
-		return fmt.Sprintf("Request %s is %s.", a.ID, a.State)
+		return fmt.Sprintf("The request is %s.", a.State)
 	case VoteLate:
 		if a.State == store.ApprovalExpired {
-			return fmt.Sprintf("Request %s already expired at %s; nothing changed.", a.ID, a.DecidedAt.Format("15:04:05 MST"))
+			return fmt.Sprintf("This request already expired at %s; nothing changed.", FormatTime(a.DecidedAt))
 		}
-		return fmt.Sprintf("Request %s was already %s by %s at %s; nothing changed.", a.ID, a.State, a.DecidedBy, a.DecidedAt.Format("15:04:05 MST"))
+		return fmt.Sprintf("This request was already %s by %s at %s; nothing changed.", a.State, person(a.DecidedBy), FormatTime(a.DecidedAt))
 	case VoteDuplicate:
 		return "You have already voted on this request; one vote per person."
 	}

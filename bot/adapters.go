@@ -3,12 +3,14 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
@@ -18,8 +20,8 @@ import (
 type FleetExecutor struct {
 	Fleet *hosts.Fleet
 	// StreamLimit caps what is kept of stdout and of stderr each (default
-	// 64 KiB, the end kept); the combined output the hosts package keeps
-	// is capped on its own.
+	// 64 KiB, its head and its tail); the combined output the hosts
+	// package keeps is capped on its own.
 	StreamLimit int
 }
 
@@ -91,25 +93,32 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	return out
 }
 
-// tailBuffer keeps the last limit bytes written to it.
+// tailBuffer keeps the head and the tail of what is written to it,
+// limit bytes in all: the column headers and the first error, and how the
+// command ended (exec.output_limit keeps head and tail the same way).
 type tailBuffer struct {
-	limit int
-	buf   []byte
-	cut   bool
+	limit     int
+	head, buf []byte
+	cut       bool
+	cutBytes  int
 }
 
 func (t *tailBuffer) Write(p []byte) {
+	if n := min(t.limit/2-len(t.head), len(p)); n > 0 {
+		t.head, p = append(t.head, p[:n]...), p[n:]
+	}
 	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.limit; over > 0 {
-		t.buf, t.cut = append(t.buf[:0:0], t.buf[over:]...), true
+	if over := len(t.buf) - (t.limit - t.limit/2); over > 0 {
+		t.buf, t.cut, t.cutBytes = append(t.buf[:0:0], t.buf[over:]...), true, t.cutBytes+over
 	}
 }
 
 func (t *tailBuffer) String() string {
 	if t.cut {
-		return "…[earlier output cut]\n" + strings.ToValidUTF8(string(t.buf), "")
+		return strings.ToValidUTF8(string(t.head), "") + fmt.Sprintf("\n…[%d bytes of output cut here]…\n", t.cutBytes) +
+			strings.ToValidUTF8(string(t.buf), "")
 	}
-	return string(t.buf)
+	return string(t.head) + string(t.buf)
 }
 
 // PolicyChecker is the agent.Policy of a real deployment: the approvals
@@ -206,9 +215,9 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 	}
 	// Said for people and the model alike: "denied by @bob", "expired:
 	// nobody decided within 15 minutes" — no platform keys.
-	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: mention(res.DecidedBy)}
+	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
 	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
-		out.State, out.DecidedBy = decisionText(res.Approval), ""
+		out.State, out.DecidedBy = connectors.PlainMentions(decisionText(res.Approval)), ""
 	}
 	if res.Allows(areq) {
 		claimed, err := g.Store.ConsumeApproval(context.WithoutCancel(ctx), a.ID, areq.Requester.Key())

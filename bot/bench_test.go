@@ -29,11 +29,13 @@ func newBot(tb testing.TB, conn connectors.Connector, model agent.Provider) *Bot
 	return b
 }
 
-// benchConn is fakeConn (limits enforced, requests recorded) that also
-// notes when each thread got its first Post and tells onFinish when a
-// message of a thread is complete.
+// benchConn is streamConn (limits enforced, requests recorded; answers
+// streamed natively when limits say so) that also notes when each thread
+// got its first message and tells onFinish when an answer of a thread is
+// complete: a stream stopped, or a message left without buttons (an
+// answer's last edit takes its Stop button away).
 type benchConn struct {
-	*fakeConn
+	*streamConn
 	onFinish func(thread string)
 
 	mu     sync.Mutex
@@ -41,37 +43,60 @@ type benchConn struct {
 }
 
 func newBenchConn(name string, limits connectors.Limits, onFinish func(string)) *benchConn {
-	f := newFakeConn(limits)
-	f.name = name
-	return &benchConn{fakeConn: f, onFinish: onFinish, posted: map[string]time.Time{}}
+	s := newStreamConn(limits)
+	s.name, s.limits = name, limits
+	return &benchConn{streamConn: s, onFinish: onFinish, posted: map[string]time.Time{}}
 }
 
 // Post takes the time first: what the platform would see is the request
-// arriving, not the fake's bookkeeping.
-func (c *benchConn) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+// arriving, not the fake's bookkeeping. A complete message is a finished
+// answer, unless it is the note that a message is queued behind the
+// answer (the next question can arrive before the thread's worker is done
+// with the last one).
+func (c *benchConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	c.arrived(d.Thread)
+	ref, err := c.streamConn.Post(ctx, d, m)
+	if err == nil && m.Text != queuedNote && len(m.Buttons) == 0 {
+		c.onFinish(ref.Thread)
+	}
+	return ref, err
+}
+
+// Edit tells onFinish when an answer's last edit takes its buttons away.
+func (c *benchConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	c.fakeConn.mu.Lock()
+	before := c.fakeConn.msgs[ref.ID]
+	had := before != nil && len(before.msg.Buttons) > 0
+	c.fakeConn.mu.Unlock()
+	err := c.streamConn.Edit(ctx, ref, m)
+	if err == nil && had && len(m.Buttons) == 0 {
+		c.onFinish(ref.Thread)
+	}
+	return err
+}
+
+// StartStream takes the time first, as Post does.
+func (c *benchConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	c.arrived(d.Thread)
+	return c.streamConn.StartStream(ctx, d, m)
+}
+
+// StopStream tells onFinish of a finished answer.
+func (c *benchConn) StopStream(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	err := c.streamConn.StopStream(ctx, ref, m)
+	if err == nil {
+		c.onFinish(ref.Thread)
+	}
+	return err
+}
+
+func (c *benchConn) arrived(thread string) {
 	at := time.Now()
-	ref, err := c.fakeConn.Post(ctx, channel, thread, m)
 	c.mu.Lock()
 	if _, ok := c.posted[thread]; !ok {
 		c.posted[thread] = at
 	}
 	c.mu.Unlock()
-	return ref, err
-}
-
-// Finish tells onFinish of finished answers; a note that a message is
-// queued behind the answer (the next question can arrive before the
-// thread's worker is done with the last one) is not an answer.
-func (c *benchConn) Finish(ctx context.Context, ref connectors.Ref) error {
-	err := c.fakeConn.Finish(ctx, ref)
-	c.fakeConn.mu.Lock()
-	m := c.fakeConn.msgs[ref.ID]
-	note := m != nil && m.msg.Text == queuedNote
-	c.fakeConn.mu.Unlock()
-	if !note {
-		c.onFinish(ref.Thread)
-	}
-	return err
 }
 
 func (c *benchConn) firstPost(thread string) (time.Time, bool) {

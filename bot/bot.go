@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -34,17 +35,36 @@ type Bot struct {
 	Log    *slog.Logger
 	// NoAgentHelp says how to turn the agent on.
 	NoAgentHelp string
+	// Health runs and lists the scheduled health checks for `health`; nil
+	// when none are configured.
+	Health Health
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// JobEndTurns runs a short agent turn in a job's thread when the job
+	// ends (agent.on_job_end: turn), rather than only posting the news.
+	JobEndTurns bool
+
+	// ShutdownGrace is how long Close lets answers show their last words
+	// before it cuts every platform request and wait (default 10s).
+	ShutdownGrace time.Duration
 
 	mu      sync.Mutex
 	conns   map[string]connectors.Connector
-	budgets map[string]*EditBudget
+	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
+	inbox   inbox
 	wg      sync.WaitGroup
 	closed  bool
+	// life is the context of every request to a platform; Close ends it
+	// once the grace has passed.
+	life    context.Context
+	endLife context.CancelFunc
 }
+
+// budgetKey names one workspace of one platform: edit budgets are per
+// workspace (Slack's chat.update limit is).
+type budgetKey struct{ platform, workspace string }
 
 // queuedNote answers a message that waits behind the thread's running
 // work.
@@ -88,23 +108,71 @@ type queued struct {
 func (b *Bot) AddConnector(c connectors.Connector) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.conns == nil {
-		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[string]*EditBudget{}, map[threadID]*thread{}
-	}
+	b.initLocked()
 	b.conns[c.Name()] = c
-	b.budgets[c.Name()] = NewEditBudget(c.Limits().EditsPerMinute)
 }
 
-func (b *Bot) conn(platform string) (connectors.Connector, *EditBudget, bool) {
+// initLocked makes the maps and the life context; b.mu is held.
+func (b *Bot) initLocked() {
+	if b.conns == nil {
+		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[budgetKey]*EditBudget{}, map[threadID]*thread{}
+		b.life, b.endLife = context.WithCancel(context.Background())
+	}
+}
+
+func (b *Bot) conn(platform string) (connectors.Connector, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, ok := b.conns[platform]
-	return c, b.budgets[platform], ok
+	return c, ok
 }
 
-// Handle receives one event. It returns at once; work runs on the thread's
-// own goroutine, so platforms get their acknowledgement in time.
+// budget is the edit budget of one workspace of a platform.
+func (b *Bot) budget(platform, workspace string) *EditBudget {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := budgetKey{platform, workspace}
+	bu := b.budgets[k]
+	if bu == nil {
+		perMinute := 0
+		if c, ok := b.conns[platform]; ok {
+			perMinute = c.Limits().EditsPerMinute
+		}
+		bu = NewEditBudget(perMinute)
+		b.budgets[k] = bu
+	}
+	return bu
+}
+
+// lifeCtx is the context of requests to platforms, with ctx's values.
+func (b *Bot) lifeCtx(ctx context.Context) context.Context {
+	b.mu.Lock()
+	b.initLocked()
+	life := b.life
+	b.mu.Unlock()
+	return valuesOf{Context: life, values: ctx}
+}
+
+// valuesOf is a context that ends with its Context and has the values of
+// another (a request's trace ids, say).
+type valuesOf struct {
+	context.Context
+	values context.Context
+}
+
+func (v valuesOf) Value(key any) any { return v.values.Value(key) }
+
+// Handle receives one event, as connectors.Handler: the connector has
+// acknowledged it, and Handle does no I/O. It queues the event for the
+// bot's inbox goroutine, which drops platform retries (a database write)
+// and hands the work to the thread's goroutine, in the order the events
+// came.
 func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
+	b.inbox.push(b, context.WithoutCancel(ctx), ev)
+}
+
+// route acts on one event from the inbox.
+func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 	if ev.ID != "" {
 		first, err := b.Store.SeenEvent(ctx, ev.Platform, ev.ID)
 		if err != nil {
@@ -115,20 +183,20 @@ func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
 	}
 	switch ev.Kind {
 	case connectors.EventAction:
-		b.goAsync(func() { b.action(context.WithoutCancel(ctx), ev) })
+		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
 	case connectors.EventMessage:
 		if !ev.Mention {
 			return
 		}
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
 			b.goAsync(func() {
-				b.reply(context.WithoutCancel(ctx), ev, fmt.Sprintf("Sorry %s, you may not use opsbot in this channel; ask an admin to add you to bot.access.", ev.User.Name))
+				b.reply(b.lifeCtx(ctx), ev, fmt.Sprintf("Sorry %s, you may not use opsbot in this channel; ask an admin to add you to bot.access.", ev.User.Name))
 			})
 			return
 		}
 		if isStop(ev.Text) {
 			if why := b.stopRefusal(threadOf(ev), ev); why != "" {
-				b.goAsync(func() { b.reply(context.WithoutCancel(ctx), ev, why) })
+				b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, why) })
 				return
 			}
 			b.stopTurn(threadOf(ev), stopperOf(ev))
@@ -138,7 +206,7 @@ func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
 			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
 		if behind := b.enqueue(threadOf(ev), queued{ev: ev}); behind {
-			b.goAsync(func() { b.reply(context.WithoutCancel(ctx), ev, queuedNote) })
+			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
 	}
 }
@@ -234,7 +302,7 @@ func (b *Bot) stopRefusal(id threadID, ev connectors.Event) string {
 	if owner == "" || owner == ev.User.ID || b.isApprover(ev) {
 		return ""
 	}
-	return fmt.Sprintf("Not stopped: only @%s, who asked for it, or an approver may stop it.", owner)
+	return fmt.Sprintf("Not stopped: only %s, who asked for it, or an approver may stop it.", connectors.Mention(owner))
 }
 
 // isApprover reports whether the person of ev may approve commands in the
@@ -252,18 +320,36 @@ func (b *Bot) isApprover(ev connectors.Event) bool {
 	return false
 }
 
-// Close stops every running turn and waits for the workers. Safe to call
-// twice.
+// Close stops every running turn and waits for the workers: for the
+// grace, answers show their last words; then every request to a platform
+// and every wait ends. Safe to call twice.
 func (b *Bot) Close() {
 	b.mu.Lock()
+	b.initLocked()
 	b.closed = true
 	for _, t := range b.threads {
 		if t.cancel != nil {
 			t.cancel(agent.ErrShutdown)
 		}
 	}
+	endLife := b.endLife
 	b.mu.Unlock()
-	b.wg.Wait()
+	b.inbox.close()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	grace := b.ShutdownGrace
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		b.log().Warn("shutdown: cutting the answers still being shown", "grace", grace)
+	}
+	endLife()
+	<-done
 }
 
 func (b *Bot) goAsync(fn func()) {
@@ -297,28 +383,31 @@ func (b *Bot) session(ctx context.Context, ev connectors.Event) (agent.SessionIn
 	return agent.SessionInfo{ID: s.ID, Requester: ev.User.ID, Cwd: s.Cwd, Platform: ev.Platform, Channel: ev.Channel}, nil
 }
 
+// destOf is the event's thread, answering the event's person.
+func destOf(ev connectors.Event) connectors.Dest {
+	return connectors.Dest{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, Recipient: ev.User}
+}
+
 // reply posts a plain message into the event's thread.
 func (b *Bot) reply(ctx context.Context, ev connectors.Event, text string) {
-	c, _, ok := b.conn(ev.Platform)
-	if !ok {
-		return
-	}
-	if _, err := postComplete(ctx, c, ev.Channel, ev.Thread, connectors.Message{Text: text}); err != nil {
+	if _, err := b.post(ctx, destOf(ev), connectors.Message{Text: text}); err != nil {
 		b.log().Warn("post reply", "channel", ev.Channel, "err", err)
 	}
 }
 
-// postComplete posts a message that is whole at once, and says so to a
-// connector that tells its clients when a message is finished.
-func postComplete(ctx context.Context, c connectors.Connector, channel, thread string, m connectors.Message) (connectors.Ref, error) {
-	ref, err := c.Post(ctx, channel, thread, m)
-	if err != nil {
-		return ref, err
+// post posts a complete message to d, within its platform's limits and
+// waiting out its rate limits a few times.
+func (b *Bot) post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	c, ok := b.conn(d.Platform)
+	if !ok {
+		return connectors.Ref{}, fmt.Errorf("bot: no %q connector", d.Platform)
 	}
-	if f, ok := c.(finisher); ok {
-		f.Finish(ctx, ref)
-	}
-	return ref, nil
+	var ref connectors.Ref
+	err := retryLimited(ctx, func() (err error) {
+		ref, err = c.Post(ctx, d, fit(m, c.Limits()))
+		return err
+	})
+	return ref, err
 }
 
 func (b *Bot) log() *slog.Logger {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
@@ -88,8 +87,13 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// mention addresses a person stored as "platform:id".
-func mention(key string) string { return "@" + displayName(key) }
+// mention addresses a person stored as "platform:id" in a message, as
+// their platform does (connectors.Mention).
+func mention(key string) string { return connectors.Mention(displayName(key)) }
+
+// plainMention names a person stored as "platform:id" for the model and
+// logs: @id.
+func plainMention(key string) string { return "@" + displayName(key) }
 
 func displayName(key string) string {
 	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {
@@ -105,18 +109,14 @@ func (b *Bot) postCard(ctx context.Context, ev connectors.Event, id string) {
 		b.log().Error("approval card", "id", id, "err", err)
 		return
 	}
-	c, _, ok := b.conn(ev.Platform)
-	if !ok {
-		return
-	}
-	ref, err := postComplete(ctx, c, ev.Channel, ev.Thread, b.card(a))
+	ref, err := b.post(ctx, destOf(ev), b.card(a))
 	if err != nil {
 		// Nobody can approve what they cannot see: deny rather than wait.
 		b.log().Error("post approval card", "id", id, "err", err)
-		b.Store.DecideApproval(ctx, id, store.ApprovalDenied, "opsbot:card-not-posted")
+		b.Store.DecideApproval(context.WithoutCancel(ctx), id, store.ApprovalDenied, "opsbot:card-not-posted")
 		return
 	}
-	if err := b.Store.SetApprovalCard(ctx, id, ref.Channel, ref.ID); err != nil {
+	if err := b.Store.SetApprovalCard(context.WithoutCancel(ctx), id, ref.Channel, ref.ID); err != nil {
 		b.log().Error("record approval card", "id", id, "err", err)
 	}
 }
@@ -134,13 +134,13 @@ func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
 		b.log().Warn("stale cards", "err", err)
 		return
 	}
-	c, _, ok := b.conn(ev.Platform)
+	c, ok := b.conn(ev.Platform)
 	if !ok {
 		return
 	}
 	for _, a := range cards {
 		_, msgID, _ := b.Store.ApprovalCard(ctx, a.ID)
-		ref := connectors.Ref{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
+		ref := connectors.Ref{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
 		if err := editRetrying(ctx, c, ref, b.card(a)); err == nil {
 			b.Store.MarkCardShown(ctx, a.ID)
 		}
@@ -224,34 +224,13 @@ func voteMessage(v approvals.VoteResult) string {
 }
 
 func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approval) {
-	c, _, ok := b.conn(ev.Platform)
+	c, ok := b.conn(ev.Platform)
 	if !ok {
 		return
 	}
 	if err := editRetrying(ctx, c, ev.Ref, b.card(a)); err != nil {
 		b.log().Warn("update approval card", "id", a.ID, "err", err)
 	}
-}
-
-// editRetrying edits a message, waiting out the platform's rate limits a
-// few times: a card must end up showing the decision.
-func editRetrying(ctx context.Context, c connectors.Connector, ref connectors.Ref, m connectors.Message) error {
-	var err error
-	for range 5 {
-		if err = c.Edit(ctx, ref, m); err == nil {
-			return nil
-		}
-		wait, limited := connectors.RetryAfter(err)
-		if !limited {
-			return err
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return err
 }
 
 // respond answers the clicker alone where the platform can, else in the

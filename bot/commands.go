@@ -18,6 +18,7 @@ const helpText = "I investigate your hosts and answer here. Mention me with a qu
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
+	"• `health` — the scheduled health checks and their last results · `health <name>` — run one now, into this thread\n" +
 	"• `reset` — forget this thread's conversation\n" +
 	"• `help` — this text"
 
@@ -54,6 +55,8 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.cancelJob(ctx, ev, sess, rest)
 	case "hosts":
 		b.listHosts(ctx, ev)
+	case "health":
+		b.health(ctx, ev, rest)
 	case "reset":
 		if _, err := b.Store.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
 			b.internalError(ctx, ev, err)
@@ -124,7 +127,7 @@ func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.Ses
 		return
 	}
 	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
-		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only @%s, who started job %d, or an approver may cancel it.", j.Requester, id))
+		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only %s, who started job %d, or an approver may cancel it.", connectors.Mention(j.Requester), id))
 		return
 	}
 	if b.Jobs == nil || !b.Jobs.Cancel(id) {
@@ -161,7 +164,7 @@ func errorID() string { return strconv.FormatInt(time.Now().UnixNano()%1_000_000
 
 // maxText is the most text one message holds on the event's platform.
 func (b *Bot) maxText(ev connectors.Event) int {
-	if c, _, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
+	if c, ok := b.conn(ev.Platform); ok && c.Limits().MaxText > 0 {
 		return c.Limits().MaxText
 	}
 	return 3000

@@ -77,23 +77,32 @@ func (f *fakeConn) Start(ctx context.Context, h connectors.Handler) error {
 	return nil
 }
 
-func (f *fakeConn) Post(_ context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+// Post posts a complete message.
+func (f *fakeConn) Post(_ context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return f.add(d, m, true)
+}
+
+// add posts a message, complete or being written.
+func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (connectors.Ref, error) {
+	channel, thread := d.Channel, d.Thread
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.limits.MaxText > 0 && len(m.Text) > f.limits.MaxText {
+	if f.limits.MaxText > 0 && chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
-		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", len(m.Text), f.limits.MaxText)
+		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", chars(m.Text), f.limits.MaxText)
 	}
 	f.next++
 	id := fmt.Sprintf("m%d", f.next)
 	if thread == "" {
 		thread = id
 	}
+	m = render(m)
 	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
 	f.order = append(f.order, id)
 	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
+	f.finished[id] = complete
 	f.notify()
-	return connectors.Ref{Platform: f.name, Channel: channel, Thread: thread, ID: id}, nil
+	return connectors.Ref{Platform: f.name, Workspace: d.Workspace, Channel: channel, Thread: thread, ID: id}, nil
 }
 
 func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Message) error {
@@ -104,7 +113,7 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	if !ok {
 		return fmt.Errorf("message_not_found")
 	}
-	if f.limits.MaxText > 0 && len(m.Text) > f.limits.MaxText {
+	if f.limits.MaxText > 0 && chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
 		return fmt.Errorf("msg_too_long")
 	}
@@ -126,19 +135,19 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 		}
 		f.window = append(f.window, now)
 	}
-	msg.msg, msg.lastEdit = m, now
-	msg.history = append(msg.history, m.Text)
+	msg.msg, msg.lastEdit = render(m), now
+	msg.history = append(msg.history, msg.msg.Text)
 	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID})
 	f.notify()
 	return nil
 }
 
-func (f *fakeConn) Finish(_ context.Context, ref connectors.Ref) error {
+// finish marks a message complete.
+func (f *fakeConn) finish(ref connectors.Ref) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.finished[ref.ID] = true
 	f.notify()
-	return nil
 }
 
 // thread returns copies of the messages of a thread in posting order.
@@ -156,14 +165,15 @@ func (f *fakeConn) thread(thread string) []*fakeMsg {
 	return out
 }
 
-func (f *fakeConn) isFinished(id string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.finished[id]
-}
-
 func (f *fakeConn) reqs() []fakeReq {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]fakeReq(nil), f.requests...)
+}
+
+// render shows mentions as the web chat does, @id, so that tests read
+// what a person sees.
+func render(m connectors.Message) connectors.Message {
+	m.Text, m.Context = connectors.PlainMentions(m.Text), connectors.PlainMentions(m.Context)
+	return m
 }

@@ -31,7 +31,7 @@ func (b *Bot) followUpNow(ctx context.Context, a store.Approval) {
 		b.log().Warn("approval follow-up: session", "err", err)
 		return
 	}
-	if _, _, ok := b.conn(sess.Platform); !ok {
+	if _, ok := b.conn(sess.Platform); !ok {
 		return // its platform is not configured now; a later start acts on it
 	}
 	requester := displayName(a.Requester)
@@ -94,7 +94,7 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 	case f.State != store.ApprovalApproved:
 		if f.Kind == store.FollowUpAgent && b.Agent != nil {
 			// The model reads the refusal with the next message.
-			b.Agent.Settle(ctx, sess, "not run: the approval request was "+decisionText(a))
+			b.Agent.Settle(ctx, sess, "not run: the approval request was "+connectors.PlainMentions(decisionText(a)))
 		}
 		b.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
@@ -128,7 +128,7 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won || !claimed {
 		return // someone else acted on it
 	}
-	r, done := b.renderer(ev, true)
+	r, done := b.renderer(ctx, ev, true)
 	defer done()
 	r.Status(capitalize(decisionText(a))+".", false)
 	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,

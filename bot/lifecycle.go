@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -44,16 +45,13 @@ func (b *Bot) Recover(ctx context.Context) {
 		b.log().Error("find interrupted answers", "err", err)
 	}
 	for _, m := range msgs {
-		c, _, ok := b.conn(m.Platform)
+		c, ok := b.conn(m.Platform)
 		if !ok {
 			continue // its platform is not configured now; keep it for later
 		}
 		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-		if err := editRetrying(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
+		if err := finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
 			b.log().Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
-		}
-		if f, ok := c.(finisher); ok {
-			f.Finish(ctx, ref)
 		}
 		b.Store.FinishStreaming(ctx, m.ID)
 	}
@@ -89,15 +87,49 @@ func (b *Bot) deliver(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		c, _, ok := b.conn(sess.Platform)
-		if !ok {
+		if _, ok := b.conn(sess.Platform); !ok {
 			b.Store.MarkDelivered(ctx, n.ID) // e.g. a terminal session: nobody to post to
 			continue
 		}
-		if _, err := postComplete(ctx, c, sess.Channel, sess.Thread, connectors.Message{Text: "🔔 " + n.Text}); err != nil {
+		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
+		if _, err := b.post(ctx, d, connectors.Message{Text: "🔔 " + n.Text}); err != nil {
 			b.log().Warn("post notification", "id", n.ID, "err", err)
 			continue
 		}
 		b.Store.MarkDelivered(ctx, n.ID)
+		b.wakeAgent(ctx, n, sess)
 	}
+}
+
+// wakeAgent runs a short agent turn in the thread of a job that ended
+// (agent.on_job_end: turn): the model reads the job's outcome and output
+// and says what it means, without waiting for someone to speak.
+func (b *Bot) wakeAgent(ctx context.Context, n store.Notification, sess store.Session) {
+	if !b.JobEndTurns || b.Agent == nil || n.JobID == 0 {
+		return
+	}
+	job, err := b.Store.Job(ctx, n.JobID)
+	if err != nil {
+		b.log().Warn("job of notification", "id", n.ID, "err", err)
+		return
+	}
+	// The turn's message carries the news: it is not injected again.
+	if _, err := b.Store.MarkInjected(ctx, n.ID); err != nil {
+		b.log().Warn("mark notification injected", "id", n.ID, "err", err)
+		return
+	}
+	b.enqueue(threadID{sess.Platform, sess.Channel, sess.Thread}, queued{ev: connectors.Event{
+		Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
+		User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}})
+}
+
+// finalize gives a message left half-written its last form: a stream the
+// platform still keeps is stopped with it, any other message edited.
+func finalize(ctx context.Context, c connectors.Connector, ref connectors.Ref, m connectors.Message) error {
+	if st, ok := c.(connectors.Streamer); ok && c.Limits().NativeStreaming {
+		if err := st.StopStream(ctx, ref, m); err == nil {
+			return nil
+		}
+	}
+	return editRetrying(ctx, c, ref, m)
 }

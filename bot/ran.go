@@ -90,7 +90,8 @@ func runText(r agent.CommandRun) string {
 	s := fmt.Sprintf("%s `%s` on %s — %s", mark, oneLine(r.Command), r.Host, how)
 	if ex := excerpt(r.Output); ex != "" {
 		fence := strings.Repeat("`", max(3, longestRun(ex, '`')+1))
-		s += "\n" + fence + "\n" + ex + "\n" + fence
+		// "output" lets a connector fold the excerpt (the web chat does).
+		s += "\n" + fence + "output\n" + ex + "\n" + fence
 	}
 	return s
 }

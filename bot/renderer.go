@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -21,12 +22,6 @@ type StreamRecorder interface {
 	FinishStreaming(ctx context.Context, id int64) error
 }
 
-// finisher is what a connector offers when its clients want to know a
-// message is complete (the web API's finished flag).
-type finisher interface {
-	Finish(ctx context.Context, ref connectors.Ref) error
-}
-
 // Renderer streams one answer into a thread by editing messages: the first
 // visible text is posted at once, later text is coalesced into at most one
 // edit per interval (the platform's per-message limit, stretched to share
@@ -34,13 +29,15 @@ type finisher interface {
 // on in a new message. Tool activity shows in the message's context line,
 // so the answer text is exactly what the model said.
 type Renderer struct {
-	conn    connectors.Connector
-	budget  *EditBudget
-	rec     StreamRecorder // may be nil
-	log     *slog.Logger
-	channel string
-	thread  string
-	limits  connectors.Limits
+	conn   connectors.Connector
+	budget *EditBudget
+	rec    StreamRecorder // may be nil
+	log    *slog.Logger
+	dest   connectors.Dest
+	limits connectors.Limits
+	// ctx is for the platform's requests and every wait: it ends when
+	// the bot shuts down, after a grace for final edits.
+	ctx context.Context
 	// buttons go on the message being streamed (e.g. Stop).
 	buttons []connectors.Button
 
@@ -54,7 +51,11 @@ type Renderer struct {
 	finished chan struct{}
 
 	// owned by run
-	pages    []page
+	pages []page
+	// cuts are where pages end early (byte offsets into the answer): a
+	// native stream rolled over before its lifetime, and the text after
+	// went on in a new one.
+	cuts     []int
 	shownAt  time.Time
 	failures int // flushes that could not show a page
 }
@@ -68,12 +69,14 @@ type page struct {
 	// text appended to it so far.
 	streaming bool
 	streamed  string
+	context   string    // the context line the stream shows
+	started   time.Time // when the stream started
 }
 
-// NewRenderer starts a renderer for an answer in a thread. Stop it with
-// Close.
-func NewRenderer(conn connectors.Connector, budget *EditBudget, rec StreamRecorder, log *slog.Logger, channel, thread string, buttons ...connectors.Button) *Renderer {
-	r := &Renderer{conn: conn, budget: budget, rec: rec, log: log, channel: channel, thread: thread,
+// NewRenderer starts a renderer for an answer in d's thread. Its requests
+// to the platform, and its waits, end with ctx. Stop it with Close.
+func NewRenderer(ctx context.Context, conn connectors.Connector, budget *EditBudget, rec StreamRecorder, log *slog.Logger, d connectors.Dest, buttons ...connectors.Button) *Renderer {
+	r := &Renderer{ctx: ctx, conn: conn, budget: budget, rec: rec, log: log, dest: d,
 		limits: conn.Limits(), buttons: buttons, wake: make(chan struct{}, 1), finished: make(chan struct{})}
 	if r.log == nil {
 		r.log = slog.Default()
@@ -164,9 +167,18 @@ func (r *Renderer) poke() {
 // run owns the platform messages: it waits for changes, then shows them no
 // faster than the interval allows.
 func (r *Renderer) run() {
-	ctx := context.Background()
+	ctx := r.ctx
 	for {
-		<-r.wake
+		select {
+		case <-r.wake:
+		case <-r.rollTimer():
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
+		case <-ctx.Done():
+			r.log.Warn("answer left unfinished: opsbot is shutting down", "channel", r.dest.Channel, "thread", r.dest.Thread)
+			return
+		}
 		for {
 			r.mu.Lock()
 			dirty := r.dirty
@@ -174,8 +186,8 @@ func (r *Renderer) run() {
 			if !dirty {
 				break
 			}
-			if len(r.pages) > 0 {
-				r.pace(ctx)
+			if len(r.pages) > 0 && !r.pace(ctx) {
+				break
 			}
 			if done := r.flush(ctx); done {
 				r.finish(ctx)
@@ -187,17 +199,24 @@ func (r *Renderer) run() {
 
 // pace waits until this message may be edited again (the platform's
 // per-message limit; the final edit waits too). The shared workspace
-// budget is waited for when the edit is sent.
-func (r *Renderer) pace(ctx context.Context) {
-	wait := time.Until(r.shownAt.Add(r.limits.EditInterval))
-	if wait <= 0 {
-		return
+// budget is waited for when the edit is sent. It reports false when ctx
+// ended first.
+func (r *Renderer) pace(ctx context.Context) bool {
+	return sleep(ctx, time.Until(r.shownAt.Add(r.limits.EditInterval)))
+}
+
+// sleep waits d, or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
 	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
 	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -218,10 +237,23 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// empty message.
 		return done
 	}
-	pages := splitText(text, r.maxText())
+	if !done && r.rollDue() {
+		// The stream ends here, before the platform ends it; what
+		// follows goes on in a new one.
+		r.cuts = append(r.cuts, len(text))
+	}
+	pages := splitPages(text, r.maxText(), r.cuts)
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
 		last := i == len(pages)-1
+		if last && i > 0 && p.Body == "" {
+			// Nothing yet after a roll-over: no empty message, unless the
+			// answer's last status line has nowhere else to go.
+			if !done || status == "" {
+				break
+			}
+			msg.Text = ""
+		}
 		if last {
 			msg.Context = status
 			if !done {
@@ -235,7 +267,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 			r.failures++
 			r.shownAt = time.Now()
 			if done && r.failures >= 3 {
-				r.log.Warn("giving up on showing the answer", "channel", r.channel, "thread", r.thread)
+				r.log.Warn("giving up on showing the answer", "channel", r.dest.Channel, "thread", r.dest.Thread)
 				return true
 			}
 			r.mu.Lock()
@@ -270,11 +302,13 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 		}
 		wait, limited := connectors.RetryAfter(err)
 		if !limited {
-			r.log.Warn("stream update failed", "channel", r.channel, "err", err)
+			r.log.Warn("stream update failed", "channel", r.dest.Channel, "err", err)
 			return false
 		}
 		r.budget.Penalize(wait)
-		time.Sleep(wait)
+		if !sleep(ctx, wait) {
+			return false
+		}
 	}
 	return false
 }
@@ -293,7 +327,7 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, comp
 		r.record(ctx, i, msg.Text)
 		return nil
 	}
-	ref, err := r.conn.Post(ctx, r.channel, r.thread, msg)
+	ref, err := r.conn.Post(ctx, r.dest, msg)
 	if err != nil {
 		return err
 	}
@@ -315,17 +349,17 @@ func (r *Renderer) streamer() (connectors.Streamer, bool) {
 func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int, msg connectors.Message, complete bool) error {
 	if i == len(r.pages) {
 		if complete {
-			ref, err := r.conn.Post(ctx, r.channel, r.thread, msg)
+			ref, err := r.conn.Post(ctx, r.dest, msg)
 			if err == nil {
 				r.pages = append(r.pages, page{ref: ref})
 			}
 			return err
 		}
-		ref, err := st.StartStream(ctx, r.channel, r.thread, msg)
+		ref, err := st.StartStream(ctx, r.dest, msg)
 		if err != nil {
 			return err
 		}
-		r.pages = append(r.pages, page{ref: ref, streaming: true, streamed: msg.Text})
+		r.pages = append(r.pages, page{ref: ref, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now()})
 		r.record(ctx, i, msg.Text)
 		return nil
 	}
@@ -336,21 +370,77 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 		}
 		return r.conn.Edit(ctx, p.ref, msg)
 	}
-	if complete || !strings.HasPrefix(msg.Text, p.streamed) {
+	grows := strings.HasPrefix(msg.Text, p.streamed)
+	switch {
+	case complete || (!grows && !r.limits.StreamEdits):
 		if err := st.StopStream(ctx, p.ref, msg); err != nil {
-			return err
+			return r.streamEnded(ctx, i, msg, err)
 		}
 		p.streaming = false
+		return nil
+	case !grows || (msg.Context != p.context && r.limits.StreamEdits):
+		// The platform edits a live stream: a rewrite, or a new context
+		// line, shows at once.
+		if err := r.budget.Wait(ctx); err != nil {
+			return err
+		}
+		if err := r.conn.Edit(ctx, p.ref, msg); err != nil {
+			return err
+		}
+		p.streamed, p.context = msg.Text, msg.Context
+		r.record(ctx, i, msg.Text)
 		return nil
 	}
 	if more := msg.Text[len(p.streamed):]; more != "" {
 		if err := st.AppendStream(ctx, p.ref, more); err != nil {
-			return err
+			return r.streamEnded(ctx, i, msg, err)
 		}
 		p.streamed = msg.Text
 		r.record(ctx, i, msg.Text)
 	}
 	return nil
+}
+
+// streamEnded handles a failed change to page i's stream: when the
+// platform ended the stream, the message keeps what was streamed, and an
+// edit brings it up to msg; later changes are edits. Another error is
+// returned as it is.
+func (r *Renderer) streamEnded(ctx context.Context, i int, msg connectors.Message, err error) error {
+	if !errors.Is(err, connectors.ErrStreamEnded) {
+		return err
+	}
+	r.log.Info("the platform ended a stream early; going on by edits", "channel", r.dest.Channel, "err", err)
+	r.pages[i].streaming = false
+	if err := r.budget.Wait(ctx); err != nil {
+		return err
+	}
+	if err := r.conn.Edit(ctx, r.pages[i].ref, msg); err != nil {
+		return err
+	}
+	r.record(ctx, i, msg.Text)
+	return nil
+}
+
+// rollAt is how far into a native stream's lifetime it is rolled over: a
+// margin before the platform ends it, for the requests in flight.
+func (r *Renderer) rollAt() time.Duration { return r.limits.StreamLifetime * 4 / 5 }
+
+// rollDue reports whether the last page is a stream due to roll over.
+func (r *Renderer) rollDue() bool {
+	if r.limits.StreamLifetime <= 0 || len(r.pages) == 0 {
+		return false
+	}
+	p := r.pages[len(r.pages)-1]
+	return p.streaming && time.Since(p.started) >= r.rollAt()
+}
+
+// rollTimer fires when the last page's stream is due to roll over; nil
+// when none is.
+func (r *Renderer) rollTimer() <-chan time.Time {
+	if r.limits.StreamLifetime <= 0 || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming {
+		return nil
+	}
+	return time.After(time.Until(r.pages[len(r.pages)-1].started.Add(r.rollAt())))
 }
 
 // record keeps the page's text in the store while it streams.
@@ -360,7 +450,7 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 	}
 	p := &r.pages[i]
 	if p.recordID == 0 {
-		m, err := r.rec.RecordStreaming(ctx, store.PostedMessage{Platform: r.conn.Name(), Channel: r.channel, Thread: r.thread, MessageID: p.ref.ID, Text: text})
+		m, err := r.rec.RecordStreaming(ctx, store.PostedMessage{Platform: r.conn.Name(), Channel: r.dest.Channel, Thread: r.dest.Thread, MessageID: p.ref.ID, Text: text})
 		if err == nil {
 			p.recordID = m.ID
 		}
@@ -369,13 +459,9 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 	r.rec.UpdateStreamingText(ctx, p.recordID, text)
 }
 
-// finish marks every page complete.
+// finish forgets the record of every page: each is complete.
 func (r *Renderer) finish(ctx context.Context) {
-	f, canFinish := r.conn.(finisher)
 	for _, p := range r.pages {
-		if canFinish {
-			f.Finish(ctx, p.ref)
-		}
 		if r.rec != nil && p.recordID != 0 {
 			r.rec.FinishStreaming(ctx, p.recordID)
 		}

@@ -31,8 +31,8 @@ func TestSplitKeepsCodeBlocksClosedAndLosesNothing(t *testing.T) {
 			var bodies strings.Builder
 			for j, p := range pages {
 				bodies.WriteString(p.Body)
-				if len(p.String()) > limit {
-					t.Errorf("case %d limit %d: page %d has %d bytes", i, limit, j, len(p.String()))
+				if chars(p.String()) > limit {
+					t.Errorf("case %d limit %d: page %d has %d characters", i, limit, j, chars(p.String()))
 				}
 				if open, _ := openFence(p.String()); open {
 					t.Errorf("case %d limit %d: page %d leaves a code block open:\n%s", i, limit, j, p)
@@ -55,7 +55,7 @@ func TestRendererCadence(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(slackLike)
-		r := NewRenderer(conn, NewEditBudget(slackLike.EditsPerMinute), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), conn, NewEditBudget(slackLike.EditsPerMinute), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		start := time.Now()
 		var want strings.Builder
 		r.Write("Hello")
@@ -99,7 +99,7 @@ func TestRendererSplitsLongAnswersIntoNewMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		limits := connectors.Limits{MaxText: 2000, EditInterval: time.Second}
 		conn := newFakeConn(limits)
-		r := NewRenderer(conn, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		var want strings.Builder
 		chunks := []string{"Here is the log:\n", "```\n"}
 		for i := range 300 {
@@ -139,7 +139,7 @@ func TestRendererErrorKeepsPartialAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(slackLike)
 		stop := connectors.Button{ActionID: "stop", Label: "Stop", Style: connectors.StyleDanger}
-		r := NewRenderer(conn, NewEditBudget(50), nil, nil, "C1", "T1", stop)
+		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
 		r.Write("The disk on web-1 is ")
 		synctest.Wait()
 		if m := conn.thread("T1"); len(m[0].msg.Buttons) != 1 {
@@ -168,7 +168,7 @@ func TestRendererSharesTheWorkspaceBudget(t *testing.T) {
 		var wg sync.WaitGroup
 		for s := range 20 {
 			wg.Go(func() {
-				r := NewRenderer(conn, budget, nil, nil, "C1", fmt.Sprintf("T%d", s))
+				r := NewRenderer(t.Context(), conn, budget, nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: fmt.Sprintf("T%d", s)})
 				for i := range 120 { // two minutes of streaming
 					r.Write(fmt.Sprintf("%d ", i))
 					time.Sleep(time.Second)
@@ -204,7 +204,7 @@ type failingConn struct {
 	posts int
 }
 
-func (f *failingConn) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+func (f *failingConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
 	f.mu.Lock()
 	f.posts++
 	n := f.posts
@@ -212,14 +212,14 @@ func (f *failingConn) Post(ctx context.Context, channel, thread string, m connec
 	if n == 2 {
 		return connectors.Ref{}, errors.New("internal_error")
 	}
-	return f.fakeConn.Post(ctx, channel, thread, m)
+	return f.fakeConn.Post(ctx, d, m)
 }
 
 func TestRendererSurvivesAPageThatCannotBePosted(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := &failingConn{fakeConn: newFakeConn(connectors.Limits{MaxText: 100, EditInterval: time.Second})}
-		r := NewRenderer(conn, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		want := strings.Repeat("abcdefghi ", 30) // three pages in one flush
 		r.Write(want)
 		r.Close(context.Background(), nil)

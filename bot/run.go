@@ -72,7 +72,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	if spec.Timeout == 0 {
 		spec.Timeout = b.Config.WithDefaults().RunTimeout
 	}
-	r, done := b.renderer(ev, true)
+	r, done := b.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
 	permit, err := b.Guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)

@@ -176,7 +176,7 @@ func TestAgentTurnShowsWhatRan(t *testing.T) {
 	h.eventually("what ran", h.has("t1", "**What ran**"))
 	ran, _, _ := h.find("t1", "**What ran**")
 	want := "**What ran**\n✓ `seq 1 20` on local — exit 0 in "
-	if !strings.HasPrefix(ran.msg.Text, want) || !strings.HasSuffix(ran.msg.Text, "```\n…\n16\n17\n18\n19\n20\n```") {
+	if !strings.HasPrefix(ran.msg.Text, want) || !strings.HasSuffix(ran.msg.Text, "```output\n…\n16\n17\n18\n19\n20\n```") {
 		t.Errorf("what ran:\n%s\nwant %q, then the output's last lines", ran.msg.Text, want)
 	}
 	answer, _, _ := h.find("t1", "Counted to twenty.")

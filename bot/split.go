@@ -1,62 +1,115 @@
 package bot
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // segment is one page of a split answer: Body is a slice of the original
-// text; Prefix and Suffix are fences the splitter added so that no page
-// leaves a code block open. The bodies concatenate back to the text.
+// text, starting at byte Start; Prefix and Suffix are fences the splitter
+// added so that no page leaves a code block open. The bodies concatenate
+// back to the text.
 type segment struct {
 	Prefix, Body, Suffix string
+	Start                int
 }
 
 // String is the page as posted.
 func (s segment) String() string { return s.Prefix + s.Body + s.Suffix }
 
-// splitText cuts text into pages of at most limit bytes, never leaving a
-// code block open across a cut: a cut inside a fenced block closes the
-// fence at the end of the page and reopens it (with its language) at the
-// start of the next. Cuts prefer a line end, then a space.
+// chars counts what platforms count: characters (code points), not bytes.
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+// splitText cuts text into pages of at most limit characters, never
+// leaving a code block open across a cut: a cut inside a fenced block
+// closes the fence at the end of the page and reopens it (with its
+// language) at the start of the next. Cuts prefer a line end, then a
+// space.
 func splitText(text string, limit int) []segment {
-	if limit <= 0 || len(text) <= limit {
-		return []segment{{Body: text}}
+	return splitPages(text, limit, nil)
+}
+
+// splitPages is splitText where a page must also end at each of cuts
+// (byte offsets into text, ascending): where a native stream was rolled
+// over.
+func splitPages(text string, limit int, cuts []int) []segment {
+	var pages []segment
+	prefix, start := "", 0
+	for _, c := range cuts {
+		if c <= start || c >= len(text) {
+			continue
+		}
+		segs := splitFrom(text[start:c], start, limit, prefix)
+		last := &segs[len(segs)-1]
+		prefix = ""
+		if open, lang := openFence(last.Prefix + last.Body); open {
+			last.Suffix = closeFence(last.Body)
+			prefix = "```" + lang + "\n"
+		}
+		pages = append(pages, segs...)
+		start = c
+	}
+	return append(pages, splitFrom(text[start:], start, limit, prefix)...)
+}
+
+// splitFrom splits text, which begins at offset in the answer and whose
+// first page begins with prefix (a reopened fence).
+func splitFrom(text string, offset, limit int, prefix string) []segment {
+	if limit <= 0 {
+		return []segment{{Prefix: prefix, Body: text, Start: offset}}
 	}
 	var pages []segment
-	prefix := ""
-	for len(prefix)+len(text) > limit {
-		cut := cutPoint(text, limit-len(prefix)-len("\n```"))
-		seg := segment{Prefix: prefix, Body: text[:cut]}
+	for chars(prefix)+chars(text) > limit {
+		cut := cutPoint(text, limit-chars(prefix)-len("\n```"))
+		seg := segment{Prefix: prefix, Body: text[:cut], Start: offset}
 		open, lang := openFence(prefix + seg.Body)
 		prefix = ""
 		if open {
-			seg.Suffix = "```"
-			if !strings.HasSuffix(seg.Body, "\n") {
-				seg.Suffix = "\n```"
-			}
+			seg.Suffix = closeFence(seg.Body)
 			prefix = "```" + lang + "\n"
 		}
 		pages = append(pages, seg)
-		text = text[cut:]
+		text, offset = text[cut:], offset+cut
 	}
-	return append(pages, segment{Prefix: prefix, Body: text})
+	return append(pages, segment{Prefix: prefix, Body: text, Start: offset})
 }
 
-// cutPoint picks where to cut within the first n bytes: after the last
-// newline, else after the last space, else at n (on a rune boundary).
+// closeFence is what closes a code block left open at the end of body.
+func closeFence(body string) string {
+	if strings.HasSuffix(body, "\n") {
+		return "```"
+	}
+	return "\n```"
+}
+
+// cutPoint picks where to cut within the first n characters of s, as a
+// byte offset: after the last newline, else after the last space, else at
+// n characters.
 func cutPoint(s string, n int) int {
 	n = max(n, 1)
-	if n >= len(s) {
+	end := byteOffset(s, n)
+	if end >= len(s) {
 		return len(s)
 	}
-	if i := strings.LastIndexByte(s[:n], '\n'); i > n/2 {
+	if i := strings.LastIndexByte(s[:end], '\n'); i > end/2 {
 		return i + 1
 	}
-	if i := strings.LastIndexByte(s[:n], ' '); i > n/2 {
+	if i := strings.LastIndexByte(s[:end], ' '); i > end/2 {
 		return i + 1
 	}
-	for n > 1 && !isRuneStart(s[n]) {
+	return end
+}
+
+// byteOffset is where the n-th character of s begins (len(s) past its
+// end).
+func byteOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
 		n--
 	}
-	return n
+	return len(s)
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

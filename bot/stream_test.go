@@ -15,19 +15,28 @@ import (
 
 // streamConn is a platform with native streaming, like Slack's
 // chat.startStream/appendStream/stopStream: it records the calls and
-// refuses an append to a stopped stream, or faster than its interval.
+// refuses an append to a stopped stream, or faster than its interval. A
+// stream older than lifetime (when set) is ended by the platform, as
+// Slack's is: it keeps what was appended, and refuses changes with an
+// error wrapping connectors.ErrStreamEnded. What each message shows is
+// kept in fakeConn's msgs.
 type streamConn struct {
 	*fakeConn
-	mu      sync.Mutex
-	streams map[string]*fakeStream
-	calls   []string
-	refused int
+	// lifetime is how long the platform keeps a stream open, whatever
+	// the connector declares in its Limits (0: for ever).
+	lifetime time.Duration
+	mu       sync.Mutex
+	streams  map[string]*fakeStream
+	calls    []string
+	refused  int
+	expired  int // changes refused because the platform ended the stream
 }
 
 type fakeStream struct {
 	text    string
 	stopped bool
 	final   connectors.Message
+	started time.Time
 	last    time.Time
 	appends int
 }
@@ -39,14 +48,14 @@ func newStreamConn(limits connectors.Limits) *streamConn {
 
 var _ connectors.Streamer = (*streamConn)(nil)
 
-func (s *streamConn) StartStream(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
-	ref, err := s.fakeConn.Post(ctx, channel, thread, m)
+func (s *streamConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	ref, err := s.fakeConn.add(d, m, false)
 	if err != nil {
 		return ref, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.streams[ref.ID] = &fakeStream{text: m.Text, last: time.Now()}
+	s.streams[ref.ID] = &fakeStream{text: m.Text, started: time.Now(), last: time.Now()}
 	s.calls = append(s.calls, "start")
 	return ref, nil
 }
@@ -55,6 +64,9 @@ func (s *streamConn) AppendStream(_ context.Context, ref connectors.Ref, text st
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.streams[ref.ID]
+	if err := s.ended(st); err != nil {
+		return err
+	}
 	if st == nil || st.stopped || time.Since(st.last) < s.limits.EditInterval {
 		s.refused++
 		return fmt.Errorf("stream %s: append refused", ref.ID)
@@ -63,19 +75,39 @@ func (s *streamConn) AppendStream(_ context.Context, ref connectors.Ref, text st
 	st.last = time.Now()
 	st.appends++
 	s.calls = append(s.calls, "append")
+	s.fakeConn.mu.Lock()
+	s.fakeConn.msgs[ref.ID].msg.Text = st.text
+	s.fakeConn.mu.Unlock()
 	return nil
+}
+
+// ended is the platform's error for a change to a stream past its
+// lifetime; s.mu is held.
+func (s *streamConn) ended(st *fakeStream) error {
+	if st == nil || st.stopped || s.lifetime <= 0 || time.Since(st.started) < s.lifetime {
+		return nil
+	}
+	s.expired++
+	return fmt.Errorf("message_not_in_streaming_state: %w", connectors.ErrStreamEnded)
 }
 
 func (s *streamConn) StopStream(_ context.Context, ref connectors.Ref, final connectors.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.streams[ref.ID]
+	if err := s.ended(st); err != nil {
+		return err
+	}
 	if st == nil || st.stopped {
 		s.refused++
 		return errors.New("stream not open")
 	}
 	st.stopped, st.final = true, final
 	s.calls = append(s.calls, "stop")
+	s.fakeConn.mu.Lock()
+	s.fakeConn.msgs[ref.ID].msg = final
+	s.fakeConn.mu.Unlock()
+	s.fakeConn.finish(ref)
 	return nil
 }
 
@@ -84,7 +116,7 @@ func TestRendererPrefersNativeStreaming(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 50})
 		stop := connectors.Button{ActionID: ActionStop, Label: "Stop"}
-		r := NewRenderer(conn, NewEditBudget(50), nil, nil, "C1", "T1", stop)
+		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
 		var want strings.Builder
 		for i := range 100 {
 			d := fmt.Sprintf("w%d ", i)
@@ -123,7 +155,7 @@ func TestRendererNativeStreamSplitsPastTheLimit(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(connectors.Limits{MaxText: 500, EditInterval: time.Second})
-		r := NewRenderer(conn, NewEditBudget(0), nil, nil, "C1", "T1")
+		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		var want strings.Builder
 		for i := range 120 {
 			d := fmt.Sprintf("line %03d of the log\n", i)

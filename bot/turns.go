@@ -24,13 +24,13 @@ type stoppedBy struct {
 func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
 
 // renderer starts a stream into the event's thread; done waits for it.
-func (b *Bot) renderer(ev connectors.Event, withStop bool) (*Renderer, func()) {
-	c, budget, _ := b.conn(ev.Platform)
+func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func()) {
+	c, _ := b.conn(ev.Platform)
 	var buttons []connectors.Button
 	if withStop {
 		buttons = []connectors.Button{{ActionID: ActionStop, Value: threadOf(ev).String(), Label: "Stop", Style: connectors.StyleDanger}}
 	}
-	r := NewRenderer(c, budget, b.Store, b.log(), ev.Channel, ev.Thread, buttons...)
+	r := NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
@@ -66,7 +66,7 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.Sessi
 				b.log().Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {
-				b.postCard(context.WithoutCancel(ctx), ev, e.Approval.ID)
+				b.postCard(b.lifeCtx(ctx), ev, e.Approval.ID)
 			}
 		}
 	}
@@ -78,13 +78,13 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 		b.reply(ctx, ev, b.NoAgentHelp)
 		return
 	}
-	r, _ := b.renderer(ev, true)
+	r, _ := b.renderer(ctx, ev, true)
 	end := b.recordTurn(ctx, sess)
 	ran := &ranList{}
 	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(context.WithoutCancel(ctx), ev, ran)
+	b.showRuns(b.lifeCtx(ctx), ev, ran)
 }
 
 // recordTurn notes a running turn in the store; the returned func records
@@ -111,18 +111,18 @@ func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error
 // is decided. It reports false when the history holds no call to resume
 // (a newer message settled it); then nothing is posted.
 func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
-	r, _ := b.renderer(ev, true)
+	r, _ := b.renderer(ctx, ev, true)
 	end := b.recordTurn(ctx, sess)
 	ran := &ranList{}
 	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(context.WithoutCancel(ctx), ev, ran)
+	b.showRuns(b.lifeCtx(ctx), ev, ran)
 	return resumed || err != nil
 }
 
 func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
-	b.refreshCards(context.WithoutCancel(ctx), ev)
+	b.refreshCards(b.lifeCtx(ctx), ev)
 	var stop stoppedBy
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
@@ -152,6 +152,6 @@ func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer
 		b.finishTurn(ctx, ev, r, err)
 		return
 	}
-	b.refreshCards(context.WithoutCancel(ctx), ev)
+	b.refreshCards(b.lifeCtx(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }

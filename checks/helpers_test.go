@@ -95,7 +95,8 @@ type fakePost struct {
 
 func (p *fakePoster) Limits() connectors.Limits { return connectors.Limits{MaxText: p.max} }
 
-func (p *fakePoster) Post(_ context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+func (p *fakePoster) Post(_ context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	channel, thread := d.Channel, d.Thread
 	if p.PostFunc != nil {
 		p.PostFunc(channel, thread, m)
 	}

@@ -13,7 +13,7 @@ import (
 // Poster posts to one chat platform; a connectors.Connector is one.
 type Poster interface {
 	Limits() connectors.Limits
-	Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error)
+	Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error)
 	Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error
 }
 
@@ -86,7 +86,8 @@ func (p *Publisher) publishTo(ctx context.Context, s Schedule, d Destination, re
 		return err
 	}
 	for _, m := range rep.Details(max) {
-		if err := retry(ctx, func() error { _, err := poster.Post(ctx, d.Channel, post.Thread, m); return err }); err != nil {
+		to := connectors.Dest{Platform: d.Platform, Channel: d.Channel, Thread: post.Thread}
+		if err := retry(ctx, func() error { _, err := poster.Post(ctx, to, m); return err }); err != nil {
 			return err
 		}
 	}
@@ -123,7 +124,8 @@ func (p *Publisher) keepSummary(ctx context.Context, poster Poster, post store.C
 		return post, retry(ctx, func() error { return poster.Edit(ctx, ref, m) })
 	}
 	var ref connectors.Ref
-	err := retry(ctx, func() (err error) { ref, err = poster.Post(ctx, post.Channel, "", m); return err })
+	to := connectors.Dest{Platform: post.Platform, Channel: post.Channel}
+	err := retry(ctx, func() (err error) { ref, err = poster.Post(ctx, to, m); return err })
 	if err != nil {
 		return post, err
 	}

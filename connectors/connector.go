@@ -51,7 +51,7 @@ type Event struct {
 	Value    string
 	Ref      Ref
 	// Respond, when set, answers the clicker alone (an ephemeral reply),
-	// e.g. "already decided by bob".
+	// e.g. "already decided by bob"; text is as a Message's Text.
 	Respond func(ctx context.Context, text string) error
 }
 
@@ -79,8 +79,13 @@ type Field struct {
 	Value string
 }
 
-// Message is what the bot posts, platform-neutral: markdown text (which may
-// hold fenced code blocks), fields, a small context line, and buttons.
+// Message is what the bot posts, platform-neutral: text, fields, a small
+// context line, and buttons.
+//
+// Text is CommonMark (fenced code blocks, **bold**, _emphasis_, links);
+// each connector converts it to what its platform shows (Slack's mrkdwn
+// differs: *bold*, <url|label>). People named in Text are placeholders
+// made by Mention, which each connector renders its own way.
 type Message struct {
 	Text    string
 	Fields  []Field
@@ -88,42 +93,92 @@ type Message struct {
 	Buttons []Button
 }
 
+// Dest is where a message goes: a thread of a channel in a workspace.
+// Recipient is the person a streamed answer answers (Slack's
+// chat.startStream needs their user and team); it may be empty for a
+// message that answers nobody in particular (a health report).
+type Dest struct {
+	Platform  string
+	Workspace string
+	Channel   string
+	// Thread is the thread's root id; "" starts a new thread.
+	Thread    string
+	Recipient User
+}
+
 // Ref names a posted message so it can be edited.
 type Ref struct {
-	Platform string
-	Channel  string
-	Thread   string
-	ID       string
+	Platform  string
+	Workspace string
+	Channel   string
+	Thread    string
+	ID        string
+}
+
+// Dest is the thread the message is in.
+func (r Ref) Dest() Dest {
+	return Dest{Platform: r.Platform, Workspace: r.Workspace, Channel: r.Channel, Thread: r.Thread}
 }
 
 // Limits are a platform's constraints, which the bot's renderer respects.
 type Limits struct {
-	// MaxText is the longest text one message may hold.
+	// MaxText is the most characters (Unicode code points, as Slack and
+	// Discord count them) one message's text may hold.
 	MaxText int
 	// EditInterval is the least time between two edits of one message.
 	EditInterval time.Duration
 	// EditsPerMinute is the edit budget shared by every message of one
 	// workspace (0: no shared budget).
 	EditsPerMinute int
-	// MaxButtons is how many buttons one message may carry.
+	// MaxButtons is how many buttons one message may carry; the bot puts
+	// no more on a message (0: no limit).
 	MaxButtons int
 	// NativeStreaming says the connector implements Streamer and the
 	// platform's streaming should be preferred to edits for answers.
 	NativeStreaming bool
+	// StreamLifetime is how long a native stream accepts appends after it
+	// started (Slack's stops after a few minutes): the renderer ends a
+	// stream before then and goes on in a new one. 0: no limit.
+	StreamLifetime time.Duration
+	// StreamEdits says Edit works on a live stream without ending it: its
+	// text may be rewritten and its context line changed (the web chat).
+	// Without it, a rewrite ends the stream and then edits the message.
+	StreamEdits bool
 }
 
 // Streamer is a platform's native streaming of one message (Slack's
 // chat.startStream → chat.appendStream → chat.stopStream): appends cost no
 // edits of the workspace's budget. The text of a stream only grows; its
-// final form, with context and buttons, is set when it stops.
+// final form, with context and buttons, is set when it stops. A message
+// posted with Post is complete; one started with StartStream is being
+// written until StopStream.
+//
+// A stream the platform ended (it outlived its lifetime, or went idle)
+// makes AppendStream and StopStream return an error wrapping
+// ErrStreamEnded: the message keeps what it showed, and the caller
+// finishes it by Edit or a new post.
 type Streamer interface {
-	StartStream(ctx context.Context, channel, thread string, m Message) (Ref, error)
+	// StartStream posts a message that is being written, answering
+	// d.Recipient.
+	StartStream(ctx context.Context, d Dest, m Message) (Ref, error)
+	// AppendStream adds text to the end of the stream's text.
 	AppendStream(ctx context.Context, ref Ref, text string) error
+	// StopStream ends the stream with its complete form, final.
 	StopStream(ctx context.Context, ref Ref, final Message) error
 }
 
-// Handler receives events. It must return quickly: platforms want an
-// acknowledgement within seconds, so long work goes to another goroutine.
+// ErrStreamEnded is wrapped by a Streamer's error when the platform no
+// longer accepts changes to a stream (Slack: message_not_in_streaming_state).
+var ErrStreamEnded = errors.New("the message is no longer streaming")
+
+// Handler receives events. The contract, on both sides:
+//   - a connector acknowledges an event to its platform first (a Slack
+//     Socket Mode envelope, a Discord interaction: within 3 s), then calls
+//     the Handler;
+//   - the Handler returns at once: it does no blocking I/O (no database
+//     write, no platform call) on the caller's goroutine, and hands the
+//     work to goroutines it owns. ctx carries values only: the work does
+//     not end with it.
 type Handler func(ctx context.Context, ev Event)
 
 // Connector is one chat platform.
@@ -133,8 +188,9 @@ type Connector interface {
 	Limits() Limits
 	// Start receives events until ctx ends.
 	Start(ctx context.Context, h Handler) error
-	// Post adds a message to a thread (thread "" starts a new one).
-	Post(ctx context.Context, channel, thread string, m Message) (Ref, error)
+	// Post adds a complete message to d's thread (d.Thread "" starts a
+	// new thread).
+	Post(ctx context.Context, d Dest, m Message) (Ref, error)
 	// Edit replaces a posted message.
 	Edit(ctx context.Context, ref Ref, m Message) error
 }

@@ -30,6 +30,10 @@ type Error struct {
 // Error returns the message with the package's prefix.
 func (e *Error) Error() string { return "anthropic: " + e.Message }
 
+// HTTPStatus is the status the API answered with, for a retry's status
+// line ("rate limited by the model API").
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
 // describe turns the error of a failed call into what the caller sees.
 func (p *Provider) describe(ctx context.Context, err error, model string, attempts int, shown bool) error {
 	if ctx.Err() != nil {

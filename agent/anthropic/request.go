@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
@@ -31,10 +32,28 @@ func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
 	}
-	if req.System != "" {
-		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	params.System = system(req.System, req.CachePrefix)
+	if req.NoToolUse && len(tools) > 0 {
+		params.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
 	}
 	return params, nil
+}
+
+// system is the system prompt as blocks: the stable prefix, marked for
+// prompt caching so that a long investigation does not pay for it on
+// every step, then the rest (the time, which changes).
+func system(text string, prefix int) []sdk.TextBlockParam {
+	if text == "" {
+		return nil
+	}
+	if prefix <= 0 || prefix > len(text) {
+		return []sdk.TextBlockParam{{Text: text}}
+	}
+	blocks := []sdk.TextBlockParam{{Text: text[:prefix], CacheControl: sdk.NewCacheControlEphemeralParam()}}
+	if rest := text[prefix:]; strings.TrimSpace(rest) != "" {
+		blocks = append(blocks, sdk.TextBlockParam{Text: rest})
+	}
+	return blocks
 }
 
 // cmp returns a, or b when a is empty.
@@ -73,11 +92,11 @@ func messages(in []agent.Message) ([]sdk.MessageParam, error) {
 }
 
 // block translates one content block; ok is false for a block the API
-// would refuse and that carries nothing (an empty text).
+// would refuse and that carries nothing (an empty or blank text).
 func block(b agent.Block) (cb sdk.ContentBlockParamUnion, ok bool, err error) {
 	switch b.Type {
 	case agent.BlockText:
-		if b.Text == "" {
+		if strings.TrimSpace(b.Text) == "" {
 			return cb, false, nil
 		}
 		return sdk.NewTextBlock(b.Text), true, nil

@@ -49,9 +49,10 @@ type decoder struct {
 	calls map[int64]*toolCall
 	usage agent.Usage
 	stop  agent.StopReason
-	// badCall is a tool call whose input is not JSON; it is an error
-	// unless the response stopped at max_tokens, which explains it.
-	badCall *Error
+	// badCalls are tool calls whose input is not a JSON object: passed on
+	// with InputError set so that the model is told and can retry, unless
+	// the response stopped at max_tokens, which cut them.
+	badCalls []agent.Block
 }
 
 // handle applies one SSE event; done is true after message_stop.
@@ -131,7 +132,8 @@ func (d *decoder) stopBlock(index int64) {
 	}
 	input, err := objectJSON(raw)
 	if err != nil {
-		d.badCall = &Error{StatusCode: 200, Message: "the model sent a malformed input for tool " + c.name + ": " + err.Error()}
+		d.badCalls = append(d.badCalls, agent.Block{Type: agent.BlockToolUse, ID: c.id, Name: c.name,
+			Input: json.RawMessage("{}"), InputError: err.Error()})
 		return
 	}
 	d.out.Emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
@@ -141,8 +143,12 @@ func (d *decoder) stopBlock(index int64) {
 
 // finish yields the usage and the stop reason at message_stop.
 func (d *decoder) finish() error {
-	if d.badCall != nil && d.stop != agent.StopMaxTokens {
-		return d.badCall
+	if d.stop != agent.StopMaxTokens {
+		for _, c := range d.badCalls {
+			if !d.out.Emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: c}) {
+				return nil
+			}
+		}
 	}
 	if d.stop == "" {
 		d.stop = agent.StopEndTurn

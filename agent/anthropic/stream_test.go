@@ -107,7 +107,7 @@ func TestStream(t *testing.T) {
 			replies:   []testfake.Reply{{SSE: "text.sse", CutAfter: 5}, {SSE: "text.sse"}},
 			wantTexts: []string{"The root", " filesystem on local"},
 			wantText:  "The root filesystem on local",
-			wantErr:   []string{"connection broke mid-response", "text so far is kept"},
+			wantErr:   []string{"connection to the model API broke mid-answer", "text so far is kept"},
 			wantReqs:  1,
 		},
 		{
@@ -212,30 +212,32 @@ func checkOutcome(t *testing.T, o testfake.Outcome, texts []string, text string,
 	}
 }
 
-// TestMalformedToolInput: input that is not JSON is an error, unless the
-// response stopped at max_tokens, which explains the cut (the call is
-// dropped and the stop reason says why).
+// TestMalformedToolInput: a call whose input is not JSON is passed on
+// with InputError set and input {}, so that the loop can tell the model
+// and let it retry, unless the response stopped at the length bound, which
+// explains the cut (the call is dropped and the stop reason says why).
 func TestMalformedToolInput(t *testing.T) {
 	t.Parallel()
 	cut := strings.Replace(body(t, "tool_call.sse"), `" -h\"}"`, `" -h"`, 1)
-	tests := []struct {
-		name     string
-		stream   string
-		wantStop agent.StopReason
-		wantErr  []string
-	}{
-		{"tool_use stop", cut, "", []string{"malformed input for tool run_command"}},
-		{"max_tokens stop", strings.Replace(cut, `"stop_reason":"tool_use"`, `"stop_reason":"max_tokens"`, 1), agent.StopMaxTokens, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, testfake.Reply{Raw: []byte(tt.stream)})
-			p, _ := newTestProvider(t, f)
-			o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
-			checkOutcome(t, o, nil, "I'll check the disk usage.", nil, nil, tt.wantStop, tt.wantErr)
-		})
-	}
+	t.Run("passed on", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, testfake.Reply{Raw: []byte(cut)})
+		p, _ := newTestProvider(t, f)
+		o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
+		if o.Err != nil || o.Stop != agent.StopToolUse || len(o.Calls) != 1 {
+			t.Fatalf("outcome = %+v; want one call and tool_use", o)
+		}
+		if c := o.Calls[0]; c.Name != "run_command" || string(c.Input) != "{}" || !strings.Contains(c.InputError, "not a JSON object") {
+			t.Errorf("call = %+v", c)
+		}
+	})
+	t.Run("cut by the bound", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, testfake.Reply{Raw: []byte(strings.Replace(cut, `"stop_reason":"tool_use"`, `"stop_reason":"max_tokens"`, 1))})
+		p, _ := newTestProvider(t, f)
+		o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation()))
+		checkOutcome(t, o, nil, "I'll check the disk usage.", nil, nil, agent.StopMaxTokens, nil)
+	})
 }
 
 // TestCallerStops: breaking out of the loop ends the call quietly.

@@ -35,6 +35,10 @@ type Error struct {
 // Error returns the message with the package's prefix.
 func (e *Error) Error() string { return "openai: " + e.Message }
 
+// HTTPStatus is the status the API answered with, for a retry's status
+// line ("rate limited by the model API").
+func (e *Error) HTTPStatus() int { return e.StatusCode }
+
 // serverError is an error the server reported, from an HTTP status and
 // body or from an error chunk in the stream, whichever server sent it.
 type serverError struct {

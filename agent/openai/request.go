@@ -31,6 +31,9 @@ func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error
 			params.MaxTokens = sdk.Int(limit)
 		}
 	}
+	if req.NoToolUse && len(tools) > 0 {
+		params.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfAuto: sdk.String("none")}
+	}
 	if p.streamUsage {
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,18 +110,21 @@ func (d *decoder) finish() error {
 	sort.Slice(calls, func(i, j int) bool { return calls[i].index < calls[j].index })
 	for _, c := range calls {
 		input, err := objectJSON([]byte(c.args.String()))
+		inputErr := ""
 		if err != nil {
 			if stop == agent.StopMaxTokens {
 				continue // cut by the bound; the stop reason says so
 			}
-			return &Error{StatusCode: 200, Message: "the model sent a malformed input for tool " + c.name + ": " + err.Error()}
+			// Passed on, so that the model is told and can retry: small
+			// open models get arguments wrong now and then.
+			input, inputErr = json.RawMessage("{}"), err.Error()
 		}
 		id := c.id
 		if id == "" { // some compatible servers send none
 			id = "call_" + strconv.FormatInt(c.index, 10)
 		}
 		if !d.out.Emit(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{
-			Type: agent.BlockToolUse, ID: id, Name: c.name, Input: input}}) {
+			Type: agent.BlockToolUse, ID: id, Name: c.name, Input: input, InputError: inputErr}}) {
 			return nil
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ type consoleSession struct {
 	rt    *parts
 	term  *console.Terminal
 	agent *agent.Agent
-	voter terminalVoter
+	voter *terminalVoter
 	sess  agent.SessionInfo
 	user  string
 	sigs  chan os.Signal
@@ -77,7 +78,7 @@ func openConsole(cmd *cobra.Command) (*consoleSession, error) {
 		s.term.Out = w
 	}
 	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, s.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	s.voter = terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user}
+	s.voter = &terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user}
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: "console", Groups: rt.hostGroups})
 	s.agent = rt.newAgent(guard)
 	thread := fmt.Sprintf("%s-%d", cmd.Name(), time.Now().UnixNano())
@@ -160,11 +161,13 @@ type terminalVoter struct {
 	gate  *approvals.Gate
 	store *store.Store
 	user  string
+	// noTerminal is set when a request was refused for want of a terminal.
+	noTerminal atomic.Bool
 }
 
 // ask puts a pending request to the person at the terminal and records
 // their vote; without a terminal the request is withdrawn (denied).
-func (v terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
+func (v *terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
 	a, err := v.store.Approval(ctx, p.ID)
 	if err != nil {
 		return
@@ -172,6 +175,9 @@ func (v terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
 	yes, err := v.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
 	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
 		return // cancelled: the turn is going away
+	}
+	if errors.Is(err, console.ErrNoTerminal) {
+		v.noTerminal.Store(true)
 	}
 	// Without a terminal nobody can say yes: the request is withdrawn,
 	// which a requester may always do, through the Gate so its waiter

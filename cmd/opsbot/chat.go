@@ -141,7 +141,10 @@ type termConn struct {
 	asking  sync.WaitGroup
 }
 
-var _ connectors.Connector = (*termConn)(nil)
+var (
+	_ connectors.Connector = (*termConn)(nil)
+	_ connectors.Streamer  = (*termConn)(nil)
+)
 
 // botQueuedNote is the bot's reply to a message that waits behind its
 // thread's running work (bot's queuedNote).
@@ -154,9 +157,11 @@ func newTermConn(term *console.Terminal, user string) *termConn {
 // Name is the platform's name, as approvals and sessions record it.
 func (c *termConn) Name() string { return "console" }
 
-// Limits: a terminal takes any length, and edits cost nothing.
+// Limits: a terminal takes any length, and edits cost nothing. An answer
+// is a stream: the prompt comes back when it stops.
 func (c *termConn) Limits() connectors.Limits {
-	return connectors.Limits{MaxText: 1 << 20, EditInterval: 100 * time.Millisecond, MaxButtons: 5}
+	return connectors.Limits{MaxText: 1 << 20, EditInterval: 100 * time.Millisecond, MaxButtons: 5,
+		NativeStreaming: true, StreamEdits: true}
 }
 
 // Start keeps the handler for the clicks it makes until ctx ends, then
@@ -178,11 +183,21 @@ func (c *termConn) bind(ctx context.Context, h connectors.Handler) {
 	c.mu.Unlock()
 }
 
-// Post writes a new message; an approval card is asked at once.
-func (c *termConn) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
+// Post writes a complete message, which ends what the line asked for; an
+// approval card is asked at once.
+func (c *termConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	ref, err := c.StartStream(ctx, d, m)
+	if err == nil {
+		c.finish(ref)
+	}
+	return ref, err
+}
+
+// StartStream writes a message that is being written.
+func (c *termConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
 	c.mu.Lock()
 	c.next++
-	ref := connectors.Ref{Platform: c.Name(), Channel: channel, Thread: thread, ID: strconv.Itoa(c.next)}
+	ref := connectors.Ref{Platform: c.Name(), Channel: d.Channel, Thread: d.Thread, ID: strconv.Itoa(c.next)}
 	c.mu.Unlock()
 	if m.Text == botQueuedNote {
 		// The chat sends a line once the last one's answer is finished,
@@ -210,21 +225,38 @@ func (c *termConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Me
 	return nil
 }
 
-// Finish ends a message; one without vote buttons ends what the line
+// AppendStream prints what the answer grew by.
+func (c *termConn) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	c.mu.Lock()
+	m := c.shown[ref.ID]
+	c.mu.Unlock()
+	m.Text += text
+	c.show(ref.ID, m)
+	return nil
+}
+
+// StopStream shows the answer's last form and ends what the line asked
+// for.
+func (c *termConn) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
+	c.show(ref.ID, final)
+	c.finish(ref)
+	return nil
+}
+
+// finish ends a message; one without vote buttons ends what the line
 // asked for, and the prompt comes back.
-func (c *termConn) Finish(ctx context.Context, ref connectors.Ref) error {
+func (c *termConn) finish(ref connectors.Ref) {
 	c.mu.Lock()
 	m := c.shown[ref.ID]
 	c.mu.Unlock()
 	if voteButtons(m) != nil || m.Text == botQueuedNote {
-		return nil
+		return
 	}
 	c.term.EndAnswer()
 	select {
 	case c.done <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 func (c *termConn) show(id string, m connectors.Message) {

@@ -19,6 +19,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -34,6 +35,8 @@ type Config struct {
 	Approvals approvals.GateConfig   `yaml:"approvals"`
 	Agent     agent.Config           `yaml:"agent"`
 	Bot       bot.Config             `yaml:"bot"`
+	// Checks are the `checks` and `schedules` sections.
+	Checks checks.Config `yaml:",inline"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -261,6 +264,7 @@ func (c *Config) validate() error {
 	}{
 		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"", c.Hosts},
 		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
+		{"", c.Checks},
 	}
 	var errs []error
 	for _, s := range sections {
@@ -270,7 +274,33 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	if len(errs) == 0 {
+		errs = append(errs, c.validateChecks()...)
+	}
 	return errors.Join(errs...)
+}
+
+// validateChecks refuses a check whose command the policy does not allow
+// without approval on one of its target hosts: a scheduled run never
+// waits for a click. It runs once the sections are valid, as it needs the
+// inventory and the policy built from them.
+func (c *Config) validateChecks() []error {
+	if len(c.Checks.Checks) == 0 {
+		return nil
+	}
+	inv, err := hosts.NewInventory(c.Hosts)
+	if err != nil {
+		return nil // reported by the hosts section
+	}
+	pol, err := approvals.NewPolicy(c.Policy)
+	if err != nil {
+		return nil // reported by the policy section
+	}
+	var errs []error
+	for _, e := range flatten(c.Checks.ValidateFleet(inv, checks.PolicyOf(pol))) {
+		errs = append(errs, c.locate("", e))
+	}
+	return errs
 }
 
 // locate turns a section's error into a ConfigError with the key's line,

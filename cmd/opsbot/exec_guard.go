@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 	gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
 	term := console.Open()
 	term.Out = cmd.ErrOrStderr()
-	voter := terminalVoter{term: term, gate: gate, store: st, user: user}
+	voter := &terminalVoter{term: term, gate: gate, store: st, user: user}
 	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f},
 		DirOnAllHosts: true}
@@ -57,6 +58,10 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 			}
 		}}
 	if _, err := guard.Authorize(ctx, call, target, command, dir); err != nil {
+		if voter.noTerminal.Load() {
+			// The refusal is the missing terminal's, not a person's.
+			err = errors.New("not run: it needs an approval, and there is no terminal to ask on; run it from a terminal to answer y/N, or ask for it in the chat")
+		}
 		return &exitError{code: exitNotRun, err: err}
 	}
 	return nil

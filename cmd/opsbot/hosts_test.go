@@ -87,7 +87,7 @@ func TestHostsExec(t *testing.T) {
 		{"refused by the policy is 255", []string{"local", "--", "mkfs.ext4", "/dev/sda1"}, 255,
 			nil, []string{"denied by policy: mkfs.ext4"}},
 		{"needs approval, no terminal is 255", []string{"local", "--", "touch", "/tmp/opsbot-hosts-exec-never"}, 255,
-			nil, []string{"no terminal", "not run"}},
+			nil, []string{"no terminal", "not run: it needs an approval", "run it from a terminal"}},
 		{"unreachable is 255", []string{"web-1,dead-1", "--", "true"}, 255,
 			nil, []string{"dead-1 | error: "}},
 		{"partial last line", []string{"web-1", "--", "printf", "no-newline"}, 0,
@@ -107,6 +107,10 @@ func TestHostsExec(t *testing.T) {
 				if !strings.Contains(out, s) {
 					t.Errorf("stdout %q lacks %q", out, s)
 				}
+			}
+			// The requester did not deny anything: no "denied by @root".
+			if strings.Contains(stderr, "denied by @") {
+				t.Errorf("stderr %q says a person denied it", stderr)
 			}
 			for _, s := range tt.wantStderr {
 				if !strings.Contains(stderr, s) {

@@ -105,6 +105,7 @@ missing or unreadable); 3/4 the "approve"/"deny" decisions of 'opsbot policy che
 		newAskCmd(),
 		newChatCmd(),
 		newPolicyCmd(),
+		newHealthCmd(),
 	)
 	return root
 }

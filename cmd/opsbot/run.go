@@ -19,6 +19,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors/web"
 )
 
@@ -69,6 +70,20 @@ func (c *Config) secrets() []string {
 // runBot serves until ctx ends, then shuts down. ready, when not nil,
 // receives the listener's address once it accepts connections.
 func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- string) error {
+	return serveBot(ctx, cfg, log, runHooks{ready: ready})
+}
+
+// runHooks let a test reach into a running bot.
+type runHooks struct {
+	// ready receives the listener's address once it accepts connections.
+	ready chan<- string
+	// checks, when set, receives the health-check scheduler and the
+	// publisher of its reports before the scheduler starts.
+	checks func(*checks.Scheduler, *checks.Publisher)
+}
+
+// serveBot is runBot with hooks for tests.
+func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
 	rt, err := build(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -96,7 +111,21 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+	b.JobEndTurns = rt.jobEndTurns()
 	b.AddConnector(webConn)
+	reg := newRegistry()
+	checkMetrics, err := checks.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	sched, publisher, err := rt.newScheduler(b.ReportPoster, checkMetrics)
+	if err != nil {
+		return err
+	}
+	b.Health = sched
+	if hooks.checks != nil {
+		hooks.checks(sched, publisher)
+	}
 	// What a previous process left half-done is settled before anything new
 	// can start: a turn begun now must not be taken for an interrupted one.
 	b.Recover(ctx)
@@ -105,7 +134,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
 	}
-	mux := newMux(rt.store, rt.sandbox.status)
+	mux := newMux(rt.store, reg, rt.sandbox.status)
 	mux.Handle("/", webConn.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -115,13 +144,21 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	connDone := make(chan error, 1)
 	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
 	b.Start(botCtx)
+	if err := sched.Start(botCtx); err != nil {
+		stopBot()
+		srv.Close()
+		b.Close()
+		<-connDone
+		return err
+	}
+	defer sched.Stop()
 	agentState := "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
 	if rt.provider != nil {
 		agentState = rt.model
 	}
 	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(), "agent", agentState)
-	if ready != nil {
-		ready <- ln.Addr().String()
+	if hooks.ready != nil {
+		hooks.ready <- ln.Addr().String()
 	}
 	select {
 	case err = <-served:
@@ -130,6 +167,7 @@ func runBot(ctx context.Context, cfg *Config, log *slog.Logger, ready chan<- str
 	}
 	log.Info("shutting down")
 	stopBot()
+	sched.Stop() // a run under way is cut short and not recorded
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 1500*time.Millisecond)
 	defer cancel()
 	if srv.Shutdown(shutdownCtx) != nil {
@@ -151,16 +189,22 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// newMux serves the operational endpoints; /readyz adds the line of each
-// detail (e.g. the sandbox's), which does not decide readiness.
-func newMux(db pinger, details ...func() (ok bool, detail string)) *http.ServeMux {
+// newRegistry is the process's Prometheus registry, with the Go and
+// process collectors and opsbot_build_info.
+func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "opsbot_build_info", Help: "Version and commit of the running opsbot; always 1."},
 		[]string{"version", "commit"})
 	build.WithLabelValues(version, commit).Set(1)
 	reg.MustRegister(build)
+	return reg
+}
 
+// newMux serves the operational endpoints; /metrics serves reg. /readyz
+// adds the line of each detail (e.g. the sandbox's), which does not decide
+// readiness.
+func newMux(db pinger, reg *prometheus.Registry, details ...func() (ok bool, detail string)) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")

@@ -106,7 +106,11 @@ func newProvider(c agent.Config) (agent.Provider, string, error) {
 		}
 		return p, "anthropic", nil
 	case "openai":
-		p, err := openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens})
+		var opts []openai.Option
+		if c.StreamUsage != nil && !*c.StreamUsage {
+			opts = append(opts, openai.WithoutStreamUsage())
+		}
+		p, err := openai.New(openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens}, opts...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -165,16 +169,17 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 	if rt.provider == nil {
 		return nil
 	}
-	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills,
-		Policy: "Read-only diagnostics (ls, cat, grep, df, ps, journalctl, systemctl status, kubectl get, …) run at once. " +
-			"Anything else waits for a person to approve it; destructive commands are denied outright."}
+	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
 	a := &agent.Agent{Provider: rt.provider, History: agent.StoreHistory{Store: rt.store}, Notices: agent.StoreNotices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
-		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt}
+		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
 	a.Tools = agent.NewRegistry(
 		&agent.RunCommandTool{Guard: guard},
 		&agent.StartJobTool{Guard: guard, Jobs: rt.jobs},
-		&agent.JobStatusTool{Store: rt.store},
+		&agent.JobStatusTool{Store: rt.store, Jobs: rt.jobs},
+		&agent.CancelJobTool{Store: rt.store, Jobs: rt.jobs},
+		&agent.TailFileTool{Guard: guard},
+		&agent.PolicyCheckTool{Guard: guard},
 		agent.NewTodoTool(),
 		agent.NewCompactTool(),
 		&agent.TaskTool{Parent: a},
@@ -184,6 +189,12 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 		a.Tools.Add(&agent.RunSkillScriptTool{Skills: rt.skills, Guard: guard})
 	}
 	return a
+}
+
+// jobEndTurns says whether a finished job wakes the agent in its thread
+// (agent.on_job_end: turn, the default) or is only posted (notify).
+func (rt *parts) jobEndTurns() bool {
+	return rt.cfg.Agent.OnJobEnd != agent.JobEndNotify
 }
 
 // osUser is the name of the person at this terminal.

@@ -15,7 +15,7 @@ import (
 
 // ErrNoTerminal is returned by Confirm when there is no terminal to ask on:
 // a command that needs approval is then denied.
-var ErrNoTerminal = errors.New("console: no terminal to ask for approval on (stdin is not a terminal): denied")
+var ErrNoTerminal = errors.New("there is no terminal to ask for approval on (stdin is not a terminal), so the answer is no")
 
 // Terminal writes an answer and its activity, and asks questions.
 type Terminal struct {

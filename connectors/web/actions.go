@@ -57,7 +57,7 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 // responder shows text to the clicker's streams only.
 func (c *Connector) responder(client string, m messageView) func(context.Context, string) error {
 	return func(_ context.Context, text string) error {
-		if !c.hub.notify(client, noticeView{Text: text, Message: m.ID, Thread: m.Thread}) {
+		if !c.hub.notify(client, noticeView{Text: connectors.PlainMentions(text), Message: m.ID, Thread: m.Thread}) {
 			return errNoClient
 		}
 		return nil

@@ -22,7 +22,7 @@ func TestClick(t *testing.T) {
 	h, base, ctx := c.Handler(), serve(t, c), context.Background()
 	root := say(t, h, "alice", "", "@opsbot restart nginx")
 	bot.next(t)
-	card, _ := c.Post(ctx, "ops", root.Thread, connectors.Message{Text: "approve?", Buttons: []connectors.Button{
+	card, _ := c.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "approve?", Buttons: []connectors.Button{
 		{ActionID: "approve", Value: "req-7", Label: "Approve", Style: connectors.StylePrimary},
 		{ActionID: "deny", Value: "req-7", Label: "Deny", Style: connectors.StyleDanger}}})
 	bobTab := openStream(t, base, "client=bob-tab", nil)
@@ -81,7 +81,7 @@ func TestClick(t *testing.T) {
 func TestClickWhileBotDown(t *testing.T) {
 	t.Parallel()
 	c := unstarted(t, Config{}, nil)
-	ref, _ := c.Post(context.Background(), "ops", "", connectors.Message{Text: "?", Buttons: []connectors.Button{{ActionID: "a", Value: "v", Label: "A"}}})
+	ref, _ := c.StartStream(context.Background(), dest("ops", ""), connectors.Message{Text: "?", Buttons: []connectors.Button{{ActionID: "a", Value: "v", Label: "A"}}})
 	if w := call(t, c.Handler(), "POST", "/api/actions", clickBody(ref.ID, "a", "v", "bob", "")); w.Code != http.StatusServiceUnavailable {
 		t.Errorf("click with the bot down: %d", w.Code)
 	}

@@ -27,7 +27,7 @@ func TestPostListAndReply(t *testing.T) {
 		ev.Thread != want.Thread || ev.User.ID != "alice" || ev.User.Name != "alice" || ev.Text != want.Text || !ev.Mention {
 		t.Fatalf("the bot got %+v, want %+v", ev, want)
 	}
-	ref, err := c.Post(context.Background(), ev.Channel, ev.Thread, connectors.Message{Text: "up 3 days"})
+	ref, err := c.StartStream(context.Background(), dest(ev.Channel, ev.Thread), connectors.Message{Text: "up 3 days"})
 	if err != nil || ref.Thread != res.Thread || ref.Platform != "web" || ref.Channel != "ops" {
 		t.Fatalf("Post: %+v, %v", ref, err)
 	}
@@ -66,7 +66,7 @@ func TestMessagesForTheBot(t *testing.T) {
 	h := c.Handler()
 	chat := say(t, h, "alice", "", "anyone seen the disk alert?")
 	ask := say(t, h, "bob", "", "checking")
-	if _, err := c.Post(context.Background(), "ops", ask.Thread, connectors.Message{Text: "hi"}); err != nil {
+	if _, err := c.StartStream(context.Background(), dest("ops", ask.Thread), connectors.Message{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -256,7 +256,7 @@ func TestPostEditFinish(t *testing.T) {
 	c, _ := started(t, Config{}, nil)
 	ctx := context.Background()
 	user := say(t, c.Handler(), "alice", "", "hello")
-	ref, err := c.Post(ctx, "alerts", "", connectors.Message{Text: "disk 91% on web-1"})
+	ref, err := c.StartStream(ctx, dest("alerts", ""), connectors.Message{Text: "disk 91% on web-1"})
 	if err != nil || ref.Thread != ref.ID || ref.Channel != "alerts" {
 		t.Fatalf("a new thread in a new channel: %+v, %v", ref, err)
 	}
@@ -266,7 +266,7 @@ func TestPostEditFinish(t *testing.T) {
 	if err := c.Edit(ctx, ref, connectors.Message{Text: "disk 95% on web-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Finish(ctx, ref); err != nil {
+	if err := finish(ctx, c, ref); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Edit(ctx, ref, connectors.Message{Text: "resolved"}); err != nil {
@@ -279,12 +279,12 @@ func TestPostEditFinish(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"post to an unknown thread", func() error { _, err := c.Post(ctx, "ops", "m999", connectors.Message{}); return err }()},
-		{"post to another channel's thread", func() error { _, err := c.Post(ctx, "ops", ref.Thread, connectors.Message{}); return err }()},
-		{"post to a bad channel name", func() error { _, err := c.Post(ctx, "Ops!", "", connectors.Message{}); return err }()},
+		{"post to an unknown thread", func() error { _, err := c.StartStream(ctx, dest("ops", "m999"), connectors.Message{}); return err }()},
+		{"post to another channel's thread", func() error { _, err := c.StartStream(ctx, dest("ops", ref.Thread), connectors.Message{}); return err }()},
+		{"post to a bad channel name", func() error { _, err := c.StartStream(ctx, dest("Ops!", ""), connectors.Message{}); return err }()},
 		{"edit an unknown message", c.Edit(ctx, connectors.Ref{ID: "m999"}, connectors.Message{})},
 		{"edit a person's message", c.Edit(ctx, connectors.Ref{ID: user.ID}, connectors.Message{})},
-		{"finish a person's message", c.Finish(ctx, connectors.Ref{ID: user.ID})},
+		{"finish a person's message", finish(ctx, c, connectors.Ref{ID: user.ID})},
 	}
 	for _, f := range fails {
 		if f.err == nil {

@@ -17,10 +17,10 @@ func TestRestartKeepsTheChat(t *testing.T) {
 	before, bot := started(t, Config{}, archive)
 	root := say(t, before.Handler(), "alice", "", "@opsbot check disks")
 	bot.next(t)
-	done, _ := before.Post(ctx, "ops", root.Thread, connectors.Message{Text: "all fine", Fields: []connectors.Field{{Title: "web-1", Value: "40%"}},
+	done, _ := before.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "all fine", Fields: []connectors.Field{{Title: "web-1", Value: "40%"}},
 		Context: "took 2s", Buttons: []connectors.Button{{ActionID: "again", Value: "1", Label: "Again", Style: connectors.StylePrimary}}})
-	before.Finish(ctx, done)
-	streaming, _ := before.Post(ctx, "ops", root.Thread, connectors.Message{Text: "and half of an answ"})
+	finish(ctx, before, done)
+	streaming, _ := before.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "and half of an answ"})
 	wantMsgs, wantSeq, _ := before.hub.threadMessages(root.Thread)
 
 	after, bot2 := started(t, Config{}, archive)

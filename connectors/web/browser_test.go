@@ -82,7 +82,7 @@ func (b *scriptBot) handle(ctx context.Context, ev connectors.Event) {
 }
 
 func (b *scriptBot) story(ctx context.Context, ev connectors.Event) error {
-	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, connectors.Message{Text: storyStates[0]})
+	ref, err := b.conn.StartStream(ctx, connectors.Dest{Channel: ev.Channel, Thread: ev.Thread}, connectors.Message{Text: storyStates[0]})
 	if err != nil {
 		return err
 	}
@@ -97,15 +97,12 @@ func (b *scriptBot) story(ctx context.Context, ev connectors.Event) error {
 	if _, ok := <-b.steps; !ok {
 		return nil
 	}
-	return b.conn.Finish(ctx, ref)
+	return b.conn.StopStream(ctx, ref, connectors.Message{Text: storyStates[len(storyStates)-1]})
 }
 
 func (b *scriptBot) card(ctx context.Context, ev connectors.Event) error {
-	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, approvalCard(ev.User.Name, "Waiting for approval", true))
-	if err != nil {
-		return err
-	}
-	return b.conn.Finish(ctx, ref)
+	_, err := b.conn.Post(ctx, connectors.Dest{Channel: ev.Channel, Thread: ev.Thread}, approvalCard(ev.User.Name, "Waiting for approval", true))
+	return err
 }
 
 func approvalCard(requester, status string, buttons bool) connectors.Message {
@@ -133,16 +130,13 @@ func (b *scriptBot) decide(ctx context.Context, ev connectors.Event) error {
 
 func (b *scriptBot) echo(ctx context.Context, ev connectors.Event) error {
 	s := strings.TrimPrefix(ev.Text, "echo ")
-	ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, connectors.Message{
+	_, err := b.conn.Post(ctx, connectors.Dest{Channel: ev.Channel, Thread: ev.Thread}, connectors.Message{
 		Text:    "You said: " + s + "\n```\n" + s + "\n```",
 		Fields:  []connectors.Field{{Title: s, Value: s}},
 		Context: s,
 		Buttons: []connectors.Button{{ActionID: "noop", Value: "x", Label: s}},
 	})
-	if err != nil {
-		return err
-	}
-	return b.conn.Finish(ctx, ref)
+	return err
 }
 
 func botMessage(ms []testutil.Message) (testutil.Message, bool) {
@@ -271,7 +265,7 @@ func TestBrowserReloadKeepsNameAndThread(t *testing.T) {
 	thread := alice.StartThread("@opsbot restart nginx")
 	<-bot.events
 	alice.WaitFor("the card", func(ms []testutil.Message) bool { return len(ms) == 2 })
-	if _, err := bot.conn.Post(context.Background(), "ops", thread, connectors.Message{Text: "posted before the reload"}); err != nil {
+	if _, err := bot.conn.StartStream(context.Background(), connectors.Dest{Channel: "ops", Thread: thread}, connectors.Message{Text: "posted before the reload"}); err != nil {
 		t.Fatal(err)
 	}
 	alice.Eval(`window.beforeReload = true`)
@@ -307,6 +301,8 @@ func TestBrowserMarkdown(t *testing.T) {
 		{"ask @bob, not me@host", `<p class="md-p">ask <span class="mention">@bob</span>, not me@host</p>`},
 		{"line one\nline two", `<p class="md-p">line one` + "\n" + `line two</p>`},
 		{"````\necho '\n```\n' ; rm -rf /srv/*data*\n````", `<pre class="md-code"><code>echo '` + "\n```\n" + `' ; rm -rf /srv/*data*</code></pre>`},
+		// A command's output excerpt ("What ran") is folded under a summary.
+		{"```output\nline 1\nline 2\n```", `<details class="md-output"><summary>output · 2 lines</summary><pre class="md-code" data-lang="output"><code>line 1` + "\n" + `line 2</code></pre></details>`},
 	}
 	for _, tt := range tests {
 		var got string
@@ -335,7 +331,7 @@ func TestBrowserLongOutputOpensAtItsTailAndTimesHaveOneFormat(t *testing.T) {
 	for i := 1; i <= 2000; i++ {
 		fmt.Fprintf(&out, "%d\n", i)
 	}
-	if _, err := bot.conn.Post(context.Background(), "ops", thread, connectors.Message{Text: "```\n" + out.String() + "```"}); err != nil {
+	if _, err := bot.conn.StartStream(context.Background(), connectors.Dest{Channel: "ops", Thread: thread}, connectors.Message{Text: "```\n" + out.String() + "```"}); err != nil {
 		t.Fatal(err)
 	}
 	alice.WaitFor("the output", func(ms []testutil.Message) bool { return len(ms) == 3 })

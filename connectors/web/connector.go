@@ -47,13 +47,10 @@ type running struct {
 	h   connectors.Handler
 }
 
-var _ connectors.Connector = (*Connector)(nil)
-
-// The bot finds Finish by a type assertion: it calls it when it has
-// written the last of a message.
-var _ interface {
-	Finish(ctx context.Context, ref connectors.Ref) error
-} = (*Connector)(nil)
+var (
+	_ connectors.Connector = (*Connector)(nil)
+	_ connectors.Streamer  = (*Connector)(nil)
+)
 
 // New returns a Connector for cfg (its defaults filled in) with the
 // messages archive holds; a nil archive keeps them in memory only.
@@ -81,9 +78,12 @@ func (c *Connector) Config() Config { return c.cfg }
 func (c *Connector) Name() string { return Platform }
 
 // Limits are generous: a browser has no platform limits, and a short edit
-// interval makes answers grow smoothly.
+// interval makes answers grow smoothly. An answer is a stream, shown as
+// being written until it stops; a live stream may be edited (its tool
+// activity line changes while it grows).
 func (c *Connector) Limits() connectors.Limits {
-	return connectors.Limits{MaxText: 32000, EditInterval: 250 * time.Millisecond, MaxButtons: 10}
+	return connectors.Limits{MaxText: 32000, EditInterval: 250 * time.Millisecond, MaxButtons: 10,
+		NativeStreaming: true, StreamEdits: true}
 }
 
 // Start hands events to h until ctx ends; then it closes every open event
@@ -119,14 +119,24 @@ func (c *Connector) botUp() bool { return c.run.Load() != nil }
 // request that needs the bot.
 func (c *Connector) Running() <-chan struct{} { return c.up }
 
-// Post adds the bot's message to a thread of channel, or starts a thread
-// when thread is "". The message shows as being written until Finish.
-// A channel the config does not list is added to the page's list.
-func (c *Connector) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
-	if !channelName.MatchString(channel) {
-		return connectors.Ref{}, fmt.Errorf("web: post: %q is not a channel name", channel)
+// Post adds a complete message of the bot to d's thread of d.Channel, or
+// starts a thread when d.Thread is "". A channel the config does not list
+// is added to the page's list.
+func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.post(ctx, d, m, true)
+}
+
+// StartStream posts a message of the bot that shows as being written
+// until StopStream.
+func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.post(ctx, d, m, false)
+}
+
+func (c *Connector) post(ctx context.Context, d connectors.Dest, m connectors.Message, finished bool) (connectors.Ref, error) {
+	if !channelName.MatchString(d.Channel) {
+		return connectors.Ref{}, fmt.Errorf("web: post: %q is not a channel name", d.Channel)
 	}
-	v, _, err := c.hub.add(ctx, post{channel: channel, thread: thread, user: BotName, bot: true, body: toBody(m)})
+	v, _, err := c.hub.add(ctx, post{channel: d.Channel, thread: d.Thread, user: BotName, bot: true, body: toBody(m), finished: finished})
 	if err != nil && v.ID == "" {
 		return connectors.Ref{}, fmt.Errorf("web: post: %w", err)
 	}
@@ -137,21 +147,36 @@ func (c *Connector) Post(ctx context.Context, channel, thread string, m connecto
 	return ref, nil
 }
 
-// Edit replaces the content of one of the bot's messages.
+// Edit replaces the content of one of the bot's messages; a stream stays
+// a stream.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	if err := c.hub.edit(ctx, ref.ID, toBody(m)); err != nil {
+	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return toBody(m) }, editAny); err != nil {
 		return fmt.Errorf("web: edit: %w", err)
 	}
 	return nil
 }
 
-// Finish marks one of the bot's messages complete: clients stop showing
-// it as being written, and its stream update carries finished=true. A
-// finished message may still be edited (an approval card after the
+// AppendStream adds text to a message being written.
+func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	add := toBody(connectors.Message{Text: text}).Text
+	err := c.hub.edit(ctx, ref.ID, func(m *message) body {
+		b := m.body
+		b.Text += add
+		return b
+	}, editStream)
+	if err != nil {
+		return fmt.Errorf("web: append: %w", err)
+	}
+	return nil
+}
+
+// StopStream gives a message being written its complete form: clients
+// stop showing it as being written, and its update carries
+// finished=true. It may still be edited (an approval card after the
 // decision); it stays finished.
-func (c *Connector) Finish(ctx context.Context, ref connectors.Ref) error {
-	if err := c.hub.finish(ctx, ref.ID); err != nil {
-		return fmt.Errorf("web: finish: %w", err)
+func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
+	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return toBody(final) }, stopStream); err != nil {
+		return fmt.Errorf("web: stop stream: %w", err)
 	}
 	return nil
 }

@@ -159,7 +159,7 @@ func (b *uptimeBot) handle(ctx context.Context, ev connectors.Event) {
 	}
 	n := int(b.answers.Add(1))
 	answer := func() {
-		ref, err := b.conn.Post(ctx, ev.Channel, ev.Thread, connectors.Message{Text: "Running `uptime` on local"})
+		ref, err := b.conn.StartStream(ctx, connectors.Dest{Channel: ev.Channel, Thread: ev.Thread}, connectors.Message{Text: "Running `uptime` on local"})
 		if err == nil {
 			err = b.conn.Edit(ctx, ref, connectors.Message{Text: "Running `uptime` on local\n```\n 10:00"})
 		}
@@ -167,7 +167,7 @@ func (b *uptimeBot) handle(ctx context.Context, ev connectors.Event) {
 			err = b.conn.Edit(ctx, ref, connectors.Message{Text: uptimeAnswer(n)})
 		}
 		if err == nil {
-			err = b.conn.Finish(ctx, ref)
+			err = b.conn.StopStream(ctx, ref, connectors.Message{Text: uptimeAnswer(n)})
 		}
 		if err != nil {
 			panic("uptime bot: " + err.Error()) // a connector bug: stop loudly

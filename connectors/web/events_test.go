@@ -30,12 +30,12 @@ func TestStreamOrderAndSeq(t *testing.T) {
 		t.Errorf("ready at seq %d, want %d", seq, root.Seq)
 	}
 	ctx := context.Background()
-	ref, _ := c.Post(ctx, "ops", root.Thread, connectors.Message{Text: "up"})
+	ref, _ := c.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "up"})
 	texts := []string{"up", "up 3", "up 3 days", "up 3 days, load 0.1"}
 	for _, text := range texts[1:] {
 		c.Edit(ctx, ref, connectors.Message{Text: text})
 	}
-	c.Finish(ctx, ref)
+	finish(ctx, c, ref)
 	last := root.Seq
 	for i, want := range append(texts, texts[len(texts)-1]) {
 		m := s.message()
@@ -61,9 +61,9 @@ func TestStreamScopes(t *testing.T) {
 		s.ready()
 	}
 	ctx := context.Background()
-	c.Post(ctx, "dev", "", connectors.Message{Text: "in dev"})
-	c.Post(ctx, "ops", "", connectors.Message{Text: "another ops thread"})
-	c.Post(ctx, "ops", a.Thread, connectors.Message{Text: "reply"})
+	c.StartStream(ctx, dest("dev", ""), connectors.Message{Text: "in dev"})
+	c.StartStream(ctx, dest("ops", ""), connectors.Message{Text: "another ops thread"})
+	c.StartStream(ctx, dest("ops", a.Thread), connectors.Message{Text: "reply"})
 	if m := thread.message(); m.Text != "reply" {
 		t.Errorf("the thread's stream got %q first", m.Text)
 	}
@@ -88,14 +88,14 @@ func TestStreamReplay(t *testing.T) {
 	root := say(t, c.Handler(), "alice", "", "@opsbot df")
 	s := openStream(t, base, "thread="+root.Thread, nil)
 	s.ready()
-	ref, _ := c.Post(ctx, "ops", root.Thread, connectors.Message{Text: "checking"})
+	ref, _ := c.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "checking"})
 	seen := s.message().Seq
 	// The client drops here; meanwhile the answer grows and a reply comes.
 	c.Edit(ctx, ref, connectors.Message{Text: "/ 91%"})
-	c.Post(ctx, "ops", "", connectors.Message{Text: "elsewhere"})
+	c.StartStream(ctx, dest("ops", ""), connectors.Message{Text: "elsewhere"})
 	bob := say(t, c.Handler(), "bob", root.Thread, "thanks")
 	c.Edit(ctx, ref, connectors.Message{Text: "/ 91%, /var 40%"})
-	c.Finish(ctx, ref)
+	finish(ctx, c, ref)
 
 	latest := "/ 91%, /var 40%"
 	for i, how := range []struct {
@@ -148,7 +148,7 @@ func TestSlowStreamIsCut(t *testing.T) {
 	sub := &subscriber{}
 	c.hub.subscribe(sub, -1)
 	ctx := context.Background()
-	ref, _ := c.Post(ctx, "ops", "", connectors.Message{Text: "x"})
+	ref, _ := c.StartStream(ctx, dest("ops", ""), connectors.Message{Text: "x"})
 	for i := range streamBuffer + 1 {
 		c.Edit(ctx, ref, connectors.Message{Text: fmt.Sprint(i)})
 	}
@@ -177,11 +177,11 @@ func TestStreamUntilFinished(t *testing.T) {
 	live := openStream(t, base, "until=finished&thread="+q.Thread, nil)
 	live.ready()
 	other := say(t, c.Handler(), "bob", "", "@opsbot elsewhere")
-	c.Finish(ctx, mustPost(t, c, other.Thread, "another thread's answer"))
+	finish(ctx, c, mustPost(t, c, other.Thread, "another thread's answer"))
 	say(t, c.Handler(), "alice", q.Thread, "a person's message is finished too")
 	ref := mustPost(t, c, q.Thread, "up")
 	c.Edit(ctx, ref, connectors.Message{Text: "up 3 days"})
-	c.Finish(ctx, ref)
+	finish(ctx, c, ref)
 	if m := live.message(); m.User != "alice" {
 		t.Errorf("first update %+v, want alice's message", m)
 	}
@@ -220,7 +220,7 @@ func TestStreamUntilRefusesOtherValues(t *testing.T) {
 
 func mustPost(t *testing.T, c *Connector, thread, text string) connectors.Ref {
 	t.Helper()
-	ref, err := c.Post(context.Background(), "ops", thread, connectors.Message{Text: text})
+	ref, err := c.StartStream(context.Background(), dest("ops", thread), connectors.Message{Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}

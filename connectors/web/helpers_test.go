@@ -222,3 +222,29 @@ func (s *stream) ready() uint64 {
 	}
 	return v.Seq
 }
+
+// dest is a thread of a channel of the web chat.
+func dest(channel, thread string) connectors.Dest {
+	return connectors.Dest{Platform: Platform, Channel: channel, Thread: thread}
+}
+
+// finish stops the stream of ref with what it shows now.
+func finish(ctx context.Context, c *Connector, ref connectors.Ref) error {
+	v, err := c.hub.message(ref.ID)
+	if err != nil {
+		return err
+	}
+	return c.StopStream(ctx, ref, v.body.message())
+}
+
+// message is the neutral message a body shows.
+func (b body) message() connectors.Message {
+	m := connectors.Message{Text: b.Text, Context: b.Context}
+	for _, f := range b.Fields {
+		m.Fields = append(m.Fields, connectors.Field{Title: f.Title, Value: f.Value})
+	}
+	for _, bt := range b.Buttons {
+		m.Buttons = append(m.Buttons, connectors.Button{ActionID: bt.ActionID, Value: bt.Value, Label: bt.Label, Style: connectors.ButtonStyle(bt.Style)})
+	}
+	return m
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // message is one message of the chat as the connector holds it.
@@ -135,6 +137,8 @@ type post struct {
 	bot                   bool
 	body                  body
 	botUp                 bool
+	// finished is set for a bot's message that is complete when posted.
+	finished bool
 }
 
 // add posts a message and reports whether it is for the bot.
@@ -144,7 +148,7 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 			return nil, errNoChannel
 		}
 		m := &message{id: "m" + strconv.FormatUint(seq, 10), channel: p.channel, thread: p.thread,
-			user: p.user, bot: p.bot, body: p.body, finished: !p.bot, created: now}
+			user: p.user, bot: p.bot, body: p.body, finished: !p.bot || p.finished, created: now}
 		if m.thread == "" {
 			m.thread = m.id
 		} else if t := h.threads[m.thread]; t == nil || t.channel != p.channel {
@@ -162,26 +166,29 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 	return v, forBot, err
 }
 
-// edit replaces a bot message's content.
-func (h *hub) edit(ctx context.Context, id string, b body) error {
-	_, err := h.change(ctx, func(uint64, time.Time) (*message, error) {
-		m, err := h.botMessage(id)
-		if err == nil {
-			m.body = b
-		}
-		return m, err
-	})
-	return err
-}
+// How an edit treats a message being written.
+type editMode int
 
-// finish marks a bot message complete.
-func (h *hub) finish(ctx context.Context, id string) error {
+const (
+	editAny    editMode = iota // any bot message; a stream stays one
+	editStream                 // only a message being written
+	stopStream                 // only a message being written, which it completes
+)
+
+// edit replaces a bot message's content by what change makes of it. A
+// stream edit of a complete message fails with connectors.ErrStreamEnded.
+func (h *hub) edit(ctx context.Context, id string, change func(*message) body, mode editMode) error {
 	_, err := h.change(ctx, func(uint64, time.Time) (*message, error) {
 		m, err := h.botMessage(id)
-		if err == nil {
-			m.finished = true
+		if err != nil {
+			return nil, err
 		}
-		return m, err
+		if mode != editAny && m.finished {
+			return nil, fmt.Errorf("message %s: %w", id, connectors.ErrStreamEnded)
+		}
+		m.body = change(m)
+		m.finished = m.finished || mode == stopStream
+		return m, nil
 	})
 	return err
 }

@@ -65,10 +65,12 @@ type noticeView struct {
 	Thread  string `json:"thread,omitempty"`
 }
 
+// toBody renders a neutral message for the page: a mention is @name (a
+// web chat's user id is the name they chose).
 func toBody(m connectors.Message) body {
-	b := body{Text: m.Text, Context: m.Context}
+	b := body{Text: connectors.PlainMentions(m.Text), Context: connectors.PlainMentions(m.Context)}
 	for _, f := range m.Fields {
-		b.Fields = append(b.Fields, wireField{Title: f.Title, Value: f.Value})
+		b.Fields = append(b.Fields, wireField{Title: connectors.PlainMentions(f.Title), Value: connectors.PlainMentions(f.Value)})
 	}
 	for _, bt := range m.Buttons {
 		b.Buttons = append(b.Buttons, wireButton{ActionID: bt.ActionID, Value: bt.Value, Label: bt.Label, Style: string(bt.Style)})

@@ -18,9 +18,9 @@ func TestDescribeUnreported(t *testing.T) {
 		shown    bool
 		want     string
 	}{
-		{"ended early after text", ErrEndedEarly, 1, true, "p: the server closed the stream before the response was complete (the text so far is kept): the response ended before it was complete"},
-		{"broken after text", broken, 1, true, "p: the connection broke mid-response (the text so far is kept): read: unexpected EOF"},
-		{"nothing shown", broken, 4, false, "p: could not get a response from the API (tried 4 times): read: unexpected EOF"},
+		{"ended early after text", ErrEndedEarly, 1, true, "p: the model API closed the stream before the answer was complete; the text so far is kept. Ask again to continue"},
+		{"broken after text", broken, 1, true, "p: the connection to the model API broke mid-answer; the text so far is kept. Ask again to continue"},
+		{"nothing shown", broken, 4, false, "p: could not get a response from the model API (tried 4 times): the connection broke. Check that agent.base_url is reachable, then ask again"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

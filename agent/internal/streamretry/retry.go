@@ -2,6 +2,7 @@ package streamretry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -59,8 +60,12 @@ func (p *Policy) Run(ctx context.Context, out *Emitter, call func() error, descr
 			out.Emit(errorEvent(describe(err, attempt, out.Shown())))
 			return
 		}
+		worded := describe(err, attempt, false)
 		if p.OnRetry != nil {
-			p.OnRetry(wait, describe(err, attempt, false))
+			p.OnRetry(wait, worded)
+		}
+		if notice := agent.RetryNotice(ctx); notice != nil {
+			notice(wait, retryReason(worded))
 		}
 		if err := p.Sleep(ctx, wait); err != nil {
 			out.Emit(errorEvent(fmt.Errorf("%s: cancelled while waiting to retry: %w", p.Name, err)))
@@ -103,4 +108,21 @@ func Sleep(ctx context.Context, d time.Duration) error {
 // errorEvent wraps err as the event that ends a response.
 func errorEvent(err error) agent.StreamEvent {
 	return agent.StreamEvent{Kind: agent.EventError, Err: err}
+}
+
+// retryReason words why a call is made again, for the status line of the
+// turn that waits.
+func retryReason(err error) string {
+	var status interface{ HTTPStatus() int }
+	if errors.As(err, &status) {
+		switch s := status.HTTPStatus(); {
+		case s == http.StatusTooManyRequests:
+			return "rate limited by the model API"
+		case s == 529 || s == http.StatusServiceUnavailable:
+			return "the model API is overloaded"
+		case s >= 500:
+			return "the model API had a server error"
+		}
+	}
+	return "the connection to the model API failed"
 }

@@ -23,6 +23,11 @@ type Reply struct {
 	CutAfter int               // >0: drop the connection after this many SSE events
 	// HoldAfter >0: after this many SSE events, wait for the client to go.
 	HoldAfter int
+	// Build, when set, makes the SSE body from the request's decoded
+	// body: a scripted model that reads what it was sent.
+	Build func(body map[string]any) []byte
+	// Once: a Raw reply that is the last one is still used only once.
+	Once bool
 }
 
 // Received is one request the fake got.
@@ -39,6 +44,10 @@ type Received struct {
 type Server struct {
 	// URL is the base URL of the server, with no path.
 	URL string
+	// Rules, when set, checks each request body as the real API would
+	// (AnthropicRules, OpenAIRules) and returns the error body it answers
+	// with a 400, or "" for a valid request. Set it before the first call.
+	Rules func(body map[string]any) string
 
 	t       testing.TB
 	noReply string
@@ -72,8 +81,17 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, f.noReply, 500)
 		return
 	}
+	if f.Rules != nil {
+		if bad := f.Rules(decoded); bad != "" {
+			f.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, bad)
+			return
+		}
+	}
 	rep := f.replies[0]
-	if len(f.replies) > 1 || rep.Raw == nil {
+	if len(f.replies) > 1 || rep.Raw == nil || rep.Once {
 		f.replies = f.replies[1:]
 	}
 	f.mu.Unlock()
@@ -85,6 +103,9 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(rep.Status)
 		_, _ = io.WriteString(w, rep.Body)
 		return
+	}
+	if rep.Build != nil {
+		rep.Raw = rep.Build(decoded)
 	}
 	f.replay(r.Context(), w, rep)
 }

@@ -212,23 +212,32 @@ var shortAnswer = agent.ProviderFunc(func(context.Context, agent.Request) iter.S
 	}
 })
 
-// finisher is what the bot looks for on a connector that tells its
-// clients a message is complete.
-type finisher interface {
-	Finish(ctx context.Context, ref connectors.Ref) error
-}
-
-// counting passes a connector through and counts finished answers.
+// counting passes a connector through and counts finished answers: a
+// complete post, or a stream that stops.
 type counting struct {
 	connectors.Connector
 	done chan<- struct{}
 }
 
-func (c *counting) Finish(ctx context.Context, ref connectors.Ref) error {
-	var err error
-	if f, ok := c.Connector.(finisher); ok {
-		err = f.Finish(ctx, ref)
-	}
+// Limits are the connector's, streaming or not.
+func (c *counting) Limits() connectors.Limits { return c.Connector.Limits() }
+
+func (c *counting) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	ref, err := c.Connector.Post(ctx, d, m)
+	c.done <- struct{}{}
+	return ref, err
+}
+
+func (c *counting) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.Connector.(connectors.Streamer).StartStream(ctx, d, m)
+}
+
+func (c *counting) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	return c.Connector.(connectors.Streamer).AppendStream(ctx, ref, text)
+}
+
+func (c *counting) StopStream(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	err := c.Connector.(connectors.Streamer).StopStream(ctx, ref, m)
 	c.done <- struct{}{}
 	return err
 }

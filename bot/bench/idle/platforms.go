@@ -86,19 +86,34 @@ func (a webArchive) Load(ctx context.Context) ([]web.StoredMessage, error) {
 // from the bot's process: what remains in memory is the bot's own.
 type nullConn struct{ next atomic.Int64 }
 
-var _ connectors.Connector = (*nullConn)(nil)
+var (
+	_ connectors.Connector = (*nullConn)(nil)
+	_ connectors.Streamer  = (*nullConn)(nil)
+)
 
-func (c *nullConn) Name() string              { return "null" }
-func (c *nullConn) Limits() connectors.Limits { return connectors.Limits{MaxText: 4000} }
+func (c *nullConn) Name() string { return "null" }
+
+// Limits: answers stream, as on Slack.
+func (c *nullConn) Limits() connectors.Limits {
+	return connectors.Limits{MaxText: 4000, NativeStreaming: true}
+}
 
 func (c *nullConn) Start(ctx context.Context, _ connectors.Handler) error {
 	<-ctx.Done()
 	return nil
 }
 
-func (c *nullConn) Post(_ context.Context, channel, thread string, _ connectors.Message) (connectors.Ref, error) {
-	return connectors.Ref{Platform: c.Name(), Channel: channel, Thread: thread, ID: strconv.FormatInt(c.next.Add(1), 10)}, nil
+func (c *nullConn) Post(_ context.Context, d connectors.Dest, _ connectors.Message) (connectors.Ref, error) {
+	return connectors.Ref{Platform: c.Name(), Channel: d.Channel, Thread: d.Thread, ID: strconv.FormatInt(c.next.Add(1), 10)}, nil
 }
+
+func (c *nullConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.Post(ctx, d, m)
+}
+
+func (c *nullConn) AppendStream(context.Context, connectors.Ref, string) error { return nil }
+
+func (c *nullConn) StopStream(context.Context, connectors.Ref, connectors.Message) error { return nil }
 
 func (c *nullConn) Edit(context.Context, connectors.Ref, connectors.Message) error { return nil }
 

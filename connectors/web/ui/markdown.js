@@ -61,8 +61,20 @@
     if (lang) pre.dataset.lang = lang;
     code.textContent = body.join('\n');
     pre.appendChild(code);
-    frag.appendChild(pre);
+    frag.appendChild(lang === 'output' ? collapsed(pre, body.length) : pre);
     return i + 1; // past the closing fence (or the end)
+  }
+
+  // collapsed folds a command's output excerpt (a block fenced as
+  // "output", as the bot's "What ran" list does) under a one-line summary:
+  // the list of commands stays readable, the output is a click away.
+  function collapsed(pre, lines) {
+    const d = el('details', 'md-output');
+    const s = el('summary');
+    s.textContent = 'output · ' + lines + (lines === 1 ? ' line' : ' lines');
+    d.appendChild(s);
+    d.appendChild(pre);
+    return d;
   }
 
   function block(frag, lines, i, tag, cls, belongs, strip) {

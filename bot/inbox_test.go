@@ -1,0 +1,63 @@
+package bot
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Handle is a connectors.Handler: it returns at once even while the
+// database is locked by another writer (dropping a retried event is a
+// write), so a connector that calls it after its ack is never held up;
+// the event is handled once the lock is gone.
+func TestHandleReturnsWhileTheDatabaseIsLocked(t *testing.T) {
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	dir := t.TempDir()
+	b, stop := startBot(t, dir, conn, botOptions{busyTimeout: time.Hour})
+	t.Cleanup(stop)
+
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "bot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lock, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(`INSERT INTO events_seen (platform, event_id, seen_at) VALUES ('x', 'lock', 0)`); err != nil {
+		t.Fatal(err)
+	}
+
+	returned := make(chan struct{})
+	go func() {
+		b.Handle(context.Background(), connectors.Event{ID: "e1", Kind: connectors.EventMessage, Platform: "web",
+			Channel: "ops", Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "help", Mention: true})
+		close(returned)
+	}()
+	guard := time.NewTimer(time.Minute) // the writer would wait an hour
+	defer guard.Stop()
+	select {
+	case <-returned:
+	case <-guard.C:
+		t.Fatal("Handle waited for the database lock: a connector's goroutine is held up")
+	}
+	if got := len(conn.thread("t1")); got != 0 {
+		t.Fatalf("%d messages posted while the event could not be recorded yet", got)
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h.eventually("the help text once the lock is gone", func() bool {
+		_, _, ok := h.find("t1", "run <target> <command>")
+		return ok
+	})
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/opsbot/opsbot/approvals"
+)
+
+// policyPrompt is the system prompt's "Command policy" section, derived
+// from the configured policy and approvals: what runs at once, the rules,
+// what is always refused, and who approves where within how long. It says
+// what the code does, so the model can explain to people why a command
+// waits.
+func policyPrompt(p approvals.PolicyConfig, g approvals.GateConfig) string {
+	var b strings.Builder
+	b.WriteString("Runs at once: read-only commands the policy knows (ls, cat, grep, tail, df, free, ps, ss, uptime, " +
+		"journalctl, systemctl status, docker ps, kubectl get, …), with read-only arguments only.\n")
+	if len(p.Allow) > 0 {
+		fmt.Fprintf(&b, "Also runs at once, with any arguments: %s.\n", strings.Join(p.Allow, ", "))
+	}
+	if len(p.Remove) > 0 {
+		fmt.Fprintf(&b, "Not treated as read-only here: %s.\n", strings.Join(p.Remove, ", "))
+	}
+	for _, r := range p.Rules {
+		b.WriteString(ruleLine(r))
+	}
+	fmt.Fprintf(&b, "Anything else: %s.\n", actionWords(p.Default))
+	fmt.Fprintf(&b, "Always refused, whatever anyone approves: %s.\n", strings.Join(approvals.AlwaysRefused, "; "))
+	b.WriteString(approversLine(g))
+	return b.String()
+}
+
+// ruleLine words one configured rule.
+func ruleLine(r approvals.RuleConfig) string {
+	cmd := r.Program
+	if len(r.Args) > 0 {
+		cmd += " " + strings.Join(r.Args, " ")
+	}
+	where := ""
+	if len(r.Hosts) > 0 {
+		where += " on " + strings.Join(r.Hosts, ", ")
+	}
+	if len(r.Groups) > 0 {
+		where += " on group " + strings.Join(r.Groups, ", group ")
+	}
+	line := fmt.Sprintf("Rule: `%s`%s: %s", cmd, where, actionWords(r.Action))
+	if r.Reason != "" {
+		line += " (" + r.Reason + ")"
+	}
+	return line + ".\n"
+}
+
+func actionWords(action string) string {
+	switch action {
+	case "allow":
+		return "runs at once"
+	case "deny":
+		return "refused"
+	}
+	return "waits for a person to approve it"
+}
+
+// approversLine says who approves where, how many must, and the expiry.
+func approversLine(g approvals.GateConfig) string {
+	expiry := g.Expiry
+	if expiry <= 0 {
+		expiry = 15 * time.Minute
+	}
+	quorum := max(g.Quorum, 1)
+	var who []string
+	for _, a := range g.Approvers {
+		who = append(who, approverWords(a))
+	}
+	if len(who) == 0 {
+		return "Nobody is configured to approve, so every command that needs approval is refused when its request expires.\n"
+	}
+	self := "the person who asked cannot approve their own request"
+	if g.AllowSelfApproval {
+		self = "the person who asked may approve their own request"
+	}
+	return fmt.Sprintf("Approval: %d approval(s) needed, from %s; %s; a request nobody decides within %s is denied.\n",
+		quorum, strings.Join(who, "; or "), self, expiry)
+}
+
+func approverWords(a approvals.ApproverConfig) string {
+	var people []string
+	add := func(platform string, names ...[]string) {
+		for _, n := range names {
+			for _, x := range n {
+				people = append(people, platform+" "+x)
+			}
+		}
+	}
+	add("slack", a.Slack.Users, a.Slack.UserGroups)
+	add("discord", a.Discord.Users, a.Discord.Roles)
+	add("web", a.Web.Users)
+	add("console", a.Console.Users)
+	s := strings.Join(people, ", ")
+	if len(a.HostGroups) > 0 || len(a.Hosts) > 0 {
+		s += " for " + strings.Join(append(prefixed("group ", a.HostGroups), a.Hosts...), ", ")
+	}
+	if len(a.Channels) > 0 {
+		s += " in channels " + strings.Join(a.Channels, ", ")
+	}
+	return s
+}
+
+func prefixed(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
+}
