@@ -14,6 +14,8 @@ require golang.org/x/term v0.47.0
 
 require github.com/robfig/cron/v3 v3.0.1
 
+require golang.org/x/time v0.5.0 // indirect
+
 require (
 	github.com/landlock-lsm/go-landlock v0.11.0
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect

@@ -29,9 +29,16 @@ type Jobs struct {
 	closed  bool
 }
 
-// Start records a job and runs it; the job runs on one host, confined as
-// the Guard's Permit said.
-func (j *Jobs) Start(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
+// Start records a job and runs it on one host, confined as a command that
+// nobody approved (in the sandbox, no network); StartConfined takes the
+// Guard's Permit.
+func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) {
+	return j.StartConfined(sess, host, command, Confinement{})
+}
+
+// StartConfined records a job and runs it on one host, confined as the
+// Guard's Permit said.
+func (j *Jobs) StartConfined(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -210,7 +217,7 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.Start(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
+	job, err := t.Jobs.StartConfined(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
 	}

@@ -307,7 +307,7 @@ func TestJobsCancelAndClose(t *testing.T) {
 	t.Parallel()
 	st, sess := testStore(t)
 	jobs := &Jobs{Store: st, Exec: &shellExec{}}
-	job, err := jobs.Start(sess, "local", "sleep 600", Confinement{})
+	job, err := jobs.Start(sess, "local", "sleep 600")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestJobsCancelAndClose(t *testing.T) {
 	if got.State != store.JobCancelled {
 		t.Errorf("state = %s; want cancelled", got.State)
 	}
-	if _, err := jobs.Start(sess, "local", "true", Confinement{}); err == nil {
+	if _, err := jobs.Start(sess, "local", "true"); err == nil {
 		t.Error("a job started after Close")
 	}
 }
@@ -331,7 +331,7 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 	sess.Cwd = t.TempDir()
 	ex := &shellExec{}
 	jobs := &Jobs{Store: st, Exec: ex}
-	job, err := jobs.Start(sess, "local", "pwd", Confinement{})
+	job, err := jobs.Start(sess, "local", "pwd")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ func init() {
 		ls cat tac head tail grep egrep fgrep zgrep zegrep zfgrep zcat bzcat xzcat wc cut tr column nl od
 		hexdump strings stat readlink realpath basename dirname md5sum sha1sum sha224sum sha256sum sha384sum
 		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false : type
-		which whereis id whoami groups w who last lastb users printenv locale getent nproc arch tty pwd
-		du df free uptime ps pgrep pidof pstree lsof netstat dig host nslookup traceroute traceroute6 tracepath
+		which whereis id whoami groups w who last lastb users locale nproc arch tty pwd
+		du df free uptime pgrep pidof pstree lsof netstat dig host nslookup traceroute traceroute6 tracepath
 		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat jq base64 base32 diff sleep
 		cd pushd popd dirs exit return break continue umask ulimit getconf whatis namei lsattr getfacl
 		pg_isready lsns lsipc`) {
@@ -32,7 +32,7 @@ func init() {
 		"test": checkTest, "[": checkTest, "wait": checkWait, "pidstat": checkPidstat,
 		"xxd": checkXxd, "find": checkFind, "sed": checkSed, "tar": checkTar,
 		"awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
-		"read": checkRead, "printf": checkPrintf, "top": checkTop, "tload": checkTload,
+		"read": checkRead, "printenv": checkPrintenv, "ps": checkPs, "getent": checkGetent, "printf": checkPrintf, "top": checkTop, "tload": checkTload,
 		"date": checkDate, "hostname": checkHostname, "dmesg": checkDmesg, "sysctl": checkSysctl,
 		"ping": checkPing, "ping6": checkPing, "mtr": checkMtr, "ss": checkSs, "ip": checkIP,
 		"curl": checkCurl, "nc": checkNc, "ncat": checkNcat, "openssl": checkOpenssl,

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"strings"
 )
 
 // awkReadOnlyOpts are the awk options (gawk's and mawk's) that neither
@@ -38,6 +39,13 @@ func checkAwk(args []arg) (Action, string) {
 	}
 	if why := awkUnsafe(p.operands[0].val); why != "" {
 		return Approve, why
+	}
+	// gawk opens /inet/tcp/… and /inet/udp/… as network connections, in
+	// a getline redirection as well as named as an input file.
+	for _, a := range args {
+		if strings.Contains(a.val, "/inet") {
+			return Approve, "gawk reads /inet/… special files as network connections"
+		}
 	}
 	return Allow, "the awk program only reads and prints"
 }

@@ -51,12 +51,16 @@ func (w *walker) assignment(as *syntax.Assign, sc scope, alone bool) {
 // set to cat.
 func safeEnv(name, val string) bool {
 	switch name {
-	case "LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "TERM", "NO_COLOR", "TIME_STYLE", "SYSTEMD_COLORS":
+	case "LANG", "LANGUAGE", "TZ", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_TIME", "LC_NUMERIC", "LC_COLLATE", "LC_MONETARY":
+		// A value with a "/" is a path: glibc loads locale data and time
+		// zones from it, gettext message catalogues.
+		return !strings.ContainsAny(val, "\x00/")
+	case "COLUMNS", "LINES", "TERM", "NO_COLOR", "TIME_STYLE", "SYSTEMD_COLORS":
 		return !strings.ContainsRune(val, 0)
 	case "PAGER", "SYSTEMD_PAGER", "GIT_PAGER", "MANPAGER":
 		return val == "" || val == "cat"
 	}
-	return strings.HasPrefix(name, "LC_") && !strings.ContainsRune(val, 0)
+	return strings.HasPrefix(name, "LC_") && !strings.ContainsAny(val, "\x00/")
 }
 
 // redirects checks a statement's redirections and returns the scope with
@@ -124,6 +128,9 @@ func isFD(s string) bool {
 func (w *walker) inputFile(a arg) {
 	if a.couldBe("/dev/tcp/") || strings.HasPrefix(a.val, "/dev/tcp/") || strings.HasPrefix(a.val, "/dev/udp/") {
 		w.verdict.add(Approve, fmt.Sprintf("redirection from %s opens a network connection", a.show()))
+	}
+	if e := w.secretIn(a.pattern()); e != "" {
+		w.verdict.add(Approve, fmt.Sprintf("redirection from %s may read a file that holds credentials (secret path %s)", a.show(), e))
 	}
 }
 

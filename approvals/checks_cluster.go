@@ -33,7 +33,7 @@ var kubectlVerbFlags = map[string]optSpec{
 var kubectlReads = []string{"get", "describe", "logs", "top", "explain", "version", "api-resources", "api-versions", "cluster-info", "events", "auth", "config", "rollout", "wait"}
 
 // kubectlCredentials point kubectl at another cluster or identity.
-var kubectlCredentials = []string{"s", "server", "token", "kubeconfig", "as", "as-group", "as-uid", "username", "password", "client-certificate", "client-key", "certificate-authority", "insecure-skip-tls-verify", "tls-server-name", "profile-output", "cache-dir"}
+var kubectlCredentials = []string{"s", "server", "token", "kubeconfig", "as", "as-group", "as-uid", "username", "password", "client-certificate", "client-key", "certificate-authority", "insecure-skip-tls-verify", "tls-server-name", "profile", "profile-output", "cache-dir", "user"}
 
 // kubectlSpec is kubectl's parser for verb: the global flags and the
 // verb's own, in pflag's family.
@@ -90,19 +90,28 @@ func checkKubectl(args []arg) (Action, string) {
 	case verb == "cluster-info" && sub != "":
 		return Approve, "kubectl cluster-info " + sub + " writes files"
 	case (verb == "get" || verb == "events" || verb == "wait" || verb == "rollout") && showsSecrets(p, path[1:]):
-		return Approve, "kubectl get of secrets with -o, --template or --raw shows secret values"
+		return Approve, "kubectl get of secrets, or of everything with -o, --template or --raw, shows secrets"
 	}
 	return Allow, "kubectl " + verb + " only reads"
 }
 
-// showsSecrets reports whether a kubectl read prints objects that may be
-// secrets in full: an output other than the table, for a resource named
-// secret in any case, plural, or group form (Secret, secrets.v1.,
-// secret.v1), for manifests read from files, or a raw path naming secrets
-// however it is encoded.
+// showsSecrets reports whether a kubectl read lists secrets, in any
+// output form (the resource named in any case, plural, or group form:
+// Secret, secrets.v1., secret.v1), prints objects that may be secrets in
+// full (all, or manifests read from files, with an output other than the
+// table), or reads a raw path naming secrets however it is encoded.
 func showsSecrets(p parsed, ops []string) bool {
 	if raws := p.findAll("raw"); len(raws) > 0 {
 		return slices.ContainsFunc(raws, func(raw opt) bool { return rawNamesSecret(raw.value) })
+	}
+	for _, op := range ops {
+		for _, part := range strings.Split(op, ",") {
+			kind, _, _ := strings.Cut(part, "/")
+			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
+			if kind == "secret" || kind == "secrets" {
+				return true
+			}
+		}
 	}
 	// kubectl takes the last -o: any that prints objects in full counts.
 	full := p.has("template") || slices.ContainsFunc(p.findAll("o", "output"), func(o opt) bool { return o.value != "wide" && o.value != "name" })
@@ -116,7 +125,7 @@ func showsSecrets(p parsed, ops []string) bool {
 		for _, part := range strings.Split(op, ",") {
 			kind, _, _ := strings.Cut(part, "/")
 			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
-			if kind == "secret" || kind == "secrets" || kind == "all" {
+			if kind == "all" {
 				return true
 			}
 		}

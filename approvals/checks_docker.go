@@ -60,11 +60,15 @@ func checkDocker(args []arg) (Action, string) {
 	if verb == "compose" {
 		return checkCompose(words[1:])
 	}
+	mgmt := verb
 	if subs, ok := dockerManaged[verb]; ok {
 		if len(words) < 2 || !slices.Contains(subs, words[1].val) {
 			return Approve, fmt.Sprintf("docker %s %s is not read-only", verb, at(shows(words), 1))
 		}
 		verb, words = dockerAlias(words[1].val), words[1:]
+	}
+	if verb == "inspect" && !slices.Contains([]string{"network", "volume", "context", "node"}, mgmt) {
+		return Approve, "docker inspect shows the environment, which holds credentials"
 	}
 	spec, ok := dockerReads[verb]
 	if !ok {
@@ -119,6 +123,9 @@ func checkCompose(args []arg) (Action, string) {
 		return Approve, "docker compose without a verb known now"
 	}
 	verb := g.rest[0].val
+	if verb == "config" {
+		return Approve, "docker compose config shows the environment from .env files, which holds credentials"
+	}
 	spec, ok := composeReads[verb]
 	if !ok {
 		return Approve, "docker compose " + verb + " changes containers"

@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -61,8 +62,13 @@ func checkPing(args []arg) (Action, string) {
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
-	if p.has("f") {
-		return Approve, "ping -f floods"
+	if o := p.find("f", "l", "p"); o != nil {
+		return Approve, fmt.Sprintf("ping %s floods or carries a payload", o)
+	}
+	for _, o := range p.findAll("i") {
+		if v, err := strconv.ParseFloat(o.value, 64); err != nil || v < 0.2 {
+			return Approve, fmt.Sprintf("ping -i %s floods", o.value)
+		}
 	}
 	if !p.has("c") {
 		return Approve, "ping without -c never ends"

@@ -12,6 +12,9 @@ func checkSort(args []arg) (Action, string) {
 	if p.has("compress-program") {
 		return Approve, "sort --compress-program runs a program"
 	}
+	if p.has("files0-from") {
+		return Approve, "sort --files0-from reads and prints files named in a file the policy cannot see"
+	}
 	var act Action
 	var why string
 	for _, o := range p.findAll("o", "output") {

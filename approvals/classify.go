@@ -121,8 +121,17 @@ func (w *walker) program(c *Command, args []arg) {
 		c.add(Deny, why)
 	}
 	if w.configRules(c, args) {
-		return
+		return // a rule may allow a read or a destination the defaults do not
 	}
+	w.allowlisted(c, args)
+	w.secretRead(c, args)
+	w.recursiveRead(c, args)
+	w.egressCheck(c, args)
+}
+
+// allowlisted decides a program no config rule covers: the config's and
+// the built-in allowlist, then the default.
+func (w *walker) allowlisted(c *Command, args []arg) {
 	p := w.policy
 	switch check, builtin := allowlist[c.Program]; {
 	case p.allow[c.Program]:

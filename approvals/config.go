@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -23,6 +24,23 @@ type PolicyConfig struct {
 	// or host group. When several rules match one command, deny beats
 	// approve beats allow.
 	Rules []RuleConfig `yaml:"rules"`
+	// SecretPaths adds to DefaultSecretPaths: reading any of them needs
+	// approval unless a rule allows that read. "/path" is the path and
+	// everything under it, "~/path" that path in any home directory, a
+	// bare name a file of that name anywhere; "*", "?" and [...] match.
+	SecretPaths []string `yaml:"secret_paths"`
+	// EgressAllow lists where network clients (curl, dig, ssh, nc, …) may
+	// connect without a person, besides loopback and the inventory: a
+	// name (and the names below it), *.domain, an address or a CIDR.
+	EgressAllow []string `yaml:"egress_allow"`
+	// OwnSecrets are opsbot's own files (its config, database and data
+	// directory), added by the composition root; absolute paths or bare
+	// file names, as in SecretPaths.
+	OwnSecrets []string `yaml:"-"`
+	// KnownHosts are the inventory's host names and addresses, added by
+	// the composition root: each is a known destination by itself (a name
+	// here does not cover the names below it).
+	KnownHosts []string `yaml:"-"`
 	// Sandbox is what a command allowed without approval does on the bot's
 	// host when the kernel cannot sandbox it (no Landlock): "required"
 	// (the default) makes it need approval, "best_effort" runs it without
@@ -133,8 +151,44 @@ func (c PolicyConfig) Validate() error {
 	for i, r := range c.Rules {
 		errs = append(errs, r.validate(fmt.Sprintf("rules[%d]", i))...)
 	}
+	errs = append(errs, validateSecretPaths(c.SecretPaths)...)
+	errs = append(errs, validateEgress(c.EgressAllow)...)
 	errs = append(errs, c.validateSandbox())
 	return errors.Join(errs...)
+}
+
+func validateSecretPaths(list []string) []error {
+	var errs []error
+	for i, p := range list {
+		k := fmt.Sprintf("secret_paths[%d]", i)
+		switch {
+		case strings.TrimSpace(p) == "" || strings.ContainsFunc(p, func(r rune) bool { return r < ' ' }):
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q is not a path: give /abs/path, ~/path in a home directory, or a file name", p)})
+		case strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "~/"):
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q: write ~/path (it matches in every home directory), not ~user/path", p)})
+		case !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~/") && strings.Contains(p, "/"):
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q is relative: give an absolute path, ~/path, or a bare file name", p)})
+		}
+	}
+	return errs
+}
+
+func validateEgress(list []string) []error {
+	var errs []error
+	for i, h := range list {
+		k := fmt.Sprintf("egress_allow[%d]", i)
+		n := normHost(strings.TrimPrefix(h, "*."))
+		if _, err := netip.ParsePrefix(n); err == nil {
+			continue
+		}
+		if _, err := netip.ParseAddr(n); err == nil {
+			continue
+		}
+		if n == "" || !hostName.MatchString(n) {
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q is not a destination: give a host name, *.domain, an address or a CIDR such as 10.0.0.0/8", h)})
+		}
+	}
+	return errs
 }
 
 func validatePrograms(key string, names []string, adding bool) []error {

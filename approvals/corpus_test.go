@@ -68,11 +68,62 @@ func TestBypassCorpus(t *testing.T) {
 	t.Logf("bypass corpus: %d commands: %d deny, %d approve, %d allow", len(cmds), counts[Deny], counts[Approve], counts[Allow])
 }
 
+// fleetPolicy is the default policy as a deployment wires it: an
+// inventory (web-1, web1…3, db01 at 10.0.0.5), the company's domains and
+// network in policy.egress_allow, and opsbot's own files.
+func fleetPolicy(t *testing.T) *Policy {
+	t.Helper()
+	p, err := NewPolicy(PolicyConfig{
+		EgressAllow: []string{"example.com", "api.internal", "10.0.0.0/8"},
+		KnownHosts:  []string{"web-1", "web1", "web2", "web3", "db01", "10.0.0.5"},
+		OwnSecrets:  []string{"/etc/opsbot/opsbot.yaml", "/var/lib/opsbot/opsbot.db*", "opsbot.db*", "/var/lib/opsbot/data"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestExfilCorpus: every attempt to read a secret or to send data to a
+// destination the config does not know gets its expected verdict, on an
+// SSH host and on the bot's own host; none is allowed.
+func TestExfilCorpus(t *testing.T) {
+	t.Parallel()
+	p := fleetPolicy(t)
+	lines := readCorpus(t, "testdata/exfil.txt")
+	if len(lines) < 60 {
+		t.Fatalf("the exfiltration corpus has %d commands, want at least 60", len(lines))
+	}
+	allowed := 0
+	for _, line := range lines {
+		verdict, cmd, _ := strings.Cut(line, " ")
+		want, err := ParseAction(verdict)
+		if err != nil || want == Allow {
+			t.Fatalf("%q: the line must start with approve or deny", line)
+		}
+		if q, ok := strings.CutPrefix(cmd, "q:"); ok {
+			if cmd, err = strconv.Unquote(q); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+		}
+		for _, host := range []string{"web-1", "local"} {
+			d := p.Check(Target{Host: host}, cmd)
+			if d.Action == Allow {
+				allowed++
+			}
+			if d.Action != want {
+				t.Errorf("on %s: %q: %s, want %s\n  %s", host, cmd, d.Action, want, strings.Join(d.Reasons, "\n  "))
+			}
+		}
+	}
+	t.Logf("exfiltration corpus: %d commands on 2 hosts: %d allowed", len(lines), allowed)
+}
+
 // TestHarmlessCorpus: at least 95% of everyday read-only commands are
 // allowed.
 func TestHarmlessCorpus(t *testing.T) {
 	t.Parallel()
-	p := defaultPolicy(t)
+	p := fleetPolicy(t)
 	cmds := readCorpus(t, "testdata/harmless.txt")
 	if len(cmds) < 200 {
 		t.Fatalf("the harmless corpus has %d commands, want at least 200", len(cmds))

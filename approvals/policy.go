@@ -99,6 +99,8 @@ type Policy struct {
 	allow   map[string]bool // extra programs: any arguments are read-only
 	removed map[string]bool
 	rules   []rule
+	secrets secretList
+	egress  egressList
 	// unsandboxed names the host whose allowed commands need approval,
 	// for unsandboxedWhy (see WithoutSandbox).
 	unsandboxed, unsandboxedWhy string
@@ -122,6 +124,8 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	for _, r := range cfg.Rules {
 		p.rules = append(p.rules, compileRule(r))
 	}
+	p.secrets = compileSecrets(slices.Concat(DefaultSecretPaths, cfg.SecretPaths, cfg.OwnSecrets))
+	p.egress = newEgressList(cfg.EgressAllow, cfg.KnownHosts)
 	return p, nil
 }
 

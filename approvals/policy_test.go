@@ -8,7 +8,7 @@ import (
 
 func TestPolicyDecisions(t *testing.T) {
 	t.Parallel()
-	p := defaultPolicy(t)
+	p := fleetPolicy(t)
 	tests := []struct {
 		cmd  string
 		want Action
@@ -29,9 +29,10 @@ func TestPolicyDecisions(t *testing.T) {
 		{"bash <<< 'uptime'", Allow},
 		{"ssh web1 'df -h'", Allow},
 		{"watch -n 5 uptime", Allow},
-		{"find . -name '*.log' | xargs grep -l error", Allow},
+		{"find /var/log -name '*.log' | xargs ls -l", Allow},
+		{"find . -name '*.log' | xargs grep -l error", Approve}, // xargs may hand grep any file, secrets included
 		{"find . | xargs sort -o x", Approve},
-		{"ls | xargs -I{} cat {}", Allow},
+		{"ls | xargs -I{} cat {}", Approve}, // cat may be handed a key in the working directory
 		{"ls | xargs -I{} find {} -delete", Approve},
 		{"grep foo <(ps aux)", Allow},
 		{"echo $(uptime)", Allow},
@@ -41,10 +42,10 @@ func TestPolicyDecisions(t *testing.T) {
 		{"", Approve},
 		{"# only a comment", Allow},
 		{"find . -name '*' -maxdepth 1", Allow},
-		{"find . *", Approve}, // the glob could expand to -delete
-		{"sort *", Approve},   // … or to -o FILE
-		{"sort ./*", Allow},   // a glob anchored with ./ cannot be an option
-		{"kubectl get secrets", Allow},
+		{"find . *", Approve},            // the glob could expand to -delete
+		{"sort *", Approve},              // … or to -o FILE
+		{"sort ./*", Allow},              // a glob anchored with ./ cannot be an option
+		{"kubectl get secrets", Approve}, // lists secrets: needs a person in any output form (issue 11)
 		{"git branch feature", Approve},
 		{"git branch --list 'feat*'", Allow},
 		{"systemctl status nginx; systemctl restart nginx", Approve},

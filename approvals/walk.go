@@ -23,6 +23,10 @@ type walker struct {
 	// then /dev/stdout, /dev/stderr and /dev/fd/N may name that file, and
 	// opening them for writing writes it.
 	fdAlias bool
+	// cwds are the directories cd commands in the command line go to
+	// (cwdUnknown for one not known now): relative paths are judged
+	// there too.
+	cwds []string
 }
 
 // stdinKind is where a command's standard input comes from, which
@@ -96,7 +100,7 @@ func (w *walker) script(src string, sc scope) {
 	start := len(w.cmds)
 	w.parseAndWalk(src, sc, dialects[0])
 	for _, d := range dialects[1:] {
-		alt := &walker{policy: w.policy, target: w.target, fdAlias: w.fdAlias}
+		alt := &walker{policy: w.policy, target: w.target, fdAlias: w.fdAlias, cwds: w.cwds}
 		alt.parseAndWalk(src, sc, d)
 		differs := !sameCommands(alt.cmds, w.cmds[start:])
 		if differs {
@@ -132,6 +136,7 @@ func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) 
 		}
 		return true
 	})
+	w.noteDirChanges(f, src)
 	w.stmts(f.Stmts, sc, visited)
 	// Safety net: any simple command the walk above did not reach means
 	// the classifier missed a construct, so the command is not allowed.

@@ -22,6 +22,24 @@ type arg struct {
 	glob bool
 	// procSubst marks a word that is one process substitution.
 	procSubst bool
+	// pat is the word as a wildcard pattern (see wildcard.go): what it
+	// may stand for once the shell has expanded it. Set by resolveWord;
+	// pattern() derives it for words made up elsewhere.
+	pat string
+}
+
+// pattern is what the word may expand to, as a wildcard pattern: its
+// value when static, computed parts and globs as wildcards.
+func (a arg) pattern() string {
+	switch {
+	case a.pat != "":
+		return a.pat
+	case a.dynamic != "":
+		return string(anyString)
+	case a.glob:
+		return globToPattern(a.val)
+	}
+	return a.val
 }
 
 // static reports whether the word's value is known before it runs,
@@ -87,9 +105,10 @@ func resolveWord(w *syntax.Word, src string) arg {
 		}
 	}
 	a.val = b.String()
+	a.pat = wordPattern(w)
 	if _, ok := w.Parts[0].(*syntax.ProcSubst); ok && len(w.Parts) == 1 {
 		// <(…) and >(…) become a /dev/fd path: never an option.
-		a.dynamic, a.val, a.procSubst = "", "/dev/fd/63", true
+		a.dynamic, a.val, a.procSubst, a.pat = "", "/dev/fd/63", true, "/dev/fd/63"
 	}
 	if hasBraceList(w) {
 		a.setDynamic("a brace expansion")

@@ -67,6 +67,12 @@ func wrapperHandler(spec wrapSpec) handler {
 		inner := p.rest
 		if spec.env {
 			inner = w.envAssignments(c, inner)
+			if len(inner) == 0 {
+				c.add(Approve, "env without a command prints the whole environment, which holds credentials")
+			}
+		}
+		for _, o := range p.findAll("chdir", map[bool]string{true: "C", false: "D"}[spec.env]) {
+			w.chdir(arg{src: o.value, val: o.value})
 		}
 		if len(inner) < spec.skip {
 			inner = nil
@@ -140,6 +146,7 @@ func replaced(args []arg, repl string, input arg) []arg {
 		out[i] = a
 		if strings.Contains(a.val, repl) || strings.Contains(a.src, repl) {
 			out[i].dynamic, out[i].src = input.dynamic, a.src
+			out[i].pat = strings.ReplaceAll(a.pattern(), repl, string(anyString))
 		}
 	}
 	return out
@@ -169,6 +176,9 @@ func (w *walker) ssh(c *Command, args []arg, sc scope) {
 		if why := sshOption(o); why != "" {
 			c.add(Approve, why)
 		}
+	}
+	if len(p.rest) > 0 {
+		w.sshDestination(c, p.rest[0])
 	}
 	if len(p.rest) < 2 {
 		c.add(Approve, "ssh without a command opens an interactive shell")

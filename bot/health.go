@@ -46,7 +46,7 @@ func (b *Bot) health(ctx context.Context, ev connectors.Event, name string) {
 		b.internalError(ctx, ev, err)
 		return
 	}
-	c, _, ok := b.conn(ev.Platform)
+	c, ok := b.conn(ev.Platform)
 	if !ok {
 		return
 	}
@@ -55,7 +55,7 @@ func (b *Bot) health(ctx context.Context, ev connectors.Event, name string) {
 		max = 2000
 	}
 	for _, m := range append([]connectors.Message{rep.Summary(max)}, rep.Details(max)...) {
-		if _, err := postComplete(ctx, c, ev.Channel, ev.Thread, m); err != nil {
+		if _, err := b.post(ctx, destOf(ev), m); err != nil {
 			b.log().Warn("post health report", "channel", ev.Channel, "err", err)
 			return
 		}
@@ -103,27 +103,13 @@ func quoted(names []string) string {
 }
 
 // ReportPoster is how scheduled reports reach a platform: through the
-// bot's connector for it, each message marked finished where the platform
-// shows messages being written. It is a checks.Posters.
+// bot's connector for it. It is a checks.Posters.
 func (b *Bot) ReportPoster(platform string) (checks.Poster, bool) {
-	c, _, ok := b.conn(platform)
+	c, ok := b.conn(platform)
 	if !ok {
 		return nil, false
 	}
-	return reportPoster{c}, true
-}
-
-// reportPoster posts whole messages: each is finished as soon as written.
-type reportPoster struct{ c connectors.Connector }
-
-func (p reportPoster) Limits() connectors.Limits { return p.c.Limits() }
-
-func (p reportPoster) Post(ctx context.Context, channel, thread string, m connectors.Message) (connectors.Ref, error) {
-	return postComplete(ctx, p.c, channel, thread, m)
-}
-
-func (p reportPoster) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	return p.c.Edit(ctx, ref, m)
+	return c, true
 }
 
 var _ checks.Posters = (*Bot)(nil).ReportPoster

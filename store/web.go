@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
+	"strings"
 	"time"
 )
 
@@ -55,4 +57,128 @@ func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
 		out = append(out, m)
 	}
 	return out, wrap("web messages", rows.Err())
+}
+
+// WebThread sums up one thread of the web chat.
+type WebThread struct {
+	ID      string
+	Channel string
+	// Replies counts the messages after the first.
+	Replies int
+	// Seq and Updated are those of the thread's latest change; LastID is
+	// the highest message number ("m<n>") in it.
+	Seq     uint64
+	Updated time.Time
+	LastID  uint64
+	// HasBot says the bot posted in it; Mentioned that a person's message
+	// contains the needle WebThreads was given.
+	HasBot, Mentioned bool
+}
+
+const webColumns = `id, channel, thread, user, bot, message, finished, seq, created_at, updated_at`
+
+// webNumber is the number in a message id "m<n>": the order of posting.
+const webNumber = `CAST(substr(id, 2) AS INTEGER)`
+
+// WebThreads sums up every thread; Mentioned is set where a person's
+// message contains needle (matched without regard to ASCII case).
+func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT thread, MIN(channel), COUNT(*) - 1, MAX(seq), MAX(updated_at), MAX(`+webNumber+`),
+			MAX(bot), MAX(bot = 0 AND instr(lower(message), lower(?)) > 0)
+		FROM web_messages GROUP BY thread`, needle)
+	if err != nil {
+		return nil, wrap("web threads", err)
+	}
+	defer rows.Close()
+	var out []WebThread
+	for rows.Next() {
+		var t WebThread
+		var seq, last int64
+		var updated sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.Channel, &t.Replies, &seq, &updated, &last, &t.HasBot, &t.Mentioned); err != nil {
+			return nil, wrap("web threads", err)
+		}
+		t.Seq, t.LastID, t.Updated = uint64(seq), uint64(last), fromMS(updated)
+		out = append(out, t)
+	}
+	return out, wrap("web threads", rows.Err())
+}
+
+// WebMessagesByID returns the messages with these ids (those that exist,
+// in no particular order).
+func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return s.webQuery(ctx, "web messages by id", `SELECT `+webColumns+` FROM web_messages WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+}
+
+// WebThreadMessages returns up to limit messages of a thread posted before
+// message number before (0: the newest), newest first.
+func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]WebMessage, error) {
+	if before == 0 {
+		before = math.MaxInt64
+	}
+	return s.webQuery(ctx, "web thread messages", `SELECT `+webColumns+` FROM web_messages
+		WHERE thread = ? AND `+webNumber+` < ? ORDER BY `+webNumber+` DESC LIMIT ?`, thread, int64(before), limit)
+}
+
+// WebMessagesChanged returns up to limit messages whose latest change has
+// after < seq <= upTo, in seq order, of one channel and one thread ("":
+// any).
+func (s *Store) WebMessagesChanged(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebMessage, error) {
+	return s.webQuery(ctx, "web messages changed", `SELECT `+webColumns+` FROM web_messages
+		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
+		int64(after), int64(upTo), channel, channel, thread, thread, limit)
+}
+
+// DeleteWebThreads deletes every message of these threads.
+func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
+	return wrap("delete web threads", s.tx(ctx, func(tx *sql.Tx) error {
+		for len(threads) > 0 {
+			n := min(len(threads), 500)
+			args := make([]any, n)
+			for i, id := range threads[:n] {
+				args[i] = id
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM web_messages WHERE thread IN (?`+strings.Repeat(",?", n-1)+`)`, args...); err != nil {
+				return err
+			}
+			threads = threads[n:]
+		}
+		return nil
+	}))
+}
+
+func (s *Store) webQuery(ctx context.Context, what, query string, args ...any) ([]WebMessage, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(what, err)
+	}
+	defer rows.Close()
+	var out []WebMessage
+	for rows.Next() {
+		m, err := scanWebMessage(rows)
+		if err != nil {
+			return nil, wrap(what, err)
+		}
+		out = append(out, m)
+	}
+	return out, wrap(what, rows.Err())
+}
+
+func scanWebMessage(rows *sql.Rows) (WebMessage, error) {
+	var m WebMessage
+	var msg string
+	var seq int64
+	var created, updated sql.NullInt64
+	if err := rows.Scan(&m.ID, &m.Channel, &m.Thread, &m.User, &m.Bot, &msg, &m.Finished, &seq, &created, &updated); err != nil {
+		return m, err
+	}
+	m.Message, m.Seq, m.Created, m.Updated = json.RawMessage(msg), uint64(seq), fromMS(created), fromMS(updated)
+	return m, nil
 }

@@ -27,9 +27,10 @@ func webGateConfig(cfg *Config) (approvals.GateConfig, bool) {
 	return c, true
 }
 
-// webLocalOnly reports whether only this machine can reach the web chat.
+// webLocalOnly reports whether only this machine can reach the web chat:
+// no key or signing-in proxy lets anyone else in.
 func webLocalOnly(cfg *Config) bool {
-	return cfg.Web.APIKey == "" && loopbackListen(cfg.Web.Listen)
+	return !cfg.Web.Authenticates() && loopbackListen(cfg.Web.Listen)
 }
 
 // loopbackListen reports whether a listen address is loopback only.
@@ -78,8 +79,11 @@ func (c *Config) approvalWarnings() []*ConfigError {
 	switch {
 	case n == 0:
 		why := fmt.Sprintf("web.listen %s can be reached from other machines", c.Web.Listen)
-		if c.Web.APIKey != "" {
+		switch {
+		case c.Web.APIKey != "":
 			why = "web.api_key is set, so the chat is open to other machines"
+		case c.Web.Authenticates():
+			why = "web.users or web.trusted_proxies is set, so the chat is open to other machines"
 		}
 		out = append(out, c.warning("approvals.approvers", fmt.Sprintf(
 			"nobody can approve a command asked for in the web chat (%s, and no approver names a web user), "+

@@ -26,7 +26,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 	if err != nil {
 		return err
 	}
-	policy, err := approvals.NewPolicy(cfg.Policy)
+	policy, err := approvals.NewPolicy(policyConfig(cfg))
 	if err != nil {
 		return usageError(err)
 	}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,7 +67,7 @@ Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
 // policyCheck classifies command for host, prints the decision, and maps
 // it to the exit code.
 func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) error {
-	policy, err := approvals.NewPolicy(cfg.Policy)
+	policy, err := approvals.NewPolicy(policyConfig(cfg))
 	if err != nil {
 		return usageError(err)
 	}
@@ -90,6 +93,42 @@ func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) e
 		return &exitError{code: exitApprove, err: errors.New("approve"), silent: true}
 	}
 	return &exitError{code: exitDeny, err: errors.New("deny"), silent: true}
+}
+
+// policyConfig is the policy section as the bot applies it: opsbot's own
+// config file, database (with its -wal and -shm files) and data directory
+// are secret paths, and the inventory's hosts and addresses are known
+// destinations for network clients.
+func policyConfig(cfg *Config) approvals.PolicyConfig {
+	pc := cfg.Policy
+	var own []string
+	addAbs := func(p, suffix string) {
+		if abs, err := filepath.Abs(p); err == nil {
+			own = append(own, escapeGlob(abs)+suffix)
+		}
+	}
+	if cfg.file != "" {
+		addAbs(cfg.file, "")
+	}
+	db := cfg.Store.WithDefaults().Path
+	addAbs(db, "*")
+	own = append(own, escapeGlob(filepath.Base(db))+"*") // read from the bot's own directory by a relative name
+	addAbs(cfg.Bot.WithDefaults().DataDir, "")
+	pc.OwnSecrets = append(slices.Clip(pc.OwnSecrets), own...)
+	for _, h := range cfg.Hosts.Hosts {
+		pc.KnownHosts = append(pc.KnownHosts, h.Name)
+		if host, _, err := net.SplitHostPort(h.Address); err == nil {
+			pc.KnownHosts = append(pc.KnownHosts, host)
+		} else {
+			pc.KnownHosts = append(pc.KnownHosts, h.Address)
+		}
+	}
+	return pc
+}
+
+// escapeGlob quotes the wildcard characters of a literal path.
+func escapeGlob(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
 }
 
 // policyTarget finds the host and its groups in the inventory.

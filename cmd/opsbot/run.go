@@ -21,6 +21,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 func newRunCmd() *cobra.Command {
@@ -89,7 +90,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
-	webConn, err := web.New(ctx, cfg.Web, webArchive{rt.store})
+	webConn, err := web.New(ctx, cfg.Web, webarchive.Archive{Store: rt.store})
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
-	if rt.policy, err = approvals.NewPolicy(cfg.Policy); err != nil {
+	if rt.policy, err = approvals.NewPolicy(policyConfig(cfg)); err != nil {
 		rt.Close()
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"mime"
@@ -36,10 +35,10 @@ func requestIDOf(r *http.Request) string {
 var validRequestID = regexp.MustCompile(`^[\x21-\x7e]{1,128}$`)
 
 // guard wraps the API: it names every request (the client's X-Request-Id
-// or a new one, echoed in the response), admits only local clients or
-// those with the API key, and refuses what a browser on another site
-// could send: cross-origin requests, and POSTs that are not JSON (a
-// plain form needs no CORS preflight).
+// or a new one, echoed in the response), finds who it speaks for
+// (identify) and refuses one it cannot place, and refuses what a browser
+// on another site could send: cross-origin requests, and POSTs that are
+// not JSON (a plain form needs no CORS preflight).
 func (c *Connector) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(HeaderRequestID)
@@ -49,11 +48,15 @@ func (c *Connector) guard(next http.Handler) http.Handler {
 		w.Header().Set(HeaderRequestID, id)
 		w.Header().Set("Cache-Control", "no-store")
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-		if status, msg := c.refuse(r); status != 0 {
+		who, status, msg := c.identify(r)
+		if status == 0 {
+			status, msg = refuse(r)
+		}
+		if status != 0 {
 			writeError(w, r, status, msg)
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, withIdentity(r, who))
 	})
 }
 
@@ -63,14 +66,8 @@ func newRequestID() string {
 	return "r-" + hex.EncodeToString(b)
 }
 
-// refuse says why r may not pass, or 0.
-func (c *Connector) refuse(r *http.Request) (int, string) {
-	if !c.authorized(r) {
-		if c.cfg.APIKey == "" {
-			return http.StatusForbidden, "only clients on this machine may use this opsbot: set web.api_key to let others in"
-		}
-		return http.StatusUnauthorized, "missing or wrong API key: send it in the " + HeaderKey + " header"
-	}
+// refuse says why a request from a known client may not pass, or 0.
+func refuse(r *http.Request) (int, string) {
 	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
 		return http.StatusForbidden, "cross-origin requests are refused"
 	}
@@ -80,22 +77,6 @@ func (c *Connector) refuse(r *http.Request) (int, string) {
 		}
 	}
 	return 0, ""
-}
-
-// authorized: a client with the key, or one on this machine.
-func (c *Connector) authorized(r *http.Request) bool {
-	if c.cfg.APIKey != "" {
-		given := r.Header.Get(HeaderKey)
-		if given == "" {
-			if ck, err := r.Cookie(KeyCookie); err == nil {
-				given, _ = url.QueryUnescape(ck.Value) // the page encodes it
-			}
-		}
-		if subtle.ConstantTimeCompare([]byte(given), []byte(c.cfg.APIKey)) == 1 {
-			return true
-		}
-	}
-	return localClient(r)
 }
 
 // localClient reports whether r comes from this machine, by the
@@ -108,7 +89,7 @@ func localClient(r *http.Request) bool {
 	if err != nil || !isLoopback(host) {
 		return false
 	}
-	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"} {
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-Ip"} {
 		if r.Header.Get(h) != "" {
 			return false
 		}
@@ -129,11 +110,11 @@ func sameOrigin(origin, host string) bool {
 	return err == nil && u.Host == host
 }
 
-// requestLog remembers the answers to recent posts by request id, so a
-// client that retries a post (same X-Request-Id) gets the first answer
-// instead of a second message. Each answer is kept with a digest of the
-// post it answered, so the id reused for another post is told apart from
-// a retry.
+// requestLog remembers the answers to recent posts by client and request
+// id, so a client that retries a post (same X-Request-Id) gets the first
+// answer instead of a second message, while another client's post with the
+// same id is its own. Each answer is kept with a digest of the post it
+// answered, so the id reused for another post is told apart from a retry.
 type requestLog struct {
 	mu    sync.Mutex
 	limit int

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 
@@ -30,13 +32,18 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	if msg := checkUser(req.User); msg != "" {
-		writeError(w, r, http.StatusBadRequest, msg)
+	id, msg := identityOf(r).named(req.User)
+	if msg != "" {
+		writeError(w, r, statusOfName(id), msg)
 		return
 	}
-	m, err := c.hub.message(req.MessageID)
+	if id.kind == sharedKey && req.ActionID == actionApprove {
+		writeError(w, r, http.StatusForbidden, "the shared API key cannot approve: approve with your personal key (web.users) or through the signing-in proxy")
+		return
+	}
+	m, err := c.hub.message(r.Context(), req.MessageID)
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		c.writeHubError(w, r, err)
 		return
 	}
 	if !m.hasButton(req.ActionID, req.Value) {
@@ -44,14 +51,25 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref := connectors.Ref{Platform: Platform, Channel: m.Channel, Thread: m.Thread, ID: m.ID}
-	ev := connectors.Event{ID: "click-" + requestIDOf(r), Kind: connectors.EventAction,
-		Channel: m.Channel, Thread: m.Thread, User: connectors.User{ID: req.User, Name: req.User},
+	ev := connectors.Event{ID: clickID(id, requestIDOf(r)), Kind: connectors.EventAction,
+		Channel: m.Channel, Thread: m.Thread, User: c.user(id),
 		ActionID: req.ActionID, Value: req.Value, Ref: ref, Respond: c.responder(req.Client, m)}
 	if !c.dispatch(ev) {
 		writeError(w, r, http.StatusServiceUnavailable, errBotDown.Error())
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"request_id": requestIDOf(r)})
+}
+
+// actionApprove is the bot's Approve button (bot.ActionApprove), which the
+// shared key may not press.
+const actionApprove = "approve"
+
+// clickID is a click's event id: its request id within its client, so
+// that one client's id cannot make another's click a retry.
+func clickID(id identity, requestID string) string {
+	sum := sha256.Sum256([]byte(id.client() + "\x00" + requestID))
+	return "click-" + hex.EncodeToString(sum[:12])
 }
 
 // responder shows text to the clicker's streams only.

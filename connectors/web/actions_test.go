@@ -37,7 +37,7 @@ func TestClick(t *testing.T) {
 	}
 	ev := bot.next(t)
 	if ev.Kind != connectors.EventAction || ev.User.ID != "bob" || ev.User.Name != "bob" || ev.ActionID != "approve" ||
-		ev.Value != "req-7" || ev.Ref != card || ev.Thread != root.Thread || ev.Channel != "ops" || ev.ID != "click-click-1" {
+		ev.Value != "req-7" || ev.Ref != card || ev.Thread != root.Thread || ev.Channel != "ops" || ev.ID != clickID(identity{kind: selfNamed, name: "bob", addr: "127.0.0.1"}, "click-1") {
 		t.Fatalf("the bot got %+v", ev)
 	}
 	if err := ev.Respond(ctx, "you approved req-7"); err != nil {

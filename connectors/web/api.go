@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,6 +26,7 @@ func (c *Connector) Handler() http.Handler {
 	api.HandleFunc("POST /api/actions", c.click)
 	api.HandleFunc("GET /api/events", c.events)
 	api.HandleFunc("GET /api/models", c.listModels)
+	api.HandleFunc("GET /api/me", c.me)
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, "no such API endpoint: see docs/WEB_API.md")
 	})
@@ -79,31 +81,79 @@ func (c *Connector) listChannels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"channels": chans, "bot": BotName, "seq": seq})
 }
 
-func (c *Connector) listThreads(w http.ResponseWriter, r *http.Request) {
-	threads, seq, err := c.hub.threadList(r.PathValue("channel"))
+// pageOf reads a list's ?limit= and ?cursor=, or answers 400.
+func pageOf(w http.ResponseWriter, r *http.Request) (page, bool) {
+	p, err := parsePage(r.URL.Query().Get("limit"), r.URL.Query().Get("cursor"))
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		writeError(w, r, http.StatusBadRequest, err.Error())
+		return p, false
+	}
+	return p, true
+}
+
+// listPage is a page of a list: the items under their key, the seq the
+// list was taken at, and next_cursor when more follow.
+func listPage(key string, items any, seq uint64, next string) map[string]any {
+	out := map[string]any{key: items, "seq": seq}
+	if next != "" {
+		out["next_cursor"] = next
+	}
+	return out
+}
+
+func (c *Connector) listThreads(w http.ResponseWriter, r *http.Request) {
+	p, ok := pageOf(w, r)
+	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threads": threads, "seq": seq})
+	threads, seq, next, err := c.hub.threadList(r.Context(), r.PathValue("channel"), p)
+	if err != nil {
+		c.writeHubError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, listPage("threads", nonNil(threads), seq, next))
 }
 
 func (c *Connector) listMessages(w http.ResponseWriter, r *http.Request) {
-	msgs, seq, err := c.hub.threadMessages(r.PathValue("thread"))
-	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+	p, ok := pageOf(w, r)
+	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs, "seq": seq})
+	msgs, seq, next, err := c.hub.threadMessages(r.Context(), r.PathValue("thread"), p)
+	if err != nil {
+		c.writeHubError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, listPage("messages", nonNil(msgs), seq, next))
 }
 
 func (c *Connector) getMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := c.hub.message(r.PathValue("id"))
+	m, err := c.hub.message(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, r, statusOf(err), err.Error())
+		c.writeHubError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, m)
+}
+
+// writeHubError answers with the hub's error; one the client cannot act
+// on (the database failed) is logged and answered in general words.
+func (c *Connector) writeHubError(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		c.logger().Error("web: a read failed", "request_id", requestIDOf(r), "err", err)
+		writeError(w, r, status, "opsbot could not read its chat archive; try again, and tell its operator if it persists (request id "+requestIDOf(r)+")")
+		return
+	}
+	writeError(w, r, status, err.Error())
+}
+
+// nonNil makes an empty list [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func (c *Connector) listModels(w http.ResponseWriter, r *http.Request) {
@@ -123,6 +173,8 @@ func checkUser(name string) string {
 		return "user: at most 40 characters"
 	case strings.EqualFold(name, BotName):
 		return "user: " + BotName + " is the bot's name"
+	case reservedName(name):
+		return "user: " + name + " is kept for what the chat marks itself (the scripts' name, or a self-named mark): choose another"
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		return "user: no control characters"
 	}
@@ -148,25 +200,53 @@ type postResult struct {
 	RequestID string `json:"request_id"`
 }
 
+// me answers GET /api/me: who the client is and how that is known, so
+// the page asks for a name only where the name is self-chosen.
+func (c *Connector) me(w http.ResponseWriter, r *http.Request) {
+	id := identityOf(r)
+	writeJSON(w, http.StatusOK, map[string]any{"user": id.name, "auth": id.kind.String(),
+		"self_named": id.kind == selfNamed, "can_approve": id.kind != sharedKey})
+}
+
 func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 	var req postRequest
 	if !decode(w, r, &req) {
 		return
 	}
+	id, msg := identityOf(r).named(req.User)
+	if msg != "" {
+		writeError(w, r, statusOfName(id), msg)
+		return
+	}
+	req.User = id.name
 	if msg := c.checkPost(req); msg != "" {
 		writeError(w, r, http.StatusBadRequest, msg)
 		return
 	}
-	res, forBot, status, err := c.addOnce(r, req)
+	if ok, after := c.limits.allow(id.rateKey()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(after)))
+		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many posts from you: wait %d s (Retry-After) and send it again", retryAfterSeconds(after)))
+		return
+	}
+	res, forBot, status, err := c.addOnce(r, id, req)
 	if err != nil {
 		writeError(w, r, status, err.Error())
 		return
 	}
 	if forBot { // false for a retry: the first copy went to the bot
 		c.dispatch(connectors.Event{ID: res.ID, Kind: connectors.EventMessage, Channel: res.Channel, Thread: res.Thread,
-			User: connectors.User{ID: req.User, Name: req.User}, Text: stripMention(req.Text), Mention: true})
+			User: c.user(id), Text: stripMention(req.Text), Mention: true})
 	}
 	writeJSON(w, status, res)
+}
+
+// statusOfName: a bad chosen name is a bad request, another name than the
+// one signed in is forbidden.
+func statusOfName(id identity) int {
+	if id.kind == selfNamed {
+		return http.StatusBadRequest
+	}
+	return http.StatusForbidden
 }
 
 // addOnce adds a person's message, unless the client already posted it
@@ -174,11 +254,12 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 // or 409 when that id came with another message.
 // postMu makes the lookup and the record one step, so two copies that
 // arrive together still make one message.
-func (c *Connector) addOnce(r *http.Request, req postRequest) (res postResult, forBot bool, status int, err error) {
+func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res postResult, forBot bool, status int, err error) {
 	c.postMu.Lock()
 	defer c.postMu.Unlock()
 	rid := requestIDOf(r)
-	if res, same, ok := c.requests.get(rid, req); ok && r.Header.Get(HeaderRequestID) != "" {
+	key := id.client() + "\x00" + rid
+	if res, same, ok := c.requests.get(key, req); ok && r.Header.Get(HeaderRequestID) != "" {
 		if !same {
 			return res, false, http.StatusConflict, fmt.Errorf("X-Request-Id %s was already used for another message: "+
 				"send a new X-Request-Id with each new message, and the same one only to retry the same message", rid)
@@ -194,14 +275,13 @@ func (c *Connector) addOnce(r *http.Request, req postRequest) (res postResult, f
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
 	}
 	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
-	c.requests.put(rid, req, res)
+	c.requests.put(key, req, res)
 	return res, forBot, http.StatusCreated, nil
 }
 
+// checkPost checks a post's fields; its user was checked by
+// identity.named.
 func (c *Connector) checkPost(req postRequest) string {
-	if msg := checkUser(req.User); msg != "" {
-		return msg
-	}
 	if req.Channel == "" {
 		return "channel: required"
 	}

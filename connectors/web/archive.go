@@ -3,17 +3,34 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
 
-// Archive keeps the chat's messages across restarts. The connector saves
-// every change of a message (its whole latest state, so Save is an upsert
-// by ID) and loads them all once, in New. Saves of one message arrive in
-// the order of their Seq.
+// Archive keeps the chat's messages, across restarts and beyond what the
+// connector holds in memory: the connector keeps an index of the threads
+// and its recently used messages, and reads the rest from here, a page at
+// a time. It saves every change of a message (its whole latest state, so
+// Save is an upsert by ID); saves of one message arrive in the order of
+// their Seq.
 type Archive interface {
 	Save(ctx context.Context, m StoredMessage) error
-	Load(ctx context.Context) ([]StoredMessage, error)
+	// Threads sums up every thread, once, in New; Mentioned is set where
+	// a person's message contains needle (any ASCII case).
+	Threads(ctx context.Context, needle string) ([]StoredThread, error)
+	// Messages returns the messages with these ids that exist.
+	Messages(ctx context.Context, ids []string) ([]StoredMessage, error)
+	// ThreadMessages returns up to limit messages of a thread numbered
+	// below before (0: the newest), newest first.
+	ThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]StoredMessage, error)
+	// Changed returns up to limit messages whose latest change has
+	// after < Seq <= upTo, in Seq order, of one channel and one thread
+	// ("": any).
+	Changed(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]StoredMessage, error)
+	// DeleteThreads deletes every message of these threads.
+	DeleteThreads(ctx context.Context, threads []string) error
 }
 
 // StoredMessage is one message's latest state, as an Archive keeps it.
@@ -38,12 +55,26 @@ type StoredMessage struct {
 	Updated time.Time
 }
 
+// StoredThread sums up one thread of an Archive.
+type StoredThread struct {
+	ID, Channel string
+	// Replies counts the messages after the first.
+	Replies int
+	// Seq and Updated are those of the thread's latest change; LastID is
+	// the highest message number in it.
+	Seq     uint64
+	Updated time.Time
+	LastID  uint64
+	// HasBot: the bot posted in it. Mentioned: a person's message holds
+	// the needle Threads was given.
+	HasBot, Mentioned bool
+}
+
 // MemoryArchive is an Archive in memory, for tests and for running
 // without a database.
 type MemoryArchive struct {
-	mu    sync.Mutex
-	order []string
-	byID  map[string]StoredMessage
+	mu   sync.Mutex
+	byID map[string]StoredMessage
 }
 
 var _ Archive = (*MemoryArchive)(nil)
@@ -53,25 +84,96 @@ func NewMemoryArchive() *MemoryArchive {
 	return &MemoryArchive{byID: map[string]StoredMessage{}}
 }
 
-// Save stores m, replacing the message with the same ID.
+// Save stores m, replacing the message with the same ID unless that one
+// is newer.
 func (a *MemoryArchive) Save(_ context.Context, m StoredMessage) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.byID[m.ID]; !ok {
-		a.order = append(a.order, m.ID)
+	if old, ok := a.byID[m.ID]; ok && old.Seq > m.Seq {
+		return nil
 	}
 	m.Message = append(json.RawMessage(nil), m.Message...)
 	a.byID[m.ID] = m
 	return nil
 }
 
-// Load returns every message, in the order they were first saved.
-func (a *MemoryArchive) Load(context.Context) ([]StoredMessage, error) {
+// Threads sums up every thread.
+func (a *MemoryArchive) Threads(_ context.Context, needle string) ([]StoredThread, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]StoredMessage, 0, len(a.order))
-	for _, id := range a.order {
-		out = append(out, a.byID[id])
+	by := map[string]*StoredThread{}
+	for _, m := range a.byID {
+		t := by[m.Thread]
+		if t == nil {
+			t = &StoredThread{ID: m.Thread, Channel: m.Channel, Replies: -1}
+			by[m.Thread] = t
+		}
+		t.Replies++
+		if m.Seq > t.Seq {
+			t.Seq, t.Updated = m.Seq, m.Updated
+		}
+		t.LastID = max(t.LastID, uint64(idNumber(m.ID)))
+		t.HasBot = t.HasBot || m.Bot
+		t.Mentioned = t.Mentioned || (!m.Bot && strings.Contains(strings.ToLower(string(m.Message)), strings.ToLower(needle)))
+	}
+	out := make([]StoredThread, 0, len(by))
+	for _, t := range by {
+		out = append(out, *t)
 	}
 	return out, nil
+}
+
+// Messages returns the messages with these ids.
+func (a *MemoryArchive) Messages(_ context.Context, ids []string) ([]StoredMessage, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []StoredMessage
+	for _, id := range ids {
+		if m, ok := a.byID[id]; ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// ThreadMessages returns a page of a thread, newest first.
+func (a *MemoryArchive) ThreadMessages(_ context.Context, thread string, before uint64, limit int) ([]StoredMessage, error) {
+	out := a.filter(func(m StoredMessage) bool {
+		return m.Thread == thread && (before == 0 || uint64(idNumber(m.ID)) < before)
+	})
+	slices.SortFunc(out, func(x, y StoredMessage) int { return idNumber(y.ID) - idNumber(x.ID) })
+	return out[:min(limit, len(out))], nil
+}
+
+// Changed returns a page of what changed after a seq, in seq order.
+func (a *MemoryArchive) Changed(_ context.Context, after, upTo uint64, channel, thread string, limit int) ([]StoredMessage, error) {
+	out := a.filter(func(m StoredMessage) bool {
+		return m.Seq > after && m.Seq <= upTo && (channel == "" || m.Channel == channel) && (thread == "" || m.Thread == thread)
+	})
+	slices.SortFunc(out, func(x, y StoredMessage) int { return cmpSeq(x.Seq, y.Seq) })
+	return out[:min(limit, len(out))], nil
+}
+
+// DeleteThreads deletes the threads' messages.
+func (a *MemoryArchive) DeleteThreads(_ context.Context, threads []string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, m := range a.byID {
+		if slices.Contains(threads, m.Thread) {
+			delete(a.byID, id)
+		}
+	}
+	return nil
+}
+
+func (a *MemoryArchive) filter(keep func(StoredMessage) bool) []StoredMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []StoredMessage
+	for _, m := range a.byID {
+		if keep(m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -21,10 +22,10 @@ func TestRestartKeepsTheChat(t *testing.T) {
 		Context: "took 2s", Buttons: []connectors.Button{{ActionID: "again", Value: "1", Label: "Again", Style: connectors.StylePrimary}}})
 	finish(ctx, before, done)
 	streaming, _ := before.StartStream(ctx, dest("ops", root.Thread), connectors.Message{Text: "and half of an answ"})
-	wantMsgs, wantSeq, _ := before.hub.threadMessages(root.Thread)
+	wantMsgs, wantSeq, _, _ := before.hub.threadMessages(ctx, root.Thread, page{limit: 50})
 
 	after, bot2 := started(t, Config{}, archive)
-	msgs, seq, err := after.hub.threadMessages(root.Thread)
+	msgs, seq, _, err := after.hub.threadMessages(ctx, root.Thread, page{limit: 50})
 	if err != nil || seq != wantSeq || len(msgs) != 3 {
 		t.Fatalf("after a restart: %d messages at seq %d (%v), want 3 at %d", len(msgs), seq, err, wantSeq)
 	}
@@ -43,7 +44,8 @@ func TestRestartKeepsTheChat(t *testing.T) {
 	if ev := bot2.next(t); ev.Text != "and memory?" {
 		t.Errorf("the bot got %q", ev.Text)
 	}
-	stored, _ := archive.Load(ctx)
+	stored, _ := archive.ThreadMessages(ctx, root.Thread, 0, 10)
+	slices.Reverse(stored)
 	if len(stored) != 4 || !stored[1].Finished || stored[1].Seq == 0 || string(stored[1].Message) !=
 		`{"text":"all fine","fields":[{"title":"web-1","value":"40%"}],"context":"took 2s","buttons":[{"action_id":"again","value":"1","label":"Again","style":"primary"}]}` {
 		t.Errorf("the archive holds %+v", stored)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/connectors/web/testutil"
@@ -343,5 +345,52 @@ func TestBrowserLongOutputOpensAtItsTailAndTimesHaveOneFormat(t *testing.T) {
 	when := alice.Eval(`document.querySelector('.msg time').textContent`)
 	if !regexp.MustCompile(`^"[A-Z][a-z]{2} \d{1,2} \d{2}:\d{2} \S+"$`).MatchString(when) {
 		t.Errorf("a message's time reads %s, want the cards' format like \"Nov 24 11:12 UTC\"", when)
+	}
+}
+
+// The page asks for one screen of a long channel and a long thread, not
+// all of them, and fetches older ones when asked.
+func TestBrowserListsOneScreen(t *testing.T) {
+	bot, url := startScriptBot(t)
+	ctx := context.Background()
+	var long connectors.Ref
+	for i := range 400 {
+		ref, err := bot.conn.Post(ctx, connectors.Dest{Channel: "ops", Thread: ""}, connectors.Message{Text: fmt.Sprint("thread ", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			long = ref
+		}
+	}
+	for i := range 300 {
+		bot.conn.Post(ctx, connectors.Dest{Channel: "ops", Thread: long.Thread}, connectors.Message{Text: fmt.Sprint("reply ", i)})
+	}
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	count := func(sel string) int {
+		var n int
+		json.Unmarshal([]byte(alice.Eval(`document.querySelectorAll(`+fmt.Sprintf("%q", sel)+`).length`)), &n)
+		return n
+	}
+	threads := count("#thread-list a[data-thread]")
+	if threads == 0 || threads > 200 || count("#thread-list button.more") != 1 {
+		t.Fatalf("the page lists %d of 400 threads and %d 'older' buttons, want one screen and one button", threads, count("#thread-list button.more"))
+	}
+	alice.Do(chromedp.Click("#thread-list button.more"),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#thread-list a[data-thread]').length > %d`, threads),
+			chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
+
+	alice.Eval(`location.hash = '#/ops/` + long.Thread + `'`)
+	alice.WaitFor("the long thread", func(ms []testutil.Message) bool { return len(ms) > 0 && ms[len(ms)-1].Text == "reply 299" })
+	shown := count("#messages .msg")
+	if shown >= 301 || count("#messages button.more") != 1 {
+		t.Fatalf("the page shows %d of 301 messages and %d 'earlier' buttons, want one screen and one button", shown, count("#messages button.more"))
+	}
+	alice.Do(chromedp.Click("#messages button.more"))
+	ms := alice.WaitFor("earlier messages", func([]testutil.Message) bool { return count("#messages .msg") > shown })
+	for i := 1; i < len(ms); i++ {
+		if ms[i-1].ID >= ms[i].ID && len(ms[i-1].ID) >= len(ms[i].ID) {
+			t.Fatalf("messages out of order after loading earlier ones: %s before %s", ms[i-1].ID, ms[i].ID)
+		}
 	}
 }

@@ -6,12 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 )
+
+// streamWriteTimeout is how long one write to an event stream may take:
+// a reader stalled that long is disconnected (it reconnects with
+// Last-Event-ID and loses nothing).
+const streamWriteTimeout = 15 * time.Second
 
 // Platform is the Connector's name and its events' Platform.
 const Platform = "web"
@@ -39,6 +45,13 @@ type Connector struct {
 	stopOnce sync.Once
 	requests *requestLog
 	postMu   sync.Mutex // see addOnce
+	proxies  []netip.Prefix
+	limits   *postLimits
+	// writeTimeout bounds each write to an event stream (streamWriteTimeout).
+	writeTimeout time.Duration
+	// streamEnded, when set (by tests), is called as each event stream's
+	// handler returns.
+	streamEnded func()
 }
 
 // running is the bot's Handler while Start runs, with Start's ctx.
@@ -62,7 +75,9 @@ func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
 	if archive == nil {
 		archive = NewMemoryArchive()
 	}
-	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024)}
+	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024),
+		limits: newPostLimits(cfg.PostRate, cfg.PostBurst, time.Now), writeTimeout: streamWriteTimeout}
+	c.proxies, _ = cfg.proxies() // checked by Validate
 	c.hub = newHub(archive, cfg.Channels, time.Now)
 	if err := c.hub.load(ctx); err != nil {
 		return nil, fmt.Errorf("web: load messages: %w", err)
@@ -95,10 +110,32 @@ func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
 	}
 	c.run.Store(&running{ctx: ctx, h: h})
 	close(c.up)
-	<-ctx.Done()
+	c.keepPruning(ctx)
 	c.run.Store(nil)
 	c.stopOnce.Do(func() { close(c.stopped) })
 	return nil
+}
+
+// pruneEvery is how often threads past web.retention are deleted.
+const pruneEvery = time.Hour
+
+// keepPruning deletes the threads past retention now and every
+// pruneEvery, until ctx ends.
+func (c *Connector) keepPruning(ctx context.Context) {
+	tick := time.NewTicker(pruneEvery)
+	defer tick.Stop()
+	for {
+		if n, err := c.hub.prune(ctx, c.hub.now().Add(-c.cfg.Retention)); err != nil {
+			c.logger().Error("web: old threads could not be deleted; they are tried again in an hour", "err", err)
+		} else if n > 0 {
+			c.logger().Info("web: deleted threads past web.retention", "threads", n, "retention", c.cfg.Retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // dispatch hands ev to the bot; false when the bot is not running.
@@ -136,7 +173,7 @@ func (c *Connector) post(ctx context.Context, d connectors.Dest, m connectors.Me
 	if !channelName.MatchString(d.Channel) {
 		return connectors.Ref{}, fmt.Errorf("web: post: %q is not a channel name", d.Channel)
 	}
-	v, _, err := c.hub.add(ctx, post{channel: d.Channel, thread: d.Thread, user: BotName, bot: true, body: toBody(m), finished: finished})
+	v, _, err := c.hub.add(ctx, post{channel: d.Channel, thread: d.Thread, user: BotName, bot: true, body: c.noteSelfNamed(toBody(m)), finished: finished})
 	if err != nil && v.ID == "" {
 		return connectors.Ref{}, fmt.Errorf("web: post: %w", err)
 	}
@@ -150,7 +187,7 @@ func (c *Connector) post(ctx context.Context, d connectors.Dest, m connectors.Me
 // Edit replaces the content of one of the bot's messages; a stream stays
 // a stream.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return toBody(m) }, editAny); err != nil {
+	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return c.noteSelfNamed(toBody(m)) }, editAny); err != nil {
 		return fmt.Errorf("web: edit: %w", err)
 	}
 	return nil
@@ -175,7 +212,7 @@ func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text s
 // finished=true. It may still be edited (an approval card after the
 // decision); it stays finished.
 func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
-	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return toBody(final) }, stopStream); err != nil {
+	if err := c.hub.edit(ctx, ref.ID, func(*message) body { return c.noteSelfNamed(toBody(final)) }, stopStream); err != nil {
 		return fmt.Errorf("web: stop stream: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -36,45 +37,76 @@ func (c *Connector) events(w http.ResponseWriter, r *http.Request) {
 			"(end the stream after the bot's first finished message) or leave it out", q.Get("until")))
 		return
 	}
-	replay, seq := c.hub.subscribe(s, since)
+	seq := c.hub.subscribe(s)
 	defer c.hub.unsubscribe(s)
+	if c.streamEnded != nil {
+		defer c.streamEnded()
+	}
 
-	rc := http.NewResponseController(w)
-	rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: c.writeTimeout}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprintf(w, "retry: 2000\n\nevent: ready\ndata: {\"seq\":%d,\"request_id\":%q}\n\n", seq, requestIDOf(r))
-	for _, f := range replay {
-		w.Write(f)
-	}
-	if rc.Flush() != nil {
+	ready := fmt.Appendf(nil, "retry: 2000\n\nevent: ready\ndata: {\"seq\":%d,\"request_id\":%q}\n\n", seq, requestIDOf(r))
+	if out.send(ready) != nil {
 		return
 	}
-	c.pump(w, rc, r, s)
+	if since >= 0 {
+		ended, err := c.hub.replay(r.Context(), s, uint64(since), seq, out.send)
+		if ended || err != nil {
+			if err != nil && !errors.Is(err, errStreamGone) && r.Context().Err() == nil {
+				c.logger().Error("web: an event stream's replay failed", "request_id", requestIDOf(r), "err", err)
+			}
+			return
+		}
+	}
+	c.pump(out, r, s)
 }
 
-// pump writes live frames until the client goes, the stream is cut for
-// falling behind, or the connector stops.
-func (c *Connector) pump(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, s *subscriber) {
+// sseWriter writes a stream's frames, each write within a deadline: a
+// reader that stops reading is cut off after timeout rather than holding
+// its stream (and the frames queued for it) for good.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+// send writes frames and flushes them, within one write deadline.
+func (o *sseWriter) send(frames ...[]byte) error {
+	if err := o.rc.SetWriteDeadline(time.Now().Add(o.timeout)); err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if _, err := o.w.Write(f); err != nil {
+			return err
+		}
+	}
+	return o.rc.Flush()
+}
+
+// pump writes live frames until the client goes, stalls past the write
+// deadline, or is cut for falling behind, or the connector stops.
+func (c *Connector) pump(out *sseWriter, r *http.Request, s *subscriber) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
+		var f []byte
 		select {
-		case f, ok := <-s.frames:
+		case frame, ok := <-s.frames:
 			if !ok {
 				return
 			}
-			w.Write(f)
+			f = frame
 		case <-tick.C:
-			fmt.Fprint(w, ": ping\n\n")
+			f = []byte(": ping\n\n")
 		case <-r.Context().Done():
 			return
 		case <-c.stopped:
 			return
 		}
-		if rc.Flush() != nil {
+		if out.send(f) != nil {
 			return
 		}
 	}

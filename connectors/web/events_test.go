@@ -146,7 +146,7 @@ func TestSlowStreamIsCut(t *testing.T) {
 	t.Parallel()
 	c, _ := started(t, Config{}, nil)
 	sub := &subscriber{}
-	c.hub.subscribe(sub, -1)
+	c.hub.subscribe(sub)
 	ctx := context.Background()
 	ref, _ := c.StartStream(ctx, dest("ops", ""), connectors.Message{Text: "x"})
 	for i := range streamBuffer + 1 {

@@ -230,7 +230,7 @@ func dest(channel, thread string) connectors.Dest {
 
 // finish stops the stream of ref with what it shows now.
 func finish(ctx context.Context, c *Connector, ref connectors.Ref) error {
-	v, err := c.hub.message(ref.ID)
+	v, err := c.hub.message(ctx, ref.ID)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,14 @@ type message struct {
 	finished                  bool
 	seq                       uint64
 	created, updated          time.Time
+	size                      int // in the cache
 }
 
-// thread is a conversation: its first message and the replies.
+// thread is a conversation's entry in the index: the messages themselves
+// are in the Archive (and the recent ones in the cache).
 type thread struct {
-	channel string
-	// ids are the messages in the order posted; ids[0] is the root.
-	ids []string
+	id, channel string
+	replies     int
 	// botJoined is set once the bot posted in the thread or was mentioned:
 	// from then on every message in it is for the bot.
 	botJoined bool
@@ -36,26 +37,29 @@ type thread struct {
 	updated   time.Time
 }
 
-// hub holds the chat — messages, threads, channels, the sequence number —
-// and the streams subscribed to its changes. One mutex guards it all:
+// hub holds the chat's index — threads, channels, the sequence number —
+// its recently used messages, and the streams subscribed to its changes.
+// Everything else is read from the Archive a page at a time, so memory
+// stays bounded however much the chat holds. One mutex guards it all:
 // every change is small, and a change and its broadcast must be one step
-// so that a stream never sees seq numbers out of order.
+// so that a stream never sees seq numbers out of order. Nothing under the
+// mutex waits for the Archive.
 type hub struct {
 	archive Archive
 	now     func() time.Time
 
 	mu        sync.Mutex
 	seq       uint64
-	msgs      map[string]*message
 	threads   map[string]*thread
 	channels  []string            // configured ones first, then as they appear
 	chThreads map[string][]string // channel → thread ids, in the order started
+	cache     *msgCache
 	subs      map[*subscriber]struct{}
 
 	// saveMu keeps the Archive's saves in the order of the changes: a
 	// change takes it before releasing mu and saves outside mu. Readers
-	// and streams thus wait for the disk only while a second change queues
-	// behind a save in progress, and then for that one save.
+	// wait for it (settle) before reading the Archive, so that what they
+	// read holds every change up to the seq they report.
 	saveMu sync.Mutex
 }
 
@@ -69,8 +73,8 @@ var (
 )
 
 func newHub(archive Archive, channels []string, now func() time.Time) *hub {
-	h := &hub{archive: archive, now: now, msgs: map[string]*message{}, threads: map[string]*thread{},
-		chThreads: map[string][]string{}, subs: map[*subscriber]struct{}{}}
+	h := &hub{archive: archive, now: now, threads: map[string]*thread{}, chThreads: map[string][]string{},
+		cache: newMsgCache(cacheBytes), subs: map[*subscriber]struct{}{}}
 	for _, ch := range channels {
 		h.addChannel(ch)
 	}
@@ -84,26 +88,28 @@ func (h *hub) addChannel(ch string) {
 	}
 }
 
-// load fills the hub from the Archive, in the order messages were posted.
+// load fills the index from the Archive, in the order threads started.
+// A thread counts as one the bot joined when it posted there or a
+// person's message holds "@opsbot" (a little wider than a mention, which
+// only sends a few more of that thread's messages to the bot).
 func (h *hub) load(ctx context.Context) error {
-	stored, err := h.archive.Load(ctx)
+	stored, err := h.archive.Threads(ctx, "@"+BotName)
 	if err != nil {
 		return err
 	}
-	msgs := make([]*message, 0, len(stored))
+	slices.SortFunc(stored, func(a, b StoredThread) int { return idNumber(a.ID) - idNumber(b.ID) })
 	for _, s := range stored {
-		m, err := fromStored(s)
-		if err != nil {
-			return fmt.Errorf("message %s: %w", s.ID, err)
-		}
-		msgs = append(msgs, m)
-	}
-	slices.SortFunc(msgs, func(a, b *message) int { return idNumber(a.id) - idNumber(b.id) })
-	for _, m := range msgs {
-		h.place(m)
-		h.seq = max(h.seq, m.seq, uint64(idNumber(m.id)))
+		h.index(&thread{id: s.ID, channel: s.Channel, replies: s.Replies, botJoined: s.HasBot || s.Mentioned,
+			seq: s.Seq, updated: s.Updated})
+		h.seq = max(h.seq, s.Seq, s.LastID)
 	}
 	return nil
+}
+
+func (h *hub) index(t *thread) {
+	h.threads[t.id] = t
+	h.addChannel(t.channel)
+	h.chThreads[t.channel] = append(h.chThreads[t.channel], t.id)
 }
 
 // idNumber is the number in a message id "m<n>": the seq it was posted at.
@@ -112,21 +118,31 @@ func idNumber(id string) int {
 	return n
 }
 
-// place files a message into its thread and channel.
-func (h *hub) place(m *message) {
-	h.msgs[m.id] = m
-	t := h.threads[m.thread]
-	if t == nil {
-		t = &thread{channel: m.channel}
-		h.threads[m.thread] = t
-		h.addChannel(m.channel)
-		h.chThreads[m.channel] = append(h.chThreads[m.channel], m.thread)
+// settle waits until every change made so far is in the Archive.
+func (h *hub) settle() {
+	h.saveMu.Lock()
+	//lint:ignore SA2001 an empty critical section: waiting for the saves is the point
+	h.saveMu.Unlock()
+}
+
+// lookup finds a message: in the cache, else in the Archive.
+func (h *hub) lookup(ctx context.Context, id string) (*message, error) {
+	h.mu.Lock()
+	if m := h.cache.get(id); m != nil {
+		cp := *m // the cached one changes under mu
+		h.mu.Unlock()
+		return &cp, nil
 	}
-	t.ids = append(t.ids, m.id)
-	t.botJoined = t.botJoined || m.bot || (!m.bot && mentions(m.body.Text))
-	if m.seq > t.seq {
-		t.seq, t.updated = m.seq, m.updated
+	h.mu.Unlock()
+	h.settle()
+	stored, err := h.archive.Messages(ctx, []string{id})
+	if err != nil {
+		return nil, fmt.Errorf("read message %s: %w", id, err)
 	}
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("%w: %q", errNoMessage, id)
+	}
+	return fromStored(stored[0])
 }
 
 // post is a new message. thread "" starts a thread. forBot is set when the
@@ -154,13 +170,20 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 		} else if t := h.threads[m.thread]; t == nil || t.channel != p.channel {
 			return nil, errNoThread
 		}
-		if t := h.threads[m.thread]; !p.bot {
+		t := h.threads[m.thread]
+		if !p.bot {
 			forBot = mentions(p.body.Text) || (t != nil && t.botJoined)
 		}
 		if forBot && !p.botUp {
 			return nil, errBotDown
 		}
-		h.place(m)
+		if t == nil {
+			t = &thread{id: m.thread, channel: m.channel}
+			h.index(t)
+		} else {
+			t.replies++
+		}
+		t.botJoined = t.botJoined || m.bot || (!m.bot && mentions(m.body.Text))
 		return m, nil
 	})
 	return v, forBot, err
@@ -177,11 +200,21 @@ const (
 
 // edit replaces a bot message's content by what change makes of it. A
 // stream edit of a complete message fails with connectors.ErrStreamEnded.
+// A message not in the cache is read from the Archive first, outside the
+// lock; one that a concurrent change put in the cache meanwhile is the
+// one changed.
 func (h *hub) edit(ctx context.Context, id string, change func(*message) body, mode editMode) error {
-	_, err := h.change(ctx, func(uint64, time.Time) (*message, error) {
-		m, err := h.botMessage(id)
-		if err != nil {
-			return nil, err
+	loaded, err := h.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = h.change(ctx, func(uint64, time.Time) (*message, error) {
+		m := h.cache.get(id)
+		if m == nil {
+			m = loaded
+		}
+		if !m.bot {
+			return nil, errNotBot
 		}
 		if mode != editAny && m.finished {
 			return nil, fmt.Errorf("message %s: %w", id, connectors.ErrStreamEnded)
@@ -191,17 +224,6 @@ func (h *hub) edit(ctx context.Context, id string, change func(*message) body, m
 		return m, nil
 	})
 	return err
-}
-
-func (h *hub) botMessage(id string) (*message, error) {
-	m := h.msgs[id]
-	switch {
-	case m == nil:
-		return nil, fmt.Errorf("%w: %q", errNoMessage, id)
-	case !m.bot:
-		return nil, errNotBot
-	}
-	return m, nil
 }
 
 // change applies fn under the lock with the next seq, broadcasts the
@@ -215,9 +237,14 @@ func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*m
 		h.mu.Unlock()
 		return messageView{}, err
 	}
-	h.seq, m.seq, m.updated = seq, seq, now
 	t := h.threads[m.thread]
+	if t == nil { // deleted for its age meanwhile
+		h.mu.Unlock()
+		return messageView{}, errNoThread
+	}
+	h.seq, m.seq, m.updated = seq, seq, now
 	t.seq, t.updated = seq, now
+	h.cache.put(m)
 	v := m.view()
 	h.broadcast(m, messageFrame(v))
 	stored := m.stored()
@@ -234,4 +261,41 @@ func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*m
 func messageFrame(v messageView) []byte {
 	data, _ := json.Marshal(v) // strings, numbers and times: cannot fail
 	return fmt.Appendf(nil, "id: %d\nevent: message\ndata: %s\n\n", v.Seq, data)
+}
+
+// prune deletes the threads whose latest change is older than cutoff,
+// from the index, the cache and the Archive; it returns how many.
+func (h *hub) prune(ctx context.Context, cutoff time.Time) (int, error) {
+	h.mu.Lock()
+	old := map[string]bool{}
+	for id, t := range h.threads {
+		if t.updated.Before(cutoff) {
+			old[id] = true
+			delete(h.threads, id)
+		}
+	}
+	if len(old) > 0 {
+		for ch, ids := range h.chThreads {
+			h.chThreads[ch] = slices.DeleteFunc(ids, func(id string) bool { return old[id] })
+		}
+		for id, e := range h.cache.byID {
+			if old[e.Value.(*message).thread] {
+				h.cache.remove(id)
+			}
+		}
+	}
+	h.saveMu.Lock() // after the saves already queued, none of which can be for these threads
+	h.mu.Unlock()
+	defer h.saveMu.Unlock()
+	if len(old) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, 0, len(old))
+	for id := range old {
+		ids = append(ids, id)
+	}
+	if err := h.archive.DeleteThreads(ctx, ids); err != nil {
+		return 0, fmt.Errorf("delete %d old threads: %w", len(ids), err)
+	}
+	return len(ids), nil
 }

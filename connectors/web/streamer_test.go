@@ -23,20 +23,20 @@ func TestStreamLifecycle(t *testing.T) {
 	if err := c.AppendStream(ctx, ref, " the disks"); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := c.hub.message(ref.ID); m.Text != "Checking the disks" || m.Finished {
+	if m, _ := c.hub.message(ctx, ref.ID); m.Text != "Checking the disks" || m.Finished {
 		t.Errorf("live stream: %q finished=%v", m.Text, m.Finished)
 	}
 	if err := c.Edit(ctx, ref, connectors.Message{Text: "Checking the disks", Context: "✓ df"}); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := c.hub.message(ref.ID); m.Context != "✓ df" || m.Finished {
+	if m, _ := c.hub.message(ctx, ref.ID); m.Context != "✓ df" || m.Finished {
 		t.Errorf("edited stream: context %q finished=%v", m.Context, m.Finished)
 	}
 	final := connectors.Message{Text: "Checking the disks: fine, says " + connectors.Mention("alice"), Context: "✓ df"}
 	if err := c.StopStream(ctx, ref, final); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := c.hub.message(ref.ID); m.Text != "Checking the disks: fine, says @alice" || !m.Finished {
+	if m, _ := c.hub.message(ctx, ref.ID); m.Text != "Checking the disks: fine, says @alice" || !m.Finished {
 		t.Errorf("stopped stream: %q finished=%v", m.Text, m.Finished)
 	}
 	if err := c.AppendStream(ctx, ref, "more"); !errors.Is(err, connectors.ErrStreamEnded) {
@@ -49,7 +49,7 @@ func TestStreamLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := c.hub.message(post.ID); !m.Finished {
+	if m, _ := c.hub.message(ctx, post.ID); !m.Finished {
 		t.Error("a post is not complete at once")
 	}
 }

@@ -1,9 +1,10 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 )
 
 // streamBuffer is how many frames a stream may fall behind before it is
@@ -27,34 +28,64 @@ func (s *subscriber) wants(m *message) bool {
 // endsWith reports whether m is the last message the stream sends.
 func (s *subscriber) endsWith(m *message) bool { return s.untilFinished && m.bot && m.finished }
 
-// subscribe opens a stream. It returns, in seq order, the latest state of
-// every message in the stream's scope changed after since (none when
-// since is negative), and registers the stream in the same step so no
-// change falls between the replay and the live updates. A stream whose
-// replay holds its last message is not registered: its frames channel is
-// closed at once.
-func (h *hub) subscribe(s *subscriber, since int64) (replay [][]byte, seq uint64) {
+// subscribe opens a stream and returns the seq it starts after: every
+// later change reaches s.frames; what changed before is the caller's
+// replay (replay), read from the Archive outside the lock.
+func (h *hub) subscribe(s *subscriber) (seq uint64) {
 	s.frames = make(chan []byte, streamBuffer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if since >= 0 {
-		var changed []*message
-		for _, m := range h.msgs {
-			if m.seq > uint64(since) && s.wants(m) {
-				changed = append(changed, m)
+	h.subs[s] = struct{}{}
+	return h.seq
+}
+
+// errStreamGone: the client stopped reading (or left) during a replay.
+var errStreamGone = errors.New("the stream's client is gone")
+
+func sent(err error) error {
+	if err != nil {
+		return errStreamGone
+	}
+	return nil
+}
+
+// replayPage is how many messages a replay reads from the Archive at once.
+const replayPage = 200
+
+// replay sends, page by page in seq order, the latest state of every
+// message in s's scope whose latest change has since < seq <= upTo. It
+// reports whether the stream's last message was among them
+// (until=finished). Changes after upTo come live.
+func (h *hub) replay(ctx context.Context, s *subscriber, since, upTo uint64, send func(...[]byte) error) (ended bool, err error) {
+	h.settle() // every change up to upTo is in the Archive
+	for after := since; after < upTo; {
+		stored, err := h.archive.Changed(ctx, after, upTo, s.channel, s.thread, replayPage)
+		if err != nil {
+			return false, fmt.Errorf("read the replay: %w", err)
+		}
+		if len(stored) == 0 {
+			return false, nil
+		}
+		frames := make([][]byte, 0, len(stored))
+		for _, st := range stored {
+			m, err := fromStored(st)
+			if err != nil {
+				return false, err
+			}
+			frames = append(frames, messageFrame(m.view()))
+			after = m.seq
+			if s.endsWith(m) {
+				return true, sent(send(frames...))
 			}
 		}
-		slices.SortFunc(changed, func(a, b *message) int { return cmpSeq(a.seq, b.seq) })
-		for _, m := range changed {
-			replay = append(replay, messageFrame(m.view()))
-			if s.endsWith(m) { // nothing live follows: the stream ends after the replay
-				close(s.frames)
-				return replay, h.seq
-			}
+		if err := send(frames...); err != nil {
+			return false, sent(err)
+		}
+		if len(stored) < replayPage {
+			return false, nil
 		}
 	}
-	h.subs[s] = struct{}{}
-	return replay, h.seq
+	return false, nil
 }
 
 func cmpSeq(a, b uint64) int {

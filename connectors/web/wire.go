@@ -88,6 +88,16 @@ func (b body) hasButton(actionID, value string) bool {
 	return false
 }
 
+// hasAction reports whether the message shows a button with actionID.
+func (b body) hasAction(actionID string) bool {
+	for _, bt := range b.Buttons {
+		if bt.ActionID == actionID {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *message) view() messageView {
 	return messageView{ID: m.id, Channel: m.channel, Thread: m.thread, User: m.user, Bot: m.bot,
 		body: m.body, Finished: m.finished, Seq: m.seq, Created: m.created, Updated: m.updated}

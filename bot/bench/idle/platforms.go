@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
+	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // asker starts thread i with a question to the bot.
@@ -35,7 +36,7 @@ func newPlatform(ctx context.Context, name string, st *store.Store) (connectors.
 // `opsbot run` builds it; a person's question goes through its HTTP API
 // (in process, no socket), as the page sends it.
 func newWeb(ctx context.Context, st *store.Store) (connectors.Connector, asker, error) {
-	c, err := web.New(ctx, web.Config{}, webArchive{st})
+	c, err := web.New(ctx, web.Config{}, webarchive.Archive{Store: st})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,25 +62,6 @@ func newWeb(ctx context.Context, st *store.Store) (connectors.Connector, asker, 
 		}
 	}
 	return c, ask, nil
-}
-
-// webArchive keeps the web chat's messages in SQLite; it is
-// cmd/opsbot's adapter, which a program cannot import.
-type webArchive struct{ st *store.Store }
-
-func (a webArchive) Save(ctx context.Context, m web.StoredMessage) error {
-	return a.st.SaveWebMessage(ctx, store.WebMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
-		Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated})
-}
-
-func (a webArchive) Load(ctx context.Context) ([]web.StoredMessage, error) {
-	rows, err := a.st.WebMessages(ctx)
-	out := make([]web.StoredMessage, len(rows))
-	for i, m := range rows {
-		out[i] = web.StoredMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
-			Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated}
-	}
-	return out, err
 }
 
 // nullConn is a platform that keeps nothing, like Slack or Discord seen

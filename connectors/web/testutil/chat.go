@@ -49,6 +49,8 @@ func Open(t testing.TB, tab context.Context, baseURL, user string) *Chat {
 	t.Helper()
 	c := &Chat{t: t, ctx: tab, URL: baseURL, User: user, Wait: DefaultWait}
 	c.Do(chromedp.Navigate(baseURL + "/"))
+	// The page asks who it is first; then it asks for a name, or goes live.
+	c.waitJS("the page to ask for a name or go live", `document.body.dataset.live === '1' || document.querySelector('#name-dialog').open`)
 	if c.Eval(`document.querySelector('#name-dialog').open`) == "true" {
 		c.Do(chromedp.SetValue("#name-dialog input", user), chromedp.Click("#name-form button"))
 	}

@@ -17,6 +17,11 @@
     threads: new Map(), // channel → Map(thread id → thread view)
     messages: new Map(), // message id → message view (open thread)
     unread: new Set(), // thread ids with news not yet seen
+    // signedIn: the server knows who this is (a personal key or a
+    // signing-in proxy); the name is then its, not chosen here.
+    signedIn: false,
+    threadsNext: '', // cursor of the channel's next page of older threads
+    messagesNext: '', // cursor of the open thread's earlier messages
     seq: 0,
     es: null,
   };
@@ -95,6 +100,26 @@
 
   function showUser() {
     $('#who').textContent = state.user ? '@' + state.user : '';
+    if (state.signedIn) $('#who').title = 'Signed in as ' + state.user;
+  }
+
+  // screenful is how many list items fill the window: a list asks for one
+  // screen at a time, and more on request.
+  function screenful(itemHeight) {
+    return Math.min(200, Math.max(10, Math.ceil(window.innerHeight / itemHeight) + 5));
+  }
+
+  // moreButton is the "older" button closing a paged list.
+  function moreButton(label, onclick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'link more';
+    b.textContent = label;
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { await onclick(); } catch (err) { b.disabled = false; notice({ text: err.message, error: true }); }
+    });
+    return b;
   }
 
   // ---- the event stream -------------------------------------------------
@@ -195,17 +220,33 @@
     state.channel = name;
     $('#channel-title').textContent = '# ' + name;
     renderChannels();
-    const data = await api('GET', '/api/channels/' + encodeURIComponent(name) + '/threads');
-    const threads = new Map();
-    for (const t of data.threads) threads.set(t.id, Object.assign(t, { base: data.seq }));
-    state.threads.set(name, threads);
+    state.threads.set(name, new Map());
+    state.threadsNext = '';
+    await moreThreads(name);
+  }
+
+  // moreThreads fetches the channel's next screen of threads.
+  async function moreThreads(name) {
+    const q = new URLSearchParams({ limit: String(screenful(56)) });
+    if (state.threadsNext) q.set('cursor', state.threadsNext);
+    const data = await api('GET', '/api/channels/' + encodeURIComponent(name) + '/threads?' + q);
+    if (state.channel !== name) return;
+    const threads = state.threads.get(name);
+    for (const t of data.threads) if (!threads.has(t.id)) threads.set(t.id, Object.assign(t, { base: data.seq }));
+    state.threadsNext = data.next_cursor || '';
     renderThreads();
   }
 
   function renderThreads() {
     const threads = [...(state.threads.get(state.channel) || new Map()).values()];
     threads.sort((a, b) => b.seq - a.seq);
-    $('#thread-list').replaceChildren(...threads.map(threadItem));
+    const items = threads.map(threadItem);
+    if (state.threadsNext) {
+      const li = document.createElement('li');
+      li.appendChild(moreButton('Older threads…', () => moreThreads(state.channel)));
+      items.push(li);
+    }
+    $('#thread-list').replaceChildren(...items);
   }
 
   function threadItem(t) {
@@ -243,20 +284,43 @@
     state.unread.delete(id);
     state.messages = new Map();
     $('#messages').replaceChildren();
-    const data = await api('GET', '/api/threads/' + encodeURIComponent(id) + '/messages');
+    state.messagesNext = '';
+    const q = new URLSearchParams({ limit: String(screenful(60)) });
+    const data = await api('GET', '/api/threads/' + encodeURIComponent(id) + '/messages?' + q);
     if (state.thread !== id) return; // another was opened meanwhile
-    for (const m of data.messages) {
-      const live = state.messages.get(m.id);
-      if (!live || live.seq < m.seq) state.messages.set(m.id, m);
-    }
-    const all = [...state.messages.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id));
-    $('#messages').replaceChildren(...all.map(renderMessage));
+    takeMessages(data);
     $('#thread-empty').hidden = true;
     $('#reply').hidden = false;
     renderThreads();
     renderChannels();
     scrollDown(true);
     $('#reply textarea').focus();
+  }
+
+  // takeMessages merges a page of the open thread (the newer version of
+  // each message wins) and shows them all.
+  function takeMessages(data) {
+    for (const m of data.messages) {
+      const live = state.messages.get(m.id);
+      if (!live || live.seq < m.seq) state.messages.set(m.id, m);
+    }
+    state.messagesNext = data.next_cursor || '';
+    const all = [...state.messages.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id));
+    const items = all.map(renderMessage);
+    if (state.messagesNext) items.unshift(moreButton('Earlier messages…', earlierMessages));
+    $('#messages').replaceChildren(...items);
+  }
+
+  // earlierMessages fetches the screen of messages before those shown.
+  async function earlierMessages() {
+    const id = state.thread;
+    const box = $('#messages');
+    const fromBottom = box.scrollHeight - box.scrollTop;
+    const q = new URLSearchParams({ limit: String(screenful(60)), cursor: state.messagesNext });
+    const data = await api('GET', '/api/threads/' + encodeURIComponent(id) + '/messages?' + q);
+    if (state.thread !== id) return;
+    takeMessages(data);
+    box.scrollTop = box.scrollHeight - fromBottom; // keep the view where it was
   }
 
   function closeThread() {
@@ -442,9 +506,14 @@
   }
 
   async function start() {
+    const me = await api('GET', '/api/me');
+    if (!me.self_named) { // the server knows the name: no choosing it here
+      state.signedIn = true;
+      state.user = me.user;
+    }
     showUser();
     if (!state.user) await askName();
-    $('#who').addEventListener('click', askName);
+    if (!state.signedIn) $('#who').addEventListener('click', askName);
     composer($('#new-thread'), () => '');
     composer($('#reply'), () => state.thread);
     const data = await api('GET', '/api/channels');

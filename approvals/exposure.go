@@ -1,0 +1,156 @@
+package approvals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// grepSpec reads GNU grep's options only to find recursion and which
+// words are files; options it does not list are taken as flags.
+var grepSpec = optSpec{lenient: true, short: "EFGPyivwxcLlHhnbsqZzUTaIrRo0123456789e:f:m:A:B:C:d:D:",
+	long: []string{"regexp=", "file=", "max-count=", "after-context=", "before-context=", "context=", "directories=", "devices=",
+		"recursive", "dereference-recursive", "include=", "exclude=", "exclude-dir=", "exclude-from=", "label=", "binary-files=", "color=?", "colour=?"}}
+
+// recursiveRead adds to c when grep reads a directory tree that holds
+// secrets: the root, a home or working directory, or a directory above a
+// secret path (grep -r x /etc reaches /etc/shadow).
+func (w *walker) recursiveRead(c *Command, args []arg) {
+	switch c.Program {
+	case "grep", "egrep", "fgrep", "rgrep", "zgrep":
+	default:
+		return
+	}
+	p := grepSpec.parse(args)
+	recursive := c.Program == "rgrep" || p.has("r", "R", "recursive", "dereference-recursive")
+	for _, o := range p.findAll("d", "directories") {
+		recursive = recursive || strings.HasPrefix("recurse", o.value) && o.value != ""
+	}
+	if !recursive {
+		return
+	}
+	files := p.operands
+	if !p.has("e", "f", "regexp", "file") && len(files) > 0 {
+		files = files[1:]
+	}
+	if len(files) == 0 {
+		files = []arg{{src: ".", val: "."}}
+	}
+	for _, f := range files {
+		if e := w.secretUnder(f); e != "" {
+			c.add(Approve, fmt.Sprintf("%s -r reads everything under %s, which holds credentials (%s)", c.Program, f.show(), e))
+			return
+		}
+	}
+}
+
+// safeVars are variables printenv may show: none holds a credential.
+var safeVars = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LANGUAGE", "TERM", "TZ", "HOSTNAME",
+	"SHLVL", "MAIL", "EDITOR", "VISUAL", "PAGER", "XDG_RUNTIME_DIR", "XDG_SESSION_ID", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "TMPDIR",
+	"COLUMNS", "LINES", "DISPLAY", "SSH_TTY", "SSH_CONNECTION", "SSH_CLIENT", "INVOCATION_ID", "JOURNAL_STREAM", "MANPATH"}
+
+// checkPrintenv: printenv without names dumps the environment, and a
+// name may be a credential (printenv OPENAI_API_KEY).
+func checkPrintenv(args []arg) (Action, string) {
+	if len(args) == 0 {
+		return Approve, "printenv prints the whole environment, which holds credentials"
+	}
+	for _, a := range args {
+		if !a.static() || !(slices.Contains(safeVars, a.val) || strings.HasPrefix(a.val, "LC_")) {
+			return Approve, fmt.Sprintf("printenv %s may print a credential (only names such as PATH, HOME, LANG are read-only)", a.show())
+		}
+	}
+	return Allow, "prints variables that hold no credentials"
+}
+
+// psValueOpts are ps options whose value is the next word when not
+// attached.
+const psValueOpts = "oOpqUuGgtCsN"
+
+// checkPs refuses ps's BSD "e" (ps e, ps auxe, ps eww), which prints
+// every process's environment after its command.
+func checkPs(args []arg) (Action, string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static() {
+			return Approve, fmt.Sprintf("the ps argument %s is computed at run time", a.src)
+		}
+		v := a.val
+		switch {
+		case strings.HasPrefix(v, "--"):
+			if !strings.Contains(v, "=") && slices.Contains([]string{"--sort", "--format", "--pid", "--ppid", "--user", "--User", "--group",
+				"--Group", "--tty", "--cols", "--columns", "--rows", "--lines", "--width", "--quick-pid", "--sid", "--deselect"}, v) {
+				i++
+			}
+		case strings.HasPrefix(v, "-"):
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(psValueOpts, v[j]) >= 0 {
+					if j == len(v)-1 {
+						i++
+					}
+					break
+				}
+			}
+		case strings.IndexByte(v, 'e') >= 0 && strings.Trim(v, "aAcCefghjlLmMnrsStTuvVwxXZ") == "":
+			return Approve, fmt.Sprintf("ps %s prints every process's environment, which holds credentials", v)
+		}
+	}
+	return Allow, ""
+}
+
+// checkGetent: shadow and gshadow are the password hashes.
+func checkGetent(args []arg) (Action, string) {
+	p := getentSpec.parse(args)
+	if p.unknown != "" {
+		return Approve, p.unknown
+	}
+	if len(p.operands) > 0 && (p.operands[0].val == "shadow" || p.operands[0].val == "gshadow") {
+		return Approve, "getent " + p.operands[0].val + " prints password hashes"
+	}
+	return Allow, ""
+}
+
+// noteDirChanges records where the cd commands of a parsed script go,
+// before its commands are judged: a relative path after `cd /etc` is
+// read there (cd /etc; cat shadow). A target not known now stands for
+// any directory.
+func (w *walker) noteDirChanges(f *syntax.File, src string) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		name := resolveWord(call.Args[0], src)
+		switch {
+		case !name.static():
+		case name.val == "cd" || name.val == "pushd":
+			w.noteDir(call.Args[1:], src)
+		case name.val == "popd":
+			w.cwds = append(w.cwds, cwdUnknown)
+		}
+		return true
+	})
+}
+
+func (w *walker) noteDir(words []*syntax.Word, src string) {
+	for _, word := range words {
+		a := resolveWord(word, src)
+		if a.static() && strings.HasPrefix(a.val, "-") && a.val != "-" {
+			continue // -P, -L, -e, -@
+		}
+		w.chdir(a)
+		return
+	}
+	// cd alone goes home, which relative paths already cover.
+}
+
+// chdir records a change of directory to a.
+func (w *walker) chdir(a arg) {
+	if a.static() && strings.HasPrefix(a.val, "/") {
+		w.cwds = append(w.cwds, cleanPattern(a.val))
+		return
+	}
+	w.cwds = append(w.cwds, cwdUnknown)
+}

@@ -1,0 +1,327 @@
+package approvals
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultSecretPaths are the credentials no command reads without a
+// person: an entry starting with "/" is an absolute path and everything
+// under it; "~/" starts a path in any home directory (/root, /home/*,
+// /var/lib/jenkins: it matches wherever that path ends a longer one); an
+// entry without "/" is a file of that name in any directory. "*", "?"
+// and [...] are wildcards. policy.secret_paths adds entries; opsbot's own
+// config file, database and data directory are added by the composition
+// root.
+var DefaultSecretPaths = []string{
+	// account passwords
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+	// SSH and TLS private keys
+	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "id_xmss",
+	"/etc/ssh/ssh_host_*_key", "*.key", "privkey*.pem", "/etc/ssl/private", "/etc/pki/tls/private",
+	"/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/kubernetes/pki", "/etc/kubernetes/*.conf",
+	"/etc/rancher/k3s/k3s.yaml", "/var/lib/kubelet/pki", "/run/secrets", "/var/run/secrets",
+	// the environment, memory and files of other processes
+	"/proc/*/environ", "/proc/*/root", "/proc/*/cwd", "/proc/*/fd", "/proc/*/map_files", "/proc/*/mem",
+	"/proc/kcore", "/dev/mem", "/dev/kmem", "/dev/port",
+	// cloud, cluster, registry and VCS credentials
+	"~/.aws", "~/.kube", "~/.docker/config.json", "~/.git-credentials", "~/.netrc", "~/.pgpass", "~/.my.cnf",
+	"~/.config/gcloud", "~/.azure", "~/.config/gh", "~/.vault-token", "~/.npmrc", "~/.pypirc", "~/.gnupg",
+	"~/.password-store", "~/.ssh/*_key", "~/.terraform.d/credentials.tfrc.json", "~/.config/rclone",
+	// shell and tool histories
+	".bash_history", ".zsh_history", ".sh_history", ".ash_history", ".history", "*_history", ".lesshst",
+	"~/.local/share/fish/fish_history", ".viminfo",
+	// opsbot's usual places
+	"/etc/opsbot", "/var/lib/opsbot", "opsbot.env", "opsbot.db*",
+}
+
+// secretKind is how an entry of the secret list matches a path.
+type secretKind int
+
+const (
+	secretAbs  secretKind = iota // an absolute path and what is under it
+	secretHome                   // a path in any home directory
+	secretBase                   // a file name in any directory
+)
+
+// secretEntry is one compiled entry.
+type secretEntry struct {
+	raw  string
+	kind secretKind
+	// pat is a wildcard pattern; for secretHome the path below the home
+	// directory, starting with "/".
+	pat string
+}
+
+// secretList is the compiled secret list.
+type secretList struct{ entries []secretEntry }
+
+// compileSecrets compiles the entries; an absolute entry that exists on
+// this machine and is reached through a symlink is added again as the
+// path the symlink leads to.
+func compileSecrets(list []string) secretList {
+	var s secretList
+	for _, raw := range list {
+		e := compileSecret(raw)
+		s.entries = append(s.entries, e)
+		if e.kind == secretAbs && !hasWildcard(e.pat) {
+			if real, err := filepath.EvalSymlinks(e.pat); err == nil && real != e.pat {
+				s.entries = append(s.entries, secretEntry{raw: raw, kind: secretAbs, pat: real})
+			}
+		}
+	}
+	return s
+}
+
+func compileSecret(raw string) secretEntry {
+	// An entry's "*" spans directories: /proc/*/environ covers
+	// /proc/1/task/1/environ too.
+	p := strings.NewReplacer(string(anyName), string(anyString), string(noDot), "").Replace(globToPattern(raw))
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		return secretEntry{raw: raw, kind: secretHome, pat: path.Clean(p[1:])}
+	case strings.HasPrefix(p, "/"):
+		return secretEntry{raw: raw, kind: secretAbs, pat: path.Clean(p)}
+	}
+	return secretEntry{raw: raw, kind: secretBase, pat: p}
+}
+
+// matchAbs returns the entry an absolute path pattern may name, or "".
+func (s secretList) matchAbs(p string) string {
+	for _, e := range s.entries {
+		pat := e.pat
+		switch e.kind {
+		case secretHome:
+			pat = string(anyString) + pat // a home directory may be anywhere
+			fallthrough
+		case secretAbs:
+			if overlap(p, pat) || overlap(p, pat+"/"+string(anyString)) {
+				return e.raw
+			}
+		case secretBase:
+			if b := basePattern(p); !onlyGlob(b) && overlap(b, e.pat) {
+				return e.raw
+			}
+		}
+	}
+	return ""
+}
+
+// matchInHome returns the entry a path relative to some home directory
+// (or to the session's own directory) may name, or "": absolute entries
+// are elsewhere.
+func (s secretList) matchInHome(rel string) string {
+	p := path.Clean("/" + rel)
+	for _, e := range s.entries {
+		switch e.kind {
+		case secretHome:
+			if overlap(p, e.pat) || overlap(p, e.pat+"/"+string(anyString)) {
+				return e.raw
+			}
+		case secretBase:
+			if b := basePattern(p); !onlyGlob(b) && overlap(b, e.pat) {
+				return e.raw
+			}
+		}
+	}
+	return ""
+}
+
+// under returns an absolute entry inside the directory pattern dir, or "".
+func (s secretList) under(dir string) string {
+	for _, e := range s.entries {
+		if e.kind == secretAbs && overlap(strings.TrimSuffix(dir, "/")+"/"+string(anyString), e.pat) {
+			return e.raw
+		}
+	}
+	return ""
+}
+
+// basePattern is the last path element of a pattern; when it holds an
+// anyString, which may stand for more elements, only what follows the
+// last one is certain.
+func basePattern(p string) string {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if i := strings.LastIndexByte(base, anyString); i >= 0 { // may hold several elements
+		return base[i:]
+	}
+	return base
+}
+
+// cleanPattern cleans an absolute path pattern as the kernel would walk
+// it; ".." after a wildcard could climb anywhere, so what precedes it is
+// then unknown.
+func cleanPattern(p string) string {
+	elems := strings.Split(p, "/")
+	last := -1
+	for i, el := range elems {
+		if el == ".." && hasWildcard(strings.Join(elems[:i], "/")) {
+			last = i
+		}
+	}
+	if last >= 0 {
+		return string(anyString) + "/" + path.Clean(strings.Join(elems[last+1:], "/"))
+	}
+	return path.Clean(p)
+}
+
+// pathSeparators end a path inside a longer word: an option's "=", a
+// HOST:PATH, a list, an awk or sed program's quotes and redirections.
+const pathSeparators = " \t\n'\"`;(){}<>|&,=:"
+
+// pathCandidates are the strings in a word pattern that may be paths:
+// each field between separators, and within a field the rest from its
+// first "/" or "~" (-f/etc/shadow, @/etc/shadow).
+func pathCandidates(word string) []string {
+	fields := strings.FieldsFunc(word, func(r rune) bool { return strings.ContainsRune(pathSeparators, r) })
+	var out []string
+	for _, f := range fields {
+		out = append(out, f)
+		if i := strings.IndexAny(f, "/~"); i > 0 {
+			out = append(out, f[i:])
+		}
+	}
+	if len(out) == 0 && word != "" {
+		out = append(out, word)
+	}
+	return out
+}
+
+// cwdUnknown stands in walker.cwds for a directory changed to at run time
+// to somewhere not known now.
+const cwdUnknown = "\x00"
+
+// secretIn returns the secret entry the word pattern may name, or "".
+func (w *walker) secretIn(word string) string {
+	for _, c := range pathCandidates(word) {
+		if e := w.secretPath(c); e != "" {
+			return e
+		}
+	}
+	return ""
+}
+
+// secretPath judges one path pattern, resolved as the shell and the
+// kernel will: "~" is a home directory (on the bot's host, the bot's
+// own), a relative path is relative to the login or session directory or
+// to any directory a cd in the command line went to, and on the bot's
+// host an existing path is also judged where its symlinks lead.
+func (w *walker) secretPath(c string) string {
+	s := w.policy.secrets
+	switch {
+	case c[0] == '~':
+		_, rest, _ := strings.Cut(c, "/")
+		if w.local() && (c == "~" || strings.HasPrefix(c, "~/")) {
+			if home, err := os.UserHomeDir(); err == nil {
+				if e := w.secretAbsPath(filepath.Join(home, rest)); e != "" {
+					return e
+				}
+			}
+		}
+		return s.matchInHome(rest)
+	case c[0] == '/' || c[0] == anyString || (c[0] == anyName || c[0] == noDot) && strings.Contains(c, "/"):
+		return w.secretAbsPath(c)
+	}
+	rel := c
+	climbs := false
+	for strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "./") || rel == ".." {
+		climbs = climbs || strings.HasPrefix(rel, "..")
+		_, rel, _ = strings.Cut(rel, "/")
+	}
+	if climbs || strings.Contains("/"+rel+"/", "/../") {
+		return s.matchAbs(string(anyString) + "/" + rel)
+	}
+	for _, d := range w.cwds {
+		if d == cwdUnknown {
+			d = string(anyString)
+		}
+		if e := w.secretAbsPath(d + "/" + rel); e != "" {
+			return e
+		}
+	}
+	return s.matchInHome(rel)
+}
+
+// secretAbsPath judges an absolute path pattern, following symlinks on
+// the bot's own host.
+func (w *walker) secretAbsPath(p string) string {
+	p = cleanPattern(p)
+	if e := w.policy.secrets.matchAbs(p); e != "" {
+		return e
+	}
+	if w.local() && !hasWildcard(p) {
+		if real := resolveExisting(p); real != p {
+			return w.policy.secrets.matchAbs(real)
+		}
+	}
+	return ""
+}
+
+// resolveExisting follows the symlinks of the longest existing prefix
+// of the absolute path p and appends the rest.
+func resolveExisting(p string) string {
+	rest := ""
+	for dir := p; dir != "/" && dir != "."; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+	return p
+}
+
+// local reports whether the command runs on the bot's own host, where
+// the policy can look at the file system it reads.
+func (w *walker) local() bool { return w.target.Host == localHostName }
+
+// localHostName is the built-in host that is the bot's own machine
+// (hosts.LocalHost).
+const localHostName = "local"
+
+// secretRead adds to c when an argument names a secret path.
+func (w *walker) secretRead(c *Command, args []arg) {
+	if metadataOnly[c.Program] {
+		return
+	}
+	for _, a := range args {
+		if e := w.secretIn(a.pattern()); e != "" {
+			c.add(Approve, fmt.Sprintf("%s may read %s, which holds credentials (secret path %s)", c.Program, a.show(), e))
+			return
+		}
+	}
+}
+
+// metadataOnly programs show names, sizes and types of files, never what
+// is in them.
+var metadataOnly = map[string]bool{
+	"ls": true, "stat": true, "find": true, "du": true, "test": true, "[": true, "readlink": true, "realpath": true,
+	"basename": true, "dirname": true, "namei": true, "lsattr": true, "getfacl": true, "echo": true, "printf": true,
+	"which": true, "type": true, "whereis": true, "whatis": true, "tree": true, "df": true, "lsof": true, "file": true,
+	"cd": true, "pushd": true, "popd": true, "dirs": true,
+}
+
+// secretUnder says which secret a recursive read of dir would reach, or
+// "": anything under a home directory, the root or a relative directory
+// (a home or session directory), or an absolute secret entry inside dir.
+func (w *walker) secretUnder(dir arg) string {
+	p := dir.pattern()
+	if p == "" || p[0] != '/' && p[0] != anyString {
+		return "files in a home or working directory"
+	}
+	p = cleanPattern(p)
+	if p == "/" || p[0] == anyString || p == "/home" || p == "/root" || strings.HasPrefix(p, "/home/") || strings.HasPrefix(p, "/root/") {
+		return "files in home directories"
+	}
+	if e := w.policy.secrets.under(p); e != "" {
+		return e
+	}
+	if w.local() && !hasWildcard(p) {
+		if real := resolveExisting(p); real != p {
+			return w.policy.secrets.under(real)
+		}
+	}
+	return ""
+}
