@@ -57,7 +57,10 @@ func TestSandboxModeIsValidated(t *testing.T) {
 // destinations it names, and none for a command that is not allowed.
 func TestDecisionConnectPorts(t *testing.T) {
 	t.Parallel()
-	p := defaultPolicy(t)
+	p, err := NewPolicy(PolicyConfig{EgressAllow: []string{"example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		cmd  string
 		want []uint16
@@ -68,7 +71,8 @@ func TestDecisionConnectPorts(t *testing.T) {
 		{"curl --url=example.com/x", []uint16{80}},
 		{"timeout 5 curl -s HTTPS://example.com:8443/", []uint16{8443}},
 		{"dig example.com", []uint16{53}},
-		{"rm -rf /tmp/x; curl http://a:1/", nil}, // not allowed
+		{"rm -rf /tmp/x; curl http://a:1/", nil},       // not allowed
+		{"curl -s https://unknown.example:8443/", nil}, // not a known destination
 	}
 	for _, tt := range tests {
 		if got := p.Check(Target{Host: "local"}, tt.cmd).ConnectPorts(); !slices.Equal(got, tt.want) {
