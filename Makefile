@@ -7,8 +7,12 @@ COMMIT       ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
 # web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
-# tests run; systemd-analyze for deploy/opsbot.service.
-TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd
+# tests run; systemd-analyze for deploy/opsbot.service; strace and
+# iproute2 for approvals/nsverify, which runs allowed commands for real.
+TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2
+# How long make test and make fuzz fuzz the policy against reality.
+FUZZ_SHORT   ?= 20s
+FUZZTIME     ?= 10m
 # helm for the chart's lint and template tests (deploy/helm_test.go), built
 # once from the Go module proxy into bin/ and reused.
 HELM_VERSION := v3.22.0
@@ -19,7 +23,7 @@ BENCH_DEBS   := pssh ansible openssh-client openssh-server
 # `go test` must see gcc for go-sqlite3 (cgo).
 export CGO_ENABLED := 1
 
-.PHONY: run build test test-deps lint bench bench-deps clean
+.PHONY: run build test test-deps fuzz lint bench bench-deps clean
 
 ## run: the bot on the embedded default (web chat on http://127.0.0.1:8080)
 run: build
@@ -31,13 +35,20 @@ build:
 
 ## test: install what the tests need if missing, then every test under -race
 ## (deploy/ builds the image's binary, runs systemd-analyze verify and
-## security on the unit, helm lint and helm template on the chart)
+## security on the unit, helm lint and helm template on the chart), then
+## FUZZ_SHORT (20s) of the policy fuzzed against reality (see fuzz)
 # The image's binary is built first, on its own: cold (its own flags, so its
 # own cache) it may take longer than go test's default timeout on a busy
 # machine; the suite then finds it in the build cache.
 test: test-deps $(HELM)
 	$(GO) test -count=1 -timeout 60m -run '^TestImageBuildSettings$$' ./deploy/
 	$(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./approvals/nsverify/
+
+## fuzz: fuzz the policy against reality for FUZZTIME (default 10m): every
+## command line it allows runs in a throwaway namespace and must change nothing
+fuzz: test-deps
+	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZTIME) ./approvals/nsverify/
 
 test-deps:
 	@./deploy/install-debs.sh $(TEST_DEBS)
@@ -61,6 +72,7 @@ bench: bench-deps
 	$(GO) run ./bot/bench/idle
 	$(GO) run ./bot/bench/idle -connector null
 	$(GO) run ./hosts/bench -hosts 100 -runs 5
+	$(GO) run ./connectors/web/bench/flood
 
 bench-deps: test-deps
 	@./deploy/install-debs.sh $(BENCH_DEBS)

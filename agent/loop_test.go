@@ -435,3 +435,22 @@ func TestSkillScriptApprovalShowsItsStdin(t *testing.T) {
 		t.Errorf("the approval does not show the stdin: %+v", ap.request)
 	}
 }
+
+// A loaded skill's body is a runbook being followed: it is never
+// shortened, however far over budget the call is.
+func TestLoadedSkillIsNeverShortened(t *testing.T) {
+	t.Parallel()
+	body := "STEP 1\n" + strings.Repeat("do this carefully\n", 500) + "STEP 9"
+	history := []Message{userText("follow the runbook"),
+		{Role: RoleAssistant, Content: []Block{{Type: BlockToolUse, ID: "s1", Name: "load_skill", Input: []byte(`{}`)}}},
+		{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "s1", Content: body}}},
+	}
+	for _, id := range []string{"c1", "c2", "c3"} { // three more commands, as the runbook says
+		history = append(history,
+			Message{Role: RoleAssistant, Content: []Block{{Type: BlockToolUse, ID: id, Name: "run_command", Input: []byte(`{}`)}}},
+			Message{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: id, Content: strings.Repeat("output\n", 300)}}})
+	}
+	if got := prepare(history, 100)[2].Content[0].Content; got != body {
+		t.Errorf("the skill's body was shortened to %d bytes", len(got))
+	}
+}

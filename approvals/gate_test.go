@@ -129,7 +129,8 @@ func TestVoteMatrix(t *testing.T) {
 		name      string
 		cfg       GateConfig
 		host, ch  string
-		restart   int // restart before this step (index+1); 0: never
+		restart   int    // restart before this step (index+1); 0: never
+		asker     Person // default: slack:U1
 		steps     []step
 		wantState store.ApprovalState
 		wantBy    string
@@ -140,15 +141,18 @@ func TestVoteMatrix(t *testing.T) {
 		{name: "requester may withdraw", steps: []step{{requester, VoteDeny, 0, VoteDecided}}, wantState: store.ApprovalDenied, wantBy: "slack:U1"},
 		{name: "non-approver approve", steps: []step{{slack("U9"), VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
 		{name: "non-approver deny", steps: []step{{slack("U9"), VoteDeny, 0, VoteRefused}}, wantState: store.ApprovalPending},
+		{name: "the requester's id on another platform", steps: []step{{Person{Platform: "discord", ID: "U1"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
+		{name: "an approver of another platform", asker: Person{Platform: "web", ID: "bob"}, host: "db-1",
+			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
 		{name: "same id on another platform", steps: []step{{Person{Platform: "discord", ID: "U2"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
 		{name: "no identity", steps: []step{{Person{}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
 		{name: "user group member", steps: []step{{slack("U7", "S-sre"), VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U7"},
-		{name: "discord role on a db host", host: "db-1",
+		{name: "discord role on a db host", host: "db-1", asker: Person{Platform: "discord", ID: "D9"},
 			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "discord:D1"},
-		{name: "discord role on a web host", host: "web-1",
+		{name: "discord role on a web host", host: "web-1", asker: Person{Platform: "discord", ID: "D9"},
 			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "web approver in its channel", ch: "C-ops", steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "web:alice"},
-		{name: "web approver in another channel", ch: "C-dev", steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
+		{name: "web approver in its channel", ch: "C-ops", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "web:alice"},
+		{name: "web approver in another channel", ch: "C-dev", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
 		{name: "double vote", cfg: GateConfig{Quorum: 2},
 			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U2"), VoteApprove, 0, VoteDuplicate}, {slack("U2"), VoteDeny, 0, VoteDuplicate}}, wantState: store.ApprovalPending},
 		{name: "vote after expiry", steps: []step{{slack("U2"), VoteApprove, 15 * time.Minute, VoteLate}}, wantState: store.ApprovalExpired, wantBy: ExpiryActor},
@@ -169,7 +173,11 @@ func TestVoteMatrix(t *testing.T) {
 			t.Parallel()
 			tt.cfg.Approvers = testApprovers
 			f := newFixture(t, tt.cfg)
-			id := f.request(orText(tt.host, "web-1"), tt.ch, requester)
+			asker := requester
+			if tt.asker.ID != "" {
+				asker = tt.asker
+			}
+			id := f.request(orText(tt.host, "web-1"), tt.ch, asker)
 			for i, s := range tt.steps {
 				if tt.restart == i+1 {
 					f.restart()

@@ -141,7 +141,12 @@ func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
 		return "the vote does not say who cast it"
 	}
 	self := voter.Key() == a.Requester
+	platform, _, _ := strings.Cut(a.Requester, ":")
 	switch {
+	case voter.Platform != platform:
+		// Ids are the platforms' own: slack:U1 and discord:U1 may be one
+		// person, or two. A request is decided where it was asked.
+		return "this request was asked on another chat platform; it is decided there"
 	case self && vote == VoteDeny:
 		return ""
 	case self && !g.cfg.AllowSelfApproval:

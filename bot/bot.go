@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -41,10 +42,16 @@ type Bot struct {
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// Sweeper, when set, ends at start-up what a crashed process left
+	// running (see ProcessLedger).
+	Sweeper Sweeper
 	// JobEndTurns runs a short agent turn in a job's thread when the job
 	// ends (agent.on_job_end: turn), rather than only posting the news.
 	JobEndTurns bool
 
+	// EventsKept is how long event ids are kept to drop platform retries
+	// (default 3 days).
+	EventsKept time.Duration
 	// ShutdownGrace is how long Close lets answers show their last words
 	// before it cuts every platform request and wait (default 10s).
 	ShutdownGrace time.Duration
@@ -183,6 +190,13 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 	}
 	switch ev.Kind {
 	case connectors.EventAction:
+		if !b.Config.allowed(ev.Channel, ev.User.ID) {
+			// The same rule as for messages: a button is no way around it.
+			b.goAsync(func() {
+				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
+			})
+			return
+		}
 		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
 	case connectors.EventMessage:
 		if !ev.Mention {
@@ -258,6 +272,9 @@ func (b *Bot) work(t *thread) {
 		q := t.queue[0]
 		t.queue = t.queue[1:]
 		ctx, cancel := context.WithCancelCause(context.Background())
+		// The thread's commands carry its name, so that one a crash cuts
+		// off can be told about there after the restart.
+		ctx = hosts.WithLabel(ctx, t.id.String())
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 

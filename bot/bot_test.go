@@ -62,10 +62,14 @@ type botOptions struct {
 	now func() time.Time
 	// policy is the policy section (default: empty, the built-in policy).
 	policy approvals.PolicyConfig
+	// sweeper ends what a crashed process left running (default none).
+	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
 	jobEndTurns bool
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
+	// access is bot.access.
+	access map[string][]string
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -106,13 +110,14 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
+		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
 	b.AddConnector(conn)
+	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	b.Start(ctx)
@@ -554,5 +559,55 @@ func TestModelFailureIsNotShownAsAGoError(t *testing.T) {
 	h.eventually("the failure", h.has("t1", "⚠️ the answer failed (error id "))
 	if strings.Contains(h.dump(), "anthropic") {
 		t.Errorf("the thread shows the provider's error: %s", h.dump())
+	}
+}
+
+// A person bot.access keeps out of a channel cannot act there through a
+// button either: not Stop, not Approve.
+func TestClicksNeedChannelAccess(t *testing.T) {
+	t.Parallel()
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	dir := t.TempDir()
+	b, stop := startBot(t, dir, conn, botOptions{access: map[string][]string{"ops": {"alice"}}})
+	t.Cleanup(stop)
+	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	run, ref, _ := h.find("t1", "running `sleep 30`")
+	if said := h.click("bob", run, ref, ActionStop); !strings.Contains(said, "may not use opsbot in this channel") {
+		t.Errorf("bob, kept out of #ops, pressed Stop and was told %q", said)
+	}
+	target := filepath.Join(dir, "approved")
+	h.say("alice", "t2", "run local touch "+target)
+	h.eventually("the card", h.has("t2", "Approval needed"))
+	card, cref, _ := h.find("t2", "Approval needed")
+	if said := h.click("bob", card, cref, ActionApprove); !strings.Contains(said, "may not use opsbot in this channel") {
+		t.Errorf("bob, kept out of #ops, pressed Approve and was told %q", said)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("the command ran on the vote of someone kept out of the channel")
+	}
+	if said := h.click("alice", run, ref, ActionStop); said != "Stopped." {
+		t.Errorf("alice was told %q", said)
+	}
+}
+
+// Event ids are kept for dropping retries, and pruned once older than
+// EventsKept.
+func TestOldEventIDsArePruned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	ctx := context.Background()
+	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
+		t.Fatal("a new event id was taken for a retry")
+	}
+	h.bot.forgetOldEvents(ctx)
+	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); first {
+		t.Fatal("an event id of a moment ago was pruned")
+	}
+	h.bot.forgetEvents(ctx, time.Nanosecond)
+	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
+		t.Error("an event id older than EventsKept was kept")
 	}
 }

@@ -23,7 +23,7 @@ type fakeConn struct {
 	requests []fakeReq
 	limited  int // requests refused for rate
 	tooLong  int
-	window   []time.Time // edits in the last minute, workspace-wide
+	window   map[string][]time.Time // edits in the last minute, per workspace
 	handler  connectors.Handler
 	finished map[string]bool
 	// changed is closed, and replaced, at every change to the messages.
@@ -57,13 +57,14 @@ type fakeMsg struct {
 }
 
 type fakeReq struct {
-	at   time.Time
-	kind string // post or edit
-	id   string
+	at        time.Time
+	kind      string // post or edit
+	id        string
+	workspace string
 }
 
 func newFakeConn(limits connectors.Limits) *fakeConn {
-	return &fakeConn{name: "fake", limits: limits, msgs: map[string]*fakeMsg{}, finished: map[string]bool{}}
+	return &fakeConn{name: "fake", limits: limits, msgs: map[string]*fakeMsg{}, finished: map[string]bool{}, window: map[string][]time.Time{}}
 }
 
 func (f *fakeConn) Name() string              { return f.name }
@@ -123,21 +124,21 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	}
 	if pm := f.limits.EditsPerMinute; pm > 0 {
 		var recent []time.Time
-		for _, t := range f.window {
+		for _, t := range f.window[ref.Workspace] {
 			if now.Sub(t) < time.Minute {
 				recent = append(recent, t)
 			}
 		}
-		f.window = recent
 		if len(recent) >= pm {
 			f.limited++
+			f.window[ref.Workspace] = recent
 			return &connectors.RateLimitError{RetryAfter: time.Minute - now.Sub(recent[0])}
 		}
-		f.window = append(f.window, now)
+		f.window[ref.Workspace] = append(recent, now)
 	}
 	msg.msg, msg.lastEdit = render(m), now
 	msg.history = append(msg.history, msg.msg.Text)
-	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID})
+	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID, workspace: ref.Workspace})
 	f.notify()
 	return nil
 }
@@ -176,4 +177,17 @@ func (f *fakeConn) reqs() []fakeReq {
 func render(m connectors.Message) connectors.Message {
 	m.Text, m.Context = connectors.PlainMentions(m.Text), connectors.PlainMentions(m.Context)
 	return m
+}
+
+// editsIn counts the edits of messages in workspace.
+func (f *fakeConn) editsIn(workspace string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, q := range f.requests {
+		if q.kind == "edit" && q.workspace == workspace {
+			n++
+		}
+	}
+	return n
 }

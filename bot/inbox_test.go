@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -59,5 +60,40 @@ func TestHandleReturnsWhileTheDatabaseIsLocked(t *testing.T) {
 	h.eventually("the help text once the lock is gone", func() bool {
 		_, _, ok := h.find("t1", "run <target> <command>")
 		return ok
+	})
+}
+
+// slowDownConn asks every edit to wait an hour.
+type slowDownConn struct{ *fakeConn }
+
+func (c slowDownConn) Edit(context.Context, connectors.Ref, connectors.Message) error {
+	return &connectors.RateLimitError{RetryAfter: time.Hour}
+}
+
+// Shutdown is bounded: an answer waiting out an hour's Retry-After gets
+// the grace, then its wait ends, and Close returns.
+func TestCloseIsBoundedByTheGrace(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		conn := slowDownConn{newFakeConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second})}
+		b := &Bot{ShutdownGrace: 5 * time.Second}
+		b.AddConnector(conn)
+		d := connectors.Dest{Platform: "fake", Workspace: "W1", Channel: "C1", Thread: "T1"}
+		r := NewRenderer(b.lifeCtx(context.Background()), conn, b.budget("fake", "W1"), nil, nil, d)
+		b.goAsync(func() { // a thread's worker, ending its answer
+			r.Write("The disk")
+			synctest.Wait()
+			r.Write(" is full.")
+			r.Close(context.Background(), nil)
+		})
+		time.Sleep(time.Minute) // the answer is waiting out its Retry-After
+		start := time.Now()
+		b.Close()
+		if took := time.Since(start); took > 6*time.Second {
+			t.Errorf("Close took %s with a grace of 5s", took)
+		}
+		if got := shown(conn.fakeConn, "T1"); got != "The disk" {
+			t.Errorf("the thread shows %q", got)
+		}
 	})
 }

@@ -21,6 +21,27 @@ func (b *Bot) Start(ctx context.Context) {
 			b.loop(ctx, 15*time.Second, b.expireAndFollowUp)
 		})
 	}
+	b.goAsync(func() { b.loop(ctx, time.Hour, b.forgetOldEvents) })
+}
+
+// eventsKept is how long a platform event id is remembered for dropping
+// retries: platforms retry within minutes (Slack three times, Discord
+// within its 15-minute token), so days are ample.
+const eventsKept = 3 * 24 * time.Hour
+
+// forgetOldEvents prunes the event ids older than EventsKept.
+func (b *Bot) forgetOldEvents(ctx context.Context) {
+	kept := b.EventsKept
+	if kept <= 0 {
+		kept = eventsKept
+	}
+	b.forgetEvents(ctx, kept)
+}
+
+func (b *Bot) forgetEvents(ctx context.Context, kept time.Duration) {
+	if _, err := b.Store.ForgetEventsBefore(ctx, time.Now().Add(-kept)); err != nil {
+		b.log().Warn("forget old event ids", "err", err)
+	}
 }
 
 func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Context)) {
@@ -36,10 +57,11 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 	}
 }
 
-// Recover finalizes answers a crash left mid-stream, and marks the turns
-// and jobs it left running as interrupted (jobs are reported, never
-// re-run).
+// Recover ends the commands a crash left running (saying so in their
+// threads), finalizes answers it left mid-stream, and marks the turns and
+// jobs it left running as interrupted (jobs are reported, never re-run).
 func (b *Bot) Recover(ctx context.Context) {
+	b.endOrphans(ctx)
 	msgs, err := b.Store.StreamingMessages(ctx)
 	if err != nil {
 		b.log().Error("find interrupted answers", "err", err)

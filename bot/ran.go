@@ -9,6 +9,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // ranList collects the commands an agent turn ran, to show after its
@@ -79,7 +80,7 @@ func runText(r agent.CommandRun) string {
 	case strings.Contains(r.Err, "context canceled") || (r.Killed && r.Err != ""):
 		mark, how = "⏹", fmt.Sprintf("stopped after %s", r.Duration.Round(time.Millisecond))
 	case r.Err != "":
-		mark, how = "✗", "could not run: "+firstLine(r.Err)
+		mark, how = "✗", "could not run: "+hosts.ReasonText(r.Err)
 	case r.Signal != "":
 		mark, how = "✗", fmt.Sprintf("killed by %s after %s", r.Signal, r.Duration.Round(time.Millisecond))
 	case r.Killed:
@@ -119,11 +120,6 @@ func excerpt(out string) string {
 		s = "…\n" + s
 	}
 	return s
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // oneLine shows a multi-line command on one line, its breaks marked.

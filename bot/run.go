@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -224,7 +225,7 @@ func summarize(spec runSpec, results []agent.ExecResult) string {
 	if len(results) == 1 {
 		r := results[0]
 		if r.Err != nil {
-			return fmt.Sprintf("✗ `%s` on %s: %v", command, r.Host, r.Err)
+			return fmt.Sprintf("✗ `%s` on %s: could not run: %s", command, r.Host, hosts.Reason(r.Err))
 		}
 		if r.Killed {
 			// Killed without an error is the command's own deadline (a
@@ -237,13 +238,38 @@ func summarize(spec runSpec, results []agent.ExecResult) string {
 		}
 		return fmt.Sprintf("%s `%s` on %s: exit %d in %s", mark, command, r.Host, r.ExitCode, r.Duration.Round(time.Millisecond))
 	}
-	failed := 0
+	var failed []string
 	for _, r := range results {
-		if r.Err != nil || r.ExitCode != 0 || r.Killed {
-			failed++
+		if why := hostFailure(r, spec.Timeout); why != "" {
+			failed = append(failed, r.Host+": "+why)
 		}
 	}
-	return fmt.Sprintf("`%s` on %s: %d hosts, %d failed", command, target, len(results), failed)
+	if len(failed) == 0 {
+		return fmt.Sprintf("✓ `%s` on %s: %d hosts, all exit 0", command, target, len(results))
+	}
+	// Name the hosts that failed and why: "1 failed" alone sends a person
+	// scrolling through every host's output to find it.
+	const shown = 5
+	list := strings.Join(failed[:min(len(failed), shown)], "; ")
+	if len(failed) > shown {
+		list += fmt.Sprintf("; and %d more", len(failed)-shown)
+	}
+	return fmt.Sprintf("✗ `%s` on %s: %d hosts, %d failed — %s", command, target, len(results), len(failed), list)
+}
+
+// hostFailure says how a host's run failed, or "" when it succeeded.
+func hostFailure(r agent.ExecResult, timeout time.Duration) string {
+	switch {
+	case r.Err != nil:
+		return "could not run: " + hosts.Reason(r.Err)
+	case r.Killed:
+		return fmt.Sprintf("stopped at its deadline of %s", timeout)
+	case r.Signal != "":
+		return "killed by " + r.Signal
+	case r.ExitCode != 0:
+		return fmt.Sprintf("exit %d", r.ExitCode)
+	}
+	return ""
 }
 
 // followUpOf is what to record for a request the thread waits on: a chat

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,5 +226,30 @@ func TestJobShowsTheEndOfItsOutput(t *testing.T) {
 	m, _, _ := h.find("t1", "job 1: `seq 1 2000` on local — succeeded")
 	if !strings.HasSuffix(m.msg.Text, "\n1999\n2000\n```") || len(m.msg.Text) > webLimits.MaxText {
 		t.Errorf("%d bytes, ending %q", len(m.msg.Text), m.msg.Text[max(0, len(m.msg.Text)-40):])
+	}
+}
+
+// TestSummaryNamesTheHostsThatFailed: a fan-out's summary says which
+// hosts failed and how, in words, not only how many.
+func TestSummaryNamesTheHostsThatFailed(t *testing.T) {
+	t.Parallel()
+	spec := runSpec{Command: "systemctl is-active nginx", Target: "group:web", Timeout: time.Minute}
+	var results []agent.ExecResult
+	for i := range 10 {
+		results = append(results, agent.ExecResult{Host: fmt.Sprintf("web-%d", i+1)})
+	}
+	results[2].ExitCode = 3
+	results[6].Err = fmt.Errorf("hosts: web-7: connect: dial tcp 10.0.0.7:22: %w", syscall.ECONNREFUSED)
+	got := summarize(spec, results)
+	want := "✗ `systemctl is-active nginx` on group:web: 10 hosts, 2 failed — web-3: exit 3; web-7: could not run: nothing answers on its SSH port (connection refused)"
+	if got != want {
+		t.Errorf("summary:\n got %s\nwant %s", got, want)
+	}
+	one := summarize(runSpec{Command: "uptime", Target: "web-7"}, results[6:7])
+	if strings.Contains(one, "dial tcp") || !strings.Contains(one, "could not run: nothing answers on its SSH port") {
+		t.Errorf("one host: %s", one)
+	}
+	if all := summarize(spec, results[:2]); !strings.Contains(all, "2 hosts, all exit 0") {
+		t.Errorf("all ok: %s", all)
 	}
 }

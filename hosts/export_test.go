@@ -48,3 +48,7 @@ func WaitConnected(ctx context.Context, p *Pool, n int) error {
 		}
 	}
 }
+
+// LocalProcess exposes localProcess: what the local runner records of a
+// command's process group.
+var LocalProcess = localProcess

@@ -39,6 +39,9 @@ type Local struct {
 	SandboxBestEffort bool
 	// probe replaces SandboxSupport in tests (a kernel without Landlock).
 	probe func() error
+	// Tracker, when set, records each command's process group while it
+	// runs, for the start-up sweep after a crash (EndLocal).
+	Tracker Tracker
 }
 
 var _ Runner = (*Local)(nil)
@@ -83,6 +86,8 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	if err != nil {
 		return res, fmt.Errorf("hosts: local: %w", err)
 	}
+	done := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command))
+	defer done()
 	res, err = waitLocal(ctx, cmd, opts.Timeout)
 	if tty != nil {
 		tty.drain()

@@ -31,7 +31,7 @@ func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, on
 	if err := opts.validate(); err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}
-	c, err := p.conn(h)
+	c, err := p.conn(h, p.userFor(h, opts.Unattended))
 	if err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}
@@ -74,6 +74,10 @@ func (r *remoteRun) run(ctx context.Context, command string, out *sink) (Result,
 	// arrives, so a start taken after it would make a command stopped at
 	// its deadline look as if it ended before it.
 	start := time.Now()
+	// Recorded before it starts: the token is all a sweep needs to find
+	// the run on the host should this process die (Pool.End).
+	done := track(ctx, r.pool.Tracker, Process{Host: r.conn.host.Name, Token: r.token, Command: command})
+	defer done()
 	if err := r.start(command, out); err != nil {
 		return res, err
 	}

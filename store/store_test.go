@@ -319,3 +319,38 @@ func TestOpenInAMissingFolderSaysWhatToDo(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestRunningCommandsSurviveAReopen: what is recorded as running is there
+// for the next process, until removed.
+func TestRunningCommandsSurviveAReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	ctx := context.Background()
+	s, err := Open(ctx, Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.AddRunning(ctx, RunningCommand{Host: "local", PID: 4242, Start: 1 << 40, Boot: "b", Command: "sleep 300", Label: "web/ops/t1", OwnerPID: 77, OwnerStart: 5, OwnerBoot: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.AddRunning(ctx, RunningCommand{Host: "web-1", Token: "0123456789abcdef", Command: "sleep 5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveRunning(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, Config{Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	left, err := s.RunningCommands(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].ID != a || left[0].PID != 4242 || left[0].Start != 1<<40 || left[0].Label != "web/ops/t1" || left[0].Command != "sleep 300" ||
+		left[0].OwnerPID != 77 || left[0].OwnerStart != 5 || left[0].OwnerBoot != "b" {
+		t.Errorf("after a reopen: %+v", left)
+	}
+}

@@ -66,8 +66,7 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 	text := fmt.Sprint(last.Content)
 	switch {
 	case last.Role == "tool":
-		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-		f.text(w, []string{"The command said: ", first})
+		f.text(w, []string{"The command said: ", firstOutputLine(text)})
 		return
 	}
 	for key, cmd := range f.commands {
@@ -123,4 +122,16 @@ func (f *fakeLLM) toolResults() []string {
 		}
 	}
 	return out
+}
+
+// firstOutputLine is the first line of a command's output in a tool
+// result: the lines of the result's framing (<output host=…>) are not
+// output.
+func firstOutputLine(result string) string {
+	for _, l := range strings.Split(strings.TrimSpace(result), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "<") {
+			return l
+		}
+	}
+	return ""
 }

@@ -114,6 +114,10 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
 	b.JobEndTurns = rt.jobEndTurns()
 	b.AddConnector(webConn)
+	// Every command is on record while it runs, so that after a crash the
+	// next start ends what this process left running (Recover).
+	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	b.Sweeper = rt.fleet
 	reg := newRegistry()
 	checkMetrics, err := checks.NewMetrics(reg)
 	if err != nil {
@@ -144,6 +148,12 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	botCtx, stopBot := context.WithCancel(ctx)
 	connDone := make(chan error, 1)
 	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
+	// "started" means a message posted now reaches the bot, not a 503.
+	select {
+	case <-webConn.Running():
+	case err := <-connDone:
+		connDone <- err
+	}
 	b.Start(botCtx)
 	if err := sched.Start(botCtx); err != nil {
 		stopBot()

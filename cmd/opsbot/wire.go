@@ -184,6 +184,9 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 		agent.NewCompactTool(),
 		&agent.TaskTool{Parent: a},
 	)
+	if len(rt.cfg.Checks.Schedules) > 0 {
+		a.Tools.Add(&agent.HealthTool{Reports: healthReports{store: rt.store, schedules: rt.cfg.Checks.Schedules}})
+	}
 	if len(rt.skills) > 0 {
 		a.Tools.Add(&agent.LoadSkillTool{Skills: rt.skills})
 		a.Tools.Add(&agent.RunSkillScriptTool{Skills: rt.skills, Guard: guard})

@@ -1,0 +1,117 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+// Sweeper ends what a crashed opsbot left running of a command
+// (hosts.Fleet does).
+type Sweeper interface {
+	End(ctx context.Context, p hosts.Process) (ended bool, err error)
+}
+
+// ProcessLedger records every command that runs, while it runs, in the
+// store: it is the hosts.Tracker of `opsbot run`, and what Recover's sweep
+// reads after a crash.
+type ProcessLedger struct {
+	store *store.Store
+	log   *slog.Logger
+	owner hosts.Process
+}
+
+var _ hosts.Tracker = (*ProcessLedger)(nil)
+
+// NewProcessLedger records into st on behalf of this process.
+func NewProcessLedger(st *store.Store, log *slog.Logger) *ProcessLedger {
+	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
+}
+
+// Started records p until the returned func is called.
+func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
+	id, err := l.store.AddRunning(ctx, store.RunningCommand{Host: p.Host, PID: p.PID, Start: p.Start, Boot: p.Boot,
+		Token: p.Token, Command: p.Command, Label: p.Label,
+		OwnerPID: l.owner.PID, OwnerStart: l.owner.Start, OwnerBoot: l.owner.Boot})
+	if err != nil {
+		// The command runs anyway: a crash now would leave it to its
+		// own deadline, as before there was a ledger.
+		l.log.Warn("record a running command", "host", p.Host, "err", err)
+		return nil
+	}
+	return func() {
+		if err := l.store.RemoveRunning(ctx, id); err != nil {
+			l.log.Warn("forget an ended command", "host", p.Host, "err", err)
+		}
+	}
+}
+
+// endOrphans ends, before anything new starts, every command a previous
+// process recorded as running and did not see end (it was killed), and
+// tells each command's thread that it was cut off. Commands of a process
+// that still runs are left alone.
+func (b *Bot) endOrphans(ctx context.Context) {
+	if b.Sweeper == nil {
+		return
+	}
+	left, err := b.Store.RunningCommands(ctx)
+	if err != nil {
+		b.log().Error("find commands a crash left running", "err", err)
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range left {
+		if hosts.Alive(hosts.Process{PID: c.OwnerPID, Start: c.OwnerStart, Boot: c.OwnerBoot}) {
+			continue // another opsbot's, still running
+		}
+		// Hosts are swept side by side: a dead SSH host costs its
+		// timeout once, not once per command.
+		wg.Go(func() {
+			p := hosts.Process{Host: c.Host, PID: c.PID, Start: c.Start, Boot: c.Boot, Token: c.Token, Command: c.Command}
+			ended, err := b.Sweeper.End(ctx, p)
+			b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended, "err", err)
+			b.tellCutOff(ctx, c, ended, err)
+			if err := b.Store.RemoveRunning(ctx, c.ID); err != nil {
+				b.log().Error("forget a swept command", "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// tellCutOff says in the command's thread what became of it.
+func (b *Bot) tellCutOff(ctx context.Context, c store.RunningCommand, ended bool, err error) {
+	id, ok := parseThreadID(c.Label)
+	if !ok {
+		return // not started from a thread
+	}
+	b.reply(ctx, connectors.Event{Platform: id.platform, Channel: id.channel, Thread: id.thread}, cutOffText(c, ended, err))
+}
+
+// cutOffText is what a thread reads about a command a restart cut off.
+func cutOffText(c store.RunningCommand, ended bool, err error) string {
+	what := fmt.Sprintf("`%s` on %s", oneLine(c.Command), c.Host)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("⏹ Cut off: %s was running when opsbot stopped. Whether it still runs could not be checked (%s); "+
+			"if it does, it ends at its own time limit. It was not re-run.", what, plainSweepError(err))
+	case ended:
+		return fmt.Sprintf("⏹ Cut off: %s was still running when opsbot restarted; it has been stopped, and was not re-run.", what)
+	}
+	return fmt.Sprintf("⏹ Cut off: %s was running when opsbot stopped; it had ended by the restart, and its result was not seen. "+
+		"It was not re-run.", what)
+}
+
+// plainSweepError is the reason a sweep failed, in a person's words.
+func plainSweepError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the host did not answer in time"
+	}
+	return "the host could not be reached"
+}

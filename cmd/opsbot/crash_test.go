@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/hosts/sshtest"
+)
+
+// TestKilledBotLeavesNoCommandRunning: `kill -9` of `opsbot run` while a
+// chat `run local sleep …` runs; the next start, before it serves, ends
+// the sleep (a command runs in a process group of its own, so it outlived
+// the bot) and says in the thread that it was cut off.
+func TestKilledBotLeavesNoCommandRunning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n"), 0o600)
+	sleep := fmt.Sprintf("sleep 600.%06d", rand.IntN(1_000_000))
+
+	bot, base := startRun(t, dir, cfg)
+	thread := postMessage(t, base, "@opsbot run local "+sleep)
+	procs := awaitProcess(t, sleep)
+	bot.Process.Kill() // SIGKILL: nothing of the bot's own clean-up runs
+	bot.Wait()
+	for _, p := range procs {
+		if p.Exited() {
+			t.Fatalf("the sleep died with the bot: the test would prove nothing")
+		}
+	}
+
+	bot, base = startRun(t, dir, cfg)
+	defer bot.Process.Kill()
+	for _, p := range procs {
+		if !p.Wait(2 * time.Minute) { // a bound on an event, not a speed
+			t.Fatalf("process %d (%s) still runs after the restart", p.Pid, sleep)
+		}
+	}
+	if left := sshtest.Processes(sleep); len(left) > 0 {
+		t.Errorf("still running after the restart: %v", left)
+	}
+	texts := threadTexts(t, base, thread)
+	if !strings.Contains(texts, "Cut off: `"+sleep+"` on local was still running when opsbot restarted; it has been stopped") {
+		t.Errorf("the thread does not say the command was cut off:\n%s", texts)
+	}
+}
+
+// startRun starts `opsbot run` in dir and returns it with its base URL.
+func startRun(t *testing.T, dir, cfg string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := opsbot(t, dir, "run", "--config", cfg)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, waitForListen(t, stderr)
+}
+
+// postMessage starts a thread with text and returns the thread's id.
+func postMessage(t *testing.T, base, text string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"channel": "ops", "user": "alice", "text": text})
+	resp, err := http.Post(base+"/api/messages", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var res struct{ Thread string }
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("post: %d %v", resp.StatusCode, err)
+	}
+	return res.Thread
+}
+
+// awaitProcess waits for a process whose command line holds marker, and
+// holds it (by pidfd) until the test ends.
+func awaitProcess(t *testing.T, marker string) []*sshtest.Proc {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute) // a bound on an event, not a speed
+	for {
+		procs, err := sshtest.Find(marker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(procs) > 0 {
+			t.Cleanup(func() {
+				for _, p := range procs {
+					p.Close()
+				}
+			})
+			return procs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process %q started", marker)
+		}
+		// A process appears without an event to wait on; the scan is
+		// cheap and this loop ends as soon as it does.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// threadTexts is the text of every message in thread, one per line.
+func threadTexts(t *testing.T, base, thread string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/api/threads/" + thread + "/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var res struct{ Messages []struct{ Text string } }
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("thread messages: %v: %.200s", err, raw)
+	}
+	var b strings.Builder
+	for _, m := range res.Messages {
+		b.WriteString(m.Text + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,158 @@
+package hosts_test
+
+import (
+	"context"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/sshtest"
+)
+
+// tracker records what the runners report, and hands each Process to the
+// test as it starts.
+type tracker struct {
+	mu      sync.Mutex
+	started chan hosts.Process
+	ended   []hosts.Process
+}
+
+func newTracker() *tracker { return &tracker{started: make(chan hosts.Process, 8)} }
+
+func (tr *tracker) Started(_ context.Context, p hosts.Process) func() {
+	tr.started <- p
+	return func() {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		tr.ended = append(tr.ended, p)
+	}
+}
+
+// TestEndLocalEndsTheGroupOfARunningCommand: what the local runner
+// records is enough to end the command's whole group (its shell, the
+// pipeline and the sleep), as the start-up sweep does after a crash.
+func TestEndLocalEndsTheGroupOfARunningCommand(t *testing.T) {
+	t.Parallel()
+	tr := newTracker()
+	l := &hosts.Local{Tracker: tr}
+	sleep := uniqueSleep()
+	run := startSleep(t, sleep, func(cmd string, onChunk func(hosts.Chunk)) error {
+		_, err := l.Run(bg, hosts.Host{Name: hosts.LocalHost}, cmd, hosts.Options{}, onChunk)
+		return err
+	})
+	p := <-tr.started
+	if p.Host != hosts.LocalHost || p.PID <= 1 || p.Start == 0 || p.Boot == "" {
+		t.Fatalf("recorded %+v: want the group leader's pid, start time and boot id", p)
+	}
+	procs := findRunning(t, sleep)
+	ended, err := hosts.EndLocal(p)
+	if err != nil || !ended {
+		t.Fatalf("EndLocal = %v, %v; want true", ended, err)
+	}
+	awaitExit(t, sleep, procs)
+	_ = run.wait()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.ended) != 1 {
+		t.Errorf("the tracker heard of %d ends, want 1", len(tr.ended))
+	}
+}
+
+// TestEndLocalEndsChildrenTheLeaderLeft: a command whose shell has exited
+// may leave children in its group; they are ended too.
+func TestEndLocalEndsChildrenTheLeaderLeft(t *testing.T) {
+	t.Parallel()
+	sleep := uniqueSleep()
+	leader := exec.Command("bash", "-c", sleep+" & read -r _")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := leader.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := hosts.LocalProcess(leader.Process.Pid, sleep)
+	stdin.Close() // the shell exits; its sleep stays in the group
+	_ = leader.Wait()
+	procs := findRunning(t, sleep)
+	ended, err := hosts.EndLocal(p)
+	if err != nil || !ended {
+		t.Fatalf("EndLocal = %v, %v; want true", ended, err)
+	}
+	awaitExit(t, sleep, procs)
+	if ended, _ := hosts.EndLocal(p); ended {
+		t.Errorf("a second sweep found something left")
+	}
+}
+
+// TestEndLocalNeverSignalsAReusedPid: a pid whose process started at
+// another time, or in another boot, is not the command's.
+func TestEndLocalNeverSignalsAReusedPid(t *testing.T) {
+	t.Parallel()
+	sleep := uniqueSleep()
+	other := exec.Command("bash", "-c", sleep)
+	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	procs := findRunning(t, sleep)
+	p := hosts.LocalProcess(other.Process.Pid, sleep)
+	later, rebooted := p, p
+	later.Start++
+	rebooted.Boot = "another-boot"
+	for _, q := range []hosts.Process{later, rebooted} {
+		if ended, err := hosts.EndLocal(q); ended || err != nil {
+			t.Errorf("EndLocal(%+v) = %v, %v; want false, nil", q, ended, err)
+		}
+	}
+	if allExited(procs) {
+		t.Errorf("a process that was not the command's was ended")
+	}
+}
+
+// TestPoolEndEndsARemoteRunByItsToken: after a crash, a remote command
+// outlives its SSH connection until its deadline; the sweep finds it by
+// the token recorded before it started and ends its group.
+func TestPoolEndEndsARemoteRunByItsToken(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	tr := newTracker()
+	p.Tracker = tr
+	sleep := uniqueSleep()
+	run := startSleep(t, sleep, poolRun(bg, p, h, hosts.Options{}))
+	rec := <-tr.started
+	if rec.Token == "" || rec.Host != h.Name {
+		t.Fatalf("recorded %+v: want the host and the run's token", rec)
+	}
+	procs := findRunning(t, sleep)
+	// The sweep runs after a restart, through a pool of its own; the
+	// recorded run must not be taken for the sweep's own command.
+	p.Tracker = nil
+	ended, err := p.End(bg, h, rec)
+	if err != nil || !ended {
+		t.Fatalf("End = %v, %v; want true", ended, err)
+	}
+	awaitExit(t, sleep, procs)
+	_ = run.wait()
+	if ended, err := p.End(bg, h, rec); ended || err != nil {
+		t.Errorf("a second sweep: %v, %v; want nothing left", ended, err)
+	}
+}
+
+// TestSelfIsAlive: the record of this process says it runs; the same
+// record with another start time does not.
+func TestSelfIsAlive(t *testing.T) {
+	t.Parallel()
+	me := hosts.Self()
+	if !hosts.Alive(me) {
+		t.Fatalf("Alive(Self()) = false for %+v", me)
+	}
+	me.Start++
+	if hosts.Alive(me) {
+		t.Errorf("a record with another start time is alive")
+	}
+}

@@ -1,0 +1,62 @@
+package hosts
+
+import "context"
+
+// Process is a command that is running, as a start-up sweep needs it to
+// end the command after opsbot itself was killed: a `kill -9` of the bot
+// leaves its commands running, each in a process group of its own.
+type Process struct {
+	// Host is the inventory name ("local" for the bot's own host).
+	Host string
+	// PID is the command's process group: the group leader's pid.
+	PID int
+	// Start is the local leader's start time in clock ticks after boot
+	// and Boot the kernel's boot id then: together with PID they name one
+	// process, so a pid reused since is never taken for it.
+	Start uint64
+	Boot  string
+	// Token names a remote run: it is in the command line of the run's
+	// group leader (timeout … bash -c COMMAND opsbot-run-TOKEN), which is
+	// how a reused remote pid is told from the command's.
+	Token   string
+	Command string
+	// Label says who started the command (WithLabel), so the sweep can
+	// tell them it was cut off.
+	Label string
+}
+
+// Tracker records the commands that are running, so that what a crashed
+// process left behind can be found and ended (EndLocal, Pool.End).
+// Started is called once the command's process group is known; done when
+// the command has ended.
+type Tracker interface {
+	Started(ctx context.Context, p Process) (done func())
+}
+
+type labelKey struct{}
+
+// WithLabel marks the commands run under ctx as started by label (the
+// bot's thread), for Process.Label.
+func WithLabel(ctx context.Context, label string) context.Context {
+	return context.WithValue(ctx, labelKey{}, label)
+}
+
+// LabelOf is the label WithLabel put on ctx, or "".
+func LabelOf(ctx context.Context) string {
+	s, _ := ctx.Value(labelKey{}).(string)
+	return s
+}
+
+// track calls t.Started when t is set; the returned func is never nil.
+func track(ctx context.Context, t Tracker, p Process) func() {
+	if t == nil {
+		return func() {}
+	}
+	p.Label = LabelOf(ctx)
+	// The record must outlive a cancelled command: its end is recorded
+	// by done, whatever ctx says.
+	if done := t.Started(context.WithoutCancel(ctx), p); done != nil {
+		return done
+	}
+	return func() {}
+}
