@@ -1,4 +1,4 @@
-// Command flood replays the red team's flood of the web API (issue 11)
+// Command webflood replays the red team's flood of the web API (issue 11)
 // against the web chat as opsbot run serves it — the connector on a real
 // SQLite file behind a loopback HTTP server — and reports what it cost:
 // 10,000 threads, then 2,000 posts of 32 KB, then five event streams
@@ -10,8 +10,8 @@
 // and how long a page load's requests take (GET /, /api/me,
 // /api/channels, the first page of threads, the event stream until ready).
 //
-//	go run ./connectors/web/bench/flood
-//	go run ./connectors/web/bench/flood -rate 0   # the default post rate: count the 429s
+//	go run ./bot/bench/webflood
+//	go run ./bot/bench/webflood -rate 0   # the default post rate: count the 429s
 package main
 
 import (
