@@ -19,8 +19,23 @@ const readyTimeout = time.Second
 // one: the database and each connector are added by the composition root,
 // the sandbox adds its own.
 type readiness struct {
-	mu     sync.Mutex
-	checks []readyCheck
+	mu      sync.Mutex
+	checks  []readyCheck
+	details []readyDetail
+}
+
+// readyDetail is a line /readyz shows that does not decide readiness
+// (the sandbox's state).
+type readyDetail struct {
+	name string
+	fn   func() (ok bool, detail string)
+}
+
+// Detail registers a line shown under details in /readyz's body.
+func (r *readiness) Detail(name string, fn func() (ok bool, detail string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.details = append(r.details, readyDetail{name, fn})
 }
 
 type readyCheck struct {
@@ -44,12 +59,15 @@ type readyReport struct {
 	Checks map[string]string `json:"checks"`
 	// Down names the checks that failed, sorted.
 	Down []string `json:"down,omitempty"`
+	// Details are lines that inform but do not decide readiness.
+	Details map[string]string `json:"details,omitempty"`
 }
 
 // check runs every check at once, each bounded by readyTimeout.
 func (r *readiness) check(ctx context.Context) readyReport {
 	r.mu.Lock()
 	list := append([]readyCheck(nil), r.checks...)
+	details := append([]readyDetail(nil), r.details...)
 	r.mu.Unlock()
 	results := make([]error, len(list))
 	var wg sync.WaitGroup
@@ -69,6 +87,12 @@ func (r *readiness) check(ctx context.Context) readyReport {
 	if len(rep.Down) > 0 {
 		rep.Status = "not ready"
 		sort.Strings(rep.Down)
+	}
+	for _, d := range details {
+		if rep.Details == nil {
+			rep.Details = map[string]string{}
+		}
+		_, rep.Details[d.name] = d.fn()
 	}
 	return rep
 }

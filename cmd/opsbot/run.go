@@ -127,6 +127,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	for _, c := range conns {
 		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
 	}
+	rt.ready.Detail("sandbox", rt.sandbox.status)
 	mux := newMux(rt.ready, reg)
 	for _, r := range routers {
 		r.Routes(mux)

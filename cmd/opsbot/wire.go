@@ -40,6 +40,9 @@ type parts struct {
 	// ready holds what /readyz checks: the database, each connector, and
 	// whatever a component adds with ready.Add (e.g. the sandbox).
 	ready *readiness
+	// sandbox is what the bot's host does with commands allowed without
+	// approval (Landlock, or the fallback policy.sandbox names).
+	sandbox sandboxState
 }
 
 // build opens everything; Close undoes it.
@@ -58,6 +61,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
+	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
+	rt.sandbox.logStart(log)
 	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
 		rt.Close()
 		return nil, err
