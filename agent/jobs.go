@@ -30,8 +30,16 @@ type Jobs struct {
 	closed  bool
 }
 
-// Start records a job and runs it; the job runs on one host.
+// Start records a job and runs it on one host, confined as a command that
+// nobody approved (in the sandbox, no network); StartConfined takes the
+// Guard's Permit.
 func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) {
+	return j.StartConfined(sess, host, command, Confinement{})
+}
+
+// StartConfined records a job and runs it on one host, confined as the
+// Guard's Permit said.
+func (j *Jobs) StartConfined(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -49,13 +57,13 @@ func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) 
 	}
 	j.cancels[job.ID] = cancel
 	j.live[job.ID] = &liveOutput{}
-	j.wg.Go(func() { j.run(ctx, job, sess.Cwd) })
+	j.wg.Go(func() { j.run(ctx, job, sess.Cwd, c) })
 	return job, nil
 }
 
 // run runs a job in dir (the session's working directory, on the local
 // host — the one its approval showed).
-func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
+func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement) {
 	defer func() {
 		j.mu.Lock()
 		j.cancels[job.ID](nil)
@@ -66,7 +74,7 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
 	j.mu.Lock()
 	live := j.live[job.ID]
 	j.mu.Unlock()
-	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour), Dir: dir,
+	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: orDefault(j.Timeout, time.Hour), Dir: dir,
 		OnOutput: func(_ string, _ bool, data []byte) { live.write(data) }})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
@@ -219,11 +227,11 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	} else if len(hosts) != 1 {
 		return Errorf("a job runs on one host; %q is %d hosts: start one job per host, or use run_command for a quick command across the group", in.Target, len(hosts))
 	}
-	hosts, err := t.Guard.Authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.Start(call.Session, hosts[0], in.Command)
+	job, err := t.Jobs.StartConfined(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
 	}

@@ -64,6 +64,9 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 		outs[h.Name] = e.redactedOutput(h.Name, streams[h.Name], opts.OnOutput)
 	}
 	hopts := hosts.Options{Timeout: opts.Timeout, Dir: opts.Dir}
+	if !opts.Approved { // what no person approved runs in the sandbox
+		hopts.Sandbox = &hosts.Sandbox{ConnectPorts: opts.ConnectPorts}
+	}
 	if opts.Stdin != "" {
 		hopts.Stdin = strings.NewReader(opts.Stdin)
 	}
@@ -162,7 +165,7 @@ func (p PolicyChecker) Check(host, command string) agent.Decision {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
-	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons}
+	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
 }
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it

@@ -116,7 +116,7 @@ func TestRunSummaries(t *testing.T) {
 		{[]agent.ExecResult{{Host: "web-1", ExitCode: 0, Duration: 3 * time.Millisecond}}, "✓ `uptime` on web-1: exit 0 in 3ms"},
 		{[]agent.ExecResult{{Host: "web-1", ExitCode: 2}}, "✗ `uptime` on web-1: exit 2"},
 		{[]agent.ExecResult{{Host: "web-1", Killed: true}}, "stopped at its deadline of 1m0s"},
-		{[]agent.ExecResult{{Host: "web-1", Err: errors.New("unknown host")}}, "✗ `uptime` on web-1: unknown host"},
+		{[]agent.ExecResult{{Host: "web-1", Err: errors.New("unknown host")}}, "✗ `uptime` on web-1: could not run"},
 		{[]agent.ExecResult{{Host: "web-1"}, {Host: "web-2", ExitCode: 1}, {Host: "web-3", Killed: true}}, "`uptime` on group:web: 3 hosts, 2 failed"},
 	}
 	for _, c := range cases {

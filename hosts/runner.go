@@ -64,6 +64,10 @@ type Options struct {
 	// exec.output_limit, 1 MiB): the first half and the last half, with a
 	// marker between. Chunks are streamed whole regardless.
 	OutputLimit int
+	// Sandbox, when set, confines the command on the bot's own host: set
+	// it for every command that runs without a person's approval. SSH
+	// hosts ignore it.
+	Sandbox *Sandbox
 }
 
 // withDefaults fills the zero fields from the exec config.

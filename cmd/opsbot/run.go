@@ -137,7 +137,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
 	}
-	mux := newMux(rt.store, reg)
+	mux := newMux(rt.store, reg, rt.sandbox.status)
 	mux.Handle("/", webConn.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -210,8 +210,10 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// newMux serves the operational endpoints; /metrics serves reg.
-func newMux(db pinger, reg *prometheus.Registry) *http.ServeMux {
+// newMux serves the operational endpoints; /metrics serves reg. /readyz
+// adds the line of each detail (e.g. the sandbox's), which does not decide
+// readiness.
+func newMux(db pinger, reg *prometheus.Registry, details ...func() (ok bool, detail string)) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
@@ -224,6 +226,10 @@ func newMux(db pinger, reg *prometheus.Registry) *http.ServeMux {
 			return
 		}
 		fmt.Fprintln(w, "ready")
+		for _, d := range details {
+			_, line := d()
+			fmt.Fprintln(w, line)
+		}
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux

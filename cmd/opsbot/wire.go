@@ -37,6 +37,9 @@ type parts struct {
 	// modelName is the model the agent asks the provider for (agent.model,
 	// else OPSBOT_MODEL, else the provider's default), for GET /api/models.
 	modelName string
+	// sandbox is what the bot's host does with commands allowed without
+	// approval (Landlock, or the fallback policy.sandbox names).
+	sandbox sandboxState
 }
 
 // build opens everything; Close undoes it.
@@ -54,6 +57,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
+	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
+	rt.sandbox.logStart(log)
 	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
 		rt.Close()
 		return nil, err
