@@ -44,7 +44,7 @@ func TestAskRunsARealCommandAndStreamsTheAnswer(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(results[0], "Filesystem") {
 		t.Fatalf("the model was not given df's output: %q", results)
 	}
-	if out := stdout.String(); !strings.HasPrefix(out, "Let me check. The command said: Filesystem") {
+	if out := stdout.String(); !strings.HasPrefix(out, "Let me check. \n\nThe command said: Filesystem") {
 		t.Errorf("stdout = %q", out)
 	}
 	if !strings.Contains(stderr.String(), "running `df -h` on local") {

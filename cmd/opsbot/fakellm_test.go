@@ -66,7 +66,10 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 	text := fmt.Sprint(last.Content)
 	switch {
 	case last.Role == "tool":
-		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+		// The output's first line, inside the frame that labels it
+		// with its host and command.
+		_, inside, _ := strings.Cut(strings.TrimSpace(text), ">\n")
+		first, _, _ := strings.Cut(inside, "\n")
 		f.text(w, []string{"The command said: ", first})
 		return
 	}
