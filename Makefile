@@ -72,6 +72,7 @@ bench: bench-deps
 	$(GO) run ./bot/bench/idle
 	$(GO) run ./bot/bench/idle -connector null
 	$(GO) run ./hosts/bench -hosts 100 -runs 5
+	$(GO) run ./bot/bench/webflood
 
 bench-deps: test-deps
 	@./deploy/install-debs.sh $(BENCH_DEBS)

@@ -17,6 +17,11 @@ require github.com/robfig/cron/v3 v3.0.1
 require golang.org/x/time v0.5.0 // indirect
 
 require (
+	github.com/landlock-lsm/go-landlock v0.11.0
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
+)
+
+require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -13,6 +13,9 @@ import (
 type Decision struct {
 	Action  string
 	Reasons []string
+	// ConnectPorts are the TCP ports of the network destinations an
+	// allowed command names: its sandbox lets it connect to those only.
+	ConnectPorts []uint16
 }
 
 // The policy actions.
@@ -53,8 +56,28 @@ type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error)
 }
 
+// Confinement is how a command the Guard authorized runs on the bot's own
+// host. The zero value is the strict one: nobody approved the run, so it
+// runs in the sandbox (hosts.Sandbox) with no network.
+type Confinement struct {
+	// Approved says a person approved this run: it runs as the bot does,
+	// outside the sandbox.
+	Approved bool
+	// ConnectPorts are the TCP ports the policy let an unapproved command
+	// connect to (Decision.ConnectPorts).
+	ConnectPorts []uint16
+}
+
+// Permit is what the Guard lets run: on which hosts, and how confined.
+type Permit struct {
+	Hosts []string
+	Confinement
+}
+
 // ExecOptions tunes one command run.
 type ExecOptions struct {
+	// Confinement comes from the Guard's Permit, never from the model.
+	Confinement
 	Timeout time.Duration
 	Stdin   string
 	Dir     string
@@ -111,16 +134,17 @@ const localHost = "local"
 // part of what an approval binds, and empty for other targets, where it
 // does not apply.
 func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, cwd string) ([]string, error) {
-	hosts, _, err := g.authorize(ctx, call, target, command, cwd)
-	return hosts, err
+	p, err := g.Permit(ctx, call, target, command, cwd)
+	return p.Hosts, err
 }
 
-// authorize is Authorize that also says whether people approved the
-// command: one that may change something.
-func (g *Guard) authorize(ctx context.Context, call ToolCall, target, command, cwd string) (hosts []string, approved bool, err error) {
-	hosts, err = g.Exec.Resolve(target)
+// Permit is Authorize that also says how the command must run: sandboxed
+// when the policy allowed it without a person, as the bot when a person
+// approved it. Pass its Confinement on in ExecOptions.
+func (g *Guard) Permit(ctx context.Context, call ToolCall, target, command, cwd string) (Permit, error) {
+	hosts, err := g.Exec.Resolve(target)
 	if err != nil {
-		return nil, false, &errRefused{err.Error()}
+		return Permit{}, &errRefused{err.Error()}
 	}
 	if !g.DirOnAllHosts && (len(hosts) != 1 || hosts[0] != localHost) {
 		cwd = ""
@@ -128,11 +152,11 @@ func (g *Guard) authorize(ctx context.Context, call ToolCall, target, command, c
 	d := g.decide(hosts, command)
 	switch d.Action {
 	case Allow:
-		return hosts, false, nil
+		return Permit{Hosts: hosts, Confinement: Confinement{ConnectPorts: d.ConnectPorts}}, nil
 	case Approve:
-		return hosts, true, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
 	}
-	return nil, false, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+	return Permit{}, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
 }
 
 func (g *Guard) decide(hosts []string, command string) Decision {
@@ -145,6 +169,9 @@ func (g *Guard) decide(hosts []string, command string) Decision {
 		}
 		if rank[d.Action] > rank[worst.Action] {
 			worst = d
+		}
+		if d.Action == Allow && worst.Action == Allow {
+			worst.ConnectPorts = append(worst.ConnectPorts, d.ConnectPorts...)
 		}
 	}
 	return worst
@@ -224,7 +251,7 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if strings.TrimSpace(in.Target) == "" || strings.TrimSpace(in.Command) == "" {
 		return Errorf("run_command needs a target and a command")
 	}
-	hosts, approved, err := t.Guard.authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
@@ -232,11 +259,11 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if timeout == 0 {
 		timeout = time.Minute
 	}
-	results := t.Guard.Exec.Exec(ctx, hosts, in.Command, ExecOptions{Timeout: timeout, Dir: call.Session.Cwd})
+	results := t.Guard.Exec.Exec(ctx, permit.Hosts, in.Command, ExecOptions{Confinement: permit.Confinement, Timeout: timeout, Dir: call.Session.Cwd})
 	res := formatResults(in.Command, results)
 	res.Runs = runsOf(in.Command, results)
 	for i := range res.Runs {
-		res.Runs[i].Approved = approved
+		res.Runs[i].Approved = permit.Approved
 	}
 	return res
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,14 +24,22 @@ type Jobs struct {
 	Timeout time.Duration
 
 	mu      sync.Mutex
-	cancels map[int64]context.CancelFunc
+	cancels map[int64]context.CancelCauseFunc
 	live    map[int64]*liveOutput // output so far of running jobs
 	wg      sync.WaitGroup
 	closed  bool
 }
 
-// Start records a job and runs it; the job runs on one host.
+// Start records a job and runs it on one host, confined as a command that
+// nobody approved (in the sandbox, no network); StartConfined takes the
+// Guard's Permit.
 func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) {
+	return j.StartConfined(sess, host, command, Confinement{})
+}
+
+// StartConfined records a job and runs it on one host, confined as the
+// Guard's Permit said.
+func (j *Jobs) StartConfined(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -40,22 +49,24 @@ func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) 
 	if err != nil {
 		return job, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), orDefault(j.Timeout, time.Hour))
+	// The job's own deadline is the runner's (Timeout below); the cause
+	// of a cancel says who ended it, for its notice.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	if j.cancels == nil {
-		j.cancels, j.live = map[int64]context.CancelFunc{}, map[int64]*liveOutput{}
+		j.cancels, j.live = map[int64]context.CancelCauseFunc{}, map[int64]*liveOutput{}
 	}
 	j.cancels[job.ID] = cancel
 	j.live[job.ID] = &liveOutput{}
-	j.wg.Go(func() { j.run(ctx, job, sess.Cwd) })
+	j.wg.Go(func() { j.run(ctx, job, sess.Cwd, c) })
 	return job, nil
 }
 
 // run runs a job in dir (the session's working directory, on the local
 // host — the one its approval showed).
-func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
+func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement) {
 	defer func() {
 		j.mu.Lock()
-		j.cancels[job.ID]()
+		j.cancels[job.ID](nil)
 		delete(j.cancels, job.ID)
 		delete(j.live, job.ID)
 		j.mu.Unlock()
@@ -63,11 +74,11 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
 	j.mu.Lock()
 	live := j.live[job.ID]
 	j.mu.Unlock()
-	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Timeout: orDefault(j.Timeout, time.Hour), Dir: dir,
+	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: orDefault(j.Timeout, time.Hour), Dir: dir,
 		OnOutput: func(_ string, _ bool, data []byte) { live.write(data) }})[0]
 	state, code := store.JobSucceeded, &res.ExitCode
 	switch {
-	case ctx.Err() == context.Canceled:
+	case ctx.Err() != nil:
 		state, code = store.JobCancelled, nil
 	case res.Err != nil:
 		state, code = store.JobFailed, nil
@@ -80,7 +91,12 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string) {
 		tail = res.Err.Error()
 	}
 	note := fmt.Sprintf("job %d (`%s` on %s) %s: %s", job.ID, job.Command, job.Host, state, status(res))
-	if res.Err != nil {
+	switch {
+	case state == store.JobCancelled:
+		// The notice says what the store says, and why: not "failed:
+		// … context canceled".
+		note = fmt.Sprintf("job %d (`%s` on %s) was cancelled: %s", job.ID, job.Command, job.Host, context.Cause(ctx))
+	case res.Err != nil:
 		note = fmt.Sprintf("job %d (`%s` on %s) failed: %v", job.ID, job.Command, job.Host, res.Err)
 	}
 	// The end of a job must be recorded even while the process shuts down.
@@ -128,13 +144,19 @@ func (l *liveOutput) String() string {
 	return strings.ToValidUTF8(fmt.Sprintf("%s\n[… %d bytes cut here …]\n%s", l.head, l.cut, l.tail), "")
 }
 
+// Why a job was cancelled, as its notice says it.
+var (
+	errCancelledOnRequest = errors.New("stopped on request")
+	errJobsShutDown       = errors.New("opsbot was shutting down (it is not re-run)")
+)
+
 // Cancel stops a running job; it reports whether one was running.
 func (j *Jobs) Cancel(id int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	cancel, ok := j.cancels[id]
 	if ok {
-		cancel()
+		cancel(errCancelledOnRequest)
 	}
 	return ok
 }
@@ -145,7 +167,7 @@ func (j *Jobs) Close() {
 	j.mu.Lock()
 	j.closed = true
 	for _, cancel := range j.cancels {
-		cancel()
+		cancel(errJobsShutDown)
 	}
 	j.mu.Unlock()
 	j.wg.Wait()
@@ -205,11 +227,11 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	} else if len(hosts) != 1 {
 		return Errorf("a job runs on one host; %q is %d hosts: start one job per host, or use run_command for a quick command across the group", in.Target, len(hosts))
 	}
-	hosts, err := t.Guard.Authorize(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.Start(call.Session, hosts[0], in.Command)
+	job, err := t.Jobs.StartConfined(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
 	}

@@ -160,11 +160,11 @@ func (t *RunSkillScriptTool) Call(ctx context.Context, call ToolCall) ToolResult
 	if in.Stdin != "" {
 		approved += " <<< " + shellQuote([]string{in.Stdin})
 	}
-	hosts, err := t.Guard.Authorize(ctx, call, "local", approved, s.Dir)
+	permit, err := t.Guard.Permit(ctx, call, "local", approved, s.Dir)
 	if err != nil {
 		return refusal(err)
 	}
-	r := t.Guard.Exec.Exec(ctx, hosts, command, ExecOptions{Timeout: orDefault(t.Timeout, time.Minute), Stdin: in.Stdin, Dir: s.Dir})[0]
+	r := t.Guard.Exec.Exec(ctx, permit.Hosts, command, ExecOptions{Confinement: permit.Confinement, Timeout: orDefault(t.Timeout, time.Minute), Stdin: in.Stdin, Dir: s.Dir})[0]
 	if r.Err != nil {
 		return Errorf("could not run %s: %v", in.Script, r.Err)
 	}

@@ -320,6 +320,17 @@ func TestJobsCancelAndClose(t *testing.T) {
 	if got.State != store.JobCancelled {
 		t.Errorf("state = %s; want cancelled", got.State)
 	}
+	// The notice says what the store says, and why; not "failed".
+	if note := jobNote(t, st, job.ID); note != "job 1 (`sleep 600` on local) was cancelled: stopped on request" {
+		t.Errorf("notice = %q", note)
+	}
+	other, err := (&Jobs{Store: st, Exec: &shellExec{}}).startAndClose(sess, "sleep 601")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note, want := jobNote(t, st, other.ID), "was cancelled: opsbot was shutting down"; !strings.Contains(note, want) {
+		t.Errorf("notice after a shutdown = %q; want %q", note, want)
+	}
 	if _, err := jobs.Start(sess, "local", "true"); err == nil {
 		t.Error("a job started after Close")
 	}
@@ -362,4 +373,30 @@ func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
 	if h := ap.request[3].Hosts; len(h) != 2 || h[0] != "web-2" || h[1] != "web-1" {
 		t.Errorf("the request does not carry the resolved hosts: %q", h)
 	}
+}
+
+// startAndClose starts a job and shuts the Jobs down under it.
+func (j *Jobs) startAndClose(sess SessionInfo, command string) (store.Job, error) {
+	job, err := j.Start(sess, "local", command)
+	if err != nil {
+		return job, err
+	}
+	j.Close()
+	return j.Store.Job(context.Background(), job.ID)
+}
+
+// jobNote is the notification a job's end left.
+func jobNote(t *testing.T, st *store.Store, id int64) string {
+	t.Helper()
+	notes, err := st.UndeliveredNotifications(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		if n.JobID == id {
+			return n.Text
+		}
+	}
+	t.Fatalf("job %d left no notification", id)
+	return ""
 }

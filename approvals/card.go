@@ -8,9 +8,10 @@ import (
 	"github.com/opsbot/opsbot/store"
 )
 
-// Card is what an approval card shows, platform-neutral; each connector
-// renders it (Slack blocks, a Discord message, a web panel) with two
-// buttons whose values come from ButtonValue.
+// Card is what an approval card shows, made safe to display. The bot
+// renders it as the one neutral card message (text, fields, Approve and
+// Deny buttons whose value is the request id) that every connector shows;
+// Text is its plain form for the terminal.
 type Card struct {
 	ID        string
 	Host      string
@@ -101,22 +102,6 @@ func (c Card) Text() string {
 		fmt.Fprintf(&b, "%s at %s", c.Heading(), FormatTime(c.DecidedAt))
 	}
 	return b.String()
-}
-
-// ButtonValue is the value of an approve or deny button of a card.
-func ButtonValue(id, vote string) string { return "approval:" + vote + ":" + id }
-
-// ParseButtonValue reads a ButtonValue back.
-func ParseButtonValue(v string) (id, vote string, ok bool) {
-	rest, ok := strings.CutPrefix(v, "approval:")
-	if !ok {
-		return "", "", false
-	}
-	vote, id, ok = strings.Cut(rest, ":")
-	if !ok || id == "" || (vote != VoteApprove && vote != VoteDeny) {
-		return "", "", false
-	}
-	return id, vote, true
 }
 
 // WhoMayApprove says, for people, who may approve a request on its

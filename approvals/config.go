@@ -41,6 +41,11 @@ type PolicyConfig struct {
 	// the composition root: each is a known destination by itself (a name
 	// here does not cover the names below it).
 	KnownHosts []string `yaml:"-"`
+	// Sandbox is what a command allowed without approval does on the bot's
+	// host when the kernel cannot sandbox it (no Landlock): "required"
+	// (the default) makes it need approval, "best_effort" runs it without
+	// the sandbox.
+	Sandbox string `yaml:"sandbox"`
 }
 
 // RuleConfig is one policy rule of the config file.
@@ -148,6 +153,7 @@ func (c PolicyConfig) Validate() error {
 	}
 	errs = append(errs, validateSecretPaths(c.SecretPaths)...)
 	errs = append(errs, validateEgress(c.EgressAllow)...)
+	errs = append(errs, c.validateSandbox())
 	return errors.Join(errs...)
 }
 

@@ -370,19 +370,6 @@ func TestAnnounceFailureDenies(t *testing.T) {
 	}
 }
 
-func TestButtonValue(t *testing.T) {
-	t.Parallel()
-	id, vote, ok := ParseButtonValue(ButtonValue("abc123", VoteDeny))
-	if !ok || id != "abc123" || vote != VoteDeny {
-		t.Errorf("round trip: %q %q %v", id, vote, ok)
-	}
-	for _, bad := range []string{"", "approval:", "approval:maybe:x", "other:approve:x", "approval:approve:"} {
-		if _, _, ok := ParseButtonValue(bad); ok {
-			t.Errorf("ParseButtonValue(%q) accepted", bad)
-		}
-	}
-}
-
 func TestWebWildcardNamesEveryWebUserOnly(t *testing.T) {
 	t.Parallel()
 	g := NewGate(nil, GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"*"}}}}}, GateOptions{})

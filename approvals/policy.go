@@ -101,6 +101,9 @@ type Policy struct {
 	rules   []rule
 	secrets secretList
 	egress  egressList
+	// unsandboxed names the host whose allowed commands need approval,
+	// for unsandboxedWhy (see WithoutSandbox).
+	unsandboxed, unsandboxedWhy string
 }
 
 // NewPolicy builds a policy from its config section.
@@ -134,7 +137,7 @@ func (p *Policy) Check(t Target, command string) Decision {
 	if w.verdict.action < Deny && len(command) <= maxCommandBytes {
 		w.script(command, scope{})
 	}
-	return w.decision()
+	return p.sandboxFallback(t, w.decision())
 }
 
 // verdict accumulates an action and its reasons; the strictest action

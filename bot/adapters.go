@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -23,6 +24,9 @@ type FleetExecutor struct {
 	// 64 KiB, its head and its tail); the combined output the hosts
 	// package keeps is capped on its own.
 	StreamLimit int
+	// Redactor redacts the output before anyone sees it: the chat, the
+	// model, job tails (nil: one with the default rules only).
+	Redactor *redact.Redactor
 }
 
 var _ agent.Executor = (*FleetExecutor)(nil)
@@ -54,10 +58,15 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	}
 	var mu sync.Mutex
 	streams := map[string]*[2]tailBuffer{}
+	outs := map[string]*[2]*redact.Stream{}
 	for _, h := range hs {
 		streams[h.Name] = &[2]tailBuffer{{limit: limit}, {limit: limit}}
+		outs[h.Name] = e.redactedOutput(h.Name, streams[h.Name], opts.OnOutput)
 	}
 	hopts := hosts.Options{Timeout: opts.Timeout, Dir: opts.Dir}
+	if !opts.Approved { // what no person approved runs in the sandbox
+		hopts.Sandbox = &hosts.Sandbox{ConnectPorts: opts.ConnectPorts}
+	}
 	if opts.Stdin != "" {
 		hopts.Stdin = strings.NewReader(opts.Stdin)
 	}
@@ -72,11 +81,12 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	results := hosts.RunMany(ctx, runner, hs, command, hopts, hosts.FanOut{OnChunk: func(c hosts.Chunk) {
 		mu.Lock()
 		defer mu.Unlock()
-		streams[c.Host][min(int(c.Stream), 2)-1].Write(c.Data)
-		if opts.OnOutput != nil {
-			opts.OnOutput(c.Host, c.Stream == hosts.Stderr, c.Data)
-		}
+		outs[c.Host][min(int(c.Stream), 2)-1].Write(c.Data)
 	}})
+	for _, o := range outs {
+		o[0].Flush()
+		o[1].Flush()
+	}
 	out := make([]agent.ExecResult, len(results))
 	for i, r := range results {
 		s := streams[r.Host.Name]
@@ -88,6 +98,27 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 		out = append(out, agent.ExecResult{Host: strings.Join(names, ","), ExitCode: -1, Err: errors.New("unknown host")})
 	}
 	return out
+}
+
+// redactedOutput is a host's stdout and stderr behind the redactor: each
+// holds back its unfinished last line, so a secret split across chunks is
+// caught, and passes on redacted lines to the kept tail and onOutput.
+func (e *FleetExecutor) redactedOutput(host string, tails *[2]tailBuffer, onOutput func(string, bool, []byte)) *[2]*redact.Stream {
+	red := e.Redactor
+	if red == nil {
+		red = redact.New()
+	}
+	var out [2]*redact.Stream
+	for i := range out {
+		out[i] = red.NewStream(func(s string) error {
+			tails[i].Write([]byte(s))
+			if onOutput != nil {
+				onOutput(host, i == 1, []byte(s))
+			}
+			return nil
+		})
+	}
+	return &out
 }
 
 // tailBuffer keeps the head and the tail of what is written to it,
@@ -134,7 +165,7 @@ func (p PolicyChecker) Check(host, command string) agent.Decision {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
-	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons}
+	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
 }
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it

@@ -14,6 +14,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -42,6 +43,9 @@ type Bot struct {
 	// CancelOnNewMessage makes a new message in a thread stop the running
 	// turn instead of queueing behind it.
 	CancelOnNewMessage bool
+	// Redactor is the one redactor every message posted passes (nil: one
+	// with the default rules and no own secrets).
+	Redactor *redact.Redactor
 	// Sweeper, when set, ends at start-up what a crashed process left
 	// running (see ProcessLedger).
 	Sweeper Sweeper
@@ -116,7 +120,10 @@ func (b *Bot) AddConnector(c connectors.Connector) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.initLocked()
-	b.conns[c.Name()] = c
+	if b.Redactor == nil {
+		b.Redactor = redact.New()
+	}
+	b.conns[c.Name()] = &redactedConn{Connector: c, red: b.Redactor}
 }
 
 // initLocked makes the maps and the life context; b.mu is held.
@@ -278,7 +285,7 @@ func (b *Bot) work(t *thread) {
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 
-		b.process(ctx, t.id, q)
+		b.process(withRequester(ctx, q.ev), t.id, q)
 		cancel(nil)
 	}
 }

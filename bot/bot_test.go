@@ -60,6 +60,8 @@ type botOptions struct {
 	model agent.Provider
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
+	// policy is the policy section (default: empty, the built-in policy).
+	policy approvals.PolicyConfig
 	// sweeper ends what a crashed process left running (default none).
 	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
@@ -95,7 +97,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	policy, err := approvals.NewPolicy(opt.policy)
 	if err != nil {
 		tb.Fatal(err)
 	}

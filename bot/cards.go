@@ -25,7 +25,12 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 	c := approvals.NewCard(a, approvals.DisplayOptions{})
 	fence := strings.Repeat("`", max(3, longestRun(c.Command.Preview, '`')+1))
 	var text strings.Builder
-	fmt.Fprintf(&text, "**%s** — requested by %s", c.Heading(), mention(a.Requester))
+	// The heading names the decider as a mention of their platform.
+	heading := c.Heading()
+	if a.DecidedBy != "" && !strings.HasPrefix(a.DecidedBy, "opsbot") {
+		heading = strings.Replace(heading, "@"+displayName(a.DecidedBy), mention(a.DecidedBy), 1)
+	}
+	fmt.Fprintf(&text, "**%s** — requested by %s", heading, mention(a.Requester))
 	if a.State == store.ApprovalExpired {
 		fmt.Fprintf(&text, "; nobody decided within %s", humanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
 	}

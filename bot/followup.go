@@ -131,7 +131,8 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	r, done := b.renderer(ctx, ev, true)
 	defer done()
 	r.Status(capitalize(decisionText(a))+".", false)
-	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background})
+	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
+		Confinement: agent.Confinement{Approved: true}})
 }
 
 // policyRefuses says why the policy denies command on one of hosts now, or

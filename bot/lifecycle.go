@@ -114,7 +114,7 @@ func (b *Bot) deliver(ctx context.Context) {
 			continue
 		}
 		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
-		if _, err := b.post(ctx, d, connectors.Message{Text: "🔔 " + n.Text}); err != nil {
+		if _, err := b.post(ctx, d, jobNotice(n.Text)); err != nil {
 			b.log().Warn("post notification", "id", n.ID, "err", err)
 			continue
 		}
@@ -155,3 +155,6 @@ func finalize(ctx context.Context, c connectors.Connector, ref connectors.Ref, m
 	}
 	return editRetrying(ctx, c, ref, m)
 }
+
+// jobNotice is the message that tells a thread how its job ended.
+func jobNotice(text string) connectors.Message { return connectors.Message{Text: "🔔 " + text} }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -40,9 +41,14 @@ type Renderer struct {
 	ctx context.Context
 	// buttons go on the message being streamed (e.g. Stop).
 	buttons []connectors.Button
+	// red is the redactor of the connector, when it sits behind one: what
+	// is shown of the answer is redacted as a whole, not delta by delta.
+	red *redact.Redactor
 
 	mu       sync.Mutex
 	text     strings.Builder // the answer so far
+	replaced bool            // the text is a view set by Replace, not a growing answer
+	settled  int             // the text is complete up to here: tool activity followed it
 	status   []string        // recent tool activity
 	errText  string
 	dirty    bool
@@ -77,7 +83,7 @@ type page struct {
 // to the platform, and its waits, end with ctx. Stop it with Close.
 func NewRenderer(ctx context.Context, conn connectors.Connector, budget *EditBudget, rec StreamRecorder, log *slog.Logger, d connectors.Dest, buttons ...connectors.Button) *Renderer {
 	r := &Renderer{ctx: ctx, conn: conn, budget: budget, rec: rec, log: log, dest: d,
-		limits: conn.Limits(), buttons: buttons, wake: make(chan struct{}, 1), finished: make(chan struct{})}
+		limits: conn.Limits(), buttons: buttons, red: redactorOf(conn), wake: make(chan struct{}, 1), finished: make(chan struct{})}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -108,7 +114,7 @@ func (r *Renderer) Replace(text string) {
 	r.mu.Lock()
 	r.text.Reset()
 	r.text.WriteString(text)
-	r.dirty = true
+	r.dirty, r.replaced = true, true
 	r.mu.Unlock()
 	r.poke()
 }
@@ -120,6 +126,7 @@ func (r *Renderer) MaxText() int { return r.maxText() }
 // "running…" line becoming its result).
 func (r *Renderer) Status(line string, replace bool) {
 	r.mu.Lock()
+	r.settled = r.text.Len()
 	if replace && len(r.status) > 0 {
 		r.status[len(r.status)-1] = line
 	} else {
@@ -225,8 +232,15 @@ func sleep(ctx context.Context, d time.Duration) bool {
 func (r *Renderer) flush(ctx context.Context) bool {
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
+	replaced, settled := r.replaced, r.settled
 	r.dirty = false
 	r.mu.Unlock()
+	if r.red != nil {
+		if !done && !replaced {
+			text = shownSoFar(text, settled)
+		}
+		text = r.red.String(text)
+	}
 	if errText != "" && text != "" {
 		text += "\n\n⚠️ " + errText
 	} else if errText != "" {

@@ -26,6 +26,8 @@ type runSpec struct {
 	Command    string
 	Timeout    time.Duration // 0: the configured default
 	Background bool          // a job, listed by `jobs`
+	// Confinement is how the Guard let it run (sandboxed unless approved).
+	Confinement agent.Confinement
 }
 
 // parseRun reads `[--timeout D] [--bg] <target> <command>`; problem is
@@ -74,13 +76,14 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	r, done := b.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
-	hosts, err := b.Guard.Authorize(ctx, call, spec.Target, spec.Command, sess.Cwd)
+	permit, err := b.Guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		b.closeRefused(ctx, ev, r, err)
 		return
 	}
+	spec.Confinement = permit.Confinement
 	b.refreshCards(ctx, ev)
-	b.execute(ctx, r, sess, hosts, spec)
+	b.execute(ctx, r, sess, permit.Hosts, spec)
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
@@ -94,7 +97,7 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -193,7 +196,7 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := b.Jobs.Start(sess, h, spec.Command)
+		job, err := b.Jobs.StartConfined(sess, h, spec.Command, spec.Confinement)
 		if err != nil {
 			b.log().Error("start job", "host", h, "err", err)
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (opsbot is shutting down, or see the operator's log)", spec.Command, h))

@@ -42,9 +42,9 @@ func splitPages(text string, limit int, cuts []int) []segment {
 		segs := splitFrom(text[start:c], start, limit, prefix)
 		last := &segs[len(segs)-1]
 		prefix = ""
-		if open, lang := openFence(last.Prefix + last.Body); open {
-			last.Suffix = closeFence(last.Body)
-			prefix = "```" + lang + "\n"
+		if open, fence, lang := openBlock(last.Prefix + last.Body); open {
+			last.Suffix = closeFence(last.Body, fence)
+			prefix = fence + lang + "\n"
 		}
 		pages = append(pages, segs...)
 		start = c
@@ -62,11 +62,11 @@ func splitFrom(text string, offset, limit int, prefix string) []segment {
 	for chars(prefix)+chars(text) > limit {
 		cut := cutPoint(text, limit-chars(prefix)-len("\n```"))
 		seg := segment{Prefix: prefix, Body: text[:cut], Start: offset}
-		open, lang := openFence(prefix + seg.Body)
+		open, fence, lang := openBlock(prefix + seg.Body)
 		prefix = ""
 		if open {
-			seg.Suffix = closeFence(seg.Body)
-			prefix = "```" + lang + "\n"
+			seg.Suffix = closeFence(seg.Body, fence)
+			prefix = fence + lang + "\n"
 		}
 		pages = append(pages, seg)
 		text, offset = text[cut:], offset+cut
@@ -74,12 +74,13 @@ func splitFrom(text string, offset, limit int, prefix string) []segment {
 	return append(pages, segment{Prefix: prefix, Body: text, Start: offset})
 }
 
-// closeFence is what closes a code block left open at the end of body.
-func closeFence(body string) string {
+// closeFence is what closes a code block opened with fence and left open
+// at the end of body.
+func closeFence(body, fence string) string {
 	if strings.HasSuffix(body, "\n") {
-		return "```"
+		return fence
 	}
-	return "\n```"
+	return "\n" + fence
 }
 
 // cutPoint picks where to cut within the first n characters of s, as a
@@ -117,16 +118,28 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // openFence reports whether s ends inside a fenced code block, and the
 // language of that block.
 func openFence(s string) (bool, string) {
-	open, lang := false, ""
+	open, _, lang := openBlock(s)
+	return open, lang
+}
+
+// openBlock reports whether s ends inside a fenced code block, with the
+// fence that opened it and its language. As in CommonMark (and the web
+// page's renderer), a block opened with N backticks closes only on a line
+// of at least N backticks and nothing else, so a line of output that is
+// ``` inside a ```` block (command output is fenced longer than its
+// longest run of backticks) neither closes the block nor is taken for a
+// fence when the block is reopened on the next page.
+func openBlock(s string) (open bool, fence, lang string) {
 	for _, line := range strings.Split(s, "\n") {
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") {
-			if open {
-				open = false
-			} else {
-				open, lang = true, strings.TrimSpace(strings.TrimPrefix(t, "```"))
-			}
+		n := len(t) - len(strings.TrimLeft(t, "`"))
+		switch {
+		case n < 3:
+		case !open:
+			open, fence, lang = true, t[:n], strings.TrimSpace(t[n:])
+		case n >= len(fence) && strings.TrimSpace(t[n:]) == "":
+			open, fence, lang = false, "", ""
 		}
 	}
-	return open, lang
+	return open, fence, lang
 }

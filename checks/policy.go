@@ -22,17 +22,43 @@ type PolicyFunc func(h hosts.Host, command string) (bool, string)
 func (f PolicyFunc) Allowed(h hosts.Host, command string) (bool, string) { return f(h, command) }
 
 // PolicyOf is the approvals policy as a Policy: only an "allow" decision
-// lets a check run.
-func PolicyOf(p *approvals.Policy) Policy {
-	return PolicyFunc(func(h hosts.Host, command string) (bool, string) {
-		d := p.Check(approvals.Target{Host: h.Name, Groups: h.Groups}, command)
-		if d.Action == approvals.Allow {
-			return true, ""
-		}
-		why := "the policy says " + d.Action.String()
-		if len(d.Reasons) > 0 {
-			why += ": " + strings.Join(d.Reasons, "; ")
-		}
-		return false, why
-	})
+// lets a check run. It is also a Sandboxer.
+func PolicyOf(p *approvals.Policy) Policy { return approvalsPolicy{p} }
+
+type approvalsPolicy struct{ p *approvals.Policy }
+
+var _ Sandboxer = approvalsPolicy{}
+
+func (a approvalsPolicy) Allowed(h hosts.Host, command string) (bool, string) {
+	d := a.p.Check(approvals.Target{Host: h.Name, Groups: h.Groups}, command)
+	if d.Action == approvals.Allow {
+		return true, ""
+	}
+	why := "the policy says " + d.Action.String()
+	if len(d.Reasons) > 0 {
+		why += ": " + strings.Join(d.Reasons, "; ")
+	}
+	return false, why
+}
+
+// ConnectPorts are the TCP ports the allowed command may connect to.
+func (a approvalsPolicy) ConnectPorts(h hosts.Host, command string) []uint16 {
+	return a.p.Check(approvals.Target{Host: h.Name, Groups: h.Groups}, command).ConnectPorts()
+}
+
+// Sandboxer is a Policy that also names the TCP ports an allowed command
+// may connect to from its sandbox. A check runs without a person, so on
+// the bot's host it always runs in the sandbox (hosts.Sandbox); with a
+// Policy that is not a Sandboxer, it may connect nowhere.
+type Sandboxer interface {
+	ConnectPorts(h hosts.Host, command string) []uint16
+}
+
+// sandbox is the confinement of command on h.
+func sandbox(p Policy, h hosts.Host, command string) *hosts.Sandbox {
+	sb := &hosts.Sandbox{}
+	if s, ok := p.(Sandboxer); ok {
+		sb.ConnectPorts = s.ConnectPorts(h, command)
+	}
+	return sb
 }

@@ -26,6 +26,12 @@ type SSHConfig struct {
 	IdentityFiles []string `yaml:"identity_files"`
 	// User is the default remote user (default: the user the bot runs as).
 	User string `yaml:"user"`
+	// ReadOnlyUser is the account that runs the commands the policy
+	// allows without a person (Options.Unattended); commands a person
+	// approved run as User. Empty: every command runs as User. Make it an
+	// account without sudo, in the adm and systemd-journal groups
+	// (docs/SECURITY.md), so a classifier mistake cannot change the host.
+	ReadOnlyUser string `yaml:"readonly_user"`
 	// ConnectTimeout bounds the TCP connect plus SSH handshake of one host
 	// (default 10s).
 	ConnectTimeout time.Duration `yaml:"connect_timeout"`
@@ -53,6 +59,8 @@ type HostConfig struct {
 	Address string `yaml:"address"`
 	// User overrides ssh.user for this host.
 	User string `yaml:"user"`
+	// ReadOnlyUser overrides ssh.readonly_user for this host.
+	ReadOnlyUser string `yaml:"readonly_user"`
 	// Groups lets targets name several hosts at once: group:NAME.
 	Groups []string `yaml:"groups"`
 }
@@ -134,11 +142,17 @@ func (c Config) Validate() error {
 		} else if _, _, err := net.SplitHostPort(withPort(h.Address)); err != nil {
 			errs = append(errs, fieldError{key + ".address", fmt.Sprintf("%q is not host:port, e.g. 10.0.0.5:22", h.Address)})
 		}
+		if strings.ContainsAny(h.ReadOnlyUser, " \t@:/") {
+			errs = append(errs, fieldError{key + ".readonly_user", fmt.Sprintf("%q is not a user name", h.ReadOnlyUser)})
+		}
 		for j, g := range h.Groups {
 			if !validName(g) {
 				errs = append(errs, fieldError{fmt.Sprintf("%s.groups[%d]", key, j), fmt.Sprintf("%q: use letters, digits, '.', '_' and '-'", g)})
 			}
 		}
+	}
+	if strings.ContainsAny(c.SSH.ReadOnlyUser, " \t@:/") {
+		errs = append(errs, fieldError{"ssh.readonly_user", fmt.Sprintf("%q is not a user name", c.SSH.ReadOnlyUser)})
 	}
 	if len(c.Hosts) > 0 && c.SSH.KnownHosts == "" {
 		errs = append(errs, fieldError{"ssh.known_hosts", "is required when SSH hosts are configured: the OpenSSH known_hosts file that verifies their keys"})

@@ -33,6 +33,10 @@
 //   - Output is streamed whole to the callback; what is kept in
 //     Result.Output is capped (head and tail), so memory stays bounded
 //     whatever a command prints.
+//   - A local command with Options.Sandbox runs under Landlock (see
+//     Sandbox): read-only file system but a private $TMPDIR, no TCP but the
+//     ports it was given. The bot gives it to every command that runs
+//     without a person's approval.
 //   - Connections are opened on first use, shared (a session per command,
 //     at most ssh.max_sessions at once, the rest queue), health-checked,
 //     redialled after a failure and closed when idle.

@@ -17,6 +17,9 @@ type Host struct {
 	// User is the remote user; empty for the local host and when the
 	// pool's default user applies.
 	User string
+	// ReadOnlyUser runs the host's unattended commands; empty when
+	// ssh.readonly_user (or, without one, User) applies.
+	ReadOnlyUser string
 	// Groups are the inventory groups the host is in.
 	Groups []string
 }
@@ -43,7 +46,7 @@ func NewInventory(cfg Config) (*Inventory, error) {
 	inv := &Inventory{byName: map[string]Host{LocalHost: localHost}, groups: map[string][]Host{}}
 	inv.hosts = append(inv.hosts, localHost)
 	for _, hc := range cfg.Hosts {
-		h := Host{Name: hc.Name, Address: withPort(hc.Address), User: hc.User, Groups: slices.Clone(hc.Groups)}
+		h := Host{Name: hc.Name, Address: withPort(hc.Address), User: hc.User, ReadOnlyUser: hc.ReadOnlyUser, Groups: slices.Clone(hc.Groups)}
 		inv.hosts = append(inv.hosts, h)
 		inv.byName[h.Name] = h
 		for _, g := range h.Groups {

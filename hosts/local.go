@@ -29,6 +29,16 @@ type Local struct {
 	Exec ExecConfig
 	// Shell is the shell binary (default "bash").
 	Shell string
+	// SandboxDir is where a sandboxed command's private temporary
+	// directory is made (default os.TempDir()).
+	SandboxDir string
+	// SandboxBestEffort runs a command that asks for the sandbox
+	// (Options.Sandbox) without it when the kernel cannot give it
+	// (policy.sandbox: best_effort). Off, such a command is refused with
+	// ErrNoSandbox.
+	SandboxBestEffort bool
+	// probe replaces SandboxSupport in tests (a kernel without Landlock).
+	probe func() error
 	// Tracker, when set, records each command's process group while it
 	// runs, for the start-up sweep after a crash (EndLocal).
 	Tracker Tracker
@@ -52,6 +62,13 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	}
 	out := newSink(LocalHost, opts.OutputLimit, onChunk)
 	cmd := l.command(command, opts)
+	if opts.Sandbox != nil {
+		cleanup, err := l.confine(cmd, opts.Sandbox)
+		if err != nil {
+			return res, fmt.Errorf("hosts: local: %w", err)
+		}
+		defer cleanup()
+	}
 	var tty *ptyOutput
 	if opts.PTY {
 		var err error
@@ -116,6 +133,7 @@ func (l *Local) environ(extra []string) []string {
 			env = append(env, name+"="+v)
 		}
 	}
+	env = append(env, quietEnv...)
 	return append(env, extra...)
 }
 

@@ -103,7 +103,8 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// Connected reports how many hosts have an open connection now.
+// Connected reports how many connections are open now: one per host
+// and remote user (a host with a readonly_user may have two).
 func (p *Pool) Connected() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -127,9 +128,15 @@ func (p *Pool) connChanged() {
 	p.changed = make(chan struct{})
 }
 
-// userFor is the remote user of h: its own, else ssh.user, else ours.
-func (p *Pool) userFor(h Host) string {
+// userFor is the remote user of a command on h: for an unattended one
+// the host's read-only user, else ssh.readonly_user; otherwise, and when
+// neither is set, the host's own user, else ssh.user, else ours.
+func (p *Pool) userFor(h Host, unattended bool) string {
 	switch {
+	case unattended && h.ReadOnlyUser != "":
+		return h.ReadOnlyUser
+	case unattended && p.cfg.ReadOnlyUser != "":
+		return p.cfg.ReadOnlyUser
 	case h.User != "":
 		return h.User
 	case p.cfg.User != "":
@@ -138,12 +145,12 @@ func (p *Pool) userFor(h Host) string {
 	return p.user
 }
 
-// conn returns the pooled connection state of h, creating it if needed.
-func (p *Pool) conn(h Host) (*conn, error) {
+// conn returns the pooled connection state of h for user, creating it
+// if needed: each user of a host has a connection of its own.
+func (p *Pool) conn(h Host, user string) (*conn, error) {
 	if h.Address == "" {
 		return nil, fmt.Errorf("host %q has no address (the local host runs through hosts.Local)", h.Name)
 	}
-	user := p.userFor(h)
 	key := user + "@" + h.Address
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -46,10 +46,15 @@
 // arriving in chunks and gives the same result as String on the whole
 // text, however it was chunked; Handler and ReplaceAttr do it for slog.
 //
-// Wiring: build one Redactor at start-up with New(secrets...), where
-// secrets are the tokens and keys from config plus EnvSecrets(os.Environ()),
-// and pass it to every package that has a boundary; they call String on
-// what they post, store or send, wrap streamed output in NewStream or
-// NewWriter, and wrap the logger's handler with NewHandler. Package
-// redacttest holds the seed secrets and the assertion their tests share.
+// Wiring: cmd/opsbot builds one Redactor at start-up with New(secrets...),
+// where secrets are the values of the config's secret-named keys plus
+// EnvSecrets(os.Environ()), then removes those variables from its own
+// environment. The same Redactor sits at every boundary: the process
+// logger (ReplaceAttr); the bot's connectors, so every post, edit, stream
+// append and card passes it, the answer being redacted as a whole with its
+// unfinished last word held back; command output (NewStream per host and
+// stream, before the chat, the model and job tails see it); the agent's
+// history (what the model reads back and what compaction archives); and
+// the audit trail. Package redacttest holds the seed secrets and the
+// assertion their tests share.
 package redact

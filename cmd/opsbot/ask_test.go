@@ -44,7 +44,9 @@ func TestAskRunsARealCommandAndStreamsTheAnswer(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(results[0], "Filesystem") {
 		t.Fatalf("the model was not given df's output: %q", results)
 	}
-	if out := stdout.String(); !strings.HasPrefix(out, "Let me check. \n\nThe command said: Filesystem") {
+	// The text before the tool call and the answer after it are two
+	// paragraphs, not glued together.
+	if out := stdout.String(); !strings.HasPrefix(out, "Let me check.") || !strings.Contains(out, "\n\nThe command said: Filesystem") {
 		t.Errorf("stdout = %q", out)
 	}
 	if !strings.Contains(stderr.String(), "running `df -h` on local") {

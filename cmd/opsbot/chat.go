@@ -66,7 +66,7 @@ func runChat(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.
 	botCfg := cfg.botConfig()
 	botCfg.Access = nil
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp}
+		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp, Redactor: rt.red}
 	b.AddConnector(conn)
 	botCtx, stop := context.WithCancel(ctx)
 	// The handler is in place before the first line can post a card.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors/web"
@@ -42,6 +43,8 @@ type Config struct {
 	file string
 	// lines maps dotted key paths to their line in the file.
 	lines map[string]int
+	// red is the process's one redactor (see redactor).
+	red *redact.Redactor
 }
 
 // logConfig is the `log` section.

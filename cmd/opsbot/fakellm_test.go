@@ -19,6 +19,7 @@ import (
 // nil).
 type fakeLLM struct {
 	t        *testing.T
+	key      string            // the API key it expects (default test-key)
 	commands map[string]string // question keyword → command to run
 	say      []string
 	next     chan struct{}
@@ -49,7 +50,7 @@ func (f *fakeLLM) serve(t *testing.T) string {
 }
 
 func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+f.apiKey() {
 		http.Error(w, `{"error":{"message":"bad path or key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
 		return
 	}
@@ -66,11 +67,7 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 	text := fmt.Sprint(last.Content)
 	switch {
 	case last.Role == "tool":
-		// The output's first line, inside the frame that labels it
-		// with its host and command.
-		_, inside, _ := strings.Cut(strings.TrimSpace(text), ">\n")
-		first, _, _ := strings.Cut(inside, "\n")
-		f.text(w, []string{"The command said: ", first})
+		f.text(w, []string{"The command said: ", firstOutputLine(text)})
 		return
 	}
 	for key, cmd := range f.commands {
@@ -126,4 +123,30 @@ func (f *fakeLLM) toolResults() []string {
 		}
 	}
 	return out
+}
+
+// allRequests returns every request the model was sent, as it decoded them.
+func (f *fakeLLM) allRequests() []fakeLLMRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeLLMRequest(nil), f.requests...)
+}
+
+func (f *fakeLLM) apiKey() string {
+	if f.key == "" {
+		return "test-key"
+	}
+	return f.key
+}
+
+// firstOutputLine is the first line of a command's output in a tool
+// result: the lines of the result's framing (<output host=…>) are not
+// output.
+func firstOutputLine(result string) string {
+	for _, l := range strings.Split(strings.TrimSpace(result), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "<") {
+			return l
+		}
+	}
+	return ""
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/opsbot/opsbot/approvals/redact"
 )
 
 // parseLevel reads a log level name; empty is info.
@@ -26,15 +28,16 @@ func parseLevel(s string) (slog.Level, error) {
 }
 
 // newLogger builds the process logger: text on a terminal, JSON otherwise,
-// unless format says which. Every record passes the redactor.
-func newLogger(w io.Writer, level slog.Level, format string, secrets []string) *slog.Logger {
+// unless format says which. Every record passes the redactor, message and
+// attributes.
+func newLogger(w io.Writer, level slog.Level, format string, red *redact.Redactor) *slog.Logger {
 	if format == "" || format == "auto" {
 		format = "json"
 		if f, ok := w.(*os.File); ok && isTerminal(f) {
 			format = "text"
 		}
 	}
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr(secrets)}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr(red)}
 	if format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
@@ -47,45 +50,23 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // secretKeys are attribute names whose values are never logged.
 var secretKeys = []string{"token", "secret", "password", "api_key", "apikey", "authorization", "key"}
 
-// redactAttr hides attributes named like secrets, and every occurrence of
-// a configured secret value in any string attribute.
-func redactAttr(secrets []string) func([]string, slog.Attr) slog.Attr {
-	var values []string
-	for _, s := range secrets {
-		if len(s) >= 4 { // shorter values would redact ordinary words
-			values = append(values, s)
-		}
+// redactAttr hides attributes named like secrets, and passes every other
+// one (the message too: the built-in handlers pass it here) through the
+// redactor: credential formats and opsbot's own secret values.
+func redactAttr(red *redact.Redactor) func([]string, slog.Attr) slog.Attr {
+	if red == nil {
+		red = redact.New()
 	}
-	return func(_ []string, a slog.Attr) slog.Attr {
+	return func(groups []string, a slog.Attr) slog.Attr {
 		lk := strings.ToLower(a.Key)
 		for _, k := range secretKeys {
 			if lk == k || strings.HasSuffix(lk, "_"+k) {
 				return slog.String(a.Key, "[redacted]")
 			}
 		}
-		if v, ok := textOf(a.Value); ok {
-			for _, s := range values {
-				v = strings.ReplaceAll(v, s, "[redacted]")
-			}
-			return slog.String(a.Key, v)
+		if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.SourceKey) {
+			return a // the handler's own, kept in their kind
 		}
-		return a
+		return red.ReplaceAttr(groups, a)
 	}
-}
-
-// textOf is a value's text when it is a string, an error or a Stringer:
-// the kinds that can carry a secret into a log line.
-func textOf(v slog.Value) (string, bool) {
-	switch v.Kind() {
-	case slog.KindString:
-		return v.String(), true
-	case slog.KindAny:
-		switch x := v.Any().(type) {
-		case error:
-			return x.Error(), true
-		case fmt.Stringer:
-			return x.String(), true
-		}
-	}
-	return "", false
 }

@@ -6,13 +6,16 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/opsbot/opsbot/approvals/redact"
+	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 )
 
 func TestLoggerNeverPrintsSecrets(t *testing.T) {
 	t.Parallel()
 	for _, format := range []string{"text", "json"} {
 		var buf bytes.Buffer
-		log := newLogger(&buf, slog.LevelDebug, format, []string{"sk-ant-SECRET123", "", "ab"})
+		log := newLogger(&buf, slog.LevelDebug, format, redact.New("sk-ant-SECRET123", "", "ab"))
 		log.Info("calling provider", "api_key", "whatever-it-is", "slack_token", "xoxb-1", "url", "https://x/?key=sk-ant-SECRET123")
 		log.With("authorization", "Bearer abc").Debug("request", "body", "token sk-ant-SECRET123 in text")
 		log.Error("call failed", "err", errors.New("key sk-ant-SECRET123 rejected"))
@@ -39,5 +42,24 @@ func TestLoggerFormatAuto(t *testing.T) {
 	newLogger(&buf, slog.LevelWarn, "text", nil).Info("hidden")
 	if buf.Len() != 0 {
 		t.Errorf("info logged at warn level: %q", buf.String())
+	}
+}
+
+// The seeds, in the message, in attributes, in an error and split over
+// two records: none reaches the log.
+func TestLoggerRedactsSeededSecrets(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"text", "json"} {
+		var buf bytes.Buffer
+		log := newLogger(&buf, slog.LevelDebug, format, redact.New(redacttest.OwnSecrets...))
+		log.Info("command output: " + redacttest.Output())
+		log.Warn("tool result", "output", redacttest.Output(), "err", errors.New(redacttest.EnvDump))
+		log.With("env", redacttest.EnvDump).Info("with")
+		log.Info("group", slog.Group("g", slog.String("out", redacttest.Output())))
+		out := buf.String()
+		redacttest.AssertNoSecret(t, redacttest.Secrets(), out)
+		if !strings.Contains(out, "[redacted aws-access-token]") || !strings.Contains(out, "[redacted opsbot-secret]") {
+			t.Errorf("%s log does not say what was redacted:\n%s", format, out)
+		}
 	}
 }

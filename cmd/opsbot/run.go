@@ -59,13 +59,11 @@ func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--log-level: %w", err))
 	}
-	return newLogger(os.Stderr, level, c.Log.Format, c.secrets()), nil
-}
-
-// secrets are the secret values the logger must never print: from the
-// config, and the model keys the environment may supply.
-func (c *Config) secrets() []string {
-	return []string{c.Web.APIKey, c.Agent.APIKey, os.Getenv("ANTHROPIC_API_KEY"), os.Getenv("OPENAI_API_KEY")}
+	log := newLogger(os.Stderr, level, c.Log.Format, c.redactor())
+	// What logs through the standard library (net/http's errors) and
+	// slog.Default passes the redactor too.
+	slog.SetDefault(log)
+	return log, nil
 }
 
 // runBot serves until ctx ends, then shuts down. ready, when not nil,
@@ -111,7 +109,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel}
+		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel, Redactor: rt.red}
 	b.JobEndTurns = rt.jobEndTurns()
 	b.AddConnector(webConn)
 	// Every command is on record while it runs, so that after a crash the
@@ -139,7 +137,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
 	}
-	mux := newMux(rt.store, reg)
+	mux := newMux(rt.store, reg, rt.sandbox.status)
 	mux.Handle("/", webConn.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -212,8 +210,10 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// newMux serves the operational endpoints; /metrics serves reg.
-func newMux(db pinger, reg *prometheus.Registry) *http.ServeMux {
+// newMux serves the operational endpoints; /metrics serves reg. /readyz
+// adds the line of each detail (e.g. the sandbox's), which does not decide
+// readiness.
+func newMux(db pinger, reg *prometheus.Registry, details ...func() (ok bool, detail string)) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
@@ -226,6 +226,10 @@ func newMux(db pinger, reg *prometheus.Registry) *http.ServeMux {
 			return
 		}
 		fmt.Fprintln(w, "ready")
+		for _, d := range details {
+			_, line := d()
+			fmt.Fprintln(w, line)
+		}
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux

@@ -12,6 +12,7 @@ import (
 	"github.com/opsbot/opsbot/agent/anthropic"
 	"github.com/opsbot/opsbot/agent/openai"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -20,12 +21,15 @@ import (
 // parts holds what every front shares: the store, the fleet, the
 // policy, jobs and the model.
 type parts struct {
-	cfg      *Config
-	log      *slog.Logger
-	store    *store.Store
-	fleet    *hosts.Fleet
-	policy   *approvals.Policy
-	exec     *bot.FleetExecutor
+	cfg    *Config
+	log    *slog.Logger
+	store  *store.Store
+	fleet  *hosts.Fleet
+	policy *approvals.Policy
+	exec   *bot.FleetExecutor
+	// run is exec behind the audit trail: what the guard and jobs use.
+	run      agent.Executor
+	red      *redact.Redactor
 	jobs     *agent.Jobs
 	skills   []agent.Skill
 	provider agent.Provider // nil: no model configured
@@ -33,11 +37,14 @@ type parts struct {
 	// modelName is the model the agent asks the provider for (agent.model,
 	// else OPSBOT_MODEL, else the provider's default), for GET /api/models.
 	modelName string
+	// sandbox is what the bot's host does with commands allowed without
+	// approval (Landlock, or the fallback policy.sandbox names).
+	sandbox sandboxState
 }
 
 // build opens everything; Close undoes it.
 func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
-	rt := &parts{cfg: cfg, log: log}
+	rt := &parts{cfg: cfg, log: log, red: cfg.redactor()}
 	var err error
 	if rt.store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
@@ -50,6 +57,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
+	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
+	rt.sandbox.logStart(log)
 	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
 		rt.Close()
 		return nil, err
@@ -59,8 +69,12 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		return nil, err
 	}
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
-	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet}
-	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.exec}
+	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
+	rt.run = bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log}
+	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.run}
+	// Every secret is read by now (config, the providers' keys): none
+	// stays in the environment for a command to print.
+	scrubEnv(cfg.secrets())
 	return rt, nil
 }
 
@@ -138,7 +152,11 @@ const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_AP
 // guard builds the one path from a front to the hosts, with that front's
 // way of approving.
 func (rt *parts) guard(approver agent.Approver) *agent.Guard {
-	return &agent.Guard{Policy: bot.PolicyChecker{Policy: rt.policy, Inventory: rt.fleet.Inventory}, Approver: approver, Exec: rt.exec}
+	return &agent.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run}
+}
+
+func (rt *parts) policyChecker() bot.PolicyChecker {
+	return bot.PolicyChecker{Policy: rt.policy, Inventory: rt.fleet.Inventory}
 }
 
 // hostGroups gives a host's groups, for approver rules per host group.
@@ -164,7 +182,8 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 		return nil
 	}
 	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
-	a := &agent.Agent{Provider: rt.provider, History: agent.StoreHistory{Store: rt.store}, Notices: agent.StoreNotices{Store: rt.store},
+	history := bot.RedactedHistory{History: agent.StoreHistory{Store: rt.store}, Redactor: rt.red}
+	a := &agent.Agent{Provider: rt.provider, History: history, Notices: agent.StoreNotices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
 		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
 	a.Tools = agent.NewRegistry(

@@ -49,8 +49,14 @@ func sent(err error) error {
 	return nil
 }
 
-// replayPage is how many messages a replay reads from the Archive at once.
-const replayPage = 200
+// replayPage is how many messages a replay reads from the Archive at
+// once, and replayBatch how many bytes of frames it writes at once: a
+// replay holds about one page (at most 32 × 32 KB) however long the
+// history, even while its reader stalls.
+const (
+	replayPage  = 32
+	replayBatch = 64 << 10
+)
 
 // replay sends, page by page in seq order, the latest state of every
 // message in s's scope whose latest change has since < seq <= upTo. It
@@ -58,34 +64,43 @@ const replayPage = 200
 // (until=finished). Changes after upTo come live.
 func (h *hub) replay(ctx context.Context, s *subscriber, since, upTo uint64, send func(...[]byte) error) (ended bool, err error) {
 	h.settle() // every change up to upTo is in the Archive
+	var batch [][]byte
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := send(batch...)
+		batch, size = batch[:0], 0
+		return sent(err)
+	}
 	for after := since; after < upTo; {
 		stored, err := h.archive.Changed(ctx, after, upTo, s.channel, s.thread, replayPage)
 		if err != nil {
 			return false, fmt.Errorf("read the replay: %w", err)
 		}
-		if len(stored) == 0 {
-			return false, nil
-		}
-		frames := make([][]byte, 0, len(stored))
-		for _, st := range stored {
-			m, err := fromStored(st)
+		for i := range stored {
+			m, err := fromStored(stored[i])
+			stored[i] = StoredMessage{} // let it go once framed
 			if err != nil {
 				return false, err
 			}
-			frames = append(frames, messageFrame(m.view()))
-			after = m.seq
+			f := messageFrame(m.view())
+			batch, size, after = append(batch, f), size+len(f), m.seq
 			if s.endsWith(m) {
-				return true, sent(send(frames...))
+				return true, flush()
+			}
+			if size >= replayBatch {
+				if err := flush(); err != nil {
+					return false, err
+				}
 			}
 		}
-		if err := send(frames...); err != nil {
-			return false, sent(err)
-		}
 		if len(stored) < replayPage {
-			return false, nil
+			break
 		}
 	}
-	return false, nil
+	return false, flush()
 }
 
 func cmpSeq(a, b uint64) int {

@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// confinedExec records the confinement each run was given.
+type confinedExec struct {
+	mu   sync.Mutex
+	runs []Confinement
+}
+
+func (e *confinedExec) Resolve(target string) ([]string, error) { return []string{target}, nil }
+
+func (e *confinedExec) Exec(_ context.Context, hosts []string, _ string, opts ExecOptions) []ExecResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.runs = append(e.runs, opts.Confinement)
+	return []ExecResult{{Host: hosts[0]}}
+}
+
+// The confinement comes from the policy's decision, never from the model:
+// what the policy allows runs sandboxed with the ports it named, what a
+// person approved runs outside the sandbox — for run_command, start_job
+// and skill scripts alike.
+func TestConfinementFollowsTheDecision(t *testing.T) {
+	t.Parallel()
+	policy := policyFunc(func(_, command string) Decision {
+		if command == "curl -s http://127.0.0.1:8080/" {
+			return Decision{Action: Allow, ConnectPorts: []uint16{8080}}
+		}
+		return Decision{Action: Approve, Reasons: []string{"changes things"}}
+	})
+	ex := &confinedExec{}
+	g := &Guard{Policy: policy, Approver: &fakeApprover{answer: ApprovalOutcome{Approved: true, State: "approved"}}, Exec: ex}
+	runCommand(t, g, "local", "curl -s http://127.0.0.1:8080/")
+	runCommand(t, g, "local", "touch /tmp/x")
+	want := []Confinement{{ConnectPorts: []uint16{8080}}, {Approved: true}}
+	if len(ex.runs) != 2 || ex.runs[0].Approved || !slices.Equal(ex.runs[0].ConnectPorts, want[0].ConnectPorts) || !ex.runs[1].Approved {
+		t.Errorf("confinements %+v, want %+v", ex.runs, want)
+	}
+}
+
+// Over several hosts, the allowed ports of each host's decision add up.
+func TestPermitJoinsThePortsOfEachHost(t *testing.T) {
+	t.Parallel()
+	g := &Guard{Policy: policyFunc(func(host, _ string) Decision {
+		return Decision{Action: Allow, ConnectPorts: map[string][]uint16{"a": {80}, "b": {443}}[host]}
+	}), Exec: &shellExec{}}
+	p, err := g.Permit(context.Background(), ToolCall{}, "a,b", "curl x", "")
+	if err != nil || p.Approved || !slices.Equal(p.ConnectPorts, []uint16{80, 443}) {
+		t.Errorf("permit %+v, %v; want unapproved with ports 80 and 443", p, err)
+	}
+}

@@ -1,0 +1,181 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals/redact"
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// redactedConn is a connector behind the bot's one redactor: every message
+// the bot posts, edits, streams or stops streaming passes it, so no path
+// to a platform (answers, cards, replies, job reports, what ran) can skip
+// it. AddConnector puts every connector behind one.
+type redactedConn struct {
+	connectors.Connector
+	red *redact.Redactor
+}
+
+var _ connectors.Streamer = (*redactedConn)(nil)
+
+// errNoStreaming is StartStream's error for a connector that has no native
+// streaming (its Limits claimed it has).
+var errNoStreaming = errors.New("bot: this connector has no native streaming")
+
+// Post redacts m and posts it.
+func (c *redactedConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	return c.Connector.Post(ctx, d, c.message(m))
+}
+
+// Edit redacts m and edits the message.
+func (c *redactedConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	return c.Connector.Edit(ctx, ref, c.message(m))
+}
+
+// StartStream redacts m and starts a native stream.
+func (c *redactedConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	st, ok := c.Connector.(connectors.Streamer)
+	if !ok {
+		return connectors.Ref{}, errNoStreaming
+	}
+	return st.StartStream(ctx, d, c.message(m))
+}
+
+// AppendStream redacts text and appends it. The Renderer appends only
+// what it already redacted as a whole, holding back an unfinished word,
+// so a secret split across appends is caught there; this is the backstop.
+func (c *redactedConn) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	st, ok := c.Connector.(connectors.Streamer)
+	if !ok {
+		return errNoStreaming
+	}
+	return st.AppendStream(ctx, ref, c.red.String(text))
+}
+
+// StopStream redacts the final form and stops the stream.
+func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
+	st, ok := c.Connector.(connectors.Streamer)
+	if !ok {
+		return errNoStreaming
+	}
+	return st.StopStream(ctx, ref, c.message(final))
+}
+
+// message redacts everything of m a person reads. Button values are ids
+// the bot reads back, not text, and stay.
+func (c *redactedConn) message(m connectors.Message) connectors.Message {
+	m.Text, m.Context = c.red.String(m.Text), c.red.String(m.Context)
+	if len(m.Fields) > 0 {
+		fields := make([]connectors.Field, len(m.Fields))
+		for i, f := range m.Fields {
+			fields[i] = connectors.Field{Title: c.red.String(f.Title), Value: c.red.String(f.Value)}
+		}
+		m.Fields = fields
+	}
+	if len(m.Buttons) > 0 {
+		buttons := append([]connectors.Button(nil), m.Buttons...)
+		for i := range buttons {
+			buttons[i].Label = c.red.String(buttons[i].Label)
+		}
+		m.Buttons = buttons
+	}
+	return m
+}
+
+// redactorOf is the redactor a connector sits behind, or nil.
+func redactorOf(c connectors.Connector) *redact.Redactor {
+	if rc, ok := c.(*redactedConn); ok {
+		return rc.red
+	}
+	return nil
+}
+
+// RedactedHistory is an agent.History whose every message passes the
+// redactor before it is stored: what the model reads back (the person's
+// words, its own answers, tool results) and what compaction archives.
+type RedactedHistory struct {
+	agent.History
+	Redactor *redact.Redactor
+}
+
+// Append redacts msgs and appends them.
+func (h RedactedHistory) Append(ctx context.Context, sessionID int64, msgs ...agent.Message) (int64, error) {
+	return h.History.Append(ctx, sessionID, h.messages(msgs)...)
+}
+
+// Compact redacts msgs and makes them the whole history.
+func (h RedactedHistory) Compact(ctx context.Context, sessionID int64, msgs ...agent.Message) (int64, error) {
+	return h.History.Compact(ctx, sessionID, h.messages(msgs)...)
+}
+
+func (h RedactedHistory) messages(msgs []agent.Message) []agent.Message {
+	out := make([]agent.Message, len(msgs))
+	for i, m := range msgs {
+		blocks := make([]agent.Block, len(m.Content))
+		for j, b := range m.Content {
+			b.Text, b.Content = h.Redactor.String(b.Text), h.Redactor.String(b.Content)
+			b.Input = redactJSON(h.Redactor, b.Input)
+			blocks[j] = b
+		}
+		out[i] = agent.Message{Role: m.Role, Content: blocks}
+	}
+	return out
+}
+
+// redactJSON redacts the strings inside a JSON value: redacting its
+// encoded text would miss a secret whose quotes are escaped.
+func redactJSON(r *redact.Redactor, raw json.RawMessage) json.RawMessage {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	changed := false
+	v = redactValue(r, v, &changed)
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func redactValue(r *redact.Redactor, v any, changed *bool) any {
+	switch x := v.(type) {
+	case string:
+		red := r.String(x)
+		*changed = *changed || red != x
+		return red
+	case []any:
+		for i := range x {
+			x[i] = redactValue(r, x[i], changed)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = redactValue(r, x[k], changed)
+		}
+	}
+	return v
+}
+
+// shownSoFar is what of a growing answer may be shown now: all of it but
+// its last, unfinished word, which may be the first half of a secret whose
+// second half is still to come. Not held back: a word shorter than the
+// shortest secret (it could hide only a prefix of one), a word longer than
+// a redacted line (the redactor cuts it there too), and a word before
+// settled, where the model's text stopped for a tool call.
+func shownSoFar(text string, settled int) string {
+	if settled >= len(text) {
+		return text
+	}
+	i := strings.LastIndexAny(text, " \t\n") + 1
+	if n := len(text) - i; n < redact.MinSecretLen || n > redact.MaxLine {
+		return text
+	}
+	return text[:i]
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is this repository's module path.
+const module = "github.com/opsbot/opsbot"
+
+// TestImportsFollowTheDesign checks every package's imports (not its
+// tests') against design §2: imports point one way, cmd → bot → {agent,
+// approvals, checks, hosts, connectors, store}; agent never imports bot or
+// a connector; connectors never import each other, bot or store; only a
+// command (cmd/opsbot, a benchmark's main) names a concrete adapter.
+func TestImportsFollowTheDesign(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, name := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/"), f[1]
+		for _, imp := range f[2:] {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			if why := forbidden(pkg, name, strings.TrimPrefix(imp, module+"/")); why != "" {
+				t.Errorf("%s imports %s: %s", pkg, imp, why)
+			}
+		}
+	}
+}
+
+// concrete are the adapters only a command may name.
+var concrete = []string{"connectors/web", "connectors/console", "connectors/slack", "connectors/discord", "agent/anthropic", "agent/openai"}
+
+// glue are adapters between two of ours that only the composition root
+// wires: the web chat's Archive kept in the store.
+var glue = map[string][]string{"store/webarchive": {"connectors/web", "store"}}
+
+// forbidden says why package pkg (named name) may not import imp, or "".
+func forbidden(pkg, name, imp string) string {
+	under := func(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
+	switch {
+	case slices.Contains(glue[pkg], imp):
+		return ""
+	case under(imp, "cmd"):
+		return "nothing imports the composition root"
+	case slices.ContainsFunc(concrete, func(c string) bool { return under(imp, c) }) && name != "main" && !under(pkg, imp):
+		if under(pkg, "connectors") && under(imp, "connectors") {
+			return "connectors never import each other"
+		}
+		return "only a command names a concrete adapter"
+	case under(imp, "bot") && !under(pkg, "bot") && name != "main":
+		return "imports point from bot outwards: only the composition root uses bot"
+	case under(pkg, "agent") && under(imp, "connectors"):
+		return "agent never imports a connector"
+	case under(pkg, "connectors") && (under(imp, "store") || under(imp, "bot")):
+		return "connectors never import bot or store"
+	case under(pkg, "store") && !under(imp, "store"):
+		return "store is a leaf"
+	}
+	return ""
+}
+
+// The rules themselves catch what design §2 forbids.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	bad := [][3]string{
+		{"agent", "agent", "bot"},
+		{"agent", "agent", "connectors/web"},
+		{"connectors/web", "web", "connectors/console"},
+		{"connectors/web", "web", "store"},
+		{"bot", "bot", "connectors/web"},
+		{"checks", "checks", "bot"},
+		{"store", "store", "approvals"},
+		{"bot", "bot", "cmd/opsbot"},
+	}
+	for _, b := range bad {
+		if forbidden(b[0], b[1], b[2]) == "" {
+			t.Errorf("%s importing %s is allowed", b[0], b[2])
+		}
+	}
+	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"}}
+	for _, g := range good {
+		if why := forbidden(g[0], g[1], g[2]); why != "" {
+			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)
+		}
+	}
+}

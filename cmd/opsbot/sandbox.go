@@ -1,0 +1,58 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// sandboxState is what the bot's host does with the commands the policy
+// allows without approval: confine them with Landlock or, on a kernel
+// without it, what policy.sandbox says instead.
+type sandboxState struct {
+	mode    string // approvals.SandboxRequired or SandboxBestEffort
+	missing error  // nil: the sandbox is in force
+}
+
+// newSandboxState asks probe (hosts.SandboxSupport) once.
+func newSandboxState(cfg approvals.PolicyConfig, probe func() error) sandboxState {
+	return sandboxState{mode: cfg.SandboxMode(), missing: probe()}
+}
+
+// apply makes the policy and the local runner keep to the state: without
+// the sandbox, under required, what the policy allows on the bot's host
+// needs approval; under best_effort, it runs unconfined.
+func (s sandboxState) apply(p *approvals.Policy, local *hosts.Local) *approvals.Policy {
+	if s.missing == nil {
+		return p
+	}
+	if s.mode == approvals.SandboxBestEffort {
+		local.SandboxBestEffort = true
+		return p
+	}
+	return p.WithoutSandbox(hosts.LocalHost, s.missing.Error())
+}
+
+// status is the sandbox's line for /readyz and the start-up log: ok when
+// the sandbox is in force. Its absence does not make the bot unready: the
+// bot then asks for approval instead (or, best effort, runs unconfined).
+func (s sandboxState) status() (ok bool, detail string) {
+	switch {
+	case s.missing == nil:
+		return true, "sandbox: commands that run without approval on the bot's host are confined by Landlock (read-only file system, no network but the destinations the policy allowed)"
+	case s.mode == approvals.SandboxBestEffort:
+		return false, "sandbox: not available on the bot's host (" + s.missing.Error() + "); commands the policy allows there run WITHOUT it (policy.sandbox: best_effort)"
+	}
+	return false, "sandbox: not available on the bot's host (" + s.missing.Error() + "); commands the policy allows there wait for approval instead (policy.sandbox: required; best_effort runs them without the sandbox)"
+}
+
+// logStart says once, at start, what the sandbox state means.
+func (s sandboxState) logStart(log *slog.Logger) {
+	ok, detail := s.status()
+	if ok {
+		log.Debug(detail)
+		return
+	}
+	log.Warn(detail)
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// A kernel without Landlock (simulated by the probe): under required, what
+// the classifier allows on the bot's host needs approval, and /readyz and
+// the log say so; under best_effort it stays allowed and the local runner
+// runs it unconfined. With Landlock nothing changes.
+func TestSandboxFallback(t *testing.T) {
+	t.Parallel()
+	noLandlock := func() error { return errors.New("this kernel has no Landlock") }
+	haveLandlock := func() error { return nil }
+	tests := []struct {
+		mode       string
+		probe      func() error
+		want       approvals.Action
+		bestEffort bool
+		detail     string
+	}{
+		{"", noLandlock, approvals.Approve, false, "wait for approval instead"},
+		{"required", noLandlock, approvals.Approve, false, "wait for approval instead"},
+		{"best_effort", noLandlock, approvals.Allow, true, "run WITHOUT it"},
+		{"required", haveLandlock, approvals.Allow, false, "confined by Landlock"},
+		{"best_effort", haveLandlock, approvals.Allow, false, "confined by Landlock"},
+	}
+	for _, tt := range tests {
+		cfg := approvals.PolicyConfig{Sandbox: tt.mode}
+		pol, err := approvals.NewPolicy(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := &hosts.Local{}
+		s := newSandboxState(cfg, tt.probe)
+		pol = s.apply(pol, local)
+		if d := pol.Check(approvals.Target{Host: hosts.LocalHost}, "df -h"); d.Action != tt.want {
+			t.Errorf("%q: df -h on local is %s, want %s", tt.mode, d.Action, tt.want)
+		}
+		if d := pol.Check(approvals.Target{Host: "web-1"}, "df -h"); d.Action != approvals.Allow {
+			t.Errorf("%q: df -h on an SSH host is %s, want allow", tt.mode, d.Action)
+		}
+		if local.SandboxBestEffort != tt.bestEffort {
+			t.Errorf("%q: SandboxBestEffort %v", tt.mode, local.SandboxBestEffort)
+		}
+		ok, detail := s.status()
+		if ok != (tt.probe() == nil) || !strings.Contains(detail, tt.detail) {
+			t.Errorf("%q: status %v %q, want %q", tt.mode, ok, detail, tt.detail)
+		}
+	}
+}
+
+// `opsbot config check` names the key and the values it takes.
+func TestConfigRefusesAnUnknownSandboxMode(t *testing.T) {
+	t.Parallel()
+	_, err := parseConfig("bad.yaml", []byte("policy:\n  sandbox: off\n"), env(map[string]string{}))
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:2:") || !strings.Contains(err.Error(), "policy.sandbox") ||
+		!strings.Contains(err.Error(), "use required") {
+		t.Errorf("error %v; want bad.yaml:2, policy.sandbox and the values to use", err)
+	}
+}
