@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -25,17 +26,25 @@ import (
 )
 
 func newRunCmd() *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the bot (without --config: the embedded default on http://127.0.0.1:8080)",
 		Long: `Run the bot until SIGINT or SIGTERM. Without --config it starts the embedded
 default: the web listener on 127.0.0.1:8080, SQLite at ./opsbot.db and the built-in
-host 'local'. The listener serves /healthz (the process is up), /readyz (the
-database answers) and /metrics (Prometheus).`,
+host 'local'. The listener serves every connector's routes (the web chat at /),
+/healthz (the process is up), /readyz (200, or 503 with a JSON body naming what is
+down: the database, a connector) and /metrics (Prometheus).
+
+--listen (else $OPSBOT_LISTEN, else web.listen) moves the listener without a config
+file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
+(DIR/sessions) in DIR, created if missing, in place of store.path and bot.data_dir.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
+				return err
+			}
+			if err := cfg.applyRunFlags(cmd, os.Getenv); err != nil {
 				return err
 			}
 			log, err := cfg.logger(cmd)
@@ -47,6 +56,35 @@ database answers) and /metrics (Prometheus).`,
 			return runBot(ctx, cfg, log, nil)
 		},
 	}
+	c.Flags().String("listen", "", "address of the listener, host:port (default $OPSBOT_LISTEN, else web.listen)")
+	c.Flags().String("data-dir", "", "folder for the database and the sessions' folders (default: store.path and bot.data_dir)")
+	return c
+}
+
+// applyRunFlags lets --listen (or OPSBOT_LISTEN) and --data-dir override
+// the config.
+func (c *Config) applyRunFlags(cmd *cobra.Command, getenv func(string) string) error {
+	listen, _ := cmd.Flags().GetString("listen")
+	from := "--listen"
+	if listen == "" {
+		listen, from = getenv("OPSBOT_LISTEN"), "OPSBOT_LISTEN"
+	}
+	if listen != "" {
+		c.Web.Listen = listen
+		if err := c.Web.Validate(); err != nil {
+			return usageError(fmt.Errorf("%s %s: %w", from, listen, err))
+		}
+	}
+	dir, _ := cmd.Flags().GetString("data-dir")
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return usageError(fmt.Errorf("--data-dir: %w: name a folder opsbot may create and write", err))
+	}
+	c.Store.Path = filepath.Join(dir, "opsbot.db")
+	c.Bot.DataDir = filepath.Join(dir, "sessions")
+	return nil
 }
 
 // logger builds the process logger from config and the --log-level flag.
