@@ -19,14 +19,13 @@ type memConn struct {
 	token string
 	leaky bool
 
-	mu      sync.Mutex
-	next    int
-	shown   map[string]string
-	live    map[string]bool
-	limit   time.Duration
-	sent    []string
-	events  chan connectors.Event
-	handler connectors.Handler
+	mu     sync.Mutex
+	next   int
+	shown  map[string]string
+	live   map[string]bool
+	limit  time.Duration
+	sent   []string
+	events chan connectors.Event
 }
 
 func newMem(leaky bool) *memConn {
@@ -159,9 +158,11 @@ type recorder struct {
 	errors []string
 }
 
-func (r *recorder) Helper()                           {}
-func (r *recorder) Context() context.Context          { return r.ctx }
-func (r *recorder) Errorf(format string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(format, args...)) }
+func (r *recorder) Helper()                  {}
+func (r *recorder) Context() context.Context { return r.ctx }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
 func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
 
 // A connector that sends its token fails the secret case.
