@@ -25,9 +25,12 @@ export CGO_ENABLED := 1
 
 .PHONY: run build test test-deps fuzz lint bench bench-deps clean
 
-## run: the bot on the embedded default (web chat on http://127.0.0.1:8080)
+## run: the bot on the embedded default (web chat on http://127.0.0.1:8080),
+## its database and session folders in DATA_DIR (outside the checkout), or
+## as CONFIG says; LISTEN=host:port moves the web chat
+DATA_DIR     ?= $(HOME)/.local/state/opsbot
 run: build
-	./bin/opsbot run $(if $(CONFIG),--config $(CONFIG))
+	./bin/opsbot run $(if $(CONFIG),--config $(CONFIG),--data-dir $(DATA_DIR)) $(if $(LISTEN),--listen $(LISTEN))
 
 ## build: bin/opsbot, stamped with version and commit
 build:

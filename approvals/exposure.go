@@ -20,6 +20,9 @@ var grepSpec = optSpec{lenient: true, short: "EFGPyivwxcLlHhnbsqZzUTaIrRo0123456
 func (w *walker) recursiveRead(c *Command, args []arg) {
 	switch c.Program {
 	case "grep", "egrep", "fgrep", "rgrep", "zgrep":
+	case "diff":
+		w.recursiveDiff(c, args)
+		return
 	default:
 		return
 	}
@@ -41,6 +44,20 @@ func (w *walker) recursiveRead(c *Command, args []arg) {
 	for _, f := range files {
 		if e := w.secretUnder(f); e != "" {
 			c.add(Approve, fmt.Sprintf("%s -r reads everything under %s, which holds credentials (%s)", c.Program, f.show(), e))
+			return
+		}
+	}
+}
+
+// recursiveDiff: diff -r prints the files of two trees where they differ.
+func (w *walker) recursiveDiff(c *Command, args []arg) {
+	p := optSpec{lenient: true}.parse(args)
+	if !p.has("r", "recursive") {
+		return
+	}
+	for _, f := range p.operands {
+		if e := w.secretUnder(f); e != "" {
+			c.add(Approve, fmt.Sprintf("diff -r reads everything under %s, which holds credentials (%s)", f.show(), e))
 			return
 		}
 	}

@@ -23,7 +23,9 @@ var DefaultSecretPaths = []string{
 	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "id_xmss",
 	"/etc/ssh/ssh_host_*_key", "*.key", "privkey*.pem", "/etc/ssl/private", "/etc/pki/tls/private",
 	"/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/kubernetes/pki", "/etc/kubernetes/*.conf",
-	"/etc/rancher/k3s/k3s.yaml", "/var/lib/kubelet/pki", "/run/secrets", "/var/run/secrets",
+	"/etc/rancher/k3s/k3s.yaml", "/var/lib/kubelet/pki", "/var/lib/kubelet/kubeconfig", "/run/secrets", "/var/run/secrets",
+	"*.keytab", "*.p12", "*.pfx", "*.jks", "/etc/wireguard", "/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+	"/etc/NetworkManager/system-connections", "/etc/mysql/debian.cnf", "/var/lib/docker/containers/*/config.v2.json",
 	// the environment, memory and files of other processes
 	"/proc/*/environ", "/proc/*/root", "/proc/*/cwd", "/proc/*/fd", "/proc/*/map_files", "/proc/*/mem",
 	"/proc/kcore", "/dev/mem", "/dev/kmem", "/dev/port",

@@ -15,6 +15,10 @@ type Config struct {
 	// DataDir holds each session's working directory (default
 	// ./opsbot-data).
 	DataDir string `yaml:"data_dir"`
+	// OnBusy says what a message to the bot does while a turn already runs
+	// in its thread, on every platform: "queue" it for after the turn
+	// (default) or "cancel" the running turn and start anew.
+	OnBusy string `yaml:"on_busy"`
 	// RunTimeout bounds a chat `run` that names no --timeout; the
 	// composition root sets it from exec.timeout (default 1m).
 	RunTimeout time.Duration `yaml:"-"`
@@ -28,11 +32,25 @@ func (c Config) WithDefaults() Config {
 	if c.RunTimeout <= 0 {
 		c.RunTimeout = time.Minute
 	}
+	if c.OnBusy == "" {
+		c.OnBusy = OnBusyQueue
+	}
 	return c
 }
 
+// The values of Config.OnBusy.
+const (
+	OnBusyQueue  = "queue"
+	OnBusyCancel = "cancel"
+)
+
 // Validate checks the section.
 func (c Config) Validate() error {
+	switch c.OnBusy {
+	case "", OnBusyQueue, OnBusyCancel:
+	default:
+		return fieldError{"on_busy", fmt.Sprintf("%q is not a choice: use queue or cancel", c.OnBusy)}
+	}
 	for ch, users := range c.Access {
 		if len(users) == 0 {
 			return fieldError{"access." + ch, "lists nobody: remove the entry to open the channel, or name the users who may talk"}

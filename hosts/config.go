@@ -27,7 +27,7 @@ type SSHConfig struct {
 	// User is the default remote user (default: the user the bot runs as).
 	User string `yaml:"user"`
 	// ReadOnlyUser is the account that runs the commands the policy
-	// allows without a person (Options.Unattended); commands a person
+	// allows without a person (Options.Sandbox set); commands a person
 	// approved run as User. Empty: every command runs as User. Make it an
 	// account without sudo, in the adm and systemd-journal groups
 	// (docs/SECURITY.md), so a classifier mistake cannot change the host.

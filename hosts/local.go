@@ -133,6 +133,7 @@ func (l *Local) environ(extra []string) []string {
 			env = append(env, name+"="+v)
 		}
 	}
+	env = append(env, quietEnv...)
 	return append(env, extra...)
 }
 

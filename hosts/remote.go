@@ -31,7 +31,7 @@ func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, on
 	if err := opts.validate(); err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}
-	c, err := p.conn(h, p.userFor(h, opts.Unattended))
+	c, err := p.conn(h, p.userFor(h, opts.Sandbox != nil))
 	if err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}

@@ -54,19 +54,16 @@ type Options struct {
 	// PTY runs the command on a pseudo-terminal (stderr then arrives
 	// merged into stdout, with CRLF line ends).
 	PTY bool
-	// Unattended marks a command that runs without a person: the policy
-	// allowed it, nobody approved it. On an SSH host it runs as the
-	// host's readonly_user (or ssh.readonly_user) when one is set, over a
-	// connection of its own; an approved command leaves it false and runs
-	// as the normal user.
-	Unattended bool
 	// OutputLimit caps the output kept in Result.Output (default
 	// exec.output_limit, 1 MiB): the first half and the last half, with a
 	// marker between. Chunks are streamed whole regardless.
 	OutputLimit int
-	// Sandbox, when set, confines the command on the bot's own host: set
-	// it for every command that runs without a person's approval. SSH
-	// hosts ignore it.
+	// Sandbox, when set, marks a command that runs without a person's
+	// approval: set it for every such command. On the bot's own host it
+	// confines the command; on an SSH host the command runs as the host's
+	// readonly_user (or ssh.readonly_user) when one is set, over a
+	// connection of its own. An approved command leaves it nil and runs as
+	// the normal user.
 	Sandbox *Sandbox
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -58,6 +59,12 @@ const (
 // extglob or posix), and the parse would no longer be the policy's.
 var shellEnv = []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT"}
 
+// quietEnv are set for every command: tools that write "optional" state
+// while reading, which a read-only command must not (the policy allows
+// `git status`, which otherwise rewrites .git/index when its file-status
+// cache is stale).
+var quietEnv = []string{"GIT_OPTIONAL_LOCKS=0"}
+
 // remoteCommand is the line the remote login shell runs for command.
 //
 //	echo opsbot-pid:TOKEN:$$ >&2; command -v bash >/dev/null 2>&1 || { echo 'opsbot: bash is required…' >&2; exit 126; };
@@ -89,7 +96,7 @@ func remoteCommand(command string, o Options, token string) string {
 	for _, name := range shellEnv {
 		b.WriteString(" -u " + name)
 	}
-	for _, kv := range o.Env {
+	for _, kv := range append(slices.Clone(quietEnv), o.Env...) {
 		b.WriteString(" " + shellQuote(kv))
 	}
 	b.WriteString(" timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " " + RunnerShell + " -c ")

@@ -31,7 +31,7 @@ func TestRemoteCommandShape(t *testing.T) {
 	t.Parallel()
 	got := hosts.RemoteCommand("echo 'hi'", hosts.Options{Timeout: 90 * time.Second, Dir: "/srv/it's", Env: []string{"A=b c"}}, "tok")
 	want := `echo opsbot-pid:tok:$$ >&2; command -v bash >/dev/null 2>&1 || { echo 'opsbot: bash is required on this host: commands run with bash -c' >&2; exit 126; }; ` +
-		`cd '/srv/it'\''s' && exec env -u BASH_ENV -u ENV -u SHELLOPTS -u BASHOPTS -u POSIXLY_CORRECT 'A=b c' timeout -k 5s 90s bash -c 'echo '\''hi'\''' 'opsbot-run-tok'`
+		`cd '/srv/it'\''s' && exec env -u BASH_ENV -u ENV -u SHELLOPTS -u BASHOPTS -u POSIXLY_CORRECT 'GIT_OPTIONAL_LOCKS=0' 'A=b c' timeout -k 5s 90s bash -c 'echo '\''hi'\''' 'opsbot-run-tok'`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

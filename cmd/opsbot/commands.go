@@ -85,7 +85,7 @@ other machines with no web approver: such a problem is a warning naming the key 
 				}
 				return &exitError{code: exitUsage, err: err, silent: true}
 			}
-			warnings := cfg.approvalWarnings()
+			warnings := cfg.warnings()
 			for _, w := range warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}

@@ -127,7 +127,7 @@ func TestRunServesEndpointsAndExitsCleanlyOnSignal(t *testing.T) {
 	defer cmd.Process.Kill()
 	base := waitForListen(t, stderr)
 
-	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready\nsandbox: ", "/metrics": "opsbot_build_info"} {
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": `"details":{"sandbox":"sandbox: `, "/metrics": "opsbot_build_info"} {
 		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -20,22 +21,30 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 func newRunCmd() *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the bot (without --config: the embedded default on http://127.0.0.1:8080)",
 		Long: `Run the bot until SIGINT or SIGTERM. Without --config it starts the embedded
 default: the web listener on 127.0.0.1:8080, SQLite at ./opsbot.db and the built-in
-host 'local'. The listener serves /healthz (the process is up), /readyz (the
-database answers) and /metrics (Prometheus).`,
+host 'local'. The listener serves every connector's routes (the web chat at /),
+/healthz (the process is up), /readyz (200, or 503 with a JSON body naming what is
+down: the database, a connector) and /metrics (Prometheus).
+
+--listen (else $OPSBOT_LISTEN, else web.listen) moves the listener without a config
+file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
+(DIR/sessions) in DIR, created if missing, in place of store.path and bot.data_dir.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
+				return err
+			}
+			if err := cfg.applyRunFlags(cmd, os.Getenv); err != nil {
 				return err
 			}
 			log, err := cfg.logger(cmd)
@@ -47,6 +56,35 @@ database answers) and /metrics (Prometheus).`,
 			return runBot(ctx, cfg, log, nil)
 		},
 	}
+	c.Flags().String("listen", "", "address of the listener, host:port (default $OPSBOT_LISTEN, else web.listen)")
+	c.Flags().String("data-dir", "", "folder for the database and the sessions' folders (default: store.path and bot.data_dir)")
+	return c
+}
+
+// applyRunFlags lets --listen (or OPSBOT_LISTEN) and --data-dir override
+// the config.
+func (c *Config) applyRunFlags(cmd *cobra.Command, getenv func(string) string) error {
+	listen, _ := cmd.Flags().GetString("listen")
+	from := "--listen"
+	if listen == "" {
+		listen, from = getenv("OPSBOT_LISTEN"), "OPSBOT_LISTEN"
+	}
+	if listen != "" {
+		c.Web.Listen = listen
+		if err := c.Web.Validate(); err != nil {
+			return usageError(fmt.Errorf("%s %s: %w", from, listen, err))
+		}
+	}
+	dir, _ := cmd.Flags().GetString("data-dir")
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return usageError(fmt.Errorf("--data-dir: %w: name a folder opsbot may create and write", err))
+	}
+	c.Store.Path = filepath.Join(dir, "opsbot.db")
+	c.Bot.DataDir = filepath.Join(dir, "sessions")
+	return nil
 }
 
 // logger builds the process logger from config and the --log-level flag.
@@ -79,6 +117,8 @@ type runHooks struct {
 	// checks, when set, receives the health-check scheduler and the
 	// publisher of its reports before the scheduler starts.
 	checks func(*checks.Scheduler, *checks.Publisher)
+	// connectors are started beside the configured ones.
+	connectors []connectors.Connector
 }
 
 // serveBot is runBot with hooks for tests.
@@ -88,34 +128,17 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
-	webConn, err := web.New(ctx, cfg.Web, webarchive.Archive{Store: rt.store})
+	conns, routers, err := rt.newConnectors(ctx)
 	if err != nil {
 		return err
 	}
-	webConn.Models = func() []string {
-		if rt.provider == nil {
-			return nil
+	for _, c := range hooks.connectors {
+		conns = append(conns, c)
+		if r, ok := c.(router); ok {
+			routers = append(routers, r)
 		}
-		return []string{rt.modelName}
 	}
-	gateCfg, anyone := webGateConfig(cfg)
-	if anyone {
-		log.Info("approvals: anyone on the web chat may approve another person's request, as only this machine can reach it " +
-			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
-	}
-	for _, w := range cfg.approvalWarnings() {
-		log.Warn(w.Error())
-	}
-	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: webConn.Name(), Groups: rt.hostGroups})
-	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: webConn.Config().OnBusy == web.OnBusyCancel, Redactor: rt.red}
-	b.JobEndTurns = rt.jobEndTurns()
-	b.AddConnector(webConn)
-	// Every command is on record while it runs, so that after a crash the
-	// next start ends what this process left running (Recover).
-	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
-	b.Sweeper = rt.fleet
+	b := rt.newBot(conns)
 	reg := newRegistry()
 	checkMetrics, err := checks.NewMetrics(reg)
 	if err != nil {
@@ -133,46 +156,38 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// can start: a turn begun now must not be taken for an interrupted one.
 	b.Recover(ctx)
 
-	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	listen := cfg.Web.Listen
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", cfg.Web.Listen, err)
+		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", listen, err)
 	}
-	mux := newMux(rt.store, reg, rt.sandbox.status)
-	mux.Handle("/", webConn.Handler())
+	set := &connectorSet{list: conns, log: log}
+	for _, c := range conns {
+		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
+	}
+	rt.ready.Detail("sandbox", rt.sandbox.status)
+	mux := newMux(rt.ready, reg)
+	for _, r := range routers {
+		r.Routes(mux)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	botCtx, stopBot := context.WithCancel(ctx)
-	connDone := make(chan error, 1)
-	go func() { connDone <- webConn.Start(botCtx, b.Handle) }()
-	// "started" means a message posted now reaches the bot, not a 503.
-	select {
-	case <-webConn.Running():
-	case err := <-connDone:
-		connDone <- err
-	}
+	set.start(botCtx, b.Handle)
 	b.Start(botCtx)
-	if err := sched.Start(botCtx); err != nil {
-		stopBot()
-		srv.Close()
-		b.Close()
-		<-connDone
-		return err
-	}
-	defer sched.Stop()
-	agentState := "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
-	if rt.provider != nil {
-		agentState = rt.model
-	}
-	log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(), "agent", agentState)
-	if hooks.ready != nil {
-		hooks.ready <- ln.Addr().String()
-	}
-	select {
-	case err = <-served:
-		err = fmt.Errorf("web listener: %w", err)
-	case <-ctx.Done():
+	if err = sched.Start(botCtx); err == nil {
+		log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(),
+			"agent", rt.agentState(), "connectors", connectorNames(conns), "schedules", len(sched.Names()))
+		if hooks.ready != nil {
+			hooks.ready <- ln.Addr().String()
+		}
+		select {
+		case err = <-served:
+			err = fmt.Errorf("web listener: %w", err)
+		case <-ctx.Done():
+		}
 	}
 	log.Info("shutting down")
 	stopBot()
@@ -183,7 +198,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		srv.Close() // streams still open after the grace period are cut
 	}
 	b.Close()
-	<-connDone
+	set.wait()
 	if err != nil {
 		return err
 	}
@@ -193,9 +208,48 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	return nil
 }
 
-// pinger is what /readyz needs of the store.
-type pinger interface {
-	Ping(ctx context.Context) error
+// newBot builds the bot over the parts with every connector added.
+func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
+	cfg, log := rt.cfg, rt.log
+	gateCfg, anyone := webGateConfig(cfg)
+	if anyone {
+		log.Info("approvals: anyone on the web chat may approve another person's request, as only this machine can reach it " +
+			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
+	}
+	for _, w := range cfg.warnings() {
+		log.Warn(w.Error())
+	}
+	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
+	// Platform is the fallback for a session that names none; requests
+	// are made as the session's own platform's person.
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
+	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
+		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel, Redactor: rt.red}
+	b.JobEndTurns = rt.jobEndTurns()
+	// Every command is on record while it runs, so that after a crash the
+	// next start ends what this process left running (Recover).
+	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	b.Sweeper = rt.fleet
+	for _, c := range conns {
+		b.AddConnector(c)
+	}
+	return b
+}
+
+// agentState says whether the agent is on, for the start-up line.
+func (rt *parts) agentState() string {
+	if rt.provider == nil {
+		return "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
+	}
+	return rt.model
+}
+
+func connectorNames(conns []connectors.Connector) []string {
+	names := make([]string, len(conns))
+	for i, c := range conns {
+		names[i] = c.Name()
+	}
+	return names
 }
 
 // newRegistry is the process's Prometheus registry, with the Go and
@@ -210,27 +264,14 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// newMux serves the operational endpoints; /metrics serves reg. /readyz
-// adds the line of each detail (e.g. the sandbox's), which does not decide
-// readiness.
-func newMux(db pinger, reg *prometheus.Registry, details ...func() (ok bool, detail string)) *http.ServeMux {
+// newMux serves the operational endpoints: /healthz, /readyz (ready's
+// checks) and /metrics (reg).
+func newMux(ready http.Handler, reg *prometheus.Registry) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if err := db.Ping(ctx); err != nil {
-			http.Error(w, "database not ready: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-		for _, d := range details {
-			_, line := d()
-			fmt.Fprintln(w, line)
-		}
-	})
+	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
 }

@@ -37,6 +37,9 @@ type parts struct {
 	// modelName is the model the agent asks the provider for (agent.model,
 	// else OPSBOT_MODEL, else the provider's default), for GET /api/models.
 	modelName string
+	// ready holds what /readyz checks: the database, each connector, and
+	// whatever a component adds with ready.Add (e.g. the sandbox).
+	ready *readiness
 	// sandbox is what the bot's host does with commands allowed without
 	// approval (Landlock, or the fallback policy.sandbox names).
 	sandbox sandboxState
@@ -44,11 +47,12 @@ type parts struct {
 
 // build opens everything; Close undoes it.
 func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
-	rt := &parts{cfg: cfg, log: log, red: cfg.redactor()}
+	rt := &parts{cfg: cfg, log: log, red: cfg.redactor(), ready: &readiness{}}
 	var err error
 	if rt.store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
+	rt.ready.Add("database", rt.store.Ping)
 	if rt.fleet, err = hosts.NewFleet(cfg.Hosts); err != nil {
 		rt.Close()
 		return nil, err

@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -37,7 +39,12 @@ var storyStates = []string{
 
 func startScriptBot(t *testing.T) (*scriptBot, string) {
 	t.Helper()
-	conn, err := web.New(context.Background(), web.Config{}, nil)
+	return startScriptBotWith(t, web.Config{})
+}
+
+func startScriptBotWith(t *testing.T, cfg web.Config) (*scriptBot, string) {
+	t.Helper()
+	conn, err := web.New(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,5 +399,22 @@ func TestBrowserListsOneScreen(t *testing.T) {
 		if ms[i-1].ID >= ms[i].ID && len(ms[i-1].ID) >= len(ms[i].ID) {
 			t.Fatalf("messages out of order after loading earlier ones: %s before %s", ms[i-1].ID, ms[i].ID)
 		}
+	}
+}
+
+// With a personal key the page does not ask for a name: it shows the one
+// the key belongs to, and posts go out under it.
+func TestBrowserPersonalKeyNamesThePerson(t *testing.T) {
+	sum := sha256.Sum256([]byte("carol's key"))
+	bot, url := startScriptBotWith(t, web.Config{Users: []web.User{{Name: "carol", KeySHA256: hex.EncodeToString(sum[:])}}})
+	tab := testutil.Open(t, testutil.Browser(t), url, "someone")
+	tab.Eval(`document.cookie = 'opsbot_key=' + encodeURIComponent("carol's key") + '; path=/'`)
+	tab.Reload() // fails if the page asks for a name
+	if who := tab.Eval(`document.querySelector('#who').textContent`); who != `"@carol"` {
+		t.Errorf("the page shows %s as the user, want @carol", who)
+	}
+	tab.StartThread("@opsbot echo hi")
+	if ev := <-bot.events; ev.User.ID != "carol" {
+		t.Errorf("the post reached the bot as %q, want carol", ev.User.ID)
 	}
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store/webarchive"
+)
+
+// router is a connector that serves HTTP routes of its own on the shared
+// listener, beside /healthz, /readyz and /metrics (Slack's HTTP mode:
+// /slack/events, /slack/actions).
+type router interface {
+	Routes(mux *http.ServeMux)
+}
+
+// readier is a connector that can say whether it is connected to its
+// platform (a Socket Mode or gateway connection that is down).
+type readier interface {
+	Ready(ctx context.Context) error
+}
+
+// runner is a connector that says when its events start reaching the
+// handler.
+type runner interface {
+	Running() <-chan struct{}
+}
+
+// webRouter mounts the web chat's page and API at "/".
+type webRouter struct{ c *web.Connector }
+
+func (w webRouter) Routes(mux *http.ServeMux) { mux.Handle("/", w.c.Handler()) }
+
+var _ router = webRouter{}
+
+// newConnectors builds every configured connector, each with the HTTP
+// routes it serves (nil when none): today the web chat.
+func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []router, error) {
+	webConn, err := web.New(ctx, rt.cfg.Web, webarchive.Archive{Store: rt.store})
+	if err != nil {
+		return nil, nil, err
+	}
+	webConn.Log = rt.log.With("connector", web.Platform)
+	webConn.Models = func() []string {
+		if rt.provider == nil {
+			return nil
+		}
+		return []string{rt.modelName}
+	}
+	return []connectors.Connector{webConn}, []router{webRouter{webConn}}, nil
+}
+
+// connectorSet runs each connector with its own lifecycle: one that stops
+// on its own is logged and reported not ready; the others go on.
+type connectorSet struct {
+	list []connectors.Connector
+	log  *slog.Logger
+
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	stopped map[string]error // connectors whose Start returned before shutdown
+}
+
+// start starts every connector, each handing its events to h until ctx
+// ends, and returns once those that can say so hand events on: "started"
+// means a message posted now reaches the bot.
+func (s *connectorSet) start(ctx context.Context, h connectors.Handler) {
+	s.stopped = map[string]error{}
+	for _, c := range s.list {
+		exited := make(chan struct{})
+		s.wg.Go(func() {
+			defer close(exited)
+			err := c.Start(ctx, h)
+			if ctx.Err() != nil {
+				return // shutdown
+			}
+			if err == nil {
+				err = errors.New("it stopped receiving events")
+			}
+			s.log.Error("a connector stopped; the others go on", "connector", c.Name(), "err", err)
+			s.mu.Lock()
+			s.stopped[c.Name()] = err
+			s.mu.Unlock()
+		})
+		if r, ok := c.(runner); ok {
+			select {
+			case <-r.Running():
+			case <-exited:
+			}
+		}
+	}
+}
+
+// wait waits for every connector's Start to return.
+func (s *connectorSet) wait() { s.wg.Wait() }
+
+// ready reports whether connector c is up: its Start still runs, and it
+// says it is connected when it can tell.
+func (s *connectorSet) ready(ctx context.Context, c connectors.Connector) error {
+	s.mu.Lock()
+	err := s.stopped[c.Name()]
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if r, ok := c.(readier); ok {
+		return r.Ready(ctx)
+	}
+	return nil
+}
+
+// onBusy is bot.on_busy, or the deprecated web.on_busy it replaced (see
+// warnings), or the default.
+func (c *Config) onBusy() string {
+	if c.Bot.OnBusy != "" {
+		return c.Bot.OnBusy
+	}
+	if _, set := c.lines["web.on_busy"]; set {
+		return c.Web.OnBusy
+	}
+	return bot.OnBusyQueue
+}
+
+// deprecatedKeys are keys still read that the example no longer shows.
+var deprecatedKeys = map[string]bool{"web.on_busy": true}
+
+// warnings are the problems of a valid config, for config check and the
+// log at start: nobody may approve; a deprecated key.
+func (c *Config) warnings() []*ConfigError {
+	w := c.approvalWarnings()
+	if line, set := c.lines["web.on_busy"]; set {
+		w = append(w, &ConfigError{File: c.file, Line: line, Key: "web.on_busy",
+			Msg: "is deprecated: it applies to every platform now; move it to bot.on_busy (used meanwhile when bot.on_busy is not set)"})
+	}
+	return w
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// --listen, else OPSBOT_LISTEN, else web.listen; --data-dir moves the
+// database and the sessions' folders.
+func TestRunFlagsOverrideTheConfig(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "OPSBOT_LISTEN" {
+				return v
+			}
+			return ""
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "state")
+	for _, tc := range []struct {
+		args       []string
+		env, want  string
+		wantErr    string
+		wantDBPath string
+	}{
+		{nil, "", "127.0.0.1:8080", "", "opsbot.db"},
+		{nil, "127.0.0.1:9001", "127.0.0.1:9001", "", "opsbot.db"},
+		{[]string{"--listen", "127.0.0.1:9002"}, "127.0.0.1:9001", "127.0.0.1:9002", "", "opsbot.db"},
+		{[]string{"--listen", "0.0.0.0:9003"}, "", "", "--listen 0.0.0.0:9003: api_key: is required", ""},
+		{nil, "nonsense", "", "OPSBOT_LISTEN nonsense: listen: must be host:port", ""},
+		{[]string{"--data-dir", dir}, "", "127.0.0.1:8080", "", filepath.Join(dir, "opsbot.db")},
+	} {
+		cmd := newRunCmd()
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg := defaultConfig()
+		err := cfg.applyRunFlags(cmd, env(tc.env))
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v %q: %v; want %q", tc.args, tc.env, err, tc.wantErr)
+			}
+		case err != nil || cfg.Web.Listen != tc.want || cfg.Store.Path != tc.wantDBPath:
+			t.Errorf("%v %q: %v, listen %q, db %q; want %q, %q", tc.args, tc.env, err, cfg.Web.Listen, cfg.Store.Path, tc.want, tc.wantDBPath)
+		}
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Errorf("--data-dir did not create its folder: %v", err)
+	}
+}
+
+// `opsbot run --listen ADDR --data-dir DIR` with no config serves there
+// and keeps its database in DIR, not in the working directory.
+func TestRunListenAndDataDir(t *testing.T) {
+	t.Parallel()
+	work, data := t.TempDir(), filepath.Join(t.TempDir(), "opsbot")
+	cmd := opsbot(t, work, "run", "--listen", "127.0.0.1:0", "--data-dir", data)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := waitForListen(t, stderr)
+	if code, body := get(t, base+"/readyz"); code != 200 || !strings.Contains(body, `"status":"ready"`) {
+		t.Errorf("GET /readyz = %d %q", code, body)
+	}
+	if _, err := os.Stat(filepath.Join(data, "opsbot.db")); err != nil {
+		t.Errorf("no database in --data-dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "opsbot.db")); err == nil {
+		t.Errorf("a database in the working directory despite --data-dir")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+}
