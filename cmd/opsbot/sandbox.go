@@ -51,7 +51,9 @@ func (s sandboxState) status() (ok bool, detail string) {
 func (s sandboxState) logStart(log *slog.Logger) {
 	ok, detail := s.status()
 	if ok {
-		log.Debug(detail)
+		// Said at Info: an operator reading the start-up log sees that
+		// the layer is on, not only when it is missing.
+		log.Info(detail)
 		return
 	}
 	log.Warn(detail)
