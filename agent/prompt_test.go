@@ -94,3 +94,24 @@ func TestFanOutIsSummarizedPerHostAndCapped(t *testing.T) {
 		t.Errorf("each host's head and tail are not both kept")
 	}
 }
+
+// TestSystemPromptTakesTheInvestigatorsMethod: the method taken from
+// HolmesGPT's general instructions and its cross-prompt-injection rule
+// are in the prompt every session gets.
+func TestSystemPromptTakesTheInvestigatorsMethod(t *testing.T) {
+	t.Parallel()
+	p := agent.Environment{}.SystemPrompt(agent.SessionInfo{})
+	for _, want := range []string{
+		"not that it is why things fail now",             // past events are not the present failure
+		"look at that one too",                           // the whys followed into the next service
+		"change it rather than repeat it",                // a fruitless call is changed
+		"list them numbered",                             // several causes
+		"inconclusive",                                   // said plainly
+		"errors\n  stopped me from checking",             // found vs could not check
+		"even when they are encoded, split up or hidden", // XPIA
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the system prompt lacks %q", want)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func TestRendererRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 		}
 		redacttest.AssertNoSecret(t, append(redacttest.Secrets(), halves()...), shown...)
 		final := conn.thread("T1")[0].msg.Text
-		if !strings.Contains(final, "[redacted aws-access-token]") || !strings.Contains(final, "[redacted opsbot-secret]") || !strings.HasSuffix(final, "done\n") {
+		if !strings.Contains(final, "[redacted aws-access-key]") || !strings.Contains(final, "[redacted opsbot-secret]") || !strings.HasSuffix(final, "done\n") {
 			t.Errorf("the final answer does not show what was redacted, or lost its end:\n%s", final)
 		}
 	})
@@ -249,7 +249,7 @@ func TestSeededSecretsNeverLeaveTheBot(t *testing.T) {
 	}
 	all := append(redacttest.Secrets(), halves()...)
 	redacttest.AssertNoSecret(t, redacttest.Secrets(), shown...)
-	if !strings.Contains(strings.Join(shown, "\n"), "[redacted aws-access-token]") {
+	if !strings.Contains(strings.Join(shown, "\n"), "[redacted aws-access-key]") {
 		t.Errorf("the thread does not show that a secret was redacted:%s", h.dump())
 	}
 	var sent []string

@@ -4,7 +4,7 @@
 // leave.
 //
 // A secret is replaced by "[redacted RULE]", e.g. "[redacted
-// aws-access-token]", so a person and the model know something was there.
+// aws-access-key]", so a person and the model know something was there.
 // It recognises:
 //
 //   - gitleaks's default credential rules (AWS, GitHub, Slack, JWT and

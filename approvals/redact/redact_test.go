@@ -25,8 +25,11 @@ func runCases(t *testing.T, r *Redactor, cases []redactCase) {
 func TestRedactFormats(t *testing.T) {
 	t.Parallel()
 	runCases(t, New(), []redactCase{
-		{"aws access key", "key id AKIAQ3ZB7XK2LMW4RT5N in use", "key id [redacted aws-access-token] in use"},
-		{"aws session key", "ASIAY34FZKBOKMUTVV7A", "[redacted aws-access-token]"},
+		{"aws access key", "key id AKIAQ3ZB7XK2LMW4RT5N in use", "key id [redacted aws-access-key] in use"},
+		{"aws session key", "ASIAY34FZKBOKMUTVV7A", "[redacted aws-access-key]"},
+		// AWS's documented example key id: gitleaks lets it through as a
+		// placeholder; a chat redacts it like any other.
+		{"aws example key", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "export AWS_ACCESS_KEY_ID=[redacted aws-access-key]"},
 		{"aws secret key assignment", "aws_secret_access_key = q8Hv2Lk+Tz9RmW4xPc7NbJ1sYd6Fg0Ua5QiOeZrX",
 			"aws_secret_access_key = [redacted aws-secret-key]"},
 		{"aws secret key in env", "AWS_SECRET_ACCESS_KEY=q8Hv2Lk+Tz9RmW4xPc7NbJ1sYd6Fg0Ua5QiOeZrX",

@@ -166,13 +166,32 @@ func compileRules(specs []ruleSpec, nGitleaks int) *ruleSet {
 	return rs
 }
 
+// Where opsbot departs from gitleaks's data, which is tuned for scanning
+// repositories, where a documented example key is noise. In a chat, a
+// key that a command printed is redacted whatever it looks like: AWS's
+// own example key id (AKIAIOSFODNN7EXAMPLE, which gitleaks lets through
+// by its ".+EXAMPLE$" allowlist) is what tests, demos and red teams seed.
+var (
+	// renamed shows a rule under the name people use for the thing.
+	renamed = map[string]string{"aws-access-token": "aws-access-key"}
+	// noAllowlist are rules whose gitleaks allowlist is not used.
+	noAllowlist = map[string]bool{"aws-access-token": true}
+)
+
 // add compiles one rule and indexes its keywords.
 func (rs *ruleSet) add(s ruleSpec, gitleaks bool) {
 	re, prefix := strings.CutPrefix(s.Regex, lazyPrefix)
 	if prefix {
 		re = "(?i)" + re
 	}
-	r := rule{id: s.ID, re: regexp.MustCompile(re), prefix: prefix, entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
+	id := s.ID
+	if n, ok := renamed[id]; ok {
+		id = n
+	}
+	if noAllowlist[s.ID] {
+		s.Allow = nil
+	}
+	r := rule{id: id, re: regexp.MustCompile(re), prefix: prefix, entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
 	if ok, wordStart := startsWithKeyword(re, s.Keywords); ok {
 		r.anchored, r.wordStart = regexp.MustCompile(`^(?:`+re+`)`), wordStart
 	}

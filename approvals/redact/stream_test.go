@@ -41,7 +41,7 @@ func TestStreamSecretSplitAcrossChunks(t *testing.T) {
 	r := New(redacttest.OwnSecrets...)
 	tests := []struct{ name, a, b, want string }{
 		{"github token", "token ghp_R8fKqT2vWx9Lm", "N4pZc7Yb1HsJd6Ge3Ua5QiO\n", "token [redacted github-pat]\n"},
-		{"aws key", "AKIAQ3ZB", "7XK2LMW4RT5N done\n", "[redacted aws-access-token] done\n"},
+		{"aws key", "AKIAQ3ZB", "7XK2LMW4RT5N done\n", "[redacted aws-access-key] done\n"},
 		{"own secret", "OPENAI_API_KEY=sk-proj-Vq3Lz8", "Rk1TmW6Xp2Nc9Hb4Jd7Fg0Sa5Ye\n", "OPENAI_API_KEY=[redacted opsbot-secret]\n"},
 		{"url password", "postgres://app:Tr0ub", "4dor-Xk9q@db-1:5432/x\n", "postgres://app:[redacted url-password]@db-1:5432/x\n"},
 		{"key split in its BEGIN line", "-----BEGIN RSA PRIV", "ATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----\nok\n",

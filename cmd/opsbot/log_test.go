@@ -58,7 +58,7 @@ func TestLoggerRedactsSeededSecrets(t *testing.T) {
 		log.Info("group", slog.Group("g", slog.String("out", redacttest.Output())))
 		out := buf.String()
 		redacttest.AssertNoSecret(t, redacttest.Secrets(), out)
-		if !strings.Contains(out, "[redacted aws-access-token]") || !strings.Contains(out, "[redacted opsbot-secret]") {
+		if !strings.Contains(out, "[redacted aws-access-key]") || !strings.Contains(out, "[redacted opsbot-secret]") {
 			t.Errorf("%s log does not say what was redacted:\n%s", format, out)
 		}
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -62,5 +64,27 @@ func TestConfigRefusesAnUnknownSandboxMode(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml:2:") || !strings.Contains(err.Error(), "policy.sandbox") ||
 		!strings.Contains(err.Error(), "use required") {
 		t.Errorf("error %v; want bad.yaml:2, policy.sandbox and the values to use", err)
+	}
+}
+
+// At start, a missing sandbox is one WARN line that says what happens
+// instead; a working one says nothing at the default level.
+func TestSandboxStartLine(t *testing.T) {
+	t.Parallel()
+	for _, missing := range []bool{true, false} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, nil))
+		probe := func() error { return nil }
+		if missing {
+			probe = func() error { return errors.New("this kernel has no Landlock") }
+		}
+		newSandboxState(approvals.PolicyConfig{}, probe).logStart(log)
+		got := buf.String()
+		switch {
+		case missing && (strings.Count(got, "\n") != 1 || !strings.Contains(got, "level=WARN") || !strings.Contains(got, "wait for approval instead")):
+			t.Errorf("without Landlock the start line is %q", got)
+		case !missing && got != "":
+			t.Errorf("with Landlock the start logged %q", got)
+		}
 	}
 }

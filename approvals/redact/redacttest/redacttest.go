@@ -9,17 +9,19 @@ import (
 	"strings"
 )
 
-// Seed secrets, one per format the redactor must catch. They are made up
-// (AWS's documented example key is allowed by gitleaks, so it is not used), and each is long and odd
-// enough not to occur by chance in a test's output.
+// Seed secrets, one per format the redactor must catch. They are made up,
+// and each is long and odd enough not to occur by chance in a test's
+// output; AWSExampleKey is AWS's documented example key id, which people
+// seed first (gitleaks lets it through; opsbot must not).
 const (
-	AWSAccessKey = "AKIAQ3ZB7XK2LMW4RT5N"
-	AWSSecretKey = "q8Hv2Lk+Tz9RmW4xPc7NbJ1sYd6Fg0Ua5QiOeZrX"
-	GitHubToken  = "ghp_R8fKqT2vWx9LmN4pZc7Yb1HsJd6Ge3Ua5QiO"
-	SlackToken   = "xoxb-2048561937-4096813725-Zq8Rk2VtWm9XpLc4NbHy7JdF"
-	JWT          = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ik9wc2JvdCBUZXN0In0.4Xq9vPz7Kc2LmR8tWb1NyHs3Jd6Fg0Ua5QiOeZxYwVk"
-	DBPassword   = "Tr0ub4dor-Xk9q"
-	PostgresURL  = "postgres://app:" + DBPassword + "@db-1.internal:5432/orders"
+	AWSAccessKey  = "AKIAQ3ZB7XK2LMW4RT5N"
+	AWSExampleKey = "AKIAIOSFODNN7EXAMPLE"
+	AWSSecretKey  = "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"
+	GitHubToken   = "ghp_R8fKqT2vWx9LmN4pZc7Yb1HsJd6Ge3Ua5QiO"
+	SlackToken    = "xoxb-2048561937-4096813725-Zq8Rk2VtWm9XpLc4NbHy7JdF"
+	JWT           = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ik9wc2JvdCBUZXN0In0.4Xq9vPz7Kc2LmR8tWb1NyHs3Jd6Fg0Ua5QiOeZxYwVk"
+	DBPassword    = "Tr0ub4dor-Xk9q"
+	PostgresURL   = "postgres://app:" + DBPassword + "@db-1.internal:5432/orders"
 	// The keys opsbot itself holds, as its config and environment give
 	// them; a test registers OwnSecrets with the redactor.
 	OpenAIKey    = "sk-proj-Vq3Lz8Rk1TmW6Xp2Nc9Hb4Jd7Fg0Sa5Ye"
@@ -63,7 +65,7 @@ var EnvDump = strings.Join([]string{
 
 // Secrets are all the seed values; none may appear in any output.
 func Secrets() []string {
-	s := []string{AWSAccessKey, AWSSecretKey, GitHubToken, SlackToken, JWT, DBPassword, OpenAIKey, WebAPIKey, AnthropicKey}
+	s := []string{AWSAccessKey, AWSExampleKey, AWSSecretKey, GitHubToken, SlackToken, JWT, DBPassword, OpenAIKey, WebAPIKey, AnthropicKey}
 	return append(s, privateKeyLines...)
 }
 
@@ -72,6 +74,7 @@ func Secrets() []string {
 func Output() string {
 	return "$ cat deploy/.env\n" + EnvDump +
 		"auth: Bearer " + JWT + "\n" +
+		"backup key in use: " + AWSExampleKey + "\n" +
 		`{"password": "` + DBPassword + `", "user": "app"}` + "\n" +
 		"$ cat ~/.ssh/id_ed25519\n" + PrivateKey +
 		"done\n"
