@@ -123,6 +123,11 @@ type runHooks struct {
 
 // serveBot is runBot with hooks for tests.
 func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
+	unlock, err := lockStore(cfg.Store.WithDefaults().Path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	rt, err := build(ctx, cfg, log)
 	if err != nil {
 		return err

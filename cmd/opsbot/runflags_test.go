@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // --listen, else OPSBOT_LISTEN, else web.listen; --data-dir moves the
@@ -78,5 +81,36 @@ func TestRunListenAndDataDir(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit after SIGINT: %v", err)
+	}
+}
+
+// A second opsbot on the same database refuses to start, naming the
+// first one's pid, with exit 2.
+func TestSecondRunOnOneDatabaseRefuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := opsbot(t, dir, "run", "--listen", "127.0.0.1:0")
+	stderr, _ := first.StderrPipe()
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	waitForListen(t, stderr)
+	second := opsbot(t, dir, "run", "--listen", "127.0.0.1:0")
+	var out bytes.Buffer
+	second.Stdout, second.Stderr = &out, &out
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.AfterFunc(60*time.Second, func() { second.Process.Kill() }) // a second bot that runs, not a speed bound
+	err := second.Wait()
+	guard.Stop()
+	want := "another opsbot (pid " + strconv.Itoa(first.Process.Pid) + ") is using opsbot.db; stop it or use another store.path"
+	if code := second.ProcessState.ExitCode(); code != 2 || !strings.Contains(out.String(), want) {
+		t.Errorf("second run: exit %d (%v), %q; want 2 with %q", code, err, out.String(), want)
+	}
+	first.Process.Signal(syscall.SIGINT)
+	if err := first.Wait(); err != nil {
+		t.Errorf("first run after SIGINT: %v", err)
 	}
 }
