@@ -36,7 +36,18 @@ func Reason(err error) string {
 	if say, ok := reasonInText(msg); ok {
 		return say
 	}
-	return "the host could not be reached"
+	return tidy(msg)
+}
+
+// tidy is an error of no known class without the package and host
+// prefixes its wrapping added ("hosts: web-1: "): the rest is the
+// sentence the failing part wrote.
+func tidy(msg string) string {
+	msg = strings.TrimPrefix(msg, "hosts: ")
+	if name, rest, ok := strings.Cut(msg, ": "); ok && !strings.ContainsAny(name, " \t") {
+		msg = rest
+	}
+	return msg
 }
 
 // ReasonText is Reason for an error kept as text (the agent's records):

@@ -2,6 +2,7 @@ package hosts_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -63,6 +64,11 @@ func TestReasonSaysWhatHappenedInWords(t *testing.T) {
 				t.Errorf("%s: Reason shows %q: %q", tt.name, jargon, got)
 			}
 		}
+	}
+	// An error of no known class keeps its own words, without the
+	// wrapping's prefixes.
+	if got := hosts.Reason(errors.New("hosts: local: sandbox: not available on this kernel; ask for approval")); got != "sandbox: not available on this kernel; ask for approval" {
+		t.Errorf("Reason(other) = %q", got)
 	}
 	dns := fmt.Errorf("hosts: db-1: connect: %w", &net.DNSError{Err: "no such host", Name: "db-1.example", IsNotFound: true})
 	if got := hosts.Reason(dns); got != "its name does not resolve (db-1.example)" {
