@@ -26,7 +26,7 @@ func (s *Store) SeenEvent(ctx context.Context, platform, eventID string) (first 
 func (s *Store) ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM events_seen WHERE seen_at < ?`, t.UnixMilli())
+		res, err := tx.ExecContext(ctx, `DELETE FROM events_seen WHERE seen_at <= ?`, t.UnixMilli())
 		if err == nil {
 			n, err = res.RowsAffected()
 		}
