@@ -290,6 +290,12 @@ func (w *walker) secretRead(c *Command, args []arg) {
 	}
 	for _, a := range args {
 		if e := w.secretIn(a.pattern()); e != "" {
+			if a.pattern() == string(anyString) {
+				// Not "secret path /etc/shadow": the word is computed
+				// when it runs, so it could name any credential file.
+				c.add(Approve, fmt.Sprintf("%s may read %s, a path computed when it runs, which could be a file that holds credentials", c.Program, a.show()))
+				return
+			}
 			c.add(Approve, fmt.Sprintf("%s may read %s, which holds credentials (secret path %s)", c.Program, a.show(), e))
 			return
 		}
@@ -303,6 +309,9 @@ var metadataOnly = map[string]bool{
 	"basename": true, "dirname": true, "namei": true, "lsattr": true, "getfacl": true, "echo": true, "printf": true,
 	"which": true, "type": true, "whereis": true, "whatis": true, "tree": true, "df": true, "lsof": true, "file": true,
 	"cd": true, "pushd": true, "popd": true, "dirs": true,
+	// Their operands are process ids and names, never files (ps's
+	// environment dumps, `ps e`, are judged on their own).
+	"ps": true, "pgrep": true, "pidof": true, "pstree": true,
 }
 
 // secretUnder says which secret a recursive read of dir would reach, or

@@ -151,3 +151,28 @@ func TestSecretAndEgressConfigValidate(t *testing.T) {
 		t.Errorf("a good entry was refused: %v", err)
 	}
 }
+
+// TestComputedPathReasonSaysComputed: a word computed at run time needs
+// approval because it could name a credential file; the reason says that,
+// not "secret path /etc/shadow". Process ids are not files.
+func TestComputedPathReasonSaysComputed(t *testing.T) {
+	t.Parallel()
+	p, err := NewPolicy(PolicyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Check(Target{Host: "web-1"}, "wc -l $f")
+	if d.Action != Approve || !strings.Contains(strings.Join(d.Reasons, "; "), "a path computed when it runs") || strings.Contains(strings.Join(d.Reasons, "; "), "/etc/shadow") {
+		t.Errorf("wc -l $f: %v %q", d.Action, strings.Join(d.Reasons, "; "))
+	}
+	for _, cmd := range []string{"ps -o pid -p $PPID", "pgrep -f \"$SERVICE\""} {
+		if d := p.Check(Target{Host: "web-1"}, cmd); d.Action != Allow {
+			t.Errorf("%s: %v %q; its operands are not files", cmd, d.Action, strings.Join(d.Reasons, "; "))
+		}
+	}
+	for _, cmd := range []string{"ps e", "ps auxe", "ps eww -p 1"} {
+		if d := p.Check(Target{Host: "web-1"}, cmd); d.Action == Allow {
+			t.Errorf("%s: allowed; it dumps environments", cmd)
+		}
+	}
+}
