@@ -107,13 +107,21 @@ func newMigrateCmd() *cobra.Command {
 		Long: `Open the database named by store.path (default ./opsbot.db), apply the migrations
 it lacks, and print its schema version. 'opsbot run' does the same on start; this
 command lets you do it ahead of a deploy. A database written by a newer opsbot is
-refused (exit 1) and left untouched.`,
+refused (exit 1) and left untouched. While 'opsbot run' uses the database (it holds
+DB.lock), migrate refuses (exit 2) and changes nothing: stop the bot first.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
 				return err
 			}
+			// A running bot migrated at its own start; a newer binary's
+			// migration under it would change the schema it works on.
+			unlock, err := lockStore(cfg.Store.WithDefaults().Path)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			ctx := context.Background()
 			st, err := store.Open(ctx, cfg.Store)
 			if err != nil {

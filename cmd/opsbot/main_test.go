@@ -111,6 +111,28 @@ func TestMigrateCreatesDatabase(t *testing.T) {
 	}
 }
 
+// TestMigrateRefusesWhileTheBotRuns: the running bot's lock keeps a
+// migration from changing the schema under it.
+func TestMigrateRefusesWhileTheBotRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.db")
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("store:\n  path: "+db+"\n"), 0o600)
+	unlock, err := lockStore(db) // as `opsbot run` holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	code, _, stderr := runOpsbot(t, "migrate", "--config", cfg)
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("another opsbot (pid %d) is using %s", os.Getpid(), db)) {
+		t.Fatalf("migrate under a running bot: exit %d %q", code, stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("migrate created the database while refusing")
+	}
+}
+
 // The embedded default: serves the operational endpoints, and SIGINT ends
 // it with exit code 0.
 func TestRunServesEndpointsAndExitsCleanlyOnSignal(t *testing.T) {
