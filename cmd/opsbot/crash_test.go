@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,8 +30,21 @@ func TestKilledBotLeavesNoCommandRunning(t *testing.T) {
 	sleep := fmt.Sprintf("sleep 600.%06d", rand.IntN(1_000_000))
 
 	bot, base := startRun(t, dir, cfg)
-	thread := postMessage(t, base, "@opsbot run local "+sleep)
-	procs := awaitProcess(t, sleep)
+	// The command says when its sleep exists: "sleep-forked" is printed
+	// after the sleep was forked (and appears only in the output, not in
+	// the command's text), so the test waits on that output, not on time.
+	command := sleep + " & printf 'sleep-%s\\n' forked; wait"
+	thread := postMessage(t, base, "@opsbot run local "+command)
+	awaitInThread(t, base, thread, "sleep-forked")
+	procs, err := sshtest.Find(sleep)
+	if err != nil || len(procs) == 0 {
+		t.Fatalf("no process %q after it printed started (%v)", sleep, err)
+	}
+	defer func() {
+		for _, p := range procs {
+			p.Close()
+		}
+	}()
 	bot.Process.Kill() // SIGKILL: nothing of the bot's own clean-up runs
 	bot.Wait()
 	for _, p := range procs {
@@ -49,7 +64,7 @@ func TestKilledBotLeavesNoCommandRunning(t *testing.T) {
 		t.Errorf("still running after the restart: %v", left)
 	}
 	texts := threadTexts(t, base, thread)
-	if !strings.Contains(texts, "Cut off: `"+sleep+"` on local was still running when opsbot restarted; it has been stopped") {
+	if !strings.Contains(texts, "Cut off: `"+command+"` on local was still running when opsbot restarted; it has been stopped") {
 		t.Errorf("the thread does not say the command was cut off:\n%s", texts)
 	}
 }
@@ -82,31 +97,27 @@ func postMessage(t *testing.T, base, text string) string {
 	return res.Thread
 }
 
-// awaitProcess waits for a process whose command line holds marker, and
-// holds it (by pidfd) until the test ends.
-func awaitProcess(t *testing.T, marker string) []*sshtest.Proc {
+// awaitInThread follows the thread's event stream until a message in it
+// holds text; the stream's end or two minutes (a hang guard, not a speed
+// bound) without it fail the test.
+func awaitInThread(t *testing.T, base, thread, text string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute) // a bound on an event, not a speed
-	for {
-		procs, err := sshtest.Find(marker)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(procs) > 0 {
-			t.Cleanup(func() {
-				for _, p := range procs {
-					p.Close()
-				}
-			})
-			return procs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no process %q started", marker)
-		}
-		// A process appears without an event to wait on; the scan is
-		// cheap and this loop ends as soon as it does.
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events?thread="+thread+"&since=0", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	for lines.Scan() {
+		if l := lines.Text(); strings.HasPrefix(l, "data:") && strings.Contains(l, `"bot":true`) && strings.Contains(l, text) {
+			return
+		}
+	}
+	t.Fatalf("the thread never showed %q (%v)", text, lines.Err())
 }
 
 // threadTexts is the text of every message in thread, one per line.
