@@ -122,4 +122,3 @@ func (r *rig) acked(t *testing.T, id string) {
 		t.Fatalf("envelope %s was never acknowledged", id)
 	}
 }
-

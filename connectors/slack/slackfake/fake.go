@@ -46,22 +46,22 @@ type Server struct {
 	handler  http.Handler
 	upgrader websocket.Upgrader
 
-	mu         sync.Mutex
-	seq        int
-	channels   map[string][]*Message // by channel, in order
-	ephemeral  []Ephemeral
-	statuses   []Status
-	users      map[string]string   // id → name
-	groups     map[string][]string // user group id → members
-	freePlan   bool
-	revoked    string // an error code every call answers, e.g. token_revoked
-	force429   []time.Duration
-	calls      map[string]int
-	served429  int
-	sent       []string
-	windows    map[string][]time.Time
-	socket     socketState
-	extraTiers map[string]int
+	mu        sync.Mutex
+	seq       int
+	channels  map[string][]*Message // by channel, in order
+	ephemeral []Ephemeral
+	statuses  []Status
+	users     map[string]string   // id → name
+	groups    map[string][]string // user group id → members
+	freePlan  bool
+	revoked   string // an error code every call answers, e.g. token_revoked
+	force429  []time.Duration
+	calls     map[string]int
+	served429 int
+	sent      []string
+	windows   map[string][]time.Time
+	socket    socketState
+	changed   chan struct{}
 }
 
 // New starts a fake Slack on a loopback port; Close stops it.

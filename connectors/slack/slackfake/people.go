@@ -22,6 +22,7 @@ func (s *Server) personMessage(channel, user, thread, text string) *Message {
 	defer s.mu.Unlock()
 	m := &Message{TS: s.nextTS(), Thread: thread, Channel: channel, User: user, Text: text}
 	s.channels[channel] = append(s.channels[channel], m)
+	s.bump()
 	return m
 }
 
