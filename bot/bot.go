@@ -455,7 +455,7 @@ func (b *Bot) post(ctx context.Context, d connectors.Dest, m connectors.Message)
 	}
 	var ref connectors.Ref
 	err := retryLimited(ctx, func() (err error) {
-		ref, err = c.Post(ctx, d, fit(m, c.Limits()))
+		ref, err = c.Post(ctx, d, m)
 		return err
 	})
 	return ref, err
