@@ -21,6 +21,13 @@ var fatalCodes = map[string]string{
 // errorCode is Slack's error code in err ("invalid_auth"), or err's text
 // when it carries none; never a token.
 func errorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.code
+	}
 	var se slack.SlackErrorResponse
 	if errors.As(err, &se) {
 		return se.Err

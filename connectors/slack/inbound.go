@@ -97,6 +97,7 @@ func (c *Connector) message(cb callback) (connectors.Event, bool) {
 	if ev.Thread == "" {
 		ev.Thread = e.TS
 	}
+	ev.MentionsOthers = connectors.MentionsOther(e.Text, self)
 	switch {
 	case e.Type == "app_mention" && !isDM(e.Channel):
 		ev.Mention = true

@@ -21,10 +21,16 @@ func (c *Connector) call(ctx context.Context, method, channel string, fn func() 
 		if _, ok := connectors.RetryAfter(err); ok {
 			return err
 		}
-		return fmt.Errorf("slack: %s: %s", method, errorCode(err))
+		return &apiError{method: method, code: errorCode(err)}
 	}
 	return nil
 }
+
+// apiError is Slack's refusal of a call: the method and Slack's error
+// code (never a token, never a request's content).
+type apiError struct{ method, code string }
+
+func (e *apiError) Error() string { return "slack: " + e.method + ": " + e.code }
 
 // ref names message ts of channel, in thread (the message's own ts when
 // it starts one).

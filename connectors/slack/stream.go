@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -64,11 +65,9 @@ func (s *streams) drop(ts string) {
 // streams" becomes ErrStreamEnded, and the stream is forgotten.
 func (c *Connector) streamCall(ctx context.Context, method string, ref connectors.Ref, fn func() error) error {
 	err := c.call(ctx, method, ref.Channel, fn)
-	for _, code := range endedCodes {
-		if err != nil && strings.HasSuffix(err.Error(), ": "+code) {
-			c.live.drop(ref.ID)
-			return fmt.Errorf("slack: %s: %s: %w", method, code, connectors.ErrStreamEnded)
-		}
+	if code := errorCode(err); err != nil && slices.Contains(endedCodes, code) {
+		c.live.drop(ref.ID)
+		return fmt.Errorf("slack: %s: %s: %w", method, code, connectors.ErrStreamEnded)
 	}
 	return err
 }
