@@ -245,3 +245,39 @@ func TestSlackAckWhileModelStalls(t *testing.T) {
 		t.Errorf("ack p99 is %s while the model stalls; Slack wants every envelope acked within 3 s, the target is 1 s", p99)
 	}
 }
+
+// The Slack tokens and signing secret are secrets of the config: the one
+// redactor knows them, so no log line, message or audit row shows them.
+func TestSlackSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
+	const secret = "8f742231b10e8888abcd99yyyzzz85a5"
+	yaml := "slack:\n  mode: http\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: " + slackfake.AppToken + "\n  signing_secret: ${SLACK_SIGNING_SECRET}\n"
+	cfg, err := parseConfig("c.yaml", []byte(yaml), env(map[string]string{"SLACK_BOT_TOKEN": slackfake.BotToken, "SLACK_SIGNING_SECRET": secret}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{slackfake.BotToken, slackfake.AppToken, secret} {
+		if out := cfg.redactor().String("token " + s); strings.Contains(out, s) {
+			t.Errorf("the redactor lets a Slack secret through: %q", out)
+		}
+	}
+}
+
+// config check names the token the chosen mode is missing.
+func TestSlackConfigNamesMissingToken(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ yaml, want string }{
+		{"slack:\n  bot_token: " + slackfake.BotToken + "\n", "slack.app_token: is missing: socket mode needs the app-level token"},
+		{"slack:\n  mode: http\n  bot_token: " + slackfake.BotToken + "\n", "slack.signing_secret: is missing: http mode needs"},
+		{"slack:\n  app_token: " + slackfake.AppToken + "\n", "slack.bot_token: is missing"},
+		{"slack:\n  mode: websocket\n  bot_token: " + slackfake.BotToken + "\n", `slack.mode: "websocket" is not a mode`},
+	} {
+		_, err := parseConfig("c.yaml", []byte(tc.yaml), env(nil))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("config %q: %v; want %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), slackfake.BotToken) || strings.Contains(err.Error(), slackfake.AppToken)) {
+			t.Errorf("config check shows a token: %v", err)
+		}
+	}
+}
