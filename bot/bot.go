@@ -325,6 +325,7 @@ func (b *Bot) work(t *thread) {
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
+		ctx = withClaims(ctx)
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 
@@ -332,6 +333,7 @@ func (b *Bot) work(t *thread) {
 		// recover (interrupted, never re-run), not the inbox's.
 		b.finishEvent(ctx, q.inboxID)
 		b.process(withRequester(ctx, q.ev), t.id, q)
+		settleClaims(ctx, b.Store, "")
 		cancel(nil)
 	}
 }

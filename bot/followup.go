@@ -63,6 +63,7 @@ func (b *Bot) expireAndFollowUp(ctx context.Context) {
 		b.log().Warn("expire approvals", "err", err)
 	}
 	b.sweepFollowUps(ctx)
+	b.refreshAllCards(ctx)
 }
 
 // followUp acts on a decided approval in its thread, unless the turn that
@@ -98,9 +99,9 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 		}
 		b.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
-		// Whoever claims an approval marks its follow-up done at once,
-		// before running; a claim left open was cut by a crash first.
-		b.notRun(ctx, ev, f, a, "opsbot restarted just before it ran; ask again")
+		// A claimed approval's follow-up closes as its command starts;
+		// one still open was cut by a crash before the command started.
+		b.notRunAskAgain(ctx, ev, f, a)
 	case f.Kind == store.FollowUpRun:
 		b.runApproved(ctx, ev, sess, f, a)
 	case b.Agent == nil:
@@ -125,8 +126,13 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 		b.internalError(ctx, ev, err)
 		return
 	}
-	if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won || !claimed {
+	if !claimed {
 		return // someone else acted on it
+	}
+	if cl := claimsOf(ctx); cl != nil {
+		cl.add(f.Command, a.ID) // closed as the command starts (claims.go)
+	} else if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won {
+		return
 	}
 	r, done := b.renderer(ctx, ev, true)
 	defer done()
