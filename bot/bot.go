@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -65,8 +66,10 @@ type Bot struct {
 	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
-	wg      sync.WaitGroup
-	closed  bool
+	// slots bound the threads running work at once (bot.max_turns).
+	slots  *turnSlots
+	wg     sync.WaitGroup
+	closed bool
 	// life is the context of every request to a platform; Close ends it
 	// once the grace has passed.
 	life    context.Context
@@ -99,6 +102,8 @@ type thread struct {
 	id      threadID
 	queue   []queued
 	running bool
+	// slot is set while the thread holds one of the bot's turn slots.
+	slot bool
 	// owner is who asked for the running work: they may stop it, as may
 	// an approver.
 	owner string
@@ -131,6 +136,7 @@ func (b *Bot) initLocked() {
 	if b.conns == nil {
 		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[budgetKey]*EditBudget{}, map[threadID]*thread{}
 		b.life, b.endLife = context.WithCancel(context.Background())
+		b.slots = newTurnSlots(b.Config.WithDefaults().MaxTurns)
 	}
 }
 
@@ -226,7 +232,12 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 		if b.CancelOnNewMessage {
 			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
-		if behind := b.enqueue(threadOf(ev), queued{ev: ev}); behind {
+		behind, full := b.enqueue(threadOf(ev), queued{ev: ev})
+		switch {
+		case full != "":
+			// Turned away, and told so: never dropped in silence.
+			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, "Not taken: "+full+".") })
+		case behind:
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
 	}
@@ -237,13 +248,21 @@ func threadOf(ev connectors.Event) threadID {
 }
 
 // enqueue adds work to a thread and starts its worker if idle. It reports
-// whether the work waits behind other work. A follow-up already queued is
-// not queued twice.
-func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
+// whether the work waits behind other work, or why a person's message was
+// not taken (the bot is full: see Full). A follow-up already queued is
+// not queued twice; a follow-up is never turned away (its approval is
+// decided, and the thread must hear what came of it).
+func (b *Bot) enqueue(id threadID, q queued) (behind bool, full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false
+		return false, ""
+	}
+	b.initLocked()
+	if q.followUp == "" {
+		if full = b.fullLocked(id); full != "" {
+			return false, full
+		}
 	}
 	t := b.threads[id]
 	if t == nil {
@@ -251,7 +270,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
 		b.threads[id] = t
 	}
 	if q.followUp != "" && slices.ContainsFunc(t.queue, func(o queued) bool { return o.followUp == q.followUp }) {
-		return true
+		return true, ""
 	}
 	behind = t.running
 	t.queue = append(t.queue, q)
@@ -259,7 +278,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
 		t.running = true
 		b.wg.Go(func() { b.work(t) })
 	}
-	return behind
+	return behind, ""
 }
 
 // work runs a thread's queue until it is empty.
@@ -283,11 +302,34 @@ func (b *Bot) work(t *thread) {
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
 		t.cancel, t.owner = cancel, q.ev.User.ID
+		slots := b.slots
 		b.mu.Unlock()
 
-		b.process(withRequester(ctx, q.ev), t.id, q)
+		b.runInSlot(ctx, slots, t, q)
 		cancel(nil)
 	}
+}
+
+// runInSlot processes q once the thread holds a turn slot. Work stopped
+// or shut down while it waited for its slot did not start; the thread is
+// told when a person stopped it.
+func (b *Bot) runInSlot(ctx context.Context, slots *turnSlots, t *thread, q queued) {
+	if err := slots.acquire(ctx); err != nil {
+		var stop stoppedBy
+		if errors.As(context.Cause(ctx), &stop) {
+			b.reply(b.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
+		}
+		return
+	}
+	b.setSlot(t, true)
+	defer func() { b.setSlot(t, false); slots.release() }()
+	b.process(withRequester(ctx, q.ev), t.id, q)
+}
+
+func (b *Bot) setSlot(t *thread, held bool) {
+	b.mu.Lock()
+	t.slot = held
+	b.mu.Unlock()
 }
 
 // stopTurn cancels a thread's running turn on behalf of by; it reports

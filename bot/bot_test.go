@@ -43,6 +43,18 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
 }
 
+// newHarnessWith is newHarness with more of the wiring chosen.
+func newHarnessWith(t *testing.T, opt botOptions, model agent.Provider) *harness {
+	t.Helper()
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	dir := t.TempDir()
+	opt.model = model
+	b, stop := startBot(t, dir, conn, opt)
+	t.Cleanup(stop)
+	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+}
+
 // restart shuts the bot down as a process exit would (running turns are
 // cut, the store closed) and starts a new one on the same database and
 // the same platform, whose messages stay.
@@ -70,6 +82,8 @@ type botOptions struct {
 	busyTimeout time.Duration
 	// access is bot.access.
 	access map[string][]string
+	// limits, when set, changes the bot section (its queue limits).
+	limits func(*Config)
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -116,6 +130,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	if opt.limits != nil {
+		opt.limits(&b.Config)
+	}
 	b.AddConnector(conn)
 	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -228,6 +229,11 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many posts from you: wait %d s (Retry-After) and send it again", retryAfterSeconds(after)))
 		return
 	}
+	if why := c.full(req); why != "" {
+		w.Header().Set("Retry-After", strconv.Itoa(int(fullRetryAfter.Seconds())))
+		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("not taken: %s (Retry-After: %d s)", why, int(fullRetryAfter.Seconds())))
+		return
+	}
 	res, forBot, status, err := c.addOnce(r, id, req)
 	if err != nil {
 		writeError(w, r, status, err.Error())
@@ -238,6 +244,18 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 			User: c.user(id), Text: stripMention(req.Text), Mention: true})
 	}
 	writeJSON(w, status, res)
+}
+
+// fullRetryAfter is the Retry-After of a post the bot is too busy to take.
+const fullRetryAfter = 10 * time.Second
+
+// full says why the bot would turn this post away now, or "": only a
+// message for the bot can be.
+func (c *Connector) full(req postRequest) string {
+	if c.Full == nil || !c.hub.forBot(req.Channel, req.Thread, req.Text) {
+		return ""
+	}
+	return c.Full(req.Channel, req.Thread)
 }
 
 // statusOfName: a bad chosen name is a bad request, another name than the

@@ -189,6 +189,18 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 	return v, forBot, err
 }
 
+// forBot reports whether a person's message with this text, posted in
+// thread ("" for a new one), would go to the bot (see add).
+func (h *hub) forBot(channel, thread, text string) bool {
+	if mentions(text) {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.threads[thread]
+	return t != nil && t.channel == channel && t.botJoined
+}
+
 // How an edit treats a message being written.
 type editMode int
 
