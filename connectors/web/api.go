@@ -62,7 +62,32 @@ func statusOf(err error) int {
 	case errors.Is(err, errBotDown):
 		return http.StatusServiceUnavailable
 	}
+	if _, ok := unavailable(err); ok {
+		return http.StatusServiceUnavailable
+	}
 	return http.StatusInternalServerError
+}
+
+// storeUnavailable is the store's error for a write the disk refused
+// (full, read-only); the web package does not import the store.
+type storeUnavailable interface{ StoreUnavailable() string }
+
+// unavailable returns the words of a refused write, if err is one.
+func unavailable(err error) (string, bool) {
+	var u storeUnavailable
+	if errors.As(err, &u) {
+		return u.StoreUnavailable(), true
+	}
+	return "", false
+}
+
+// notSaved is what the poster of a message that could not be saved is
+// told: it is not kept, and why in words.
+func notSaved(err error, rid string) error {
+	if why, ok := unavailable(err); ok {
+		return fmt.Errorf("your message was not saved, and opsbot did not act on it: %s. Send it again once that is fixed", why)
+	}
+	return fmt.Errorf("your message was not saved, and opsbot did not act on it; send it again, and tell its operator if it persists (request id %s)", rid)
 }
 
 // decode reads a JSON body of at most 1 MiB, refusing unknown fields so a
@@ -287,10 +312,15 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
 		body: body{Text: req.Text}, botUp: c.botUp()})
 	if v.ID == "" {
+		if _, down := unavailable(err); down || statusOf(err) == http.StatusInternalServerError {
+			c.logger().Error("web: a message could not be saved", "request_id", rid, "err", err)
+			return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
+		}
 		return res, false, statusOf(err), err
 	}
-	if err != nil { // shown to everyone, but not archived
+	if err != nil { // shown, but not archived: the poster is told, and the bot never acts on it
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
+		return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
 	}
 	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
 	c.requests.put(key, req, res)
