@@ -12,9 +12,12 @@ require (
 
 require golang.org/x/term v0.47.0
 
-require github.com/robfig/cron/v3 v3.0.1
-
-require golang.org/x/time v0.5.0 // indirect
+require (
+	github.com/gorilla/websocket v1.5.3
+	github.com/robfig/cron/v3 v3.0.1
+	github.com/slack-go/slack v0.35.0
+	golang.org/x/time v0.5.0
+)
 
 require (
 	github.com/landlock-lsm/go-landlock v0.11.0
@@ -35,6 +38,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
+	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
