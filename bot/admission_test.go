@@ -27,17 +27,6 @@ func steps(first step, then step, n int) []step {
 	return out
 }
 
-// count is how many messages of a thread contain s.
-func (h *harness) count(thread, s string) int {
-	n := 0
-	for _, m := range h.conn.thread(thread) {
-		if strings.Contains(m.msg.Text+m.msg.Context, s) {
-			n++
-		}
-	}
-	return n
-}
-
 // position is the place of the first message of any thread containing s
 // in the order messages were posted, or -1.
 func (h *harness) position(s string) int {
@@ -92,7 +81,7 @@ func TestThreadQueueIsBoundedAndTellsTheOverflow(t *testing.T) {
 // message: a deep queue cannot starve another thread.
 func TestTurnsAreCappedAndServedInTurn(t *testing.T) {
 	t.Parallel()
-	h := newHarnessWith(t, botOptions{limits: func(c *Config) { c.MaxTurns = 1 }}, &model{steps: steps(blockUntilCancelled, echo, 5)})
+	h := newHarnessWith(t, botOptions{limits: func(c *Config) { c.MaxTurns = 1 }, model: &model{steps: steps(blockUntilCancelled, echo, 5)}})
 	h.say("alice", "a", "a1")
 	h.eventually("a1 to start", h.has("a", "Working on it"))
 	h.say("alice", "a", "a2")
@@ -120,7 +109,7 @@ func TestTurnsAreCappedAndServedInTurn(t *testing.T) {
 // is still answered.
 func TestTooManyWaitingThreadsAreTurnedAway(t *testing.T) {
 	t.Parallel()
-	h := newHarnessWith(t, botOptions{limits: func(c *Config) { c.MaxTurns, c.MaxWaiting = 1, 1 }}, &model{steps: steps(blockUntilCancelled, echo, 5)})
+	h := newHarnessWith(t, botOptions{limits: func(c *Config) { c.MaxTurns, c.MaxWaiting = 1, 1 }, model: &model{steps: steps(blockUntilCancelled, echo, 5)}})
 	h.say("alice", "a", "a1")
 	h.eventually("a1 to start", h.has("a", "Working on it"))
 	h.say("bob", "b", "b1")

@@ -247,17 +247,12 @@ func (b *Bot) dispatch(ctx context.Context, ev connectors.Event, id int64) (hand
 		if b.CancelOnNewMessage {
 			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
-<<<<<<< HEAD
-		behind, full := b.enqueue(threadOf(ev), queued{ev: ev})
+		behind, queuedOK, full := b.enqueue(threadOf(ev), queued{ev: ev, inboxID: id})
 		switch {
 		case full != "":
 			// Turned away, and told so: never dropped in silence.
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, "Not taken: "+full+".") })
 		case behind:
-=======
-		behind, queuedOK := b.enqueue(threadOf(ev), queued{ev: ev, inboxID: id})
-		if behind {
->>>>>>> main
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
 		return queuedOK
@@ -294,32 +289,22 @@ func threadOf(ev connectors.Event) threadID {
 }
 
 // enqueue adds work to a thread and starts its worker if idle. It reports
-<<<<<<< HEAD
-// whether the work waits behind other work, or why a person's message was
-// not taken (the bot is full: see Full). A follow-up already queued is
-// not queued twice; a follow-up is never turned away (its approval is
+// whether the work waits behind other work, whether it was queued at all
+// (not while the bot shuts down), and why a person's message was not
+// taken (the bot is full: see Full). A follow-up already queued is not
+// queued twice; a follow-up is never turned away (its approval is
 // decided, and the thread must hear what came of it).
-func (b *Bot) enqueue(id threadID, q queued) (behind bool, full string) {
+func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false, ""
+		return false, false, ""
 	}
 	b.initLocked()
 	if q.followUp == "" {
 		if full = b.fullLocked(id); full != "" {
-			return false, full
+			return false, false, full
 		}
-=======
-// whether the work waits behind other work, and whether it was queued at
-// all (not while the bot shuts down). A follow-up already queued is not
-// queued twice.
-func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return false, false
->>>>>>> main
 	}
 	t := b.threads[id]
 	if t == nil {
@@ -327,11 +312,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
 		b.threads[id] = t
 	}
 	if q.followUp != "" && slices.ContainsFunc(t.queue, func(o queued) bool { return o.followUp == q.followUp }) {
-<<<<<<< HEAD
-		return true, ""
-=======
-		return true, true
->>>>>>> main
+		return true, true, ""
 	}
 	behind = t.running
 	t.queue = append(t.queue, q)
@@ -339,11 +320,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
 		t.running = true
 		b.wg.Go(func() { b.work(t) })
 	}
-<<<<<<< HEAD
-	return behind, ""
-=======
-	return behind, true
->>>>>>> main
+	return behind, true, ""
 }
 
 // work runs a thread's queue until it is empty.
@@ -370,31 +347,29 @@ func (b *Bot) work(t *thread) {
 		slots := b.slots
 		b.mu.Unlock()
 
-<<<<<<< HEAD
 		b.runInSlot(ctx, slots, t, q)
-=======
-		// Its turn begins now: a crash from here on is the turn's to
-		// recover (interrupted, never re-run), not the inbox's.
-		b.finishEvent(ctx, q.inboxID)
-		b.process(withRequester(ctx, q.ev), t.id, q)
->>>>>>> main
 		cancel(nil)
 	}
 }
 
 // runInSlot processes q once the thread holds a turn slot. Work stopped
-// or shut down while it waited for its slot did not start; the thread is
-// told when a person stopped it.
+// or shut down while it waited for its slot did not start: a person's
+// stop is told in the thread (and the event is done); a shutdown leaves
+// the event in the inbox, for the next start.
 func (b *Bot) runInSlot(ctx context.Context, slots *turnSlots, t *thread, q queued) {
 	if err := slots.acquire(ctx); err != nil {
 		var stop stoppedBy
 		if errors.As(context.Cause(ctx), &stop) {
+			b.finishEvent(ctx, q.inboxID)
 			b.reply(b.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
 		}
 		return
 	}
 	b.setSlot(t, true)
 	defer func() { b.setSlot(t, false); slots.release() }()
+	// Its turn begins now: a crash from here on is the turn's to
+	// recover (interrupted, never re-run), not the inbox's.
+	b.finishEvent(ctx, q.inboxID)
 	b.process(withRequester(ctx, q.ev), t.id, q)
 }
 

@@ -43,21 +43,12 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
 }
 
-<<<<<<< HEAD
-// newHarnessWith is newHarness with more of the wiring chosen.
-func newHarnessWith(t *testing.T, opt botOptions, model agent.Provider) *harness {
-=======
 // newHarnessWith is newHarness with options.
 func newHarnessWith(t *testing.T, opt botOptions) *harness {
->>>>>>> main
 	t.Helper()
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	dir := t.TempDir()
-<<<<<<< HEAD
-	opt.model = model
-=======
->>>>>>> main
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)
 	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
@@ -90,18 +81,15 @@ type botOptions struct {
 	busyTimeout time.Duration
 	// access is bot.access.
 	access map[string][]string
-<<<<<<< HEAD
-	// limits, when set, changes the bot section (its queue limits).
-	limits func(*Config)
-	// dbDir holds the database (default: the bot's directory).
-	dbDir string
-=======
 	// held: Recover runs and Start does not, so nothing recorded is
 	// routed — a process killed before it acted on what it acknowledged.
 	held bool
 	// threadReplies is bot.thread_replies.
 	threadReplies string
->>>>>>> main
+	// limits, when set, changes the bot section (its queue limits).
+	limits func(*Config)
+	// dbDir holds the database (default: the bot's directory).
+	dbDir string
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,

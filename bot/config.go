@@ -19,7 +19,11 @@ type Config struct {
 	// in its thread, on every platform: "queue" it for after the turn
 	// (default) or "cancel" the running turn and start anew.
 	OnBusy string `yaml:"on_busy"`
-<<<<<<< HEAD
+	// ThreadReplies says which messages without a mention are for the bot,
+	// on every platform: "addressed" (default): a message in a thread where
+	// the bot has a session, unless it @mentions someone else; "mentions":
+	// none, only @mentions count.
+	ThreadReplies string `yaml:"thread_replies"`
 	// MaxQueue is how many messages may wait behind a thread's running
 	// work (default 10); past it a message is turned away with a reply
 	// saying the thread is busy (the web API answers 429).
@@ -32,13 +36,6 @@ type Config struct {
 	// (default 200); past it a message that would start another is turned
 	// away with a reply saying opsbot is busy (the web API answers 429).
 	MaxWaiting int `yaml:"max_waiting"`
-=======
-	// ThreadReplies says which messages without a mention are for the bot,
-	// on every platform: "addressed" (default): a message in a thread where
-	// the bot has a session, unless it @mentions someone else; "mentions":
-	// none, only @mentions count.
-	ThreadReplies string `yaml:"thread_replies"`
->>>>>>> main
 	// RunTimeout bounds a chat `run` that names no --timeout; the
 	// composition root sets it from exec.timeout (default 1m).
 	RunTimeout time.Duration `yaml:"-"`
@@ -55,7 +52,9 @@ func (c Config) WithDefaults() Config {
 	if c.OnBusy == "" {
 		c.OnBusy = OnBusyQueue
 	}
-<<<<<<< HEAD
+	if c.ThreadReplies == "" {
+		c.ThreadReplies = ThreadRepliesAddressed
+	}
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 10
 	}
@@ -64,10 +63,6 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxWaiting <= 0 {
 		c.MaxWaiting = 200
-=======
-	if c.ThreadReplies == "" {
-		c.ThreadReplies = ThreadRepliesAddressed
->>>>>>> main
 	}
 	return c
 }
@@ -91,7 +86,11 @@ func (c Config) Validate() error {
 	default:
 		return fieldError{"on_busy", fmt.Sprintf("%q is not a choice: use queue or cancel", c.OnBusy)}
 	}
-<<<<<<< HEAD
+	switch c.ThreadReplies {
+	case "", ThreadRepliesAddressed, ThreadRepliesMentions:
+	default:
+		return fieldError{"thread_replies", fmt.Sprintf("%q is not a choice: use addressed (a message in a thread with the bot is for it unless it mentions someone else) or mentions (only messages that mention the bot)", c.ThreadReplies)}
+	}
 	for _, n := range []struct {
 		key string
 		v   int
@@ -99,12 +98,6 @@ func (c Config) Validate() error {
 		if n.v < 0 {
 			return fieldError{n.key, "must be a positive number (0 or absent means the default)"}
 		}
-=======
-	switch c.ThreadReplies {
-	case "", ThreadRepliesAddressed, ThreadRepliesMentions:
-	default:
-		return fieldError{"thread_replies", fmt.Sprintf("%q is not a choice: use addressed (a message in a thread with the bot is for it unless it mentions someone else) or mentions (only messages that mention the bot)", c.ThreadReplies)}
->>>>>>> main
 	}
 	for ch, users := range c.Access {
 		if len(users) == 0 {

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"github.com/opsbot/opsbot/approvals"
 )
 
 // TestNothingRunsWhoseRowCouldNotBeWritten: on a database whose disk is
@@ -19,7 +17,7 @@ func TestNothingRunsWhoseRowCouldNotBeWritten(t *testing.T) {
 	t.Parallel()
 	disk := filepath.Join(t.TempDir(), "disk")
 	mountTmpfs(t, disk, "4m")
-	h := newHarnessWith(t, botOptions{gate: approvals.GateConfig{}, dbDir: disk}, nil)
+	h := newHarnessWith(t, botOptions{dbDir: disk})
 	marks := t.TempDir()
 	h.say("alice", "t1", "help") // the thread's session exists before the disk fills
 	h.eventually("the help", h.has("t1", "run"))

@@ -134,7 +134,6 @@ func (h *hub) load(ctx context.Context) error {
 			seq: s.Seq, updated: s.Updated})
 		h.seq = max(h.seq, s.Seq, s.LastID)
 	}
-<<<<<<< HEAD
 	if h.keeper != nil {
 		reserved, err := h.keeper.ReservedSeq(ctx)
 		if err != nil {
@@ -143,9 +142,7 @@ func (h *hub) load(ctx context.Context) error {
 		h.seq = max(h.seq, reserved)
 		h.reserved = h.seq
 	}
-=======
 	h.sent = h.seq
->>>>>>> main
 	return nil
 }
 
