@@ -14,7 +14,11 @@ require golang.org/x/term v0.47.0
 
 require github.com/robfig/cron/v3 v3.0.1
 
-require golang.org/x/time v0.5.0 // indirect
+require (
+	github.com/bwmarrin/discordgo v0.29.1-0.20260214123928-f43dd94faaac // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	golang.org/x/time v0.5.0 // indirect
+)
 
 require (
 	github.com/landlock-lsm/go-landlock v0.11.0
