@@ -53,7 +53,13 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 		}
 		return []string{rt.modelName}
 	}
-	return []connectors.Connector{webConn}, []router{webRouter{webConn}}, nil
+	conns := []connectors.Connector{webConn}
+	if dc, err := rt.newDiscord(); err != nil {
+		return nil, nil, err
+	} else if dc != nil {
+		conns = append(conns, dc)
+	}
+	return conns, []router{webRouter{webConn}}, nil
 }
 
 // connectorSet runs each connector with its own lifecycle: one that stops

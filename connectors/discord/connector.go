@@ -129,8 +129,10 @@ func (c *Connector) newSession() *discordgo.Session {
 		s.Identify.Intents |= discordgo.IntentsMessageContent
 	}
 	// discordgo logs through the standard library's log (opsbot's slog
-	// handler, which redacts); its debug level would print IDENTIFY.
-	s.LogLevel = discordgo.LogWarning
+	// handler, which redacts). Its errors carry no payload; its warnings
+	// dump gateway frames as bytes no redactor can read, and its debug
+	// level prints IDENTIFY with the token.
+	s.LogLevel = discordgo.LogError
 	return s
 }
 
@@ -157,10 +159,4 @@ func (c *Connector) Ready(context.Context) error {
 		return errors.New("not connected to Discord's gateway (reconnecting)")
 	}
 	return nil
-}
-
-func (c *Connector) setUp(up bool) {
-	c.mu.Lock()
-	c.up = up
-	c.mu.Unlock()
 }

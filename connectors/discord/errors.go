@@ -19,7 +19,7 @@ import (
 func refusal(err error) error {
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusUnauthorized {
-		return errors.New("Discord refused the bot token: copy it again from the developer portal (Bot → Reset Token) into discord.token")
+		return errors.New("the bot token was refused by Discord: copy it again from the developer portal (Bot → Reset Token) into discord.token")
 	}
 	var closed *websocket.CloseError
 	if !errors.As(err, &closed) {
@@ -27,11 +27,11 @@ func refusal(err error) error {
 	}
 	switch closed.Code {
 	case 4004:
-		return errors.New("Discord's gateway refused the bot token: copy it again from the developer portal (Bot → Reset Token) into discord.token")
+		return errors.New("the bot token was refused by Discord's gateway: copy it again from the developer portal (Bot → Reset Token) into discord.token")
 	case 4014:
-		return errors.New("Discord refused the Message Content intent: turn it on in the developer portal (Bot → Privileged Gateway Intents → Message Content Intent), or set discord.message_content: false")
+		return errors.New("the Message Content intent was refused by Discord: turn it on in the developer portal (Bot → Privileged Gateway Intents → Message Content Intent), or set discord.message_content: false")
 	case 4013:
-		return errors.New("Discord refused the gateway intents opsbot asked for; this is a bug in opsbot, please report it")
+		return errors.New("the gateway intents opsbot asked for were refused by Discord; this is a bug in opsbot, please report it")
 	}
 	return nil
 }

@@ -50,7 +50,8 @@ func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 		return // Discord sends no text without the Message Content intent
 	}
 	ev := connectors.Event{ID: m.ID, Kind: connectors.EventMessage, Platform: Platform, Workspace: m.GuildID,
-		User: person(m.Author, m.Member), Text: withoutMention(m.Content, botID), Mention: mention}
+		User: person(m.Author, m.Member), Text: withoutMention(m.Content, botID), Mention: mention,
+		MentionsOthers: connectors.MentionsOther(m.Content, botID)}
 	switch {
 	case dm:
 		ev.Channel, ev.Thread = m.ChannelID, m.ChannelID

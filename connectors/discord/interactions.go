@@ -5,18 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/opsbot/opsbot/connectors"
 )
 
-// onInteraction turns a button click into an event. It acknowledges the
-// click first, with a deferred update (type 6: "the card will change"),
-// within Discord's 3 seconds and before any other call; the card is then
-// edited with the bot's token, which outlives the interaction token's 15
-// minutes. A replayed interaction (a RESUME's copy) is handed on like the
-// first: the bot drops it by its id.
+// onInteraction turns a button click into an event: it hands the click
+// to the handler (which records it) and then acknowledges it with a
+// deferred update (type 6: "the card will change") within Discord's 3
+// seconds; the card is then edited with the bot's token, which outlives
+// the interaction token's 15 minutes. A replayed interaction (a RESUME's
+// copy) is handed on like the first: the bot drops it by its id, and its
+// second acknowledgement is refused by Discord, harmlessly.
 func (c *Connector) onInteraction(i *discordgo.InteractionCreate) {
 	if i.Type != discordgo.InteractionMessageComponent || i.Message == nil {
 		return
@@ -25,24 +27,52 @@ func (c *Connector) onInteraction(i *discordgo.InteractionCreate) {
 	if h == nil {
 		return
 	}
-	ack := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
-	if err := c.rest.InteractionRespond(i.Interaction, ack, discordgo.WithContext(ctx)); err != nil {
-		c.log.Warn("a click could not be acknowledged; it is acted on all the same", "err", plain(err))
+	acked := make(chan struct{})
+	ack := func() {
+		resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+		if err := c.rest.InteractionRespond(i.Interaction, resp, discordgo.WithContext(ctx)); err != nil && restCode(err) != codeAlreadyAcked {
+			c.log.Warn("a click could not be acknowledged in time; Discord told the person it failed", "err", plain(err))
+		}
+		close(acked)
 	}
+	ev, refusal := c.clickEvent(ctx, i)
+	if refusal != "" {
+		ack()
+		c.respond(ctx, i.Interaction, refusal)
+		return
+	}
+	defer ack()
+	interaction := i.Interaction
+	ev.Respond = func(ctx context.Context, text string) error {
+		select { // a followup needs the click acknowledged first
+		case <-acked:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		return c.respond(ctx, interaction, text)
+	}
+	h(ctx, ev)
+}
+
+// clickEvent is the neutral event of a click, or why it cannot be acted
+// on, for the clicker.
+func (c *Connector) clickEvent(ctx context.Context, i *discordgo.InteractionCreate) (connectors.Event, string) {
 	action, value, ok := c.parseCustomID(i.MessageComponentData().CustomID)
 	if !ok {
-		c.respond(ctx, i.Interaction, "This button is from before opsbot restarted and no longer works; ask again in the thread.")
-		return
+		return connectors.Event{}, "This button is from before opsbot restarted and no longer works; ask again in the thread."
 	}
 	ev := connectors.Event{ID: i.ID, Kind: connectors.EventAction, Platform: Platform, Workspace: i.GuildID,
 		User: person(i.User, i.Member), ActionID: action, Value: value}
 	ev.Channel, ev.Thread = i.ChannelID, i.ChannelID // a direct message
 	if i.GuildID != "" {
-		info, err := c.channel(ctx, i.ChannelID)
+		// The lookup is cached after a thread's first message; it is bounded
+		// so that the acknowledgement keeps its 3 seconds.
+		lookup, cancel := context.WithTimeout(ctx, lookupTimeout)
+		info, err := c.channel(lookup, i.ChannelID)
+		cancel()
 		if err != nil {
 			c.log.Warn("a click is dropped: its channel could not be looked up", "channel", i.ChannelID, "err", plain(err))
-			c.respond(ctx, i.Interaction, "Discord did not say where this button is; click again in a moment.")
-			return
+			return connectors.Event{}, "Discord did not say where this button is; click again in a moment."
 		}
 		ev.Channel, ev.Thread = i.ChannelID, i.Message.ID // a message at the top of a channel
 		if info.thread {
@@ -50,10 +80,14 @@ func (c *Connector) onInteraction(i *discordgo.InteractionCreate) {
 		}
 	}
 	ev.Ref = connectors.Ref{Platform: Platform, Workspace: i.GuildID, Channel: ev.Channel, Thread: ev.Thread, ID: i.Message.ID}
-	interaction := i.Interaction
-	ev.Respond = func(ctx context.Context, text string) error { return c.respond(ctx, interaction, text) }
-	h(ctx, ev)
+	return ev, ""
 }
+
+// lookupTimeout bounds a click's channel lookup.
+const lookupTimeout = 1500 * time.Millisecond
+
+// codeAlreadyAcked is Discord's answer to a second acknowledgement.
+const codeAlreadyAcked = 40060
 
 // respond answers the clicker alone: an ephemeral followup, made with the
 // interaction's token (valid 15 minutes).

@@ -306,3 +306,6 @@ func (f *Fake) ThreadTextLocked(channel string) string {
 	}
 	return b.String()
 }
+
+// CallsLocked is Calls for a Wait condition.
+func (f *Fake) CallsLocked() []Call { return f.calls }
