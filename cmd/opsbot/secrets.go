@@ -51,7 +51,7 @@ func secretFields(v reflect.Value) []string {
 				name = f.Name
 			}
 			if fv := v.Field(i); fv.Kind() == reflect.String && isSecretKey(name) {
-				if fv.String() != "" { // an unset key (discord.token) holds no secret
+				if fv.String() != "" { // a secret not set (slack.app_token in http mode)
 					out = append(out, fv.String())
 				}
 			} else {
