@@ -281,3 +281,100 @@ func TestSlackConfigNamesMissingToken(t *testing.T) {
 		}
 	}
 }
+
+// agentYAML turns the agent on over llm.
+func agentYAML(t *testing.T, llm *fakeLLM) string {
+	return fmt.Sprintf("agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n", llm.serve(t))
+}
+
+// streamingShows waits until the thread has a bot message that is being
+// streamed and shows want.
+func (b *slackBot) streamingShows(channel, thread, want string) {
+	b.t.Helper()
+	ok := b.fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
+		for _, m := range s.Thread(channel, thread) {
+			if m.Bot && m.Streaming && strings.Contains(m.Shown(), want) {
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		b.t.Fatalf("no streaming message shows %q; the thread:\n%s", want, b.fake.ThreadText(channel, thread))
+	}
+}
+
+// finalAnswer waits until the thread's bot messages, none streaming any
+// more, show want in all.
+func (b *slackBot) finalAnswer(channel, thread, want string) {
+	b.t.Helper()
+	answer := func(s *slackfake.Server) (string, bool) {
+		var text strings.Builder
+		for _, m := range s.Thread(channel, thread) {
+			if m.Bot {
+				if m.Streaming {
+					return "", false
+				}
+				text.WriteString(m.Shown())
+			}
+		}
+		return text.String(), true
+	}
+	if !b.fake.WaitFor(slackWait, func(s *slackfake.Server) bool { got, done := answer(s); return done && got == want }) {
+		got, _ := answer(b.fake)
+		b.t.Fatalf("the answer shows %q; want %q", got, want)
+	}
+}
+
+// An agent answer streams in through Slack's native streaming, as the
+// model writes it, and ends showing exactly what the model said.
+func TestSlackAgentAnswerStreams(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"Disk ", "usage ", "is ", "fine."}, next: make(chan struct{})}
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	b := startSlackBot(t, fake, agentYAML(t, llm))
+	m := fake.Mention("C0OPS", "U0ALICE", "", "how is the disk?")
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Disk")
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Disk usage")
+	llm.next <- struct{}{}
+	llm.next <- struct{}{}
+	b.finalAnswer("C0OPS", m.Thread, "Disk usage is fine.")
+	if fake.Calls("chat.startStream") == 0 || fake.Calls("chat.appendStream") == 0 || fake.Calls("chat.stopStream") == 0 {
+		t.Errorf("startStream %d, appendStream %d, stopStream %d: the answer did not stream natively",
+			fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
+	}
+}
+
+// Slack asks the connection to go (disconnect) while an answer streams:
+// the connector connects anew, the answer completes, and the next
+// mention is answered too.
+func TestSlackDisconnectMidAnswer(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"Checking ", "web-1: ", "all good."}, next: make(chan struct{})}
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	b := startSlackBot(t, fake, agentYAML(t, llm))
+	m := fake.Mention("C0OPS", "U0ALICE", "", "is web-1 ok?")
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Checking")
+	fake.Disconnect("refresh_requested")
+	select {
+	case <-fake.Connected():
+	case <-time.After(slackWait):
+		t.Fatal("the connector did not connect again after Slack's disconnect")
+	}
+	llm.next <- struct{}{}
+	llm.next <- struct{}{}
+	b.finalAnswer("C0OPS", m.Thread, "Checking web-1: all good.")
+	fake.DropSockets() // and a connection lost without a word
+	select {
+	case <-fake.Connected():
+	case <-time.After(slackWait):
+		t.Fatal("the connector did not connect again after the socket was lost")
+	}
+	m2 := fake.Mention("C0OPS", "U0ALICE", "", "run local echo after-reconnect")
+	b.threadShows("C0OPS", m2.Thread, "`echo after-reconnect` on local: exit 0")
+}
