@@ -85,37 +85,17 @@ func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("approvals: vote: %w", err)
 	}
-	if !t.Recorded {
-		if t.Approval.State != store.ApprovalPending || !g.opt.Now().Before(t.Approval.ExpiresAt) {
-			return g.late(ctx, t.Approval)
-		}
-		return VoteResult{Status: VoteDuplicate, Approval: t.Approval, Approvals: t.Approvals, Denies: t.Denies}, nil
-	}
 	res := VoteResult{Status: VoteCounted, Approval: t.Approval, Approvals: t.Approvals, Denies: t.Denies}
 	switch {
-	case vote == VoteDeny:
-		return g.decideVote(ctx, res, store.ApprovalDenied, voter)
-	case t.Approvals >= t.Approval.Quorum:
-		return g.decideVote(ctx, res, store.ApprovalApproved, voter)
-	}
-	return res, nil
-}
-
-// decideVote makes the transition a counted vote calls for.
-func (g *Gate) decideVote(ctx context.Context, res VoteResult, to store.ApprovalState, voter Person) (VoteResult, error) {
-	won, r, err := g.decide(ctx, res.Approval.ID, to, voter.Key())
-	if err != nil {
-		return res, err
-	}
-	res.Approval = r.Approval
-	switch {
-	case won:
+	case t.Decided:
+		// The vote and its decision were one transaction.
 		res.Status = VoteDecided
-	case r.Approval.State == store.ApprovalPending:
-		// The store refused to approve after the deadline.
-		return g.late(ctx, r.Approval)
-	default:
-		res.Status = VoteLate
+		g.notify(id, resultOf(t.Approval))
+		return res, nil
+	case !t.Recorded && (t.Approval.State != store.ApprovalPending || !g.opt.Now().Before(t.Approval.ExpiresAt)):
+		return g.late(ctx, t.Approval)
+	case !t.Recorded:
+		res.Status = VoteDuplicate
 	}
 	return res, nil
 }

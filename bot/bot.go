@@ -211,10 +211,13 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 		}
 		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
 	case connectors.EventMessage:
-		if !ev.Mention {
+		if !b.forBot(ctx, ev) {
 			return
 		}
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
+			if !ev.Mention {
+				return // people may talk in the thread without the bot
+			}
 			b.goAsync(func() {
 				b.reply(b.lifeCtx(ctx), ev, fmt.Sprintf("Sorry %s, you may not use opsbot in this channel; ask an admin to add you to bot.access.", ev.User.Name))
 			})
@@ -235,6 +238,30 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
 	}
+}
+
+// forBot reports whether a message is for the bot: a mention is; under
+// bot.thread_replies: addressed, so is a message in a thread where the bot
+// has a session (or work queued), unless it mentions someone else.
+func (b *Bot) forBot(ctx context.Context, ev connectors.Event) bool {
+	if ev.Mention {
+		return true
+	}
+	if ev.MentionsOthers || b.Config.WithDefaults().ThreadReplies != ThreadRepliesAddressed {
+		return false
+	}
+	id := threadOf(ev)
+	b.mu.Lock()
+	_, busy := b.threads[id]
+	b.mu.Unlock()
+	if busy {
+		return true
+	}
+	has, err := b.Store.HasSession(ctx, store.ThreadKey{Platform: id.platform, Workspace: ev.Workspace, Channel: id.channel, Thread: id.thread})
+	if err != nil {
+		b.log().Error("look up the thread's session", "err", err)
+	}
+	return has
 }
 
 func threadOf(ev connectors.Event) threadID {
@@ -433,7 +460,7 @@ func (b *Bot) post(ctx context.Context, d connectors.Dest, m connectors.Message)
 	}
 	var ref connectors.Ref
 	err := retryLimited(ctx, func() (err error) {
-		ref, err = c.Post(ctx, d, fit(m, c.Limits()))
+		ref, err = c.Post(ctx, d, m)
 		return err
 	})
 	return ref, err

@@ -43,6 +43,17 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
 }
 
+// newHarnessWith is newHarness with options.
+func newHarnessWith(t *testing.T, opt botOptions) *harness {
+	t.Helper()
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	dir := t.TempDir()
+	b, stop := startBot(t, dir, conn, opt)
+	t.Cleanup(stop)
+	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+}
+
 // restart shuts the bot down as a process exit would (running turns are
 // cut, the store closed) and starts a new one on the same database and
 // the same platform, whose messages stay.
@@ -70,6 +81,8 @@ type botOptions struct {
 	busyTimeout time.Duration
 	// access is bot.access.
 	access map[string][]string
+	// threadReplies is bot.thread_replies.
+	threadReplies string
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -110,7 +123,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
+		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}

@@ -108,7 +108,7 @@ func (b *Bot) showJob(ctx context.Context, ev connectors.Event, sess agent.Sessi
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
 		// The kept tail can be longer than a message holds: its end
 		// shows, as with any output.
-		out := &outputTail{limit: max(b.maxText(ev)-len(head)-outputMargin, 200)}
+		out := &outputTail{limit: max(b.maxText(ev)-chars(head)-outputMargin, 200)}
 		out.Write(tail)
 		text = head + "\n" + out.View()
 	}

@@ -19,6 +19,11 @@ type Config struct {
 	// in its thread, on every platform: "queue" it for after the turn
 	// (default) or "cancel" the running turn and start anew.
 	OnBusy string `yaml:"on_busy"`
+	// ThreadReplies says which messages without a mention are for the bot,
+	// on every platform: "addressed" (default): a message in a thread where
+	// the bot has a session, unless it @mentions someone else; "mentions":
+	// none, only @mentions count.
+	ThreadReplies string `yaml:"thread_replies"`
 	// RunTimeout bounds a chat `run` that names no --timeout; the
 	// composition root sets it from exec.timeout (default 1m).
 	RunTimeout time.Duration `yaml:"-"`
@@ -35,6 +40,9 @@ func (c Config) WithDefaults() Config {
 	if c.OnBusy == "" {
 		c.OnBusy = OnBusyQueue
 	}
+	if c.ThreadReplies == "" {
+		c.ThreadReplies = ThreadRepliesAddressed
+	}
 	return c
 }
 
@@ -44,12 +52,23 @@ const (
 	OnBusyCancel = "cancel"
 )
 
+// The values of Config.ThreadReplies.
+const (
+	ThreadRepliesAddressed = "addressed"
+	ThreadRepliesMentions  = "mentions"
+)
+
 // Validate checks the section.
 func (c Config) Validate() error {
 	switch c.OnBusy {
 	case "", OnBusyQueue, OnBusyCancel:
 	default:
 		return fieldError{"on_busy", fmt.Sprintf("%q is not a choice: use queue or cancel", c.OnBusy)}
+	}
+	switch c.ThreadReplies {
+	case "", ThreadRepliesAddressed, ThreadRepliesMentions:
+	default:
+		return fieldError{"thread_replies", fmt.Sprintf("%q is not a choice: use addressed (a message in a thread with the bot is for it unless it mentions someone else) or mentions (only messages that mention the bot)", c.ThreadReplies)}
 	}
 	for ch, users := range c.Access {
 		if len(users) == 0 {

@@ -159,3 +159,31 @@ func TestRendererTextAndBudgetStreams(t *testing.T) {
 		}
 	})
 }
+
+// Every message the bot sends passes its platform's MaxButtons, the
+// renderer's streamed answers too, not only posted cards.
+func TestEveryMessageKeepsToMaxButtons(t *testing.T) {
+	t.Parallel()
+	conn := newFakeConn(connectors.Limits{MaxText: 4000, MaxButtons: 1})
+	b := &Bot{}
+	b.AddConnector(conn)
+	c, _ := b.conn("fake")
+	r := NewRenderer(t.Context(), c, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"},
+		connectors.Button{ActionID: ActionStop, Label: "Stop"}, connectors.Button{ActionID: "more", Label: "More"})
+	guard := time.NewTimer(time.Minute)
+	defer guard.Stop()
+	changed := conn.changes()
+	r.Write("checking the disks")
+	for len(conn.thread("T1")) == 0 { // the answer shows while it is written, with its Stop
+		select {
+		case <-changed:
+			changed = conn.changes()
+		case <-guard.C:
+			t.Fatalf("the answer being written was not shown; %d requests refused", conn.tooLong)
+		}
+	}
+	if m := conn.thread("T1")[0]; len(m.msg.Buttons) != 1 || m.msg.Buttons[0].ActionID != ActionStop {
+		t.Errorf("the answer being written shows buttons %+v; want its Stop alone", m.msg.Buttons)
+	}
+	r.Close(t.Context(), nil)
+}

@@ -92,6 +92,9 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 		f.tooLong++
 		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", chars(m.Text), f.limits.MaxText)
 	}
+	if f.limits.MaxButtons > 0 && len(m.Buttons) > f.limits.MaxButtons {
+		return connectors.Ref{}, fmt.Errorf("invalid_form_body: %d buttons > %d", len(m.Buttons), f.limits.MaxButtons)
+	}
 	f.next++
 	id := fmt.Sprintf("m%d", f.next)
 	if thread == "" {
@@ -117,6 +120,9 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	if f.limits.MaxText > 0 && chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
 		return fmt.Errorf("msg_too_long")
+	}
+	if f.limits.MaxButtons > 0 && len(m.Buttons) > f.limits.MaxButtons {
+		return fmt.Errorf("invalid_form_body: %d buttons > %d", len(m.Buttons), f.limits.MaxButtons)
 	}
 	if iv := f.limits.EditInterval; iv > 0 && now.Sub(msg.lastEdit) < iv {
 		f.limited++

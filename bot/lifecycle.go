@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -70,6 +71,17 @@ func (b *Bot) Recover(ctx context.Context) {
 		c, ok := b.conn(m.Platform)
 		if !ok {
 			continue // its platform is not configured now; keep it for later
+		}
+		if m.Pending() {
+			// Recorded, and the crash came before its post returned: the
+			// message, if it was posted, cannot be found; the thread is
+			// told the answer was cut off.
+			d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
+			if _, err := b.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
+				b.log().Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
+			}
+			b.Store.FinishStreaming(ctx, m.ID)
+			continue
 		}
 		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
 		if err := finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {

@@ -32,11 +32,11 @@ func retryLimited(ctx context.Context, fn func() error) error {
 // editRetrying edits a message, waiting out the platform's rate limits a
 // few times: a card must end up showing the decision.
 func editRetrying(ctx context.Context, c connectors.Connector, ref connectors.Ref, m connectors.Message) error {
-	return retryLimited(ctx, func() error { return c.Edit(ctx, ref, fit(m, c.Limits())) })
+	return retryLimited(ctx, func() error { return c.Edit(ctx, ref, m) })
 }
 
 // fit keeps a message within what its platform takes that the bot does
-// not arrange for otherwise: no more buttons than a message may carry (the
+// not arrange for otherwise (redactedConn applies it to every message): no more buttons than a message may carry (the
 // first ones, which are the ones that matter: Approve before Deny).
 func fit(m connectors.Message, l connectors.Limits) connectors.Message {
 	if l.MaxButtons > 0 && len(m.Buttons) > l.MaxButtons {

@@ -52,18 +52,18 @@ func (b *Bot) showRuns(ctx context.Context, ev connectors.Event, l *ranList) {
 	b.reply(ctx, ev, ranText(runs, b.maxText(ev)))
 }
 
-// ranText renders runs within limit bytes, the latest kept when not all
-// fit.
+// ranText renders runs within limit characters, the latest kept when not
+// all fit.
 func ranText(runs []agent.CommandRun, limit int) string {
 	var parts []string
-	size := len("**What ran**\n") + 80
+	size := chars("**What ran**\n") + 80
 	for i := len(runs) - 1; i >= 0; i-- {
 		p := runText(runs[i])
-		if size+len(p)+1 > limit && len(parts) > 0 {
+		if size+chars(p)+1 > limit && len(parts) > 0 {
 			parts = append(parts, fmt.Sprintf("_(%d earlier commands not shown)_", i+1))
 			break
 		}
-		size += len(p) + 1
+		size += chars(p) + 1
 		parts = append(parts, p)
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {

@@ -14,7 +14,8 @@ import (
 // redactedConn is a connector behind the bot's one redactor: every message
 // the bot posts, edits, streams or stops streaming passes it, so no path
 // to a platform (answers, cards, replies, job reports, what ran) can skip
-// it. AddConnector puts every connector behind one.
+// it. It also fits each message to the platform's Limits (MaxButtons).
+// AddConnector puts every connector behind one.
 type redactedConn struct {
 	connectors.Connector
 	red *redact.Redactor
@@ -65,9 +66,10 @@ func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final
 	return st.StopStream(ctx, ref, c.message(final))
 }
 
-// message redacts everything of m a person reads. Button values are ids
-// the bot reads back, not text, and stay.
+// message redacts everything of m a person reads, and fits m to the
+// platform. Button values are ids the bot reads back, not text, and stay.
 func (c *redactedConn) message(m connectors.Message) connectors.Message {
+	m = fit(m, c.Connector.Limits())
 	m.Text, m.Context = c.red.String(m.Text), c.red.String(m.Context)
 	if len(m.Fields) > 0 {
 		fields := make([]connectors.Field, len(m.Fields))

@@ -15,10 +15,14 @@ import (
 )
 
 // StreamRecorder keeps a record of messages being streamed, so that a
-// restart can finalize those a crash left half-written. *store.Store
-// implements it.
+// restart can finalize those a crash left half-written. A message is
+// recorded before it is posted (RecordStreaming with a placeholder id,
+// store.PendingMessageID), and its platform id is filled in once the post
+// returns (PostedStreaming): a crash between the two leaves a record that
+// recovery finds. *store.Store implements it.
 type StreamRecorder interface {
 	RecordStreaming(ctx context.Context, m store.PostedMessage) (store.PostedMessage, error)
+	PostedStreaming(ctx context.Context, id int64, messageID, text string) error
 	UpdateStreamingText(ctx context.Context, id int64, text string) error
 	FinishStreaming(ctx context.Context, id int64) error
 }
@@ -74,7 +78,10 @@ type Renderer struct {
 type page struct {
 	ref      connectors.Ref
 	recordID int64
-	shown    string // what the platform shows now
+	// posted says the record names the platform's message (not yet the
+	// placeholder it was recorded with before the post).
+	posted bool
+	shown  string // what the platform shows now
 	// streaming is set while the page is a native stream; streamed is the
 	// text appended to it so far.
 	streaming bool
@@ -367,11 +374,13 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, comp
 		r.record(ctx, i, msg.Text)
 		return nil
 	}
+	rid := r.reserve(ctx, msg.Text)
 	ref, err := r.conn.Post(ctx, r.dest, msg)
 	if err != nil {
+		r.unreserve(ctx, rid)
 		return err
 	}
-	r.pages = append(r.pages, page{ref: ref})
+	r.pages = append(r.pages, page{ref: ref, recordID: rid})
 	r.record(ctx, i, msg.Text)
 	return nil
 }
@@ -395,11 +404,13 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 			}
 			return err
 		}
+		rid := r.reserve(ctx, msg.Text)
 		ref, err := st.StartStream(ctx, r.dest, msg)
 		if err != nil {
+			r.unreserve(ctx, rid)
 			return err
 		}
-		r.pages = append(r.pages, page{ref: ref, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now()})
+		r.pages = append(r.pages, page{ref: ref, recordID: rid, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now()})
 		r.record(ctx, i, msg.Text)
 		return nil
 	}
@@ -483,20 +494,48 @@ func (r *Renderer) rollTimer() <-chan time.Time {
 	return time.After(time.Until(r.pages[len(r.pages)-1].started.Add(r.rollAt())))
 }
 
+// reserve records a page about to be posted, before the post: the id of
+// its record, or 0 (no recorder, or the write failed: the page is then
+// recorded after its post, as best it can be).
+func (r *Renderer) reserve(ctx context.Context, text string) int64 {
+	if r.rec == nil {
+		return 0
+	}
+	m, err := r.rec.RecordStreaming(ctx, store.PostedMessage{Platform: r.conn.Name(), Channel: r.dest.Channel, Thread: r.dest.Thread,
+		MessageID: store.PendingMessageID(), Text: text})
+	if err != nil {
+		r.log.Warn("record an answer before posting it", "channel", r.dest.Channel, "err", err)
+		return 0
+	}
+	return m.ID
+}
+
+// unreserve closes the record of a page whose post failed.
+func (r *Renderer) unreserve(ctx context.Context, id int64) {
+	if r.rec != nil && id != 0 {
+		r.rec.FinishStreaming(ctx, id)
+	}
+}
+
 // record keeps the page's text in the store while it streams.
 func (r *Renderer) record(ctx context.Context, i int, text string) {
 	if r.rec == nil {
 		return
 	}
 	p := &r.pages[i]
-	if p.recordID == 0 {
+	switch {
+	case p.recordID == 0:
 		m, err := r.rec.RecordStreaming(ctx, store.PostedMessage{Platform: r.conn.Name(), Channel: r.dest.Channel, Thread: r.dest.Thread, MessageID: p.ref.ID, Text: text})
 		if err == nil {
-			p.recordID = m.ID
+			p.recordID, p.posted = m.ID, true
 		}
-		return
+	case !p.posted:
+		if err := r.rec.PostedStreaming(ctx, p.recordID, p.ref.ID, text); err == nil {
+			p.posted = true
+		}
+	default:
+		r.rec.UpdateStreamingText(ctx, p.recordID, text)
 	}
-	r.rec.UpdateStreamingText(ctx, p.recordID, text)
 }
 
 // finish forgets the record of every page: each is complete.

@@ -140,6 +140,7 @@ const outputMargin = 160
 // outputTail keeps the end of a command's output that fits one message,
 // and counts what it cut.
 type outputTail struct {
+	// limit is in characters, as platforms count a message's length.
 	limit    int
 	tail     string
 	cutLines int // whole lines no longer kept
@@ -150,8 +151,11 @@ type outputTail struct {
 func (o *outputTail) Write(s string) {
 	o.lines += strings.Count(s, "\n")
 	o.tail += s
-	if over := len(o.tail) - o.limit; over > 0 {
-		cut := over
+	if len(o.tail) <= o.limit {
+		return // no more bytes than the limit: no more characters either
+	}
+	if over := chars(o.tail) - o.limit; over > 0 {
+		cut := byteOffset(o.tail, over)
 		// Start at a line: a partial first line reads as garbage.
 		if nl := strings.IndexByte(o.tail[cut:], '\n'); o.tail[cut-1] != '\n' && nl >= 0 && nl < len(o.tail)-cut-1 {
 			cut += nl + 1

@@ -253,3 +253,23 @@ func TestSummaryNamesTheHostsThatFailed(t *testing.T) {
 		t.Errorf("all ok: %s", all)
 	}
 }
+
+// Platforms count a message's length in characters: output in a script of
+// two-byte letters fills the message, not half of it.
+func TestOutputLimitsCountCharacters(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("ёж", 10) + "\n" // 21 characters, 41 bytes
+	o := &outputTail{limit: 100}
+	o.Write(strings.Repeat(line, 10))
+	if kept := strings.Count(o.tail, "\n"); kept != 4 || chars(o.tail) > 100 {
+		t.Errorf("kept %d lines (%d characters) within 100 characters; want 4", kept, chars(o.tail))
+	}
+	var runs []agent.CommandRun
+	for i := range 20 {
+		runs = append(runs, agent.CommandRun{Host: "web-1", Command: fmt.Sprintf("check %d", i), Output: strings.Repeat("я", 100)})
+	}
+	got := ranText(runs, 2000)
+	if n := chars(got); n > 2000 || n < 1400 {
+		t.Errorf("what ran holds %d characters of the 2000 a message holds", n)
+	}
+}

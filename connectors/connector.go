@@ -43,8 +43,19 @@ type Event struct {
 	User   User
 	// Text is the message text with the bot's mention removed.
 	Text string
-	// Mention is set when the bot was addressed by name.
+	// Mention is set when the bot was addressed by name (or in a direct
+	// message, which is addressed to it). A connector also delivers the
+	// messages of threads without a mention, with Mention false: the bot
+	// decides by bot.thread_replies whether one is for it (see
+	// MentionsOthers).
 	Mention bool
+	// MentionsOthers is set when the message @mentions someone other than
+	// the bot: a person, a group or role, or everyone (@here). Under
+	// bot.thread_replies: addressed, a message without Mention in a thread
+	// where the bot has a session is for the bot unless MentionsOthers is
+	// set: people talk to each other there too. Slack and Discord fill it
+	// with MentionsOther; the web chat from its @name syntax.
+	MentionsOthers bool
 	// ActionID and Value identify a clicked button; Ref is the message it
 	// was on.
 	ActionID string

@@ -2,6 +2,8 @@ package connectors
 
 import (
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -51,4 +53,25 @@ func RenderMentions(text string, render func(id string) string) string {
 // logs and places that know no platform.
 func PlainMentions(text string) string {
 	return RenderMentions(text, func(id string) string { return "@" + id })
+}
+
+// platformMention matches what Slack and Discord put in a message's text
+// for a mention: a user (<@U…>, <@U…|name>, Discord's <@!…>), a group or
+// role (<!subteam^S…>, <@&…>), or everyone (<!here>, <!channel>,
+// <!everyone>, and Discord's bare @everyone and @here). The first group
+// is the mentioned user's id where it is one.
+var platformMention = regexp.MustCompile(`<@!?([A-Za-z0-9]+)(?:\|[^>]*)?>|<@&[0-9]+>|<!subteam\^[A-Za-z0-9]+(?:\|[^>]*)?>|<!(?:here|channel|everyone)(?:\|[^>]*)?>|(?:^|[^\w<])@(?:everyone|here)\b`)
+
+// MentionsOther reports whether text, in Slack's or Discord's markup,
+// mentions anyone other than the bot: a user whose id is not one of
+// botIDs, a group or role, or everyone. It fills Event.MentionsOthers.
+// Pass the bot's own user id; a role mention is always someone else's
+// (the connector tells a mention of the bot's own role first).
+func MentionsOther(text string, botIDs ...string) bool {
+	for _, m := range platformMention.FindAllStringSubmatch(text, -1) {
+		if m[1] == "" || !slices.Contains(botIDs, m[1]) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,3 +27,34 @@ func TestMentionsRenderPerPlatform(t *testing.T) {
 		t.Errorf("broken placeholder shows: %q", got)
 	}
 }
+
+// A message mentioning someone other than the bot is for them, not the
+// bot (bot.thread_replies: addressed): Slack's and Discord's markup.
+func TestMentionsOther(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"<@UBOT> check the disks", false},
+		{"<@UBOT|opsbot> check the disks", false},
+		{"<@!123> check the disks", false},
+		{"thanks, that helped", false},
+		{"mail ops@example.com", false},
+		{"<@U04ABC> can you look?", true},
+		{"<@UBOT> and <@U04ABC|jane> look", true},
+		{"<@!999> see this", true},
+		{"<@&555> on call, see this", true},
+		{"<!subteam^S0614TZR7|@oncall> see this", true},
+		{"<!here> heads up", true},
+		{"<!channel|channel> heads up", true},
+		{"@everyone heads up", true},
+		{"ping @here", true},
+		{"the @hereafter is no mention", false},
+	}
+	for _, tt := range tests {
+		if got := MentionsOther(tt.text, "UBOT", "123"); got != tt.want {
+			t.Errorf("MentionsOther(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

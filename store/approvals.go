@@ -55,7 +55,11 @@ type VoteTally struct {
 	Recorded  bool
 	Approvals int
 	Denies    int
-	Approval  Approval
+	// Decided is set when this call decided the request (a deny, or the
+	// last approval the quorum needed), in the same transaction as the
+	// vote; Approval then shows the decision.
+	Decided  bool
+	Approval Approval
 }
 
 const approvalCols = `id, hash, coalesce(session_id, 0), platform, channel, host, command, cwd, requester, reasons,
@@ -118,9 +122,14 @@ func (s *Store) PendingApprovals(ctx context.Context) ([]Approval, error) {
 }
 
 // RecordVote counts a vote on a pending, unexpired request, once per voter,
-// and returns the tally after it. Who may vote is the caller's rule; this
-// method only guarantees that a vote is counted at most once and never on a
-// decided or expired request.
+// and returns the tally after it. When the votes decide the request — a
+// deny, or as many approvals as its quorum — it is decided in the same
+// transaction: a crash can never keep a vote and lose its decision (which
+// left the request pending and its voter told "you have already voted").
+// A vote repeated on a request its votes already decide completes that
+// decision. Who may vote is the caller's rule; this method only guarantees
+// that a vote is counted at most once and never on a decided or expired
+// request.
 func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) (VoteTally, error) {
 	if vote != "approve" && vote != "deny" {
 		return VoteTally{}, fmt.Errorf("store: record vote: %q is not a vote (approve or deny)", vote)
@@ -145,10 +154,41 @@ func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) 
 			FROM votes WHERE approval_id = ?`, approvalID).Scan(&t.Approvals, &t.Denies); err != nil {
 			return err
 		}
-		t.Approval, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, approvalID))
-		return err
+		if t.Approval, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, approvalID)); err != nil {
+			return err
+		}
+		return s.decideByVotes(ctx, tx, now, voter, &t)
 	})
 	return t, wrap("record vote", err)
+}
+
+// decideByVotes decides a pending, unexpired request whose votes call for
+// it, within the vote's transaction.
+func (s *Store) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter string, t *VoteTally) error {
+	if t.Approval.State != ApprovalPending || t.Approval.ExpiresAt.UnixMilli() <= now {
+		return nil
+	}
+	to := ApprovalApproved
+	switch {
+	case t.Denies > 0:
+		to = ApprovalDenied
+	case t.Approvals < t.Approval.Quorum:
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, decided_at = ?, decided_by = ?
+		WHERE id = ? AND state = 'pending'`, string(to), now, voter, t.Approval.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil
+	}
+	t.Decided = true
+	if err := appendAudit(ctx, tx, now, voter, "approval."+string(to), "approval:"+t.Approval.ID, nil); err != nil {
+		return err
+	}
+	t.Approval, err = scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, t.Approval.ID))
+	return err
 }
 
 // DecideApproval moves a pending request to a final state with one

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,27 @@ func (s *Store) RecordStreaming(ctx context.Context, m PostedMessage) (PostedMes
 			RETURNING id`, m.Platform, m.Channel, m.Thread, m.MessageID, nullID(m.SessionID), m.Text, now, now).Scan(&m.ID)
 	})
 	return m, wrap("record streaming", err)
+}
+
+// pendingPrefix starts the placeholder id of a message recorded before
+// its post returned.
+const pendingPrefix = "pending-"
+
+// PendingMessageID is a placeholder id, unique, for a message recorded
+// before it is posted (the platform gives its id only in its answer).
+func PendingMessageID() string { return pendingPrefix + newID() }
+
+// Pending reports whether the message was recorded but its post never
+// returned (a crash came first): its platform id is unknown.
+func (m PostedMessage) Pending() bool { return strings.HasPrefix(m.MessageID, pendingPrefix) }
+
+// PostedStreaming fills in the platform's id of a message recorded before
+// its post, once the post returned.
+func (s *Store) PostedStreaming(ctx context.Context, id int64, messageID, text string) error {
+	return wrap("posted streaming", s.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET message_id = ?, text = ?, updated_at = ? WHERE id = ?`,
+			messageID, text, s.now(), id))
+	}))
 }
 
 // UpdateStreamingText records the text last shown in a streamed message.

@@ -46,6 +46,15 @@ func (s *Store) SessionFor(ctx context.Context, key ThreadKey) (sess Session, cr
 	return sess, created, wrap("session for thread", err)
 }
 
+// HasSession reports whether the thread has a session, without making
+// one.
+func (s *Store) HasSession(ctx context.Context, key ThreadKey) (bool, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions
+		WHERE platform = ? AND channel = ? AND thread = ?`, key.Platform, key.Channel, key.Thread).Scan(&n)
+	return n > 0, wrap("has session", err)
+}
+
 // Session returns the session with the given id.
 func (s *Store) Session(ctx context.Context, id int64) (Session, error) {
 	sess, err := scanSession(s.read.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))

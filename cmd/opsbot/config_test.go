@@ -198,3 +198,18 @@ func TestConfigProblemsInPlainWords(t *testing.T) {
 		})
 	}
 }
+
+// bot.thread_replies takes addressed or mentions; config check says so in
+// words, at the key's line.
+func TestThreadRepliesChecked(t *testing.T) {
+	t.Parallel()
+	env := func(string) (string, bool) { return "", false }
+	if _, err := parseConfig("c.yaml", []byte("bot:\n  thread_replies: mentions\n"), env); err != nil {
+		t.Errorf("thread_replies: mentions: %v", err)
+	}
+	_, err := parseConfig("c.yaml", []byte("bot:\n  thread_replies: always\n"), env)
+	want := `c.yaml:2: bot.thread_replies: "always" is not a choice: use addressed (a message in a thread with the bot is for it unless it mentions someone else) or mentions (only messages that mention the bot)`
+	if err == nil || err.Error() != want {
+		t.Errorf("bad thread_replies: %v\nwant %s", err, want)
+	}
+}

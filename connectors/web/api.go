@@ -235,7 +235,7 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if forBot { // false for a retry: the first copy went to the bot
 		c.dispatch(connectors.Event{ID: res.ID, Kind: connectors.EventMessage, Channel: res.Channel, Thread: res.Thread,
-			User: c.user(id), Text: stripMention(req.Text), Mention: true})
+			User: c.user(id), Text: stripMention(req.Text), Mention: mentions(req.Text), MentionsOthers: mentionsOthers(req.Text)})
 	}
 	writeJSON(w, status, res)
 }

@@ -69,20 +69,24 @@ func TestMessagesForTheBot(t *testing.T) {
 	if _, err := c.StartStream(context.Background(), dest("ops", ask.Thread), connectors.Message{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
+	// A message without a mention reaches the bot with Mention false; the
+	// bot decides by bot.thread_replies, which needs MentionsOthers.
 	tests := []struct {
-		name, thread, text string
-		forBot             bool
-		want               string
+		name, thread, text      string
+		forBot, mention, others bool
+		want                    string
 	}{
-		{"no mention, no bot in the thread", chat.Thread, "not me", false, ""},
-		{"a mention in that thread", chat.Thread, "@opsbot df -h please", true, "df -h please"},
-		{"the thread now has the bot", chat.Thread, "and free -m", true, "and free -m"},
-		{"a thread the bot posted in", ask.Thread, "thanks", true, "thanks"},
-		{"mention mid-text with a comma", "", "hey @OpsBot, check nginx", true, "hey check nginx"},
-		{"mention with a colon, lines kept", "", "@opsbot: run\n```\nls\n```", true, "run\n```\nls\n```"},
-		{"an address is no mention", "", "mail ops@opsbot.dev", false, ""},
-		{"a longer name is no mention", "", "ask @opsbot-staging", false, ""},
-		{"a mention at the end", "", "what is up @opsbot", true, "what is up"},
+		{"no mention, no bot in the thread", chat.Thread, "not me", false, false, false, ""},
+		{"a mention in that thread", chat.Thread, "@opsbot df -h please", true, true, false, "df -h please"},
+		{"the thread now has the bot", chat.Thread, "and free -m", true, false, false, "and free -m"},
+		{"a thread the bot posted in", ask.Thread, "thanks", true, false, false, "thanks"},
+		{"someone else mentioned there", ask.Thread, "@bob can you look?", true, false, true, "@bob can you look?"},
+		{"the bot and someone else", ask.Thread, "@opsbot tell @bob.", true, true, true, "tell @bob."},
+		{"mention mid-text with a comma", "", "hey @OpsBot, check nginx", true, true, false, "hey check nginx"},
+		{"mention with a colon, lines kept", "", "@opsbot: run\n```\nls\n```", true, true, false, "run\n```\nls\n```"},
+		{"an address is no mention", "", "mail ops@opsbot.dev", false, false, false, ""},
+		{"a longer name is no mention", "", "ask @opsbot-staging", false, false, false, ""},
+		{"a mention at the end", "", "what is up @opsbot", true, true, false, "what is up"},
 	}
 	for _, tt := range tests {
 		res := say(t, h, "carol", tt.thread, tt.text)
@@ -93,8 +97,9 @@ func TestMessagesForTheBot(t *testing.T) {
 			bot.none(t)
 			continue
 		}
-		if ev := bot.next(t); ev.Text != tt.want || !ev.Mention || ev.ID != res.ID {
-			t.Errorf("%s: the bot got %q (mention %v, id %s), want %q", tt.name, ev.Text, ev.Mention, ev.ID, tt.want)
+		if ev := bot.next(t); ev.Text != tt.want || ev.Mention != tt.mention || ev.MentionsOthers != tt.others || ev.ID != res.ID {
+			t.Errorf("%s: the bot got %q (mention %v, others %v, id %s), want %q (mention %v, others %v)",
+				tt.name, ev.Text, ev.Mention, ev.MentionsOthers, ev.ID, tt.want, tt.mention, tt.others)
 		}
 	}
 }

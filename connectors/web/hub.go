@@ -40,10 +40,12 @@ type thread struct {
 // hub holds the chat's index — threads, channels, the sequence number —
 // its recently used messages, and the streams subscribed to its changes.
 // Everything else is read from the Archive a page at a time, so memory
-// stays bounded however much the chat holds. One mutex guards it all:
-// every change is small, and a change and its broadcast must be one step
-// so that a stream never sees seq numbers out of order. Nothing under the
-// mutex waits for the Archive.
+// stays bounded however much the chat holds. One mutex guards the index
+// and the cache: every change is small, and nothing under it waits for
+// the Archive. A change is saved, then broadcast (record, then act: a
+// crash between the two must not leave a client showing what the Archive
+// never kept); saveMu keeps both in the order of the changes, so a stream
+// never sees seq numbers out of order.
 type hub struct {
 	archive Archive
 	now     func() time.Time
@@ -54,7 +56,13 @@ type hub struct {
 	channels  []string            // configured ones first, then as they appear
 	chThreads map[string][]string // channel → thread ids, in the order started
 	cache     *msgCache
-	subs      map[*subscriber]struct{}
+
+	// subMu guards the streams and sent, the seq of the latest change
+	// broadcast: every change up to it is in the Archive. It is taken
+	// under saveMu, never the other way round, and never with mu.
+	subMu sync.Mutex
+	subs  map[*subscriber]struct{}
+	sent  uint64
 
 	// saveMu keeps the Archive's saves in the order of the changes: a
 	// change takes it before releasing mu and saves outside mu. Readers
@@ -103,6 +111,7 @@ func (h *hub) load(ctx context.Context) error {
 			seq: s.Seq, updated: s.Updated})
 		h.seq = max(h.seq, s.Seq, s.LastID)
 	}
+	h.sent = h.seq
 	return nil
 }
 
@@ -226,9 +235,10 @@ func (h *hub) edit(ctx context.Context, id string, change func(*message) body, m
 	return err
 }
 
-// change applies fn under the lock with the next seq, broadcasts the
-// changed message and saves it. The save runs with ctx's values but not
-// its cancellation: a change already shown must also be kept.
+// change applies fn under the lock with the next seq, saves the changed
+// message and then broadcasts it: a change that was not kept is shown to
+// nobody. The save runs with ctx's values but not its cancellation: a
+// change already made in memory must also be kept.
 func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*message, error)) (messageView, error) {
 	h.mu.Lock()
 	seq, now := h.seq+1, h.now()
@@ -246,7 +256,7 @@ func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*m
 	t.seq, t.updated = seq, now
 	h.cache.put(m)
 	v := m.view()
-	h.broadcast(m, messageFrame(v))
+	shown := *m // the cached one changes under mu; the broadcast reads this copy
 	stored := m.stored()
 	h.saveMu.Lock()
 	h.mu.Unlock()
@@ -254,6 +264,7 @@ func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*m
 	if err := h.archive.Save(context.WithoutCancel(ctx), stored); err != nil {
 		return v, fmt.Errorf("archive message %s: %w", m.id, err)
 	}
+	h.broadcast(&shown, messageFrame(v))
 	return v, nil
 }
 

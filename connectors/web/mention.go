@@ -19,6 +19,21 @@ var mentionCut = regexp.MustCompile(`(?i)(^|[^\w@.])@` + BotName + `\b[,:]?[ \t]
 
 func mentions(text string) bool { return mention.MatchString(text) }
 
+// anyMention matches an @name as a word; the name is its second group.
+var anyMention = regexp.MustCompile(`(^|[^\w@.])@([\w][\w.-]*)`)
+
+// mentionsOthers reports whether text mentions someone other than the bot
+// (@alice, @here): in a thread with the bot, such a message is for them
+// (bot.thread_replies: addressed).
+func mentionsOthers(text string) bool {
+	for _, m := range anyMention.FindAllStringSubmatch(text, -1) {
+		if !strings.EqualFold(strings.TrimRight(m[2], ".-"), BotName) {
+			return true
+		}
+	}
+	return false
+}
+
 // stripMention removes the bot's mentions from a message that has one,
 // keeping the rest — line breaks included — as written.
 func stripMention(text string) string {

@@ -29,14 +29,14 @@ func (s *subscriber) wants(m *message) bool {
 func (s *subscriber) endsWith(m *message) bool { return s.untilFinished && m.bot && m.finished }
 
 // subscribe opens a stream and returns the seq it starts after: every
-// later change reaches s.frames; what changed before is the caller's
-// replay (replay), read from the Archive outside the lock.
+// later change reaches s.frames; what changed before, all of it in the
+// Archive already, is the caller's replay (replay).
 func (h *hub) subscribe(s *subscriber) (seq uint64) {
 	s.frames = make(chan []byte, streamBuffer)
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
 	h.subs[s] = struct{}{}
-	return h.seq
+	return h.sent
 }
 
 // errStreamGone: the client stopped reading (or left) during a replay.
@@ -115,15 +115,18 @@ func cmpSeq(a, b uint64) int {
 
 // unsubscribe closes a stream from its reader's side.
 func (h *hub) unsubscribe(s *subscriber) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
 	delete(h.subs, s)
 }
 
 // broadcast hands a frame to every stream that wants m, without waiting:
 // a stream whose buffer is full is cut (its channel closed) rather than
-// allowed to stall the chat. Called with mu held.
+// allowed to stall the chat. Called with saveMu held, after m's save.
 func (h *hub) broadcast(m *message, frame []byte) {
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	h.sent = max(h.sent, m.seq)
 	for s := range h.subs {
 		if !s.wants(m) {
 			continue
@@ -136,6 +139,7 @@ func (h *hub) broadcast(m *message, frame []byte) {
 	}
 }
 
+// send is called with subMu held.
 func (h *hub) send(s *subscriber, frame []byte) {
 	select {
 	case s.frames <- frame:
@@ -153,8 +157,8 @@ func (h *hub) notify(client string, n noticeView) bool {
 	}
 	data, _ := json.Marshal(n)
 	frame := fmt.Appendf(nil, "event: notice\ndata: %s\n\n", data)
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
 	sent := false
 	for s := range h.subs {
 		if s.client == client {
