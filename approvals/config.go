@@ -30,17 +30,28 @@ type PolicyConfig struct {
 	// bare name a file of that name anywhere; "*", "?" and [...] match.
 	SecretPaths []string `yaml:"secret_paths"`
 	// EgressAllow lists where network clients (curl, dig, ssh, nc, …) may
-	// connect without a person, besides loopback and the inventory: a
-	// name (and the names below it), *.domain, an address or a CIDR.
+	// connect without a person, besides the inventory: a name (and the
+	// names below it), *.domain, an address or a CIDR, on any port; or
+	// host:port, that port only. Loopback is known only on the ports
+	// listed here ("127.0.0.1:9100", "localhost:5432", "[::1]:6379") and
+	// those of KnownServices: a local port may forward anywhere.
 	EgressAllow []string `yaml:"egress_allow"`
 	// OwnSecrets are opsbot's own files (its config, database and data
 	// directory), added by the composition root; absolute paths or bare
 	// file names, as in SecretPaths.
 	OwnSecrets []string `yaml:"-"`
-	// KnownHosts are the inventory's host names and addresses, added by
-	// the composition root: each is a known destination by itself (a name
-	// here does not cover the names below it).
+	// KnownHosts are the inventory's host names and addresses (host or
+	// host:port), added by the composition root: each is a known
+	// destination by itself (a name here does not cover the names below
+	// it). An address on loopback is known only on its port, and on the
+	// bot's host only; a loopback name or address without a port opens
+	// nothing, as it would open every local port.
 	KnownHosts []string `yaml:"-"`
+	// KnownServices are the listen addresses (host:port) of opsbot's own
+	// listeners, added by the composition root: known destinations for
+	// commands on the bot's host only, on each loopback spelling the
+	// listener binds (":8080" on 127.0.0.1, ::1 and localhost).
+	KnownServices []string `yaml:"-"`
 	// Sandbox is what a command allowed without approval does on the bot's
 	// host when the kernel cannot sandbox it (no Landlock): "required"
 	// (the default) makes it need approval, "best_effort" runs it without
@@ -177,6 +188,9 @@ func validateEgress(list []string) []error {
 	var errs []error
 	for i, h := range list {
 		k := fmt.Sprintf("egress_allow[%d]", i)
+		if _, ok := splitEndpoint(h); ok {
+			continue
+		}
 		n := normHost(strings.TrimPrefix(h, "*."))
 		if _, err := netip.ParsePrefix(n); err == nil {
 			continue
@@ -185,7 +199,7 @@ func validateEgress(list []string) []error {
 			continue
 		}
 		if n == "" || !hostName.MatchString(n) {
-			errs = append(errs, fieldError{k, fmt.Sprintf("%q is not a destination: give a host name, *.domain, an address or a CIDR such as 10.0.0.0/8", h)})
+			errs = append(errs, fieldError{k, fmt.Sprintf("%q is not a destination: give a host name, *.domain, an address, a CIDR such as 10.0.0.0/8, or host:port such as 127.0.0.1:9100", h)})
 		}
 	}
 	return errs

@@ -70,13 +70,16 @@ func TestBypassCorpus(t *testing.T) {
 
 // fleetPolicy is the default policy as a deployment wires it: an
 // inventory (web-1, web1…3, db01 at 10.0.0.5), the company's domains and
-// network in policy.egress_allow, and opsbot's own files.
+// network and the local services its hosts run in policy.egress_allow,
+// opsbot's own listener, and opsbot's own files.
 func fleetPolicy(t *testing.T) *Policy {
 	t.Helper()
 	p, err := NewPolicy(PolicyConfig{
-		EgressAllow: []string{"example.com", "api.internal", "10.0.0.0/8"},
-		KnownHosts:  []string{"web-1", "web1", "web2", "web3", "db01", "10.0.0.5"},
-		OwnSecrets:  []string{"/etc/opsbot/opsbot.yaml", "/var/lib/opsbot/opsbot.db*", "opsbot.db*", "/var/lib/opsbot/data"},
+		EgressAllow: []string{"example.com", "api.internal", "10.0.0.0/8",
+			"localhost:80", "localhost:8080", "127.0.0.1:8080", "localhost:8443", "localhost:9090", "127.0.0.1:8500", "localhost:5432"},
+		KnownHosts:    []string{"web-1", "web1", "web2", "web3", "db01", "10.0.0.5"},
+		KnownServices: []string{"127.0.0.1:8080", "localhost:8080"},
+		OwnSecrets:    []string{"/etc/opsbot/opsbot.yaml", "/var/lib/opsbot/opsbot.db*", "opsbot.db*", "/var/lib/opsbot/data"},
 	})
 	if err != nil {
 		t.Fatal(err)

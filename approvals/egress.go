@@ -2,36 +2,121 @@ package approvals
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// egressList is where network clients may connect without a person:
-// loopback, the inventory's hosts and addresses, and policy.egress_allow
-// (names, *.domains, addresses and CIDRs).
+// egressList is where network clients may connect without a person: the
+// inventory's hosts and addresses and policy.egress_allow (names,
+// *.domains, addresses and CIDRs on any port; host:port on that port).
+// Loopback is not on it by itself: a port on loopback may be a proxy or a
+// tunnel that forwards anywhere, so only the loopback ports of services
+// opsbot knows are (its own listener, inventory hosts on loopback, and
+// the host:port entries an operator lists).
 type egressList struct {
 	names    map[string]bool // exact host names, lower case, without a final dot
 	suffixes []string        // ".example.com": any name below it
 	prefixes []netip.Prefix
+	// endpoints are host:port entries of policy.egress_allow, on every host.
+	endpoints map[endpoint]bool
+	// botHost are the services opsbot knows on its own host (its
+	// listener, inventory hosts on loopback): known there only.
+	botHost map[endpoint]bool
 }
+
+// endpoint is a host as canonHost spells it and a port number.
+type endpoint struct{ host, port string }
+
+func (e endpoint) String() string { return net.JoinHostPort(e.host, e.port) }
 
 // loopbackNames resolve to this machine without asking a DNS server.
 var loopbackNames = []string{"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 
-func newEgressList(allow, known []string) egressList {
-	e := egressList{names: map[string]bool{}}
-	for _, n := range loopbackNames {
-		e.names[n] = true
-	}
-	e.prefixes = append(e.prefixes, netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"))
+func newEgressList(allow, known, services []string) egressList {
+	e := egressList{names: map[string]bool{}, endpoints: map[endpoint]bool{}, botHost: map[endpoint]bool{}}
 	for _, k := range known {
-		e.addHost(k, false)
+		if ep, ok := splitEndpoint(k); ok {
+			if isLoopback(ep.host) { // an inventory host on the bot's loopback: its SSH port only
+				e.botHost[ep] = true
+			} else {
+				e.addHost(ep.host, false)
+			}
+			continue
+		}
+		if !isLoopback(normHost(k)) { // a loopback name or address would open every local port
+			e.addHost(k, false)
+		}
 	}
 	for _, a := range allow {
+		if ep, ok := splitEndpoint(a); ok {
+			e.endpoints[ep] = true
+			continue
+		}
 		e.addHost(a, true)
 	}
+	for _, s := range services {
+		for _, ep := range listenerEndpoints(s) {
+			e.botHost[ep] = true
+		}
+	}
 	return e
+}
+
+// listenerEndpoints are the endpoints a client on the bot's host reaches a
+// listener at: a listener on every address (":8080", "0.0.0.0:8080",
+// "[::]:8080") or on a loopback address is reached on 127.0.0.1,
+// localhost or ::1 as it binds them.
+func listenerEndpoints(listen string) []endpoint {
+	h, p, err := net.SplitHostPort(strings.TrimSpace(listen))
+	if err != nil || !validPort(p) {
+		return nil
+	}
+	var hosts []string
+	switch h = canonHost(h); h {
+	case "", "::":
+		hosts = []string{"127.0.0.1", "::1", "localhost"}
+	case "0.0.0.0", "127.0.0.1":
+		hosts = []string{"127.0.0.1", "localhost"}
+	case "::1":
+		hosts = []string{"::1", "localhost"}
+	case "localhost":
+		hosts = []string{"127.0.0.1", "::1", "localhost"}
+	default:
+		hosts = []string{h}
+	}
+	var out []endpoint
+	for _, h := range hosts {
+		out = append(out, endpoint{h, p})
+	}
+	return out
+}
+
+// splitEndpoint reads host:port or [IPv6]:port with a port number.
+func splitEndpoint(s string) (endpoint, bool) {
+	h, p, err := net.SplitHostPort(strings.TrimSpace(s))
+	if err != nil || !validPort(p) || h == "" {
+		return endpoint{}, false
+	}
+	return endpoint{canonHost(h), p}, true
+}
+
+func validPort(p string) bool {
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n > 0 && strconv.FormatUint(n, 10) == p
+}
+
+// canonHost is a host as endpoints are keyed: normHost, with an address
+// in its shortest form (an IPv4-mapped address as IPv4).
+func canonHost(h string) string {
+	h = normHost(h)
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Unmap().String()
+	}
+	return h
 }
 
 // addHost adds a name, address or CIDR; a name from the config also
@@ -56,10 +141,10 @@ func (e *egressList) addHost(s string, domain bool) {
 	}
 }
 
-// allows reports whether host (a name or an address as written) is a
-// known destination. A name that merely looks like an address (127.1,
+// anyPort reports whether host (a name or an address as written) is
+// known on every port. A name that merely looks like an address (127.1,
 // 0x7f000001) is not one: only plain addresses are compared with CIDRs.
-func (e egressList) allows(host string) bool {
+func (e egressList) anyPort(host string) bool {
 	h := normHost(host)
 	if h == "" {
 		return false
@@ -99,55 +184,84 @@ func normHost(s string) string {
 	return s
 }
 
-// hostOf finds the host in a destination word: a URL, [user@]host[:port],
+// hostOf finds the host in a destination word, and the port when the
+// word names one: a URL (its port, else its scheme's), [user@]host[:port],
 // [IPv6]:port, or a bare name or address. ok is false when the word does
 // not read plainly as one destination (several "@", a backslash, a
-// percent sign), which a tool may read otherwise than we do.
-func hostOf(word string) (host string, ok bool) {
+// percent sign, a port that is not a number), which a tool may read
+// otherwise than we do.
+func hostOf(word string) (host, port string, ok bool) {
 	s := word
 	if strings.ContainsAny(s, "\\%\t\n ") {
-		return "", false
+		return "", "", false
 	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-		if j := strings.IndexAny(s, "/?#"); j >= 0 {
-			s = s[:j]
-		}
-	}
-	if strings.Count(s, "@") > 1 {
-		return "", false
-	}
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		s = s[i+1:]
-	}
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return "", false
-		}
-		return s[1:end], true
-	}
-	if strings.Count(s, ":") == 1 {
-		s, _, _ = strings.Cut(s, ":")
-	} else if strings.Count(s, ":") > 1 {
-		if _, err := netip.ParseAddr(s); err != nil {
-			return "", false
-		}
+	scheme, rest, hasScheme := strings.Cut(s, "://")
+	if hasScheme {
+		s = rest
+		port = schemePorts[strings.ToLower(scheme)]
 	}
 	if j := strings.IndexAny(s, "/?#"); j >= 0 {
 		s = s[:j]
 	}
-	return s, s != ""
+	if strings.Count(s, "@") > 1 {
+		return "", "", false
+	}
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s = s[i+1:]
+	}
+	host, p, ok := splitHostPort(s)
+	if p != "" {
+		port = p
+	}
+	return host, port, ok && host != ""
 }
 
-// sshDestination adds to c when ssh's host is not a known destination.
-func (w *walker) sshDestination(c *Command, dest arg) {
-	if !dest.static() {
-		c.add(Approve, fmt.Sprintf("the ssh destination %s is computed at run time", dest.src))
+// splitHostPort splits host[:port], [IPv6][:port] or a bare IPv6 address.
+func splitHostPort(s string) (host, port string, ok bool) {
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", "", false
+		}
+		host, after := s[1:end], s[end+1:]
+		if after == "" {
+			return host, "", true
+		}
+		port, ok := strings.CutPrefix(after, ":")
+		return host, port, ok && validPort(port)
+	}
+	switch strings.Count(s, ":") {
+	case 0:
+		return s, "", true
+	case 1:
+		host, port, _ := strings.Cut(s, ":")
+		return host, port, validPort(port)
+	}
+	_, err := netip.ParseAddr(s)
+	return s, "", err == nil
+}
+
+// schemePorts are the ports URL schemes connect to when a URL names none.
+var schemePorts = map[string]string{
+	"http": "80", "https": "443", "ftp": "21", "ftps": "990", "ssh": "22", "sftp": "22", "scp": "22", "git": "9418",
+	"rsync": "873", "telnet": "23", "redis": "6379", "rediss": "6379", "postgres": "5432", "postgresql": "5432",
+	"mysql": "3306", "ldap": "389", "ldaps": "636", "dict": "2628", "gopher": "70", "smtp": "25", "imap": "143",
+	"pop3": "110", "mqtt": "1883", "ws": "80", "wss": "443",
+}
+
+// sshDestination adds to c when ssh's host and port are not a known
+// destination: -p PORT, else the port of an ssh:// URL, else 22.
+func (w *walker) sshDestination(c *Command, to arg, p parsed) {
+	if !to.static() {
+		c.add(Approve, fmt.Sprintf("the ssh destination %s is computed at run time", to.src))
 		return
 	}
-	if host, ok := hostOf(dest.val); !ok || !w.policy.egress.allows(host) {
-		c.add(Approve, fmt.Sprintf("ssh reaches %s, which is not a known destination (loopback, the inventory, policy.egress_allow)", dest.val))
+	port := "22"
+	if o := p.find("p"); o != nil {
+		port = o.value
+	}
+	if why := w.reach(c, dest{word: to.val, port: port}); why != "" {
+		c.add(Approve, why)
 	}
 }
 
@@ -169,12 +283,14 @@ func (w *walker) egressCheck(c *Command, args []arg) {
 		c.add(Approve, why)
 	}
 	for _, d := range dests {
-		host, ok := hostOf(d)
-		switch {
-		case !ok:
-			c.add(Approve, fmt.Sprintf("%s connects to %s, which does not read plainly as one host", c.Program, d))
-		case !w.policy.egress.allows(host):
-			c.add(Approve, fmt.Sprintf("%s reaches %s, which is not a known destination (loopback, the inventory, policy.egress_allow)", c.Program, host))
+		if why := w.reach(c, d); why != "" {
+			c.add(Approve, why)
 		}
 	}
+}
+
+// onBotHost reports whether c runs on the bot's own host: the target is
+// local and no ssh around it took it elsewhere.
+func (w *walker) onBotHost(c *Command) bool {
+	return w.local() && !slices.ContainsFunc(c.Via, func(v string) bool { return v == "ssh" })
 }

@@ -125,7 +125,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		p.rules = append(p.rules, compileRule(r))
 	}
 	p.secrets = compileSecrets(slices.Concat(DefaultSecretPaths, cfg.SecretPaths, cfg.OwnSecrets))
-	p.egress = newEgressList(cfg.EgressAllow, cfg.KnownHosts)
+	p.egress = newEgressList(cfg.EgressAllow, cfg.KnownHosts, cfg.KnownServices)
 	return p, nil
 }
 

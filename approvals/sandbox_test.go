@@ -57,7 +57,7 @@ func TestSandboxModeIsValidated(t *testing.T) {
 // destinations it names, and none for a command that is not allowed.
 func TestDecisionConnectPorts(t *testing.T) {
 	t.Parallel()
-	p, err := NewPolicy(PolicyConfig{EgressAllow: []string{"example.com"}})
+	p, err := NewPolicy(PolicyConfig{EgressAllow: []string{"example.com", "localhost:9090"}, KnownServices: []string{"127.0.0.1:8080"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +65,7 @@ func TestDecisionConnectPorts(t *testing.T) {
 		cmd  string
 		want []uint16
 	}{
+		{"curl -s http://127.0.0.1:18299/", nil}, // a loopback port of no known service
 		{"df -h", nil},
 		{"curl -s http://127.0.0.1:8080/healthz", []uint16{8080}},
 		{"curl -fsS https://example.com/ localhost:9090/metrics", []uint16{443, 9090}},

@@ -95,7 +95,7 @@ func TestSecretAndEgressConfig(t *testing.T) {
 	t.Parallel()
 	p, err := NewPolicy(PolicyConfig{
 		SecretPaths: []string{"/srv/app/.env", "~/.config/acme", "vault-token"},
-		EgressAllow: []string{"corp.example", "*.svc.cluster.local", "192.0.2.0/24", "2001:db8::1"},
+		EgressAllow: []string{"corp.example", "*.svc.cluster.local", "192.0.2.0/24", "2001:db8::1", "[::1]:8080", "localhost:8080", "metrics.example:9100"},
 		KnownHosts:  []string{"web-1", "198.51.100.7"},
 		Rules: []RuleConfig{{Program: "cat", Args: []string{"/srv/app/.env"}, Action: "allow", Reason: "the app's env holds no secret here"},
 			{Program: "curl", Args: []string{"-s", "https://status.vendor.example/"}, Action: "allow"}},
@@ -126,8 +126,12 @@ func TestSecretAndEgressConfig(t *testing.T) {
 		{"nc -z 198.51.100.7 22", Allow},
 		{"curl -s https://status.vendor.example/", Allow}, // a rule allows this destination
 		{"curl -s https://status.vendor.example/x", Approve},
-		{"curl -s 'http://[::1]:8080/'", Allow},
+		{"curl -s 'http://[::1]:8080/'", Allow}, // host:port entries
 		{"curl -s http://localhost:8080/", Allow},
+		{"curl -s http://127.0.0.1:8080/", Approve}, // another spelling may be another listener
+		{"curl -s http://localhost:8081/", Approve},
+		{"curl -s http://metrics.example:9100/metrics", Allow},
+		{"curl -s http://metrics.example/", Approve}, // host:port is that port only
 	}
 	for _, tt := range tests {
 		if d := p.Check(Target{Host: "web-1"}, tt.cmd); d.Action != tt.want {

@@ -178,7 +178,7 @@ func (w *walker) ssh(c *Command, args []arg, sc scope) {
 		}
 	}
 	if len(p.rest) > 0 {
-		w.sshDestination(c, p.rest[0])
+		w.sshDestination(c, p.rest[0], p)
 	}
 	if len(p.rest) < 2 {
 		c.add(Approve, "ssh without a command opens an interactive shell")

@@ -116,6 +116,10 @@ type thread struct {
 type queued struct {
 	ev       connectors.Event
 	followUp string
+	// inboxID is the message's inbox row, finished as its turn begins: a
+	// message still queued at a stop or a crash is routed again by the
+	// next start.
+	inboxID int64
 }
 
 // AddConnector registers a platform; its events reach Handle.
@@ -179,18 +183,13 @@ type valuesOf struct {
 
 func (v valuesOf) Value(key any) any { return v.values.Value(key) }
 
-// Handle receives one event, as connectors.Handler: the connector has
-// acknowledged it, and Handle does no I/O. It queues the event for the
-// bot's inbox goroutine, which drops platform retries (a database write)
-// and hands the work to the thread's goroutine, in the order the events
-// came.
-func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
-	b.inbox.push(b, context.WithoutCancel(ctx), ev)
-}
-
-// route acts on one event from the inbox.
-func (b *Bot) route(ctx context.Context, ev connectors.Event) {
-	if ev.ID != "" {
+// route acts on one event from the inbox. The event's inbox row is
+// finished once the event is handed to its work: here, or by the vote's
+// goroutine, or by the thread's worker as the message's turn begins.
+func (b *Bot) route(it inboxItem) {
+	ctx, ev := it.ctx, it.ev
+	if it.id == 0 && ev.ID != "" {
+		// Not on record (the inbox write failed): drop a retry here.
 		first, err := b.Store.SeenEvent(ctx, ev.Platform, ev.ID)
 		if err != nil {
 			b.log().Error("dedup event", "err", err)
@@ -200,6 +199,14 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 		}
 	}
 	b.Metrics.event(ev, false)
+	if !b.dispatch(ctx, ev, it.id) {
+		b.finishEvent(ctx, it.id)
+	}
+}
+
+// dispatch hands an event to its work; it reports whether that work
+// finishes the event's inbox row (id) itself.
+func (b *Bot) dispatch(ctx context.Context, ev connectors.Event, id int64) (handed bool) {
 	switch ev.Kind {
 	case connectors.EventAction:
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
@@ -207,37 +214,45 @@ func (b *Bot) route(ctx context.Context, ev connectors.Event) {
 			b.goAsync(func() {
 				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
 			})
-			return
+			return false
 		}
-		b.goAsync(func() { b.action(b.lifeCtx(ctx), ev) })
+		// The click is done once its vote is: a crash before then
+		// leaves it open, for the next start.
+		return b.goAsyncOK(func() {
+			b.action(b.lifeCtx(ctx), ev)
+			b.finishEvent(ctx, id)
+		})
 	case connectors.EventMessage:
 		if !b.forBot(ctx, ev) {
-			return
+			return false
 		}
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
 			if !ev.Mention {
-				return // people may talk in the thread without the bot
+				return false // people may talk in the thread without the bot
 			}
 			b.goAsync(func() {
 				b.reply(b.lifeCtx(ctx), ev, fmt.Sprintf("Sorry %s, you may not use opsbot in this channel; ask an admin to add you to bot.access.", ev.User.Name))
 			})
-			return
+			return false
 		}
 		if isStop(ev.Text) {
 			if why := b.stopRefusal(threadOf(ev), ev); why != "" {
 				b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, why) })
-				return
+				return false
 			}
 			b.stopTurn(threadOf(ev), stopperOf(ev))
-			return
+			return false
 		}
 		if b.CancelOnNewMessage {
 			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
-		if behind := b.enqueue(threadOf(ev), queued{ev: ev}); behind {
+		behind, queuedOK := b.enqueue(threadOf(ev), queued{ev: ev, inboxID: id})
+		if behind {
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
+		return queuedOK
 	}
+	return false
 }
 
 // forBot reports whether a message is for the bot: a mention is; under
@@ -269,13 +284,14 @@ func threadOf(ev connectors.Event) threadID {
 }
 
 // enqueue adds work to a thread and starts its worker if idle. It reports
-// whether the work waits behind other work. A follow-up already queued is
-// not queued twice.
-func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
+// whether the work waits behind other work, and whether it was queued at
+// all (not while the bot shuts down). A follow-up already queued is not
+// queued twice.
+func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false
+		return false, false
 	}
 	t := b.threads[id]
 	if t == nil {
@@ -283,7 +299,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
 		b.threads[id] = t
 	}
 	if q.followUp != "" && slices.ContainsFunc(t.queue, func(o queued) bool { return o.followUp == q.followUp }) {
-		return true
+		return true, true
 	}
 	behind = t.running
 	t.queue = append(t.queue, q)
@@ -291,7 +307,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind bool) {
 		t.running = true
 		b.wg.Go(func() { b.work(t) })
 	}
-	return behind
+	return behind, true
 }
 
 // work runs a thread's queue until it is empty.
@@ -317,6 +333,9 @@ func (b *Bot) work(t *thread) {
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		b.mu.Unlock()
 
+		// Its turn begins now: a crash from here on is the turn's to
+		// recover (interrupted, never re-run), not the inbox's.
+		b.finishEvent(ctx, q.inboxID)
 		b.process(withRequester(ctx, q.ev), t.id, q)
 		cancel(nil)
 	}
@@ -408,12 +427,18 @@ func (b *Bot) Close() {
 	<-done
 }
 
-func (b *Bot) goAsync(fn func()) {
+func (b *Bot) goAsync(fn func()) { b.goAsyncOK(fn) }
+
+// goAsyncOK runs fn on a goroutine the bot waits for, unless the bot is
+// shutting down; it reports whether fn runs.
+func (b *Bot) goAsyncOK(fn func()) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.closed {
-		b.wg.Go(fn)
+	if b.closed {
+		return false
 	}
+	b.wg.Go(fn)
+	return true
 }
 
 // session finds or creates the thread's session, with its working

@@ -81,6 +81,9 @@ type botOptions struct {
 	busyTimeout time.Duration
 	// access is bot.access.
 	access map[string][]string
+	// held: Recover runs and Start does not, so nothing recorded is
+	// routed — a process killed before it acted on what it acknowledged.
+	held bool
 	// threadReplies is bot.thread_replies.
 	threadReplies string
 }
@@ -133,7 +136,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
-	b.Start(ctx)
+	if !opt.held {
+		b.Start(ctx)
+	}
 	var once sync.Once
 	return b, func() {
 		once.Do(func() {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -96,4 +98,70 @@ func TestCloseIsBoundedByTheGrace(t *testing.T) {
 			t.Errorf("the thread shows %q", got)
 		}
 	})
+}
+
+// count is how many of the thread's messages contain s.
+func (h *harness) count(thread, s string) int {
+	n := 0
+	for _, m := range h.conn.thread(thread) {
+		if strings.Contains(m.msg.Text, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// A message queued behind a running answer is in the inbox until its turn
+// begins: a graceful stop (SIGTERM) no longer drops it, and the next start
+// answers it, once. Before, queued messages lived in memory only: 10 of 10
+// were lost on a stop (issue 12, item 0).
+func TestQueuedMessageSurvivesAStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	h.say("alice", "t1", "help")
+	h.eventually("the queued note", h.has("t1", queuedNote))
+
+	h.restart(botOptions{})
+	h.eventually("the queued message answered after the restart", h.has("t1", "`help` — this text"))
+	h.restart(botOptions{})
+	h.settled("t1") // one more help, asked now
+	if n := h.count("t1", "`help` — this text"); n != 2 {
+		t.Errorf("help answered %d times, want 2 (the queued one once, then the new one): %s", n, h.dump())
+	}
+}
+
+// A click acknowledged and not yet acted on when the process died is acted
+// on by the next start, exactly once: the command it approves runs once,
+// however often opsbot restarts after.
+func TestRecordedClickIsActedOnOnceAfterARestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "runs.txt")
+	h.say("alice", "t1", "run local echo ran >> "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	card := h.msg(ref)
+
+	// A process that takes bob's click — Handle returned, so the
+	// platform was answered — and dies before it routes it.
+	h.restart(botOptions{held: true})
+	var approve connectors.Button
+	for _, btn := range card.msg.Buttons {
+		if btn.ActionID == ActionApprove {
+			approve = btn
+		}
+	}
+	h.bot.Handle(context.Background(), connectors.Event{ID: "click-1", Kind: connectors.EventAction, Platform: "web", Channel: "ops",
+		Thread: "t1", User: connectors.User{ID: "bob", Name: "bob"}, ActionID: approve.ActionID, Value: approve.Value, Ref: ref})
+
+	h.restart(botOptions{})
+	h.eventually("the approved command's result", h.has("t1", "Approved by @bob"))
+	h.settled("t1")
+	h.restart(botOptions{})
+	h.settled("t1")
+	if n := runs(t, target); n != 1 {
+		t.Errorf("the approved command ran %d times, want 1: %s", n, h.dump())
+	}
 }

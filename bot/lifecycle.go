@@ -16,6 +16,7 @@ const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer 
 // Start delivers job notifications and expires overdue approvals until ctx
 // ends. Call Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
+	b.inbox.release(b)
 	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
 	if b.Gate != nil {
 		b.goAsync(func() {
@@ -61,6 +62,8 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 // Recover ends the commands a crash left running (saying so in their
 // threads), finalizes answers it left mid-stream, and marks the turns and
 // jobs it left running as interrupted (jobs are reported, never re-run).
+// Then it queues the events a previous process recorded and did not act
+// on; Start routes them, before any new one.
 func (b *Bot) Recover(ctx context.Context) {
 	b.endOrphans(ctx)
 	msgs, err := b.Store.StreamingMessages(ctx)
@@ -103,6 +106,7 @@ func (b *Bot) Recover(ctx context.Context) {
 	for _, j := range jobs {
 		b.log().Warn("job interrupted by restart", "job", j.ID, "host", j.Host)
 	}
+	b.replayInbox(ctx)
 }
 
 // deliver posts job notifications into the threads that started the jobs.

@@ -62,8 +62,10 @@ type Event struct {
 	Value    string
 	Ref      Ref
 	// Respond, when set, answers the clicker alone (an ephemeral reply),
-	// e.g. "already decided by bob"; text is as a Message's Text.
-	Respond func(ctx context.Context, text string) error
+	// e.g. "already decided by bob"; text is as a Message's Text. It is
+	// not recorded: an event handled after a restart answers in the
+	// thread instead.
+	Respond func(ctx context.Context, text string) error `json:"-"`
 }
 
 // ButtonStyle colours a button.
@@ -182,14 +184,22 @@ type Streamer interface {
 // longer accepts changes to a stream (Slack: message_not_in_streaming_state).
 var ErrStreamEnded = errors.New("the message is no longer streaming")
 
-// Handler receives events. The contract, on both sides:
-//   - a connector acknowledges an event to its platform first (a Slack
-//     Socket Mode envelope, a Discord interaction: within 3 s), then calls
-//     the Handler;
-//   - the Handler returns at once: it does no blocking I/O (no database
-//     write, no platform call) on the caller's goroutine, and hands the
-//     work to goroutines it owns. ctx carries values only: the work does
-//     not end with it.
+// Handler receives events. Record, then acknowledge, then act (design
+// §1.8). The contract, on both sides:
+//   - a connector calls the Handler first, and acknowledges the event to
+//     its platform (a Slack Socket Mode envelope, a Discord interaction
+//     response, the web chat's 201/202) only after it returns: a
+//     platform that retries an event nobody acknowledged then never loses
+//     one, and a connector whose ack is its answer (web) answers "taken"
+//     only for what is on record;
+//   - the Handler records the event durably (one fast insert into the
+//     bot's inbox, tens of µs) and returns: it does no platform I/O and
+//     waits for nothing else; the work is done by goroutines it owns, and
+//     what a crash or a stop leaves undone is done by the next start,
+//     once. It returns within 2 s even when the database is slow (the
+//     event is then acknowledged before it is on record), so a platform's
+//     3 s ack deadline holds. ctx carries values only: the work does not
+//     end with it.
 type Handler func(ctx context.Context, ev Event)
 
 // Connector is one chat platform.

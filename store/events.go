@@ -21,15 +21,20 @@ func (s *Store) SeenEvent(ctx context.Context, platform, eventID string) (first 
 	return first, wrap("seen event", err)
 }
 
-// ForgetEventsBefore drops event ids older than t; retries come within
-// minutes, so a day's worth is plenty.
+// ForgetEventsBefore drops event ids older than t, and the inbox events
+// handed to their work before t; retries come within minutes, so a day's
+// worth is plenty. It returns how many event ids it dropped.
 func (s *Store) ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM events_seen WHERE seen_at <= ?`, t.UnixMilli())
-		if err == nil {
-			n, err = res.RowsAffected()
+		if err != nil {
+			return err
 		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM inbox WHERE done_at <= ?`, t.UnixMilli())
 		return err
 	})
 	return n, wrap("forget events", err)

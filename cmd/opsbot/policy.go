@@ -85,6 +85,8 @@ func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) e
 		for _, c := range d.Commands {
 			fmt.Fprintln(w, "  "+approvals.RenderCommand(c.String(), approvals.DisplayOptions{}).Text)
 		}
+		fmt.Fprintf(w, "\nknown on loopback here: %s (any other local port needs approval; list a local service in policy.egress_allow as host:port)\n",
+			orNone(policy.LoopbackServices(target)))
 	}
 	switch d.Action {
 	case approvals.Allow:
@@ -97,8 +99,9 @@ func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) e
 
 // policyConfig is the policy section as the bot applies it: opsbot's own
 // config file, database (with its -wal and -shm files) and data directory
-// are secret paths, and the inventory's hosts and addresses are known
-// destinations for network clients.
+// are secret paths, and the inventory's hosts and addresses (an address
+// on loopback with its SSH port only) and the web chat's listener are
+// known destinations for network clients.
 func policyConfig(cfg *Config) approvals.PolicyConfig {
 	pc := cfg.Policy
 	var own []string
@@ -117,13 +120,21 @@ func policyConfig(cfg *Config) approvals.PolicyConfig {
 	pc.OwnSecrets = append(slices.Clip(pc.OwnSecrets), own...)
 	for _, h := range cfg.Hosts.Hosts {
 		pc.KnownHosts = append(pc.KnownHosts, h.Name)
-		if host, _, err := net.SplitHostPort(h.Address); err == nil {
-			pc.KnownHosts = append(pc.KnownHosts, host)
-		} else {
+		if _, _, err := net.SplitHostPort(h.Address); err == nil {
 			pc.KnownHosts = append(pc.KnownHosts, h.Address)
+		} else if h.Address != "" {
+			pc.KnownHosts = append(pc.KnownHosts, net.JoinHostPort(h.Address, "22"))
 		}
 	}
+	pc.KnownServices = append(slices.Clip(pc.KnownServices), cfg.Web.WithDefaults().Listen)
 	return pc
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }
 
 // escapeGlob quotes the wildcard characters of a literal path.

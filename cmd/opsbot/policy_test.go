@@ -132,3 +132,56 @@ policy:
 		})
 	}
 }
+
+// TestPolicyCheckLoopback: on loopback only the ports of services opsbot
+// knows are known destinations: the web chat's listener, an inventory
+// host's SSH port, the host:port entries of policy.egress_allow. Any
+// other local port needs approval, and policy check says how to allow it.
+func TestPolicyCheckLoopback(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "opsbot.yaml")
+	os.WriteFile(cfg, []byte(`
+web:
+  listen: 127.0.0.1:18931
+ssh:
+  known_hosts: /dev/null
+hosts:
+  - name: box
+    address: 127.0.0.1:2222
+policy:
+  egress_allow: ["127.0.0.1:9100", "localhost:5432"]
+`), 0o600)
+	sink := `curl -s "http://127.0.0.1:18299/collect?d=TOPSECRET"`
+	tests := []struct {
+		args  []string
+		first string
+		has   string
+	}{
+		{[]string{"--", "curl -s http://127.0.0.1:8080/healthz"}, "allow", ""}, // the embedded default's listener
+		{[]string{"--", "curl -s http://localhost:8080/readyz"}, "allow", ""},
+		{[]string{"--", sink}, "approve", `curl connects to 127.0.0.1:18299 on the bot's host, which is not a known destination (a local port may be a proxy or tunnel that forwards anywhere); if it is a local service, add "127.0.0.1:18299" to policy.egress_allow`},
+		{[]string{"--config", cfg, "--", sink}, "approve", `add "127.0.0.1:18299" to policy.egress_allow`},
+		{[]string{"--config", cfg, "--", "curl -s http://127.0.0.1:18931/healthz"}, "allow", ""},
+		{[]string{"--config", cfg, "--", "curl -s http://127.0.0.1:8080/healthz"}, "approve", `add "127.0.0.1:8080"`},
+		{[]string{"--config", cfg, "--", "nc -z 127.0.0.1 2222"}, "allow", ""},
+		{[]string{"--config", cfg, "--", "nc -z 127.0.0.1 2223"}, "approve", `add "127.0.0.1:2223"`},
+		{[]string{"--config", cfg, "--", "curl -s http://127.0.0.1:9100/metrics"}, "allow", ""},
+		{[]string{"--config", cfg, "--host", "box", "--", "curl -s http://127.0.0.1:9100/metrics"}, "allow", ""},
+		{[]string{"--config", cfg, "--host", "box", "--", "curl -s http://127.0.0.1:18931/healthz"}, "approve", "on box"},
+		{[]string{"--config", cfg, "--", "pg_isready -h localhost"}, "allow", ""},
+		{[]string{"--config", cfg, "--explain", "--", "ping -c1 127.0.0.1"}, "allow",
+			"known on loopback here: 127.0.0.1:18931, 127.0.0.1:2222, 127.0.0.1:9100, localhost:18931, localhost:5432"},
+		{[]string{"--config", cfg, "--explain", "--host", "box", "--", "uptime"}, "allow",
+			"known on loopback here: 127.0.0.1:9100, localhost:5432"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, out, stderr := runOpsbot(t, append([]string{"policy", "check"}, tt.args...)...)
+			first, _, _ := strings.Cut(out, "\n")
+			if first != tt.first || code == exitUsage || !strings.Contains(out, tt.has) {
+				t.Errorf("exit %d, decision %q, want %s with %q\nstdout: %s\nstderr: %s", code, first, tt.first, tt.has, out, stderr)
+			}
+		})
+	}
+}

@@ -138,7 +138,10 @@ func (c *Connector) keepPruning(ctx context.Context) {
 	}
 }
 
-// dispatch hands ev to the bot; false when the bot is not running.
+// dispatch hands ev to the bot; false when the bot is not running. The
+// bot's Handler returns once the event is on record (connectors.Handler),
+// and the API answers 201/202 only after it: an answered post or click is
+// never lost to a crash.
 func (c *Connector) dispatch(ev connectors.Event) bool {
 	r := c.run.Load()
 	if r == nil {

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// InboxEvent is an event on record in the inbox and not yet handed to its
+// work.
+type InboxEvent struct {
+	ID       int64
+	Platform string
+	// Event is the neutral event as the bot wrote it (JSON).
+	Event      []byte
+	ReceivedAt time.Time
+}
+
+// RecordEvent writes an event to the inbox before its platform is
+// acknowledged. An event with a platform id is recorded once: a retry of
+// one already recorded returns first false and writes nothing (the id is
+// kept in events_seen, in the same transaction).
+func (s *Store) RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		if eventID != "" {
+			res, err := tx.ExecContext(ctx, `INSERT INTO events_seen (platform, event_id, seen_at) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, platform, eventID, now)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil // a retry
+			}
+		}
+		first = true
+		return tx.QueryRowContext(ctx, `INSERT INTO inbox (platform, event_id, event, received_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			platform, eventID, string(event), now).Scan(&id)
+	})
+	if err != nil {
+		return 0, false, wrap("record event", err)
+	}
+	return id, first, nil
+}
+
+// FinishEvent records that an inbox event was handed to its work: a
+// start-up does not route it again.
+func (s *Store) FinishEvent(ctx context.Context, id int64) error {
+	return wrap("finish event", s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE inbox SET done_at = ? WHERE id = ? AND done_at IS NULL`, s.now(), id)
+		return err
+	}))
+}
+
+// OpenEvents lists the inbox events not yet handed to their work, in the
+// order they came: at start-up, what a crash or a stop left.
+func (s *Store) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, platform, event, received_at FROM inbox WHERE done_at IS NULL ORDER BY id`)
+	if err != nil {
+		return nil, wrap("open events", err)
+	}
+	defer rows.Close()
+	var out []InboxEvent
+	for rows.Next() {
+		var e InboxEvent
+		var ev string
+		var at sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Platform, &ev, &at); err != nil {
+			return nil, wrap("open events", err)
+		}
+		e.Event, e.ReceivedAt = []byte(ev), fromMS(at)
+		out = append(out, e)
+	}
+	return out, wrap("open events", rows.Err())
+}
