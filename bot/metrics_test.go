@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -98,4 +99,36 @@ func TestGaugeRegistersAReadAtScrape(t *testing.T) {
 		}
 	}
 	t.Error("no opsbot_inbox_queue_depth")
+}
+
+// A platform delivers an event twice (Slack retries one it thinks was not
+// acknowledged): one message is counted, and one duplicate.
+func TestEventsAreCountedOnceWithTheirRetriesApart(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewPedanticRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := newFakeConn(slackLike)
+	b, stop := startBot(t, t.TempDir(), conn, botOptions{metrics: m})
+	defer stop()
+	ev := connectors.Event{ID: "Ev1", Kind: connectors.EventMessage, Platform: "fake", Channel: "ops", Thread: "T1",
+		User: connectors.User{ID: "alice", Name: "alice"}, Text: "help", Mention: true}
+	click := connectors.Event{ID: "Ev2", Kind: connectors.EventAction, Platform: "fake", Channel: "ops", Thread: "T1",
+		User: connectors.User{ID: "alice", Name: "alice"}, ActionID: "nothing"}
+	b.Handle(context.Background(), click)
+	b.Handle(context.Background(), ev)
+	b.Handle(context.Background(), ev)
+	// The inbox routes in order: once help is answered, the click before
+	// it was routed, and the retry after it was dropped where it was
+	// recorded (Handle waits for that).
+	h := &harness{t: t, conn: conn}
+	h.eventually("the answer to help", func() bool { return len(conn.thread("T1")) > 0 })
+	stop() // and a record still under way has ended
+	for kind, want := range map[string]float64{"message": 1, "duplicate": 1, "action": 1} {
+		if got := testutil.ToFloat64(m.events.WithLabelValues("fake", kind)); got != want {
+			t.Errorf("opsbot_events_total{platform=fake,kind=%s} = %v, want %v", kind, got, want)
+		}
+	}
 }
