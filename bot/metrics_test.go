@@ -124,7 +124,14 @@ func TestEventsAreCountedOnceWithTheirRetriesApart(t *testing.T) {
 	// it was routed, and the retry after it was dropped where it was
 	// recorded (Handle waits for that).
 	h := &harness{t: t, conn: conn}
-	h.eventually("the answer to help", func() bool { return len(conn.thread("T1")) > 0 })
+	h.eventually("the answer to help", func() bool {
+		for _, m := range conn.thread("T1") {
+			if m.msg.Text == helpText {
+				return true
+			}
+		}
+		return false
+	})
 	stop() // and a record still under way has ended
 	for kind, want := range map[string]float64{"message": 1, "duplicate": 1, "action": 1} {
 		if got := testutil.ToFloat64(m.events.WithLabelValues("fake", kind)); got != want {
