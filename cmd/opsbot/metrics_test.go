@@ -202,7 +202,9 @@ func TestOperationsListsEveryMetric(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
 	inCode := map[string]bool{}
-	decl := regexp.MustCompile(`(?:Name:\s*|NewDesc\()"(opsbot_[a-z_]+)"`)
+	// A name is declared beside its help text: Name: "…", Help: "…";
+	// NewDesc("…", "…"); or a helper's ("…", "…").
+	decl := regexp.MustCompile(`"(opsbot_[a-z_]+)",\s*(?:Help:\s*)?"`)
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err

@@ -145,6 +145,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	}
 	b := rt.newBot(conns)
 	reg := rt.metrics.reg
+	if err := wireQueues(b, conns, rt.fleet, reg); err != nil {
+		return err
+	}
 	sched, publisher, err := rt.newScheduler(b.ReportPoster, rt.metrics.checks)
 	if err != nil {
 		return err
