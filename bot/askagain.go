@@ -44,7 +44,10 @@ func (b *Bot) askAgain(ctx context.Context, ev connectors.Event) {
 	}
 	again := connectors.Event{Kind: connectors.EventMessage, Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel,
 		Thread: ev.Thread, User: ev.User, Text: text, Mention: true}
-	if _, ok := b.enqueue(threadOf(again), queued{ev: again}); !ok {
+	switch _, ok, full := b.enqueue(threadOf(again), queued{ev: again}); {
+	case full != "":
+		b.respond(ctx, ev, full)
+	case !ok:
 		b.respond(ctx, ev, "opsbot is shutting down; ask again once it is back.")
 	}
 }
