@@ -57,6 +57,24 @@ func (b *Bot) sweepFollowUps(ctx context.Context) {
 	}
 }
 
+// followUpsFirst acts on the thread's decided approvals that nothing acted
+// on yet (a restart came between a decision and its follow-up) before a
+// new message: the model's tool call an approval answers resumes, instead
+// of the new message superseding it unrun (issue 12: 2 of 2 such
+// approvals were dropped).
+func (b *Bot) followUpsFirst(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	fs, err := b.Store.DecidedFollowUps(ctx)
+	if err != nil {
+		b.log().Warn("approval follow-ups", "err", err)
+		return
+	}
+	for _, f := range fs {
+		if f.SessionID == sess.ID {
+			b.followUp(ctx, ev, sess, f.ApprovalID)
+		}
+	}
+}
+
 // expireAndFollowUp expires overdue requests and acts on them.
 func (b *Bot) expireAndFollowUp(ctx context.Context) {
 	if _, err := b.Gate.ExpireDue(ctx); err != nil {

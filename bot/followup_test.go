@@ -294,3 +294,39 @@ func TestDecidedCardIsEditedWhateverDecidedIt(t *testing.T) {
 		t.Errorf("the card's context says %q, want the decision", m.msg.Context)
 	}
 }
+
+// A model's approval decided just before a crash, whose follow-up the
+// restart has not acted on yet, is not superseded by the next message in
+// its thread: the tool call resumes and the command runs, once, before the
+// new message is answered (issue 12: 2 of 2 such approvals were dropped as
+// "superseded").
+func TestDecidedAgentApprovalIsNotSupersededByTheNextMessage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "runs.txt")
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		toolCall("run_command", `{"target":"local","command":"echo ran >> `+target+`"}`),
+		text("Appended the line."),
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "append a line please")
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	pending, _ := h.st.PendingApprovals(context.Background())
+	if len(pending) != 1 {
+		t.Fatalf("%d pending", len(pending))
+	}
+	// bob's vote decided it; the process died before acting on it.
+	h.restart(botOptions{model: m, held: true})
+	if _, err := h.st.RecordVote(context.Background(), pending[0].ID, "web:bob", "approve"); err != nil {
+		t.Fatal(err)
+	}
+	// The next start: alice's next message reaches the thread before the
+	// start-up sweep of decided approvals.
+	h.restart(botOptions{model: m, held: true})
+	h.bot.enqueue(threadID{"web", "ops", "t1"}, queued{ev: connectors.Event{Kind: connectors.EventMessage, Platform: "web", Channel: "ops",
+		Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "and now?", Mention: true}})
+	h.eventually("the model's answer after the run", h.has("t1", "Appended the line."))
+	if n := runs(t, target); n != 1 {
+		t.Errorf("the approved command ran %d times; want once: %s", n, h.dump())
+	}
+}
