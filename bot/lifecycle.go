@@ -2,17 +2,12 @@ package bot
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
-
-// interruptedNote ends an answer a crash cut short.
-const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer finished)_"
 
 // Start delivers job notifications and expires overdue approvals until ctx
 // ends. Call Recover first, before any event can arrive.
@@ -67,89 +62,14 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 // on; Start routes them, before any new one.
 func (b *Bot) Recover(ctx context.Context) {
 	b.endOrphans(ctx)
-	msgs, err := b.Store.StreamingMessages(ctx)
-	if err != nil {
-		b.log().Error("find interrupted answers", "err", err)
-	}
-	// Answers whose post never returned come last: by then every answer
-	// on record is finished, and what is still being written is theirs.
-	slices.SortStableFunc(msgs, func(x, y store.PostedMessage) int { return cmpBool(x.Pending(), y.Pending()) })
-	for _, m := range msgs {
-		c, ok := b.conn(m.Platform)
-		if !ok {
-			continue // its platform is not configured now; keep it for later
-		}
-		if m.Pending() {
-			b.finishUnrecorded(ctx, c, m)
-			b.Store.FinishStreaming(ctx, m.ID)
-			continue
-		}
-		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-		if err := finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
-			b.log().Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
-		}
-		b.Store.FinishStreaming(ctx, m.ID)
-	}
-	turns, err := b.Store.RunningTurns(ctx)
-	if err != nil {
-		b.log().Error("find interrupted turns", "err", err)
-	}
-	for _, t := range turns {
-		b.Store.EndTurn(ctx, t.ID, store.TurnInterrupted)
-	}
-	jobs, err := b.Store.InterruptRunningJobs(ctx)
-	if err != nil {
-		b.log().Error("interrupt jobs", "err", err)
-	}
-	for _, j := range jobs {
-		b.log().Warn("job interrupted by restart", "job", j.ID, "host", j.Host)
-	}
+	b.recovery().run(ctx)
 	b.replayInbox(ctx)
 }
 
-// finishUnrecorded settles an answer recorded before its post, whose post
-// never returned before the crash: its platform id is unknown. A platform
-// that keeps which messages are being written (connectors.UnfinishedLister)
-// names it, and it is finished with the note; elsewhere, or when the post
-// never arrived, the note is posted in the thread.
-func (b *Bot) finishUnrecorded(ctx context.Context, c connectors.Connector, m store.PostedMessage) {
-	d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
-	if l, ok := unfinishedLister(c); ok {
-		left, err := l.Unfinished(ctx, d)
-		if err != nil {
-			b.log().Warn("find an interrupted answer", "channel", m.Channel, "err", err)
-		}
-		for _, s := range left {
-			if err := finalize(ctx, c, s.Ref, connectors.Message{Text: s.Message.Text + interruptedNote}); err != nil {
-				b.log().Warn("finalize interrupted answer", "message", s.Ref.ID, "err", err)
-			}
-		}
-		if len(left) > 0 {
-			return
-		}
-	}
-	if _, err := b.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
-		b.log().Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
-	}
-}
-
-// unfinishedLister is c's UnfinishedLister, behind the bot's redactor.
-func unfinishedLister(c connectors.Connector) (connectors.UnfinishedLister, bool) {
-	if rc, ok := c.(*redactedConn); ok {
-		c = rc.Connector
-	}
-	l, ok := c.(connectors.UnfinishedLister)
-	return l, ok
-}
-
-func cmpBool(x, y bool) int {
-	switch {
-	case x == y:
-		return 0
-	case x:
-		return 1
-	}
-	return -1
+// recovery finishes what a crash left of the answers, turns and jobs,
+// posting through b.
+func (b *Bot) recovery() *recovery {
+	return &recovery{store: b.Store, out: b, log: b.log()}
 }
 
 // deliver posts job notifications into the threads that started the jobs.
