@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opsbot/opsbot/store"
 )
 
 // Decision is the policy's verdict on a command: "allow", "approve" or
@@ -117,6 +119,9 @@ type Guard struct {
 	// DirOnAllHosts says the caller runs commands in cwd on every host
 	// (opsbot hosts exec --dir), so approvals bind it for every target.
 	DirOnAllHosts bool
+	// Metrics counts the commands that do not run (denied, not
+	// approved); Metrics.Executor counts those that do. May be nil.
+	Metrics *Metrics
 }
 
 // errRefused is a refusal the model must read, not a failure.
@@ -154,9 +159,23 @@ func (g *Guard) Permit(ctx context.Context, call ToolCall, target, command, cwd 
 	case Allow:
 		return Permit{Hosts: hosts, Confinement: Confinement{ConnectPorts: d.ConnectPorts}}, nil
 	case Approve:
-		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		err := g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		if err != nil {
+			g.Metrics.refused(Approve, notApproved(ctx))
+		}
+		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, err
 	}
+	g.Metrics.refused(Deny, "refused")
 	return Permit{}, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+}
+
+// notApproved is the result of a command that waited for people and did
+// not run: stopped while it waited, or not approved.
+func notApproved(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return "not_approved"
 }
 
 func (g *Guard) decide(hosts []string, command string) Decision {
@@ -193,7 +212,7 @@ func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &errRefused{"approval failed: " + err.Error()}
+		return &errRefused{"approval failed: " + storeWords(err)}
 	}
 	if !out.Approved {
 		who := ""
@@ -280,4 +299,14 @@ func status(r ExecResult) string {
 		s += ", output truncated"
 	}
 	return s
+}
+
+// storeWords is what a person is told of err: a write the database
+// refused says so in its own words, without the wrapping's prefixes.
+func storeWords(err error) string {
+	var u *store.Unavailable
+	if errors.As(err, &u) {
+		return u.Error()
+	}
+	return err.Error()
 }

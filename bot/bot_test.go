@@ -48,6 +48,12 @@ func newHarnessWith(t *testing.T, opt botOptions) *harness {
 	t.Helper()
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
+	return newHarnessOn(t, conn, opt)
+}
+
+// newHarnessOn is newHarness on the platform conn, with options.
+func newHarnessOn(t *testing.T, conn *fakeConn, opt botOptions) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)
@@ -77,6 +83,8 @@ type botOptions struct {
 	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
 	jobEndTurns bool
+	// metrics sets Bot.Metrics.
+	metrics *Metrics
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
 	// access is bot.access.
@@ -86,6 +94,10 @@ type botOptions struct {
 	held bool
 	// threadReplies is bot.thread_replies.
 	threadReplies string
+	// limits, when set, changes the bot section (its queue limits).
+	limits func(*Config)
+	// dbDir holds the database (default: the bot's directory).
+	dbDir string
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -105,7 +117,11 @@ func newTestBot(tb testing.TB, conn connectors.Connector, gateCfg approvals.Gate
 // call twice.
 func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptions) (*Bot, func()) {
 	tb.Helper()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db"), BusyTimeout: opt.busyTimeout})
+	dbDir := dir
+	if opt.dbDir != "" {
+		dbDir = opt.dbDir
+	}
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dbDir, "bot.db"), BusyTimeout: opt.busyTimeout})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -132,6 +148,10 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	b.Metrics = opt.metrics
+	if opt.limits != nil {
+		opt.limits(&b.Config)
+	}
 	b.AddConnector(conn)
 	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())

@@ -35,6 +35,10 @@ type Connector struct {
 	// Log receives what the connector cannot report to a caller, such as a
 	// failed save of a person's message after it was shown. Nil: discard.
 	Log *slog.Logger
+	// Full, when set, says why the bot would turn away a message to a
+	// thread now ("" when it would take it; thread "" is a new thread):
+	// such a post is answered 429 with Retry-After, before it is kept.
+	Full func(channel, thread string) string
 
 	cfg      Config
 	hub      *hub
