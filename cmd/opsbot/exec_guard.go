@@ -21,20 +21,11 @@ import (
 // at the terminal and recorded through the approvals Gate (without a
 // terminal they are refused). A refusal exits with exitNotRun, as an
 // unreachable host does: in both the command did not run.
-func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, target, command, dir string) error {
-	cfg, err := loadConfigFlag(cmd)
-	if err != nil {
-		return err
-	}
+func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *store.Store, f *hosts.Fleet, target, command, dir string) error {
 	policy, err := approvals.NewPolicy(policyConfig(cfg))
 	if err != nil {
 		return usageError(err)
 	}
-	st, err := store.Open(ctx, cfg.Store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	user := osUser()
 	groups := func(host string) []string {
 		if h, ok := f.Inventory.Lookup(host); ok {
@@ -65,4 +56,17 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 		return &exitError{code: exitNotRun, err: err}
 	}
 	return nil
+}
+
+// auditedExec is r with every command `hosts exec` runs written to the
+// audit trail, as the bot's are: the person at the terminal, the host, the
+// command and the policy's decision, then how it ended; redacted.
+func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) hosts.Runner {
+	policy, err := approvals.NewPolicy(policyConfig(cfg))
+	var checker agent.Policy
+	if err == nil {
+		checker = bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}
+	}
+	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st, Redactor: cfg.redactor(),
+		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}
 }
