@@ -12,9 +12,12 @@ require (
 
 require golang.org/x/term v0.47.0
 
-require github.com/robfig/cron/v3 v3.0.1
-
-require golang.org/x/time v0.5.0 // indirect
+require (
+	github.com/gorilla/websocket v1.5.3
+	github.com/robfig/cron/v3 v3.0.1
+	github.com/slack-go/slack v0.35.0
+	golang.org/x/time v0.5.0
+)
 
 require (
 	github.com/landlock-lsm/go-landlock v0.11.0

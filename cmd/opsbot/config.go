@@ -21,6 +21,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -31,6 +32,7 @@ type Config struct {
 	Log       logConfig              `yaml:"log"`
 	Store     store.Config           `yaml:"store"`
 	Web       web.Config             `yaml:"web"`
+	Slack     slack.Config           `yaml:"slack"`
 	Hosts     hosts.Config           `yaml:",inline"`
 	Policy    approvals.PolicyConfig `yaml:"policy"`
 	Approvals approvals.GateConfig   `yaml:"approvals"`
@@ -265,7 +267,7 @@ func (c *Config) validate() error {
 		prefix string
 		v      any
 	}{
-		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"", c.Hosts},
+		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"slack.", c.Slack}, {"", c.Hosts},
 		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
 		{"", c.Checks},
 	}

@@ -40,7 +40,8 @@ func (w webRouter) Routes(mux *http.ServeMux) { mux.Handle("/", w.c.Handler()) }
 var _ router = webRouter{}
 
 // newConnectors builds every configured connector, each with the HTTP
-// routes it serves (nil when none): today the web chat.
+// routes it serves (nil when none): the web chat, and Slack when
+// slack.bot_token is set.
 func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []router, error) {
 	webConn, err := web.New(ctx, rt.cfg.Web, webarchive.Archive{Store: rt.store})
 	if err != nil {
@@ -53,7 +54,15 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 		}
 		return []string{rt.modelName}
 	}
-	return []connectors.Connector{webConn}, []router{webRouter{webConn}}, nil
+	conns, routers := []connectors.Connector{webConn}, []router{webRouter{webConn}}
+	slackConn, err := rt.newSlack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if slackConn != nil {
+		conns, routers = append(conns, slackConn), append(routers, slackConn)
+	}
+	return conns, routers, nil
 }
 
 // connectorSet runs each connector with its own lifecycle: one that stops

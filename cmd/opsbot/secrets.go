@@ -51,7 +51,9 @@ func secretFields(v reflect.Value) []string {
 				name = f.Name
 			}
 			if fv := v.Field(i); fv.Kind() == reflect.String && isSecretKey(name) {
-				out = append(out, fv.String())
+				if fv.String() != "" { // a secret not set (slack.app_token in http mode)
+					out = append(out, fv.String())
+				}
 			} else {
 				out = append(out, secretFields(fv)...)
 			}

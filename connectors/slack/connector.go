@@ -1,0 +1,224 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Platform is the Connector's name and its events' Platform.
+const Platform = "slack"
+
+// StreamLifetime is how long Slack lets a native stream take appends
+// after it started: about five minutes, whatever is appended
+// (slack-python-sdk #1859, vercel/chat #637). A little less is claimed,
+// so that the renderer rolls over (at 4/5 of it) well before 4 minutes.
+const StreamLifetime = 4*time.Minute + 30*time.Second
+
+// Options are what the composition root (or a test) sets beside Config.
+type Options struct {
+	// HTTPClient makes the Web API calls (default: a client with a 30 s
+	// timeout). A metrics RoundTripper goes here.
+	HTTPClient *http.Client
+	// Dialer dials the Socket Mode WebSocket (default gorilla's).
+	Dialer *websocket.Dialer
+	// UserGroups are the user group ids approver rules name: a click
+	// carries those of them the clicker belongs to.
+	UserGroups []string
+	// PingInterval is how long the Socket Mode connection may go without
+	// a ping from Slack before it is dropped and made anew (default 30 s:
+	// Slack pings every few seconds).
+	PingInterval time.Duration
+	// Log receives what the connector cannot report to a caller. Nil:
+	// discard.
+	Log *slog.Logger
+}
+
+// Connector is Slack: one workspace, one bot user.
+type Connector struct {
+	cfg  Config
+	opt  Options
+	api  *slack.Client
+	log  *slog.Logger
+	bud  *budgets
+	ppl  *people
+	live *streams
+
+	// Set by Start from auth.test.
+	self atomic.Pointer[identity]
+
+	up       chan struct{} // closed once Start hands events on
+	upOnce   sync.Once
+	started  atomic.Bool
+	inbox    chan inbound
+	down     atomic.Pointer[error] // why the connector is not ready
+	sigs     *seenSignatures
+	dispatch atomic.Pointer[running]
+}
+
+// identity is the bot as Slack knows it.
+type identity struct {
+	UserID, BotID, Team string
+}
+
+// running is the Handler while Start runs.
+type running struct {
+	ctx context.Context
+	h   connectors.Handler
+}
+
+var (
+	_ connectors.Connector = (*Connector)(nil)
+	_ connectors.Streamer  = (*Connector)(nil)
+)
+
+// New returns a connector for cfg (defaults filled in); it connects when
+// started.
+func New(cfg Config, opt Options) (*Connector, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
+	}
+	if !cfg.Enabled() {
+		return nil, errors.New("slack: slack.bot_token is not set")
+	}
+	if opt.HTTPClient == nil {
+		opt.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if opt.PingInterval <= 0 {
+		opt.PingInterval = 30 * time.Second
+	}
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	api := slack.New(cfg.BotToken, slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(opt.HTTPClient), slack.OptionAppLevelToken(cfg.AppToken))
+	c := &Connector{cfg: cfg, opt: opt, api: api, log: log, bud: newBudgets(), live: newStreams(),
+		up: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
+	c.ppl = newPeople(c)
+	return c, nil
+}
+
+// Name is "slack".
+func (c *Connector) Name() string { return Platform }
+
+// Limits are Slack's: 4,000 characters of text a message, chat.update
+// Tier 3 (~50 a minute per workspace), a message edited at most once a
+// second, and native streams that live about five minutes.
+func (c *Connector) Limits() connectors.Limits {
+	return connectors.Limits{MaxText: maxText, EditInterval: time.Second, EditsPerMinute: int(tiers["chat.update"]),
+		MaxButtons: maxActions, NativeStreaming: c.cfg.Streams(), StreamLifetime: StreamLifetime}
+}
+
+// Running is closed once Start hands events to its Handler.
+func (c *Connector) Running() <-chan struct{} { return c.up }
+
+// Ready reports whether the connector can receive events: nil, or why
+// not (a revoked token, a Socket Mode connection being made anew).
+func (c *Connector) Ready(context.Context) error {
+	if p := c.down.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (c *Connector) setDown(err error) {
+	if err == nil {
+		c.down.Store(nil)
+		return
+	}
+	c.down.Store(&err)
+}
+
+// Start checks the bot token (auth.test), then receives events until ctx
+// ends: over Socket Mode, or — in HTTP mode — from the routes the caller
+// mounts (Routes). It returns an error when Slack refuses the tokens
+// (invalid_auth, token_revoked, link_disabled…): the connector is stopped
+// and says why. A Connector starts once.
+func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
+	if !c.started.CompareAndSwap(false, true) {
+		return errors.New("slack: already started")
+	}
+	c.dispatch.Store(&running{ctx: ctx, h: h})
+	c.upOnce.Do(func() { close(c.up) })
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	workCtx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	wg.Go(func() { c.deliver(workCtx) })
+	if err := c.whoAmI(ctx); err != nil {
+		return c.fatal(err)
+	}
+	if c.cfg.Mode == ModeHTTP {
+		<-ctx.Done()
+		return nil
+	}
+	return c.fatal(c.runSocket(ctx))
+}
+
+// whoAmI learns the bot's user id and workspace, retrying while Slack
+// cannot be reached; it returns a refusal of the token.
+func (c *Connector) whoAmI(ctx context.Context) error {
+	backoff := time.Second
+	for {
+		res, err := c.api.AuthTestContext(ctx)
+		if err == nil {
+			c.self.Store(&identity{UserID: res.UserID, BotID: res.BotID, Team: res.TeamID})
+			c.setDown(nil)
+			return nil
+		}
+		if fatalAuth(err) || ctx.Err() != nil {
+			return err
+		}
+		c.setDown(fmt.Errorf("slack: cannot reach the Web API (%s); retrying", errorCode(err)))
+		c.log.Warn("slack: auth.test failed; retrying", "err", errorCode(err), "in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(backoff*2, time.Minute)
+	}
+}
+
+// fatal turns a refusal of the tokens into the connector's one clear
+// error, and marks it down; nil and a shutdown pass.
+func (c *Connector) fatal(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	if fatalAuth(err) {
+		err = fmt.Errorf("slack: stopped: Slack refused the %s (%s): make a new token on the app's page at api.slack.com/apps, "+
+			"set it in the config, and restart; the other connectors go on", whichToken(err), errorCode(err))
+	}
+	c.setDown(err)
+	return err
+}
+
+// team is the workspace id, once known.
+func (c *Connector) team() string {
+	if id := c.self.Load(); id != nil {
+		return id.Team
+	}
+	return ""
+}
+
+func (c *Connector) botUser() string {
+	if id := c.self.Load(); id != nil {
+		return id.UserID
+	}
+	return ""
+}

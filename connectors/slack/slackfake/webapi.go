@@ -1,0 +1,342 @@
+package slackfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Block is a Block Kit block as the fake reads it.
+type Block struct {
+	Type     string    `json:"type"`
+	BlockID  string    `json:"block_id"`
+	Text     *TextObj  `json:"text"`
+	Fields   []TextObj `json:"fields"`
+	Elements []Element `json:"elements"`
+}
+
+// TextObj is a text object.
+type TextObj struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Element is a context element (a text object) or a button.
+type Element struct {
+	Type     string `json:"type"`
+	ActionID string `json:"action_id"`
+	Value    string `json:"value"`
+	Style    string `json:"style"`
+	// Text is a context element's text or a button's label.
+	Text string `json:"-"`
+}
+
+// UnmarshalJSON reads text as a string (context) or an object (button).
+func (e *Element) UnmarshalJSON(b []byte) error {
+	type plain Element
+	var raw struct {
+		plain
+		Text json.RawMessage `json:"text"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = Element(raw.plain)
+	var obj TextObj
+	if json.Unmarshal(raw.Text, &obj) == nil && obj.Type != "" {
+		e.Text = obj.Text
+	} else {
+		json.Unmarshal(raw.Text, &e.Text)
+	}
+	return nil
+}
+
+// tiers are Slack's per-method limits (calls a minute per workspace;
+// chat.postMessage per channel).
+var tiers = map[string]int{
+	"chat.update": 50, "chat.appendStream": 100, "chat.startStream": 20, "chat.stopStream": 20,
+	"chat.postMessage": 60, "chat.postEphemeral": 100, "users.info": 100, "usergroups.users.list": 20,
+	"assistant.threads.setStatus": 50, "auth.test": 100, "apps.connections.open": 100,
+}
+
+type reply map[string]any
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[method]++
+	s.record(r.PostForm)
+	if wait, limited := s.limit(method, r.PostForm.Get("channel")); limited {
+		s.served429++
+		if wait > 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	res := s.dispatch(method, r)
+	s.bump()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(res)
+}
+
+// record keeps what the connector sent, without the bot token's field.
+func (s *Server) record(form url.Values) {
+	f := url.Values{}
+	for k, v := range form {
+		if k != "token" {
+			f[k] = v
+		}
+	}
+	s.sent = append(s.sent, f.Encode())
+}
+
+// limit applies a forced 429, then the method's tier over a sliding
+// minute; it returns how long to wait.
+func (s *Server) limit(method, channel string) (time.Duration, bool) {
+	if len(s.force429) > 0 {
+		d := s.force429[0]
+		s.force429 = s.force429[1:]
+		return d, true
+	}
+	perMin := tiers[method]
+	if perMin == 0 {
+		return 0, false
+	}
+	key := method
+	if method == "chat.postMessage" {
+		key += "/" + channel
+	}
+	now := s.Now()
+	w := s.windows[key]
+	for len(w) > 0 && now.Sub(w[0]) >= time.Minute {
+		w = w[1:]
+	}
+	if len(w) >= perMin {
+		s.windows[key] = w
+		return w[0].Add(time.Minute).Sub(now), true
+	}
+	s.windows[key] = append(w, now)
+	return 0, false
+}
+
+func fail(code string) reply { return reply{"ok": false, "error": code} }
+
+// dispatch answers one method; s.mu is held.
+func (s *Server) dispatch(method string, r *http.Request) reply {
+	if method == "apps.connections.open" {
+		return s.connectionsOpen(r)
+	}
+	// The bot token goes in the form body, as slack-go sends it.
+	switch tok := r.PostForm.Get("token"); {
+	case tok == "" && r.Header.Get("Authorization") != "":
+		return fail("not_allowed_token_type") // the token is not where this fake expects it
+	case tok == "":
+		return fail("not_authed")
+	case tok != BotToken:
+		return fail("invalid_auth")
+	}
+	if s.revoked != "" {
+		return fail(s.revoked)
+	}
+	f := r.PostForm
+	switch method {
+	case "auth.test":
+		return reply{"ok": true, "user_id": BotUser, "bot_id": BotID, "team_id": Team, "user": "opsbot", "team": "fake"}
+	case "chat.postMessage":
+		return s.postMessage(f)
+	case "chat.update":
+		return s.update(f)
+	case "chat.postEphemeral":
+		return s.postEphemeral(f)
+	case "chat.startStream":
+		return s.startStream(f)
+	case "chat.appendStream":
+		return s.appendStream(f)
+	case "chat.stopStream":
+		return s.stopStream(f)
+	case "users.info":
+		name, ok := s.users[f.Get("user")]
+		if !ok {
+			return fail("user_not_found")
+		}
+		return reply{"ok": true, "user": reply{"id": f.Get("user"), "name": name, "real_name": name, "profile": reply{"display_name": name}}}
+	case "usergroups.users.list":
+		if s.freePlan {
+			return fail("plan_upgrade_required")
+		}
+		m, ok := s.groups[f.Get("usergroup")]
+		if !ok {
+			return fail("no_such_subteam")
+		}
+		return reply{"ok": true, "users": m}
+	case "assistant.threads.setStatus":
+		if f.Get("channel_id") == "" || f.Get("thread_ts") == "" {
+			return fail("invalid_arguments")
+		}
+		s.statuses = append(s.statuses, Status{f.Get("channel_id"), f.Get("thread_ts"), f.Get("status")})
+		return reply{"ok": true}
+	}
+	return fail("unknown_method")
+}
+
+// content checks a message's text and blocks against Slack's limits.
+func content(f url.Values, needText bool) ([]Block, string) {
+	text := f.Get("text")
+	if utf8.RuneCountInString(text) > 4000 {
+		return nil, "msg_too_long"
+	}
+	var blocks []Block
+	if raw := f.Get("blocks"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
+			return nil, "invalid_blocks_format"
+		}
+	}
+	if len(blocks) > 50 {
+		return nil, "invalid_blocks"
+	}
+	for _, b := range blocks {
+		if b.Text != nil && utf8.RuneCountInString(b.Text.Text) > 3000 {
+			return nil, "invalid_blocks"
+		}
+		if b.Type == "section" && b.Text == nil && len(b.Fields) == 0 {
+			return nil, "invalid_blocks"
+		}
+		if len(b.Fields) > 10 {
+			return nil, "invalid_blocks"
+		}
+	}
+	if needText && text == "" && len(blocks) == 0 {
+		return nil, "no_text"
+	}
+	return blocks, ""
+}
+
+func (s *Server) postMessage(f url.Values) reply {
+	ch := f.Get("channel")
+	if ch == "" {
+		return fail("channel_not_found")
+	}
+	blocks, code := content(f, true)
+	if code != "" {
+		return fail(code)
+	}
+	thread := f.Get("thread_ts")
+	if thread != "" && s.find(ch, thread) == nil {
+		return fail("thread_not_found")
+	}
+	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Text: f.Get("text"), Blocks: blocks, Bot: true}
+	s.channels[ch] = append(s.channels[ch], m)
+	return reply{"ok": true, "channel": ch, "ts": m.TS}
+}
+
+func (s *Server) update(f url.Values) reply {
+	m := s.find(f.Get("channel"), f.Get("ts"))
+	if m == nil {
+		return fail("message_not_found")
+	}
+	if s.live(m) {
+		return fail("streaming_state_conflict")
+	}
+	blocks, code := content(f, true)
+	if code != "" {
+		return fail(code)
+	}
+	m.Text, m.Blocks, m.Markdown = f.Get("text"), blocks, ""
+	m.Updates++
+	return reply{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text}
+}
+
+func (s *Server) postEphemeral(f url.Values) reply {
+	if f.Get("user") == "" {
+		return fail("user_not_in_channel")
+	}
+	blocks, code := content(f, true)
+	if code != "" {
+		return fail(code)
+	}
+	m := Message{Text: f.Get("text"), Blocks: blocks}
+	s.ephemeral = append(s.ephemeral, Ephemeral{Channel: f.Get("channel"), Thread: f.Get("thread_ts"), User: f.Get("user"), Text: m.Shown()})
+	return reply{"ok": true, "message_ts": s.nextTS()}
+}
+
+// live reports whether m is a stream that still takes appends: it
+// expires StreamLifetime after it started.
+func (s *Server) live(m *Message) bool {
+	if m.Streaming && s.Now().Sub(m.Started) >= StreamLifetime {
+		m.Streaming = false
+	}
+	return m.Streaming
+}
+
+func (s *Server) startStream(f url.Values) reply {
+	ch, thread := f.Get("channel"), f.Get("thread_ts")
+	if ch == "" {
+		return fail("channel_not_found")
+	}
+	if thread == "" || s.find(ch, thread) == nil {
+		return fail("invalid_thread_ts")
+	}
+	if !strings.HasPrefix(ch, "D") {
+		if f.Get("recipient_user_id") == "" {
+			return fail("missing_recipient_user_id")
+		}
+		if f.Get("recipient_team_id") == "" {
+			return fail("missing_recipient_team_id")
+		}
+	}
+	if utf8.RuneCountInString(f.Get("markdown_text")) > 12000 {
+		return fail("msg_too_long")
+	}
+	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Markdown: f.Get("markdown_text"),
+		Streaming: true, Started: s.Now(), Bot: true}
+	s.channels[ch] = append(s.channels[ch], m)
+	return reply{"ok": true, "channel": ch, "ts": m.TS}
+}
+
+func (s *Server) appendStream(f url.Values) reply {
+	m := s.find(f.Get("channel"), f.Get("ts"))
+	if m == nil {
+		return fail("message_not_found")
+	}
+	if !s.live(m) {
+		return fail("message_not_in_streaming_state")
+	}
+	if f.Get("markdown_text") == "" {
+		return fail("no_text")
+	}
+	if utf8.RuneCountInString(m.Markdown+f.Get("markdown_text")) > 12000 {
+		return fail("msg_too_long")
+	}
+	m.Markdown += f.Get("markdown_text")
+	m.Appends++
+	return reply{"ok": true, "channel": m.Channel, "ts": m.TS}
+}
+
+func (s *Server) stopStream(f url.Values) reply {
+	m := s.find(f.Get("channel"), f.Get("ts"))
+	if m == nil {
+		return fail("message_not_found")
+	}
+	if !s.live(m) {
+		return fail("message_not_in_streaming_state")
+	}
+	blocks, code := content(f, false)
+	if code != "" {
+		return fail(code)
+	}
+	m.Markdown += f.Get("markdown_text")
+	m.Blocks = blocks
+	m.Streaming = false
+	return reply{"ok": true, "channel": m.Channel, "ts": m.TS}
+}

@@ -1,0 +1,172 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/slack-go/slack"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Native streaming: chat.startStream posts a message being written,
+// chat.appendStream adds markdown to it, chat.stopStream ends it (with
+// the rest of the text, and blocks shown below it: fields, the context
+// line, buttons). Slack ends a stream on its own about five minutes after
+// it started, and a person may stop it (stopped_by_user): appends and the
+// stop then fail with message_not_in_streaming_state, returned as
+// connectors.ErrStreamEnded so that the renderer finishes by chat.update.
+
+// endedCodes are Slack's answers for a stream that no longer streams.
+var endedCodes = []string{"message_not_in_streaming_state", "stopped_by_user", "message_not_found"}
+
+func isEnded(err error) bool { return errors.Is(err, connectors.ErrStreamEnded) }
+
+// streams are the live native streams, by message ts, with the text
+// streamed into each (a stop adds only what is new).
+type streams struct {
+	mu   sync.Mutex
+	text map[string]string
+}
+
+func newStreams() *streams { return &streams{text: map[string]string{}} }
+
+func (s *streams) has(ts string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.text[ts]
+	return ok
+}
+
+func (s *streams) get(ts string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.text[ts]
+	return t, ok
+}
+
+func (s *streams) set(ts, text string) {
+	s.mu.Lock()
+	s.text[ts] = text
+	s.mu.Unlock()
+}
+
+func (s *streams) drop(ts string) {
+	s.mu.Lock()
+	delete(s.text, ts)
+	s.mu.Unlock()
+}
+
+// streamCall is call for a stream method: Slack's "this message no longer
+// streams" becomes ErrStreamEnded, and the stream is forgotten.
+func (c *Connector) streamCall(ctx context.Context, method string, ref connectors.Ref, fn func() error) error {
+	err := c.call(ctx, method, ref.Channel, fn)
+	if code := errorCode(err); err != nil && slices.Contains(endedCodes, code) {
+		c.live.drop(ref.ID)
+		return fmt.Errorf("slack: %s: %s: %w", method, code, connectors.ErrStreamEnded)
+	}
+	return err
+}
+
+// StartStream posts a message being written in d's thread, answering
+// d.Recipient (Slack requires the recipient's user and team in a
+// channel). Without a thread, or without a recipient outside a direct
+// message, it posts m complete instead: appends to it then report
+// ErrStreamEnded and the renderer goes on by edits.
+func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	team := d.Workspace
+	if team == "" {
+		team = c.team()
+	}
+	if d.Thread == "" || (d.Recipient.ID == "" && !isDM(d.Channel)) {
+		return c.Post(ctx, d, m)
+	}
+	text := toMrkdwnStream(m.Text)
+	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread)}
+	if text != "" {
+		opts = append(opts, slack.MsgOptionMarkdownText(text))
+	}
+	if d.Recipient.ID != "" {
+		opts = append(opts, slack.MsgOptionRecipientUserID(d.Recipient.ID), slack.MsgOptionRecipientTeamID(team))
+	}
+	var ts string
+	err := c.call(ctx, "chat.startStream", d.Channel, func() (err error) {
+		_, ts, err = c.api.StartStreamContext(ctx, d.Channel, opts...)
+		return err
+	})
+	if err != nil {
+		return connectors.Ref{}, err
+	}
+	c.live.set(ts, m.Text)
+	return c.ref(d.Channel, d.Thread, ts), nil
+}
+
+// AppendStream adds text to the stream's text.
+func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	sofar, ok := c.live.get(ref.ID)
+	if !ok {
+		return fmt.Errorf("slack: chat.appendStream: %w", connectors.ErrStreamEnded)
+	}
+	if text == "" {
+		return nil
+	}
+	err := c.streamCall(ctx, "chat.appendStream", ref, func() error {
+		_, _, err := c.api.AppendStreamContext(ctx, ref.Channel, ref.ID, slack.MsgOptionMarkdownText(toMrkdwnStream(text)))
+		return err
+	})
+	if err == nil {
+		c.live.set(ref.ID, sofar+text)
+	}
+	return err
+}
+
+// StopStream ends the stream with its final form: the text not streamed
+// yet, then the final message's fields, context line and buttons below
+// it. A final text that does not extend what was streamed (a rewrite) is
+// set by chat.update once the stream has stopped.
+func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
+	sofar, ok := c.live.get(ref.ID)
+	if !ok {
+		return fmt.Errorf("slack: chat.stopStream: %w", connectors.ErrStreamEnded)
+	}
+	if !strings.HasPrefix(final.Text, sofar) {
+		if err := c.stop(ctx, ref, "", nil); err != nil {
+			return err
+		}
+		return c.update(ctx, ref, final)
+	}
+	tail := final
+	tail.Text = ""
+	_, blocks := render(tail)
+	return c.stop(ctx, ref, final.Text[len(sofar):], blocks)
+}
+
+// stop calls chat.stopStream with the rest of the text and the blocks.
+func (c *Connector) stop(ctx context.Context, ref connectors.Ref, more string, blocks []slack.Block) error {
+	var opts []slack.MsgOption
+	if more != "" {
+		opts = append(opts, slack.MsgOptionMarkdownText(toMrkdwnStream(more)))
+	}
+	if len(blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(blocks...))
+	}
+	err := c.streamCall(ctx, "chat.stopStream", ref, func() error {
+		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, opts...)
+		return err
+	})
+	if err == nil {
+		c.live.drop(ref.ID)
+	}
+	return err
+}
+
+// toMrkdwnStream is the text of a stream: markdown_text is Slack's
+// markdown (CommonMark), so only the people are rendered.
+func toMrkdwnStream(text string) string { return connectors.RenderMentions(text, mention) }
+
+// isDM reports whether a channel id is a direct message (D…).
+func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }
