@@ -15,6 +15,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors/console"
 	"github.com/opsbot/opsbot/store"
@@ -53,6 +54,10 @@ type consoleSession struct {
 	sess  agent.SessionInfo
 	user  string
 	sigs  chan os.Signal
+	// answer is the terminal's stdout behind the redactor: the answer is
+	// passed on a line at a time, so a secret split across deltas is
+	// caught before any of it is printed.
+	answer *redact.Stream
 }
 
 func openConsole(cmd *cobra.Command) (*consoleSession, error) {
@@ -77,8 +82,10 @@ func openConsole(cmd *cobra.Command) (*consoleSession, error) {
 	if w := cmd.OutOrStdout(); w != os.Stdout {
 		s.term.Out = w
 	}
+	s.answer = rt.red.NewWriter(s.term.Out)
+	s.term.Out = s.answer
 	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, s.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	s.voter = &terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user}
+	s.voter = &terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user, red: rt.red}
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: "console", Groups: rt.hostGroups})
 	s.agent = rt.newAgent(guard)
 	thread := fmt.Sprintf("%s-%d", cmd.Name(), time.Now().UnixNano())
@@ -126,6 +133,7 @@ func (s *consoleSession) turn(parent context.Context, question string) error {
 	err := s.agent.Turn(ctx, s.sess, question, s.emitter(ctx, &wg))
 	close(stopped)
 	wg.Wait()
+	s.answer.Flush()
 	s.term.EndAnswer()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -143,11 +151,11 @@ func (s *consoleSession) emitter(ctx context.Context, wg *sync.WaitGroup) func(a
 		case agent.TextDelta:
 			s.term.Answer(e.Text)
 		case agent.ToolStarted:
-			s.term.Activity(e.Summary)
+			s.term.Activity(s.rt.red.String(e.Summary))
 		case agent.ToolFinished:
-			s.term.Activity(e.Tool + ": " + e.Summary)
+			s.term.Activity(s.rt.red.String(e.Tool + ": " + e.Summary))
 		case agent.Notice:
-			s.term.Activity(e.Text)
+			s.term.Activity(s.rt.red.String(e.Text))
 		case agent.ApprovalPending:
 			wg.Go(func() { s.voter.ask(ctx, e.Approval) })
 		}
@@ -161,6 +169,8 @@ type terminalVoter struct {
 	gate  *approvals.Gate
 	store *store.Store
 	user  string
+	// red redacts the card before it is shown (nil: as it is).
+	red *redact.Redactor
 	// noTerminal is set when a request was refused for want of a terminal.
 	noTerminal atomic.Bool
 }
@@ -172,7 +182,11 @@ func (v *terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
 	if err != nil {
 		return
 	}
-	yes, err := v.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
+	card := approvals.NewCard(a, approvals.DisplayOptions{}).Text()
+	if v.red != nil {
+		card = v.red.String(card)
+	}
+	yes, err := v.term.Confirm(ctx, card, "Run it?")
 	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
 		return // cancelled: the turn is going away
 	}

@@ -36,7 +36,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 	gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
 	term := console.Open()
 	term.Out = cmd.ErrOrStderr()
-	voter := &terminalVoter{term: term, gate: gate, store: st, user: user}
+	voter := &terminalVoter{term: term, gate: gate, store: st, user: user, red: cfg.redactor()}
 	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f},
 		DirOnAllHosts: true}
