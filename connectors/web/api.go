@@ -187,7 +187,15 @@ type postRequest struct {
 	Thread  string `json:"thread"`
 	User    string `json:"user"`
 	Text    string `json:"text"`
+	// note is shown under the message: RedactedNote when Text was
+	// redacted.
+	note string
 }
+
+// RedactedNote is shown under a person's message in which the redactor
+// replaced something: what happened, and what to do.
+const RedactedNote = "🔒 opsbot replaced what looked like a secret with [redacted …] before showing or keeping this message; " +
+	"the original is stored nowhere. If it was a real credential, treat it as exposed and rotate it."
 
 // postResult answers POST /api/messages.
 type postResult struct {
@@ -198,6 +206,8 @@ type postResult struct {
 	// ForBot says the message went to the bot as an event.
 	ForBot    bool   `json:"for_bot"`
 	RequestID string `json:"request_id"`
+	// Redacted says the text was redacted before it was kept.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // me answers GET /api/me: who the client is and how that is known, so
@@ -227,6 +237,11 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(after)))
 		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many posts from you: wait %d s (Retry-After) and send it again", retryAfterSeconds(after)))
 		return
+	}
+	if c.Redact != nil {
+		if red := c.Redact(req.Text); red != req.Text {
+			req.Text, req.note = red, RedactedNote
+		}
 	}
 	res, forBot, status, err := c.addOnce(r, id, req)
 	if err != nil {
@@ -267,14 +282,14 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 		return res, false, http.StatusOK, nil
 	}
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
-		body: body{Text: req.Text}, botUp: c.botUp()})
+		body: body{Text: req.Text, Context: req.note}, botUp: c.botUp()})
 	if v.ID == "" {
 		return res, false, statusOf(err), err
 	}
 	if err != nil { // shown to everyone, but not archived
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
 	}
-	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
+	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid, Redacted: req.note != ""}
 	c.requests.put(key, req, res)
 	return res, forBot, http.StatusCreated, nil
 }

@@ -35,6 +35,11 @@ type Connector struct {
 	// Log receives what the connector cannot report to a caller, such as a
 	// failed save of a person's message after it was shown. Nil: discard.
 	Log *slog.Logger
+	// Redact, when set, redacts what a person posts before it is shown,
+	// archived or handed to the bot (the composition root passes the
+	// bot's redactor); a post it changed carries RedactedNote. Set it
+	// before serving.
+	Redact func(string) string
 
 	cfg      Config
 	hub      *hub
