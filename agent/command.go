@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opsbot/opsbot/store"
 )
 
 // Decision is the policy's verdict on a command: "allow", "approve" or
@@ -193,7 +195,7 @@ func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &errRefused{"approval failed: " + err.Error()}
+		return &errRefused{"approval failed: " + storeWords(err)}
 	}
 	if !out.Approved {
 		who := ""
@@ -280,4 +282,14 @@ func status(r ExecResult) string {
 		s += ", output truncated"
 	}
 	return s
+}
+
+// storeWords is what a person is told of err: a write the database
+// refused says so in its own words, without the wrapping's prefixes.
+func storeWords(err error) string {
+	var u *store.Unavailable
+	if errors.As(err, &u) {
+		return u.Error()
+	}
+	return err.Error()
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -65,8 +66,10 @@ type Bot struct {
 	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
-	wg      sync.WaitGroup
-	closed  bool
+	// slots bound the threads running work at once (bot.max_turns).
+	slots  *turnSlots
+	wg     sync.WaitGroup
+	closed bool
 	// life is the context of every request to a platform; Close ends it
 	// once the grace has passed.
 	life    context.Context
@@ -99,6 +102,8 @@ type thread struct {
 	id      threadID
 	queue   []queued
 	running bool
+	// slot is set while the thread holds one of the bot's turn slots.
+	slot bool
 	// owner is who asked for the running work: they may stop it, as may
 	// an approver.
 	owner string
@@ -135,6 +140,7 @@ func (b *Bot) initLocked() {
 	if b.conns == nil {
 		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[budgetKey]*EditBudget{}, map[threadID]*thread{}
 		b.life, b.endLife = context.WithCancel(context.Background())
+		b.slots = newTurnSlots(b.Config.WithDefaults().MaxTurns)
 	}
 }
 
@@ -241,8 +247,12 @@ func (b *Bot) dispatch(ctx context.Context, ev connectors.Event, id int64) (hand
 		if b.CancelOnNewMessage {
 			b.stopTurn(threadOf(ev), stopperOf(ev))
 		}
-		behind, queuedOK := b.enqueue(threadOf(ev), queued{ev: ev, inboxID: id})
-		if behind {
+		behind, queuedOK, full := b.enqueue(threadOf(ev), queued{ev: ev, inboxID: id})
+		switch {
+		case full != "":
+			// Turned away, and told so: never dropped in silence.
+			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, "Not taken: "+full+".") })
+		case behind:
 			b.goAsync(func() { b.reply(b.lifeCtx(ctx), ev, queuedNote) })
 		}
 		return queuedOK
@@ -279,14 +289,22 @@ func threadOf(ev connectors.Event) threadID {
 }
 
 // enqueue adds work to a thread and starts its worker if idle. It reports
-// whether the work waits behind other work, and whether it was queued at
-// all (not while the bot shuts down). A follow-up already queued is not
-// queued twice.
-func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
+// whether the work waits behind other work, whether it was queued at all
+// (not while the bot shuts down), and why a person's message was not
+// taken (the bot is full: see Full). A follow-up already queued is not
+// queued twice; a follow-up is never turned away (its approval is
+// decided, and the thread must hear what came of it).
+func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false, false
+		return false, false, ""
+	}
+	b.initLocked()
+	if q.followUp == "" {
+		if full = b.fullLocked(id); full != "" {
+			return false, false, full
+		}
 	}
 	t := b.threads[id]
 	if t == nil {
@@ -294,7 +312,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
 		b.threads[id] = t
 	}
 	if q.followUp != "" && slices.ContainsFunc(t.queue, func(o queued) bool { return o.followUp == q.followUp }) {
-		return true, true
+		return true, true, ""
 	}
 	behind = t.running
 	t.queue = append(t.queue, q)
@@ -302,7 +320,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool) {
 		t.running = true
 		b.wg.Go(func() { b.work(t) })
 	}
-	return behind, true
+	return behind, true, ""
 }
 
 // work runs a thread's queue until it is empty.
@@ -326,14 +344,39 @@ func (b *Bot) work(t *thread) {
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
 		t.cancel, t.owner = cancel, q.ev.User.ID
+		slots := b.slots
 		b.mu.Unlock()
 
-		// Its turn begins now: a crash from here on is the turn's to
-		// recover (interrupted, never re-run), not the inbox's.
-		b.finishEvent(ctx, q.inboxID)
-		b.process(withRequester(ctx, q.ev), t.id, q)
+		b.runInSlot(ctx, slots, t, q)
 		cancel(nil)
 	}
+}
+
+// runInSlot processes q once the thread holds a turn slot. Work stopped
+// or shut down while it waited for its slot did not start: a person's
+// stop is told in the thread (and the event is done); a shutdown leaves
+// the event in the inbox, for the next start.
+func (b *Bot) runInSlot(ctx context.Context, slots *turnSlots, t *thread, q queued) {
+	if err := slots.acquire(ctx); err != nil {
+		var stop stoppedBy
+		if errors.As(context.Cause(ctx), &stop) {
+			b.finishEvent(ctx, q.inboxID)
+			b.reply(b.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
+		}
+		return
+	}
+	b.setSlot(t, true)
+	defer func() { b.setSlot(t, false); slots.release() }()
+	// Its turn begins now: a crash from here on is the turn's to
+	// recover (interrupted, never re-run), not the inbox's.
+	b.finishEvent(ctx, q.inboxID)
+	b.process(withRequester(ctx, q.ev), t.id, q)
+}
+
+func (b *Bot) setSlot(t *thread, held bool) {
+	b.mu.Lock()
+	t.slot = held
+	b.mu.Unlock()
 }
 
 // stopTurn cancels a thread's running turn on behalf of by; it reports

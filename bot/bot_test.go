@@ -86,6 +86,10 @@ type botOptions struct {
 	held bool
 	// threadReplies is bot.thread_replies.
 	threadReplies string
+	// limits, when set, changes the bot section (its queue limits).
+	limits func(*Config)
+	// dbDir holds the database (default: the bot's directory).
+	dbDir string
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -105,7 +109,11 @@ func newTestBot(tb testing.TB, conn connectors.Connector, gateCfg approvals.Gate
 // call twice.
 func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptions) (*Bot, func()) {
 	tb.Helper()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "bot.db"), BusyTimeout: opt.busyTimeout})
+	dbDir := dir
+	if opt.dbDir != "" {
+		dbDir = opt.dbDir
+	}
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dbDir, "bot.db"), BusyTimeout: opt.busyTimeout})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -132,6 +140,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	if opt.limits != nil {
+		opt.limits(&b.Config)
+	}
 	b.AddConnector(conn)
 	b.Sweeper = opt.sweeper
 	ctx, cancel := context.WithCancel(context.Background())

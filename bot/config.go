@@ -24,6 +24,18 @@ type Config struct {
 	// the bot has a session, unless it @mentions someone else; "mentions":
 	// none, only @mentions count.
 	ThreadReplies string `yaml:"thread_replies"`
+	// MaxQueue is how many messages may wait behind a thread's running
+	// work (default 10); past it a message is turned away with a reply
+	// saying the thread is busy (the web API answers 429).
+	MaxQueue int `yaml:"max_queue"`
+	// MaxTurns is how many threads may run work (an answer, a `run`) at
+	// once (default 16); the others wait their turn, first come first
+	// served.
+	MaxTurns int `yaml:"max_turns"`
+	// MaxWaiting is how many threads may wait for one of those turns
+	// (default 200); past it a message that would start another is turned
+	// away with a reply saying opsbot is busy (the web API answers 429).
+	MaxWaiting int `yaml:"max_waiting"`
 	// RunTimeout bounds a chat `run` that names no --timeout; the
 	// composition root sets it from exec.timeout (default 1m).
 	RunTimeout time.Duration `yaml:"-"`
@@ -42,6 +54,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ThreadReplies == "" {
 		c.ThreadReplies = ThreadRepliesAddressed
+	}
+	if c.MaxQueue <= 0 {
+		c.MaxQueue = 10
+	}
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = 16
+	}
+	if c.MaxWaiting <= 0 {
+		c.MaxWaiting = 200
 	}
 	return c
 }
@@ -69,6 +90,14 @@ func (c Config) Validate() error {
 	case "", ThreadRepliesAddressed, ThreadRepliesMentions:
 	default:
 		return fieldError{"thread_replies", fmt.Sprintf("%q is not a choice: use addressed (a message in a thread with the bot is for it unless it mentions someone else) or mentions (only messages that mention the bot)", c.ThreadReplies)}
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"max_queue", c.MaxQueue}, {"max_turns", c.MaxTurns}, {"max_waiting", c.MaxWaiting}} {
+		if n.v < 0 {
+			return fieldError{n.key, "must be a positive number (0 or absent means the default)"}
+		}
 	}
 	for ch, users := range c.Access {
 		if len(users) == 0 {

@@ -203,7 +203,11 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 		job, err := b.Jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
 		if err != nil {
 			b.log().Error("start job", "host", h, "err", err)
-			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (opsbot is shutting down, or see the operator's log)", spec.Command, h))
+			why := "opsbot is shutting down, or see the operator's log"
+			if u := (*store.Unavailable)(nil); errors.As(err, &u) {
+				why = u.Error() // its row could not be written: it did not run
+			}
+			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (%s)", spec.Command, h, why))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))

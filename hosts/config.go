@@ -74,6 +74,10 @@ type ExecConfig struct {
 	OutputLimit int `yaml:"output_limit"`
 	// Concurrency is how many hosts a fan-out runs on at once (default 64).
 	Concurrency int `yaml:"concurrency"`
+	// MaxPerHost is how many commands may run at once on one host, from
+	// every source together (chat, agent, jobs, checks; default 10); more
+	// wait for one to end.
+	MaxPerHost int `yaml:"max_per_host"`
 }
 
 // LocalHost is the name of the built-in host that is the bot's own machine.
@@ -84,6 +88,7 @@ const (
 	DefaultTimeout         = 60 * time.Second
 	DefaultOutputLimit     = 1 << 20
 	DefaultConcurrency     = 64
+	DefaultMaxPerHost      = 10
 	DefaultConnectTimeout  = 10 * time.Second
 	DefaultDialConcurrency = 64
 	DefaultMaxSessions     = 10
@@ -113,6 +118,7 @@ func (c ExecConfig) WithDefaults() ExecConfig {
 	setDefault(&c.Timeout, DefaultTimeout)
 	setDefault(&c.OutputLimit, DefaultOutputLimit)
 	setDefault(&c.Concurrency, DefaultConcurrency)
+	setDefault(&c.MaxPerHost, DefaultMaxPerHost)
 	return c
 }
 
@@ -182,6 +188,7 @@ func (c Config) validateNumbers() []error {
 	}{
 		{"ssh.dial_concurrency", c.SSH.DialConcurrency}, {"ssh.max_sessions", c.SSH.MaxSessions},
 		{"exec.output_limit", c.Exec.OutputLimit}, {"exec.concurrency", c.Exec.Concurrency},
+		{"exec.max_per_host", c.Exec.MaxPerHost},
 	}
 	for _, n := range counts {
 		if n.v < 0 {

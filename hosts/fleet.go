@@ -16,6 +16,7 @@ type Fleet struct {
 	// Local runs the local host.
 	Local *Local
 	exec  ExecConfig
+	cap   *hostCap
 }
 
 var _ Runner = (*Fleet)(nil)
@@ -27,7 +28,7 @@ func NewFleet(cfg Config) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fleet{Inventory: inv, Local: NewLocal(cfg), exec: cfg.Exec}
+	f := &Fleet{Inventory: inv, Local: NewLocal(cfg), exec: cfg.Exec, cap: newHostCap(cfg.Exec.MaxPerHost)}
 	if len(cfg.Hosts) > 0 {
 		if f.Pool, err = NewPool(cfg); err != nil {
 			return nil, err
@@ -38,6 +39,11 @@ func NewFleet(cfg Config) (*Fleet, error) {
 
 // Run runs command on h through the runner for it.
 func (f *Fleet) Run(ctx context.Context, h Host, command string, opts Options, onChunk func(Chunk)) (Result, error) {
+	release, err := f.cap.acquire(ctx, h.Name)
+	if err != nil {
+		return Result{Host: h.Name, ExitCode: -1}, err
+	}
+	defer release()
 	switch {
 	case h.IsLocal():
 		return f.Local.Run(ctx, h, command, opts, onChunk)

@@ -71,6 +71,7 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	path  string
+	fault writeFault
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }
@@ -205,18 +206,20 @@ func (s *Store) applyNext(ctx context.Context, names []string) (bool, error) {
 }
 
 // tx runs fn in one write transaction (BEGIN IMMEDIATE, from the DSN).
+// A write the disk refuses fails with an *Unavailable and is remembered
+// until a write succeeds (Health).
 // The commit is not tied to ctx: once fn succeeded, the write lands even if
 // the caller gives up meanwhile.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.write.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
-		return err
+		return s.noteWrite(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.noteWrite(err)
 	}
-	return tx.Commit()
+	return s.noteWrite(tx.Commit())
 }
 
 // now is the injected clock in Unix milliseconds.

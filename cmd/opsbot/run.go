@@ -149,6 +149,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err != nil {
 		return err
 	}
+	if err := wireQueues(b, conns, rt.fleet, reg); err != nil {
+		return err
+	}
 	sched, publisher, err := rt.newScheduler(b.ReportPoster, checkMetrics)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	if rt.store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
-	rt.ready.Add("database", rt.store.Ping)
+	rt.ready.Add("database", rt.store.Health)
 	if rt.fleet, err = hosts.NewFleet(cfg.Hosts); err != nil {
 		rt.Close()
 		return nil, err

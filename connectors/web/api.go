@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -61,7 +62,32 @@ func statusOf(err error) int {
 	case errors.Is(err, errBotDown):
 		return http.StatusServiceUnavailable
 	}
+	if _, ok := unavailable(err); ok {
+		return http.StatusServiceUnavailable
+	}
 	return http.StatusInternalServerError
+}
+
+// storeUnavailable is the store's error for a write the disk refused
+// (full, read-only); the web package does not import the store.
+type storeUnavailable interface{ StoreUnavailable() string }
+
+// unavailable returns the words of a refused write, if err is one.
+func unavailable(err error) (string, bool) {
+	var u storeUnavailable
+	if errors.As(err, &u) {
+		return u.StoreUnavailable(), true
+	}
+	return "", false
+}
+
+// notSaved is what the poster of a message that could not be saved is
+// told: it is not kept, and why in words.
+func notSaved(err error, rid string) error {
+	if why, ok := unavailable(err); ok {
+		return fmt.Errorf("your message was not saved, and opsbot did not act on it: %s. Send it again once that is fixed", why)
+	}
+	return fmt.Errorf("your message was not saved, and opsbot did not act on it; send it again, and tell its operator if it persists (request id %s)", rid)
 }
 
 // decode reads a JSON body of at most 1 MiB, refusing unknown fields so a
@@ -238,6 +264,11 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many posts from you: wait %d s (Retry-After) and send it again", retryAfterSeconds(after)))
 		return
 	}
+	if why := c.full(req); why != "" {
+		w.Header().Set("Retry-After", strconv.Itoa(int(fullRetryAfter.Seconds())))
+		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("not taken: %s (Retry-After: %d s)", why, int(fullRetryAfter.Seconds())))
+		return
+	}
 	if c.Redact != nil {
 		if red := c.Redact(req.Text); red != req.Text {
 			req.Text, req.note = red, RedactedNote
@@ -253,6 +284,18 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 			User: c.user(id), Text: stripMention(req.Text), Mention: mentions(req.Text), MentionsOthers: mentionsOthers(req.Text)})
 	}
 	writeJSON(w, status, res)
+}
+
+// fullRetryAfter is the Retry-After of a post the bot is too busy to take.
+const fullRetryAfter = 10 * time.Second
+
+// full says why the bot would turn this post away now, or "": only a
+// message for the bot can be.
+func (c *Connector) full(req postRequest) string {
+	if c.Full == nil || !c.hub.forBot(req.Channel, req.Thread, req.Text) {
+		return ""
+	}
+	return c.Full(req.Channel, req.Thread)
 }
 
 // statusOfName: a bad chosen name is a bad request, another name than the
@@ -284,10 +327,15 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
 		body: body{Text: req.Text, Context: req.note}, botUp: c.botUp()})
 	if v.ID == "" {
+		if _, down := unavailable(err); down || statusOf(err) == http.StatusInternalServerError {
+			c.logger().Error("web: a message could not be saved", "request_id", rid, "err", err)
+			return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
+		}
 		return res, false, statusOf(err), err
 	}
-	if err != nil { // shown to everyone, but not archived
+	if err != nil { // shown, but not archived: the poster is told, and the bot never acts on it
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
+		return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
 	}
 	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid, Redacted: req.note != ""}
 	c.requests.put(key, req, res)

@@ -33,6 +33,17 @@ type Archive interface {
 	DeleteThreads(ctx context.Context, threads []string) error
 }
 
+// SeqKeeper is an Archive that also keeps the chat's sequence number
+// apart from the messages: the hub reserves numbers a block ahead, so that
+// after a restart it starts above every id and seq a client has seen,
+// even those of changes that were lost or threads since deleted.
+type SeqKeeper interface {
+	// ReserveSeq records that numbers up to upTo may be handed out.
+	ReserveSeq(ctx context.Context, upTo uint64) error
+	// ReservedSeq is the highest number reserved so far (0: none).
+	ReservedSeq(ctx context.Context) (uint64, error)
+}
+
 // StoredMessage is one message's latest state, as an Archive keeps it.
 type StoredMessage struct {
 	// ID is the message's id ("m" and a number), unique in the chat.

@@ -40,6 +40,10 @@ type Connector struct {
 	// bot's redactor); a post it changed carries RedactedNote. Set it
 	// before serving.
 	Redact func(string) string
+	// Full, when set, says why the bot would turn away a message to a
+	// thread now ("" when it would take it; thread "" is a new thread):
+	// such a post is answered 429 with Retry-After, before it is kept.
+	Full func(channel, thread string) string
 
 	cfg      Config
 	hub      *hub

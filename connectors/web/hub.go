@@ -49,6 +49,10 @@ type thread struct {
 type hub struct {
 	archive Archive
 	now     func() time.Time
+	// keeper, when the Archive is one, keeps seq from going backwards
+	// across restarts; reserved is the highest seq it has on record.
+	keeper   SeqKeeper
+	reserved uint64
 
 	mu        sync.Mutex
 	seq       uint64
@@ -83,10 +87,29 @@ var (
 func newHub(archive Archive, channels []string, now func() time.Time) *hub {
 	h := &hub{archive: archive, now: now, threads: map[string]*thread{}, chThreads: map[string][]string{},
 		cache: newMsgCache(cacheBytes), subs: map[*subscriber]struct{}{}}
+	h.keeper, _ = archive.(SeqKeeper)
 	for _, ch := range channels {
 		h.addChannel(ch)
 	}
 	return h
+}
+
+// seqBlock is how many sequence numbers the hub reserves at a time: one
+// write per block, and at most a block of numbers skipped at a restart.
+const seqBlock = 64
+
+// reserve makes sure seq is on record as handed out before anyone sees
+// it; h.mu is held. It writes once per seqBlock changes.
+func (h *hub) reserve(ctx context.Context, seq uint64) error {
+	if h.keeper == nil || seq <= h.reserved {
+		return nil
+	}
+	upTo := seq + seqBlock - 1
+	if err := h.keeper.ReserveSeq(context.WithoutCancel(ctx), upTo); err != nil {
+		return fmt.Errorf("reserve message numbers: %w", err)
+	}
+	h.reserved = upTo
+	return nil
 }
 
 func (h *hub) addChannel(ch string) {
@@ -110,6 +133,14 @@ func (h *hub) load(ctx context.Context) error {
 		h.index(&thread{id: s.ID, channel: s.Channel, replies: s.Replies, botJoined: s.HasBot || s.Mentioned,
 			seq: s.Seq, updated: s.Updated})
 		h.seq = max(h.seq, s.Seq, s.LastID)
+	}
+	if h.keeper != nil {
+		reserved, err := h.keeper.ReservedSeq(ctx)
+		if err != nil {
+			return err
+		}
+		h.seq = max(h.seq, reserved)
+		h.reserved = h.seq
 	}
 	h.sent = h.seq
 	return nil
@@ -198,6 +229,18 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 	return v, forBot, err
 }
 
+// forBot reports whether a person's message with this text, posted in
+// thread ("" for a new one), would go to the bot (see add).
+func (h *hub) forBot(channel, thread, text string) bool {
+	if mentions(text) {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.threads[thread]
+	return t != nil && t.channel == channel && t.botJoined
+}
+
 // How an edit treats a message being written.
 type editMode int
 
@@ -242,6 +285,12 @@ func (h *hub) edit(ctx context.Context, id string, change func(*message) body, m
 func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*message, error)) (messageView, error) {
 	h.mu.Lock()
 	seq, now := h.seq+1, h.now()
+	// Under the lock, so that no seq is shown before it is on record; the
+	// write comes once per seqBlock changes.
+	if err := h.reserve(ctx, seq); err != nil {
+		h.mu.Unlock()
+		return messageView{}, err
+	}
 	m, err := fn(seq, now)
 	if err != nil {
 		h.mu.Unlock()

@@ -60,3 +60,11 @@ func convert(rows []store.WebMessage, err error) ([]web.StoredMessage, error) {
 	}
 	return out, err
 }
+
+// ReserveSeq records that sequence numbers up to upTo may be handed out.
+func (a Archive) ReserveSeq(ctx context.Context, upTo uint64) error {
+	return a.Store.ReserveWebSeq(ctx, upTo)
+}
+
+// ReservedSeq is the highest sequence number reserved so far.
+func (a Archive) ReservedSeq(ctx context.Context) (uint64, error) { return a.Store.WebSeq(ctx) }

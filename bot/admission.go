@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// turnSlots bounds how many threads run work at once (bot.max_turns).
+// Threads that wait are served first come, first served, and a thread
+// that finished one piece of work waits at the back of the line for its
+// next one: a thread with a deep queue cannot starve the others.
+type turnSlots struct {
+	mu      sync.Mutex
+	free    int
+	waiters []chan struct{} // in arrival order; closed when given a slot
+}
+
+func newTurnSlots(n int) *turnSlots { return &turnSlots{free: n} }
+
+// acquire waits for a slot, or for ctx to end (then it holds none).
+func (s *turnSlots) acquire(ctx context.Context) error {
+	s.mu.Lock()
+	if s.free > 0 && len(s.waiters) == 0 {
+		s.free--
+		s.mu.Unlock()
+		return nil
+	}
+	ready := make(chan struct{})
+	s.waiters = append(s.waiters, ready)
+	s.mu.Unlock()
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.waiters {
+		if w == ready {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return ctx.Err()
+		}
+	}
+	// Given a slot as ctx ended: hand it on.
+	s.releaseLocked()
+	return ctx.Err()
+}
+
+// release gives the slot to the longest waiter, or frees it.
+func (s *turnSlots) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseLocked()
+}
+
+func (s *turnSlots) releaseLocked() {
+	if len(s.waiters) == 0 {
+		s.free++
+		return
+	}
+	close(s.waiters[0])
+	s.waiters = s.waiters[1:]
+}
+
+// waitingLocked counts the threads whose worker waits for a turn slot
+// (started, not yet holding one); b.mu is held.
+func (b *Bot) waitingLocked() int {
+	n := 0
+	for _, t := range b.threads {
+		if t.running && !t.slot {
+			n++
+		}
+	}
+	return n
+}
+
+// Queues is what waits in the bot, for /metrics.
+type Queues struct {
+	// Running is how many threads run work now (at most bot.max_turns).
+	Running int
+	// Waiting is how many threads wait for one of those slots.
+	Waiting int
+	// Queued is how many messages wait behind their thread's running
+	// work, over every thread; Deepest is the longest such queue.
+	Queued, Deepest int
+}
+
+// Queues reports the depth of the bot's queues now.
+func (b *Bot) Queues() Queues {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var q Queues
+	for _, t := range b.threads {
+		q.Queued += len(t.queue)
+		q.Deepest = max(q.Deepest, len(t.queue))
+		switch {
+		case t.slot:
+			q.Running++
+		case t.running:
+			q.Waiting++
+		}
+	}
+	return q
+}
+
+// Full says why a new message to a thread would be turned away now, or
+// "": its thread's queue holds bot.max_queue messages, or bot.max_waiting
+// threads already wait for a turn. A connector that can refuse a message
+// before it takes it (the web API's 429) asks first; on the others the
+// bot answers in the thread.
+func (b *Bot) Full(platform, channel, thread string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fullLocked(threadID{platform, channel, thread})
+}
+
+// fullLocked is Full; b.mu is held.
+func (b *Bot) fullLocked(id threadID) string {
+	cfg := b.Config.WithDefaults()
+	if t := b.threads[id]; t != nil {
+		if len(t.queue) >= cfg.MaxQueue {
+			return fmt.Sprintf("this thread is busy: %d messages already wait for the current answer; send it again once that one is done", len(t.queue))
+		}
+		return ""
+	}
+	if b.waitingLocked() >= cfg.MaxWaiting {
+		return fmt.Sprintf("opsbot is busy: %d conversations already wait for their turn; send it again in a minute", cfg.MaxWaiting)
+	}
+	return ""
+}
