@@ -2,16 +2,12 @@ package bot
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
-
-// interruptedNote ends an answer a crash cut short.
-const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer finished)_"
 
 // Start delivers job notifications and expires overdue approvals until ctx
 // ends. Call Recover first, before any event can arrive.
@@ -66,47 +62,14 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 // on; Start routes them, before any new one.
 func (b *Bot) Recover(ctx context.Context) {
 	b.endOrphans(ctx)
-	msgs, err := b.Store.StreamingMessages(ctx)
-	if err != nil {
-		b.log().Error("find interrupted answers", "err", err)
-	}
-	for _, m := range msgs {
-		c, ok := b.conn(m.Platform)
-		if !ok {
-			continue // its platform is not configured now; keep it for later
-		}
-		if m.Pending() {
-			// Recorded, and the crash came before its post returned: the
-			// message, if it was posted, cannot be found; the thread is
-			// told the answer was cut off.
-			d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
-			if _, err := b.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
-				b.log().Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
-			}
-			b.Store.FinishStreaming(ctx, m.ID)
-			continue
-		}
-		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-		if err := finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
-			b.log().Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
-		}
-		b.Store.FinishStreaming(ctx, m.ID)
-	}
-	turns, err := b.Store.RunningTurns(ctx)
-	if err != nil {
-		b.log().Error("find interrupted turns", "err", err)
-	}
-	for _, t := range turns {
-		b.Store.EndTurn(ctx, t.ID, store.TurnInterrupted)
-	}
-	jobs, err := b.Store.InterruptRunningJobs(ctx)
-	if err != nil {
-		b.log().Error("interrupt jobs", "err", err)
-	}
-	for _, j := range jobs {
-		b.log().Warn("job interrupted by restart", "job", j.ID, "host", j.Host)
-	}
+	b.recovery().run(ctx)
 	b.replayInbox(ctx)
+}
+
+// recovery finishes what a crash left of the answers, turns and jobs,
+// posting through b.
+func (b *Bot) recovery() *recovery {
+	return &recovery{store: b.Store, out: b, log: b.log()}
 }
 
 // deliver posts job notifications into the threads that started the jobs.
