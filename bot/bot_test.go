@@ -48,6 +48,12 @@ func newHarnessWith(t *testing.T, opt botOptions) *harness {
 	t.Helper()
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
+	return newHarnessOn(t, conn, opt)
+}
+
+// newHarnessOn is newHarness on the platform conn, with options.
+func newHarnessOn(t *testing.T, conn *fakeConn, opt botOptions) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)

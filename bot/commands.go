@@ -41,6 +41,10 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.followUp(ctx, ev, sess, q.followUp)
 		return
 	}
+	if ev.Question {
+		b.turn(ctx, ev, sess)
+		return
+	}
 	word, rest := firstWord(ev.Text)
 	switch strings.ToLower(word) {
 	case "help", "":

@@ -130,11 +130,12 @@ func (r *Renderer) Replace(text string) {
 func (r *Renderer) MaxText() int { return r.maxText() }
 
 // Status shows a line of tool activity; replace swaps the last line (a
-// "running…" line becoming its result).
+// "running…" line becoming its result), except where the platform keeps
+// every line in view (a terminal): there each line is shown.
 func (r *Renderer) Status(line string, replace bool) {
 	r.mu.Lock()
 	r.settled = r.text.Len()
-	if replace && len(r.status) > 0 {
+	if replace && len(r.status) > 0 && !r.limits.KeepsStatus {
 		r.status[len(r.status)-1] = line
 	} else {
 		r.status = append(r.status, line)

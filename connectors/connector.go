@@ -56,6 +56,9 @@ type Event struct {
 	// set: people talk to each other there too. Slack and Discord fill it
 	// with MentionsOther; the web chat from its @name syntax.
 	MentionsOthers bool
+	// Question says the text is a question for the agent, never a chat
+	// command, however it begins (`opsbot ask`).
+	Question bool
 	// ActionID and Value identify a clicked button; Ref is the message it
 	// was on.
 	ActionID string
@@ -157,6 +160,10 @@ type Limits struct {
 	// text may be rewritten and its context line changed (the web chat).
 	// Without it, a rewrite ends the stream and then edits the message.
 	StreamEdits bool
+	// KeepsStatus says every context line shown stays in view (a
+	// terminal's scrollback): the bot then posts no summary of what an
+	// answer ran after it.
+	KeepsStatus bool
 }
 
 // Streamer is a platform's native streaming of one message (Slack's

@@ -62,6 +62,13 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 	if slackConn != nil {
 		conns, routers = append(conns, slackConn), append(routers, slackConn)
 	}
+	discordConn, err := rt.newDiscord()
+	if err != nil {
+		return nil, nil, err
+	}
+	if discordConn != nil {
+		conns = append(conns, discordConn)
+	}
 	return conns, routers, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -65,4 +66,43 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, f *hosts.Fleet, targ
 		return &exitError{code: exitNotRun, err: err}
 	}
 	return nil
+}
+
+// terminalVoter asks the person at the terminal about a pending request of
+// `opsbot hosts exec` (which runs without the bot: no thread, no model)
+// and records their answer as a vote through the Gate.
+type terminalVoter struct {
+	term  *console.Terminal
+	gate  *approvals.Gate
+	store *store.Store
+	user  string
+	// noTerminal is set when a request was refused for want of a terminal.
+	noTerminal atomic.Bool
+}
+
+// ask puts a pending request to the person at the terminal and records
+// their vote; without a terminal the request is withdrawn (denied).
+func (v *terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
+	a, err := v.store.Approval(ctx, p.ID)
+	if err != nil {
+		return
+	}
+	yes, err := v.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
+	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
+		return // cancelled
+	}
+	if errors.Is(err, console.ErrNoTerminal) {
+		v.noTerminal.Store(true)
+	}
+	// Without a terminal nobody can say yes: the request is withdrawn,
+	// which a requester may always do, through the Gate so its waiter
+	// learns at once.
+	vote := approvals.VoteDeny
+	if yes {
+		vote = approvals.VoteApprove
+	}
+	res, err := v.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: v.user}, vote)
+	if err == nil && res.Status != approvals.VoteDecided && res.Status != approvals.VoteCounted {
+		v.term.Activity(res.Message())
+	}
 }
