@@ -83,6 +83,8 @@ type botOptions struct {
 	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
 	jobEndTurns bool
+	// metrics sets Bot.Metrics.
+	metrics *Metrics
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
 	// access is bot.access.
@@ -146,6 +148,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	b.Metrics = opt.metrics
 	if opt.limits != nil {
 		opt.limits(&b.Config)
 	}

@@ -68,6 +68,10 @@ type Renderer struct {
 	cuts     []int
 	shownAt  time.Time
 	failures int // flushes that could not show a page
+	// lastVisible is when the platform last took a change of the answer;
+	// onGap (set by ObserveGaps, read under mu) hears each gap.
+	lastVisible time.Time
+	onGap       func(time.Duration)
 }
 
 // page is one platform message of the answer.
@@ -115,6 +119,27 @@ func (r *Renderer) think() {
 			r.log.Debug("thinking status not shown", "channel", r.dest.Channel, "err", err)
 		}
 	}
+}
+
+// ObserveGaps has f hear, after each visible update of the answer but
+// the first, the time since the one before: how long a person watching
+// the thread saw nothing change. f nil observes nothing.
+func (r *Renderer) ObserveGaps(f func(time.Duration)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onGap = f
+}
+
+// visible notes that the platform took a change of the answer.
+func (r *Renderer) visible() {
+	now := time.Now()
+	r.mu.Lock()
+	f := r.onGap
+	r.mu.Unlock()
+	if f != nil && !r.lastVisible.IsZero() {
+		f(now.Sub(r.lastVisible))
+	}
+	r.lastVisible = now
 }
 
 // Write adds a piece of the answer.
@@ -334,6 +359,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 			if i < len(r.pages) {
 				r.pages[i].shown = key
 			}
+			r.visible()
 			return true
 		}
 		wait, limited := connectors.RetryAfter(err)

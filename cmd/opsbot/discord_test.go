@@ -290,3 +290,25 @@ func TestDiscordAgentAnswerStreamsByEdits(t *testing.T) {
 		prev = e
 	}
 }
+
+// The Discord connector's REST calls are counted by route, ids collapsed.
+func TestDiscordAPICallsAreCounted(t *testing.T) {
+	t.Parallel()
+	fake := discordtest.New(t, discordToken)
+	ch := fake.AddChannel(discordGuild, "ops")
+	alice := fake.NewUser("alice")
+	base := startBot(t, fmt.Sprintf("discord:\n  token: %s\n  api_url: %s\n", discordToken, fake.URL), runHooks{})
+	waitThread(t, fake, fake.Mention(alice, ch, "run local uptime"), "load average")
+	_, body := get(t, base+"/metrics")
+	for _, want := range []string{
+		`opsbot_platform_api_requests_total{method="POST /channels/:id/messages",platform="discord",status="200"}`,
+		`opsbot_platform_api_requests_total{method="GET /users/@me",platform="discord",status="200"}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, ch) {
+		t.Error("/metrics names a channel id")
+	}
+}

@@ -23,6 +23,10 @@ type fakeLLM struct {
 	commands map[string]string // question keyword → command to run
 	say      []string
 	next     chan struct{}
+	// usage, when set, ends each response with a usage chunk (as the real
+	// endpoint does for stream_options.include_usage): 100 tokens in, 10
+	// out.
+	usage bool
 
 	mu       sync.Mutex
 	requests []fakeLLMRequest
@@ -96,7 +100,20 @@ func (f *fakeLLM) text(w http.ResponseWriter, pieces []string) {
 		f.chunk(w, map[string]any{"content": p}, nil)
 	}
 	f.chunk(w, map[string]any{}, "stop")
+	f.sendUsage(w)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// sendUsage writes the usage chunk when f.usage is set: no choices, the
+// counts of the whole response.
+func (f *fakeLLM) sendUsage(w http.ResponseWriter) {
+	if !f.usage {
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	w.(http.Flusher).Flush()
 }
 
 // toolCall streams a run_command call whose arguments arrive in pieces.
@@ -108,6 +125,7 @@ func (f *fakeLLM) toolCall(w http.ResponseWriter, command string) {
 		"function": map[string]any{"name": "run_command", "arguments": string(args[:half])}}}}, nil)
 	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": string(args[half:])}}}}, nil)
 	f.chunk(w, map[string]any{}, "tool_calls")
+	f.sendUsage(w)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
