@@ -241,3 +241,19 @@ func RetryAfter(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// Shown is a posted message and what it shows.
+type Shown struct {
+	Ref     Ref
+	Message Message
+}
+
+// UnfinishedLister is a Connector that keeps which of the bot's messages
+// are still being written (the web chat does). After a crash that came
+// between a post and the bot's record of it, the bot's recovery finds the
+// message there, to finish it.
+type UnfinishedLister interface {
+	// Unfinished lists the bot's messages in d's thread still being
+	// written, oldest first.
+	Unfinished(ctx context.Context, d Dest) ([]Shown, error)
+}
