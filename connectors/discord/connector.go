@@ -55,6 +55,8 @@ type Connector struct {
 	// full queue holds the gateway's reading back.
 	queue   chan *discordgo.MessageCreate
 	runOnce sync.Once
+	// clicks are the interactions being handled.
+	clicks sync.WaitGroup
 
 	mu      sync.Mutex
 	gw      *discordgo.Session // the gateway session now

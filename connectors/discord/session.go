@@ -39,6 +39,7 @@ func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
 	}
 	c.watch(ctx)
 	c.shutdown()
+	c.clicks.Wait() // no click reaches h after Start returns
 	return nil
 }
 
@@ -100,7 +101,7 @@ func (c *Connector) bind(s *discordgo.Session) {
 	})
 	s.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) {
 		if c.current(s) {
-			go c.onInteraction(i)
+			c.clicks.Go(func() { c.onInteraction(i) })
 		}
 	})
 	s.AddHandler(func(s *discordgo.Session, _ *discordgo.Connect) { c.mark(s, true) })
