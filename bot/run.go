@@ -203,7 +203,7 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := b.Jobs.StartConfined(sess, h, spec.Command, spec.Confinement)
+		job, err := b.Jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
 		if err != nil {
 			b.log().Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"

@@ -187,6 +187,14 @@ type Streamer interface {
 	StopStream(ctx context.Context, ref Ref, final Message) error
 }
 
+// Thinker is a connector that can show, in a thread, that the bot is
+// working on an answer before its first word (Slack's
+// assistant.threads.setStatus: "is thinking…"); the platform clears it
+// when the answer posts. The renderer calls it as an answer starts.
+type Thinker interface {
+	Thinking(ctx context.Context, d Dest, status string) error
+}
+
 // ErrStreamEnded is wrapped by a Streamer's error when the platform no
 // longer accepts changes to a stream (Slack: message_not_in_streaming_state).
 var ErrStreamEnded = errors.New("the message is no longer streaming")
