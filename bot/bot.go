@@ -348,11 +348,13 @@ func (b *Bot) work(t *thread) {
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
+		ctx = withClaims(ctx)
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		slots := b.slots
 		b.mu.Unlock()
 
 		b.runInSlot(ctx, slots, t, q)
+		settleClaims(ctx, b.Store, "")
 		cancel(nil)
 	}
 }

@@ -39,6 +39,7 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.followUp(ctx, ev, sess, q.followUp)
 		return
 	}
+	b.followUpsFirst(ctx, ev, sess)
 	if ev.Question {
 		b.turn(ctx, ev, sess)
 		return

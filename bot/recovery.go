@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -69,19 +70,16 @@ func (r *recovery) finishAnswers(ctx context.Context) {
 	if err != nil {
 		r.log.Error("find interrupted answers", "err", err)
 	}
+	// Answers whose post never returned come last: by then every answer
+	// on record is finished, and what is still being written is theirs.
+	slices.SortStableFunc(msgs, func(x, y store.PostedMessage) int { return cmpBool(x.Pending(), y.Pending()) })
 	for _, m := range msgs {
 		c, ok := r.out.conn(m.Platform)
 		if !ok {
 			continue
 		}
 		if m.Pending() {
-			// Recorded, and the crash came before its post returned: the
-			// message, if it was posted, cannot be found; the thread is
-			// told the answer was cut off.
-			d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
-			if _, err := r.out.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
-				r.log.Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
-			}
+			r.finishUnrecorded(ctx, c, m)
 			r.store.FinishStreaming(ctx, m.ID)
 			continue
 		}
@@ -91,4 +89,49 @@ func (r *recovery) finishAnswers(ctx context.Context) {
 		}
 		r.store.FinishStreaming(ctx, m.ID)
 	}
+}
+
+// finishUnrecorded settles an answer recorded before its post, whose post
+// never returned before the crash: its platform id is unknown. A platform
+// that keeps which messages are being written (connectors.UnfinishedLister)
+// names it, and it is finished with the note; elsewhere, or when the post
+// never arrived, the note is posted in the thread.
+func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector, m store.PostedMessage) {
+	d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
+	if l, ok := unfinishedLister(c); ok {
+		left, err := l.Unfinished(ctx, d)
+		if err != nil {
+			r.log.Warn("find an interrupted answer", "channel", m.Channel, "err", err)
+		}
+		for _, s := range left {
+			if err := finalize(ctx, c, s.Ref, connectors.Message{Text: s.Message.Text + interruptedNote}); err != nil {
+				r.log.Warn("finalize interrupted answer", "message", s.Ref.ID, "err", err)
+			}
+		}
+		if len(left) > 0 {
+			return
+		}
+	}
+	if _, err := r.out.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
+		r.log.Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
+	}
+}
+
+// unfinishedLister is c's UnfinishedLister, behind the bot's redactor.
+func unfinishedLister(c connectors.Connector) (connectors.UnfinishedLister, bool) {
+	if rc, ok := c.(*redactedConn); ok {
+		c = rc.Connector
+	}
+	l, ok := c.(connectors.UnfinishedLister)
+	return l, ok
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return 1
+	}
+	return -1
 }

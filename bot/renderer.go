@@ -102,9 +102,23 @@ func NewRenderer(ctx context.Context, conn connectors.Connector, budget *EditBud
 	go func() {
 		defer close(r.finished)
 		defer leave()
+		r.think()
 		r.run()
 	}()
 	return r
+}
+
+// thinkingStatus is what a platform that can shows while the model thinks.
+const thinkingStatus = "is thinking…"
+
+// think shows that the answer is being worked on, where the platform can
+// (connectors.Thinker), until its first words post.
+func (r *Renderer) think() {
+	if th, ok := r.conn.(connectors.Thinker); ok && r.dest.Thread != "" {
+		if err := th.Thinking(r.ctx, r.dest, thinkingStatus); err != nil {
+			r.log.Debug("thinking status not shown", "channel", r.dest.Channel, "err", err)
+		}
+	}
 }
 
 // Write adds a piece of the answer.

@@ -187,6 +187,14 @@ type Streamer interface {
 	StopStream(ctx context.Context, ref Ref, final Message) error
 }
 
+// Thinker is a connector that can show, in a thread, that the bot is
+// working on an answer before its first word (Slack's
+// assistant.threads.setStatus: "is thinking…"); the platform clears it
+// when the answer posts. The renderer calls it as an answer starts.
+type Thinker interface {
+	Thinking(ctx context.Context, d Dest, status string) error
+}
+
 // ErrStreamEnded is wrapped by a Streamer's error when the platform no
 // longer accepts changes to a stream (Slack: message_not_in_streaming_state).
 var ErrStreamEnded = errors.New("the message is no longer streaming")
@@ -240,4 +248,20 @@ func RetryAfter(err error) (time.Duration, bool) {
 		return rl.RetryAfter, true
 	}
 	return 0, false
+}
+
+// Shown is a posted message and what it shows.
+type Shown struct {
+	Ref     Ref
+	Message Message
+}
+
+// UnfinishedLister is a Connector that keeps which of the bot's messages
+// are still being written (the web chat does). After a crash that came
+// between a post and the bot's record of it, the bot's recovery finds the
+// message there, to finish it.
+type UnfinishedLister interface {
+	// Unfinished lists the bot's messages in d's thread still being
+	// written, oldest first.
+	Unfinished(ctx context.Context, d Dest) ([]Shown, error)
 }

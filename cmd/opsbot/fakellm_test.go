@@ -23,6 +23,9 @@ type fakeLLM struct {
 	commands map[string]string // question keyword → command to run
 	say      []string
 	next     chan struct{}
+	// respond, when set, plays the model instead: for each request, a
+	// command to call run_command with on local, or else the answer text.
+	respond func(fakeLLMRequest) (command, text string)
 	// usage, when set, ends each response with a usage chunk (as the real
 	// endpoint does for stream_options.include_usage): 100 tokens in, 10
 	// out.
@@ -67,6 +70,14 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, req)
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
+	if f.respond != nil {
+		if cmd, text := f.respond(req); cmd != "" {
+			f.toolCall(w, cmd)
+		} else {
+			f.text(w, []string{text})
+		}
+		return
+	}
 	last := req.Messages[len(req.Messages)-1]
 	text := fmt.Sprint(last.Content)
 	switch {
@@ -121,7 +132,10 @@ func (f *fakeLLM) toolCall(w http.ResponseWriter, command string) {
 	args, _ := json.Marshal(map[string]string{"target": "local", "command": command})
 	f.chunk(w, map[string]any{"role": "assistant", "content": "Let me check. "}, nil)
 	half := len(args) / 2
-	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+	f.mu.Lock()
+	id := fmt.Sprintf("call_%d", len(f.requests))
+	f.mu.Unlock()
+	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": id, "type": "function",
 		"function": map[string]any{"name": "run_command", "arguments": string(args[:half])}}}}, nil)
 	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": string(args[half:])}}}}, nil)
 	f.chunk(w, map[string]any{}, "tool_calls")

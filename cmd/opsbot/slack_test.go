@@ -387,6 +387,13 @@ func TestSlackAgentAnswerStreams(t *testing.T) {
 	t.Cleanup(fake.Close)
 	b := startSlackBot(t, fake, agentYAML(t, llm))
 	m := fake.Mention("C0OPS", "U0ALICE", "", "how is the disk?")
+	// While the model thinks, before its first word, the thread says so.
+	if !fake.WaitFor(slackWait, func(s *slackfake.Server) bool { return len(s.Statuses()) > 0 }) {
+		t.Fatal("no thinking status while the model had not said a word")
+	}
+	if st := fake.Statuses()[0]; st.Thread != m.Thread || st.Status != "is thinking…" || len(fake.Thread("C0OPS", m.Thread)) != 1 {
+		t.Errorf("thinking status %+v, thread %s; want \"is thinking…\" in the thread before any answer", st, fake.ThreadText("C0OPS", m.Thread))
+	}
 	llm.next <- struct{}{}
 	b.streamingShows("C0OPS", m.Thread, "Disk")
 	llm.next <- struct{}{}

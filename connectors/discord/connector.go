@@ -32,6 +32,9 @@ const (
 	maxThreadName = 100
 )
 
+// queueSize is how many gateway messages may wait for the worker.
+const queueSize = 1024
+
 // Intents the bot asks for: messages in guild channels and threads, and
 // direct messages. Message Content is privileged and optional: without it
 // Discord still sends the text of mentions and direct messages.
@@ -48,6 +51,9 @@ type Connector struct {
 	stuckAfter time.Duration
 
 	running chan struct{} // closed once events reach the handler
+	// queue holds messages from the gateway for work, in their order: a
+	// full queue holds the gateway's reading back.
+	queue   chan *discordgo.MessageCreate
 	runOnce sync.Once
 
 	mu      sync.Mutex
@@ -108,7 +114,7 @@ func New(cfg Config, opt Options) (*Connector, error) {
 	}
 	opt.Transport = lim
 	c := &Connector{cfg: cfg, log: opt.Log, opt: opt, stuckAfter: opt.StuckAfter, running: make(chan struct{}),
-		channels: map[string]channelInfo{}, pending: map[string]string{}, custom: map[string][2]string{}}
+		queue: make(chan *discordgo.MessageCreate, queueSize), channels: map[string]channelInfo{}, pending: map[string]string{}, custom: map[string][2]string{}}
 	c.rest = c.newSession()
 	return c, nil
 }

@@ -31,11 +31,12 @@ func (c *Connector) handlerState() (connectors.Handler, context.Context, string)
 	return c.handler, c.ctx, c.botID
 }
 
-// onMessage turns a MESSAGE_CREATE into an event. discordgo calls it in a
-// goroutine of its own, so messages may come out of order: nothing here
-// depends on an earlier event (a thread's parent is asked of the API, not
-// remembered from THREAD_CREATE), and the bot deduplicates by message id
-// the copies a RESUME replays.
+// onMessage turns a MESSAGE_CREATE into an event, on the connector's one
+// worker, in the gateway's order. Nothing here depends on another kind of
+// event having come first (a thread's parent is asked of the API, not
+// remembered from THREAD_CREATE, which this bot's intents do not even
+// receive), and the bot deduplicates by message id the copies a RESUME
+// replays.
 func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 	h, ctx, botID := c.handlerState()
 	if h == nil || m.Author == nil || m.Author.Bot || m.Author.ID == botID {

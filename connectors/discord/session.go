@@ -24,6 +24,16 @@ func (c *Connector) Start(ctx context.Context, h connectors.Handler) error {
 	// Whatever the first attempt gives, the other connectors need not wait
 	// for Discord: /readyz says whether it is connected.
 	defer c.runOnce.Do(func() { close(c.running) })
+	workCtx, stop := context.WithCancel(ctx)
+	worker := make(chan struct{})
+	go func() {
+		defer close(worker)
+		c.work(workCtx)
+	}()
+	defer func() {
+		stop()
+		<-worker
+	}()
 	if err := c.connectRetrying(ctx); err != nil {
 		return err
 	}
@@ -74,20 +84,39 @@ func (c *Connector) connect(ctx context.Context) error {
 }
 
 // bind routes s's events to the connector while s is its session.
-// discordgo calls each handler in a goroutine of its own.
+//
+// discordgo would call each handler in a goroutine of its own, which
+// loses the order of a thread's messages; with SyncEvents it calls them
+// on its reading goroutine, in the gateway's order, so they must not
+// block: a message goes to the connector's queue, handled in order by one
+// worker (see work); a click is handled at once in a goroutine of its
+// own, as its acknowledgement has 3 seconds.
 func (c *Connector) bind(s *discordgo.Session) {
+	s.SyncEvents = true
 	s.AddHandler(func(s *discordgo.Session, m *discordgo.MessageCreate) {
 		if c.current(s) {
-			c.onMessage(m)
+			c.queue <- m
 		}
 	})
 	s.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) {
 		if c.current(s) {
-			c.onInteraction(i)
+			go c.onInteraction(i)
 		}
 	})
 	s.AddHandler(func(s *discordgo.Session, _ *discordgo.Connect) { c.mark(s, true) })
 	s.AddHandler(func(s *discordgo.Session, _ *discordgo.Disconnect) { c.mark(s, false) })
+}
+
+// work hands queued messages on, in order, until ctx ends.
+func (c *Connector) work(ctx context.Context) {
+	for {
+		select {
+		case m := <-c.queue:
+			c.onMessage(m)
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (c *Connector) current(s *discordgo.Session) bool {

@@ -163,6 +163,17 @@ func (s *Server) Refusals(code string) int {
 	return s.refusals[code]
 }
 
+// Methods are the Web API methods called so far.
+func (s *Server) Methods() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for m := range s.calls {
+		out = append(out, m)
+	}
+	return out
+}
+
 // Calls is how many calls of method the fake has answered.
 func (s *Server) Calls(method string) int {
 	s.mu.Lock()
