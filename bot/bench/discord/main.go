@@ -4,7 +4,7 @@
 // headers), through the Discord connector and the bot's renderer, as
 // opsbot run streams a model's answer:
 //
-//	go run ./connectors/discord/bench -streams 20 -duration 10m
+//	go run ./bot/bench/discord -streams 20 -duration 10m
 //
 // Each of -streams streams asks in a channel (a mention, so a thread is
 // opened from it), writes an answer of -answer characters at -rate
