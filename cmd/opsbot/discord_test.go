@@ -312,3 +312,27 @@ func TestDiscordAPICallsAreCounted(t *testing.T) {
 		t.Error("/metrics names a channel id")
 	}
 }
+
+// config check says what is wrong with the discord section in words, at
+// its line; the token is one of the redactor's secrets.
+func TestDiscordConfigCheck(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ yaml, want string }{
+		{"discord:\n  token: Bot abc.def.ghi\n", `c.yaml:2: discord.token: starts with "Bot ": give the token alone, opsbot adds the prefix`},
+		{"discord:\n  token: abc\n  api_url: discord.com\n", `c.yaml:3: discord.api_url: "discord.com" is not a web address: use https://discord.com/ or your REST proxy's address`},
+		{"discord:\n  token: ${DISCORD_BOT_TOKEN}\n", "c.yaml:2: discord.token: environment variable DISCORD_BOT_TOKEN is not set: export it, or write ${DISCORD_BOT_TOKEN:-default}"},
+	}
+	for _, c := range cases {
+		_, err := parseConfig("c.yaml", []byte(c.yaml), func(string) (string, bool) { return "", false })
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: %v\nwant %s", c.yaml, err, c.want)
+		}
+	}
+	cfg, err := parseConfig("c.yaml", []byte("discord:\n  token: ${T}\n"), func(string) (string, bool) { return discordToken, true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := cfg.redactor().String("token " + discordToken); strings.Contains(out, discordToken) {
+		t.Errorf("the redactor does not know discord.token: %q", out)
+	}
+}

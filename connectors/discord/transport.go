@@ -20,11 +20,12 @@ import (
 const discordHost = "discord.com"
 
 // globalRate keeps every REST call but interactions under Discord's global
-// limit of 50 requests a second: 45 a second with bursts of 5 puts at most
-// 50 in any second.
+// limit of 50 requests a second, which Discord counts as calls arrive: 40
+// a second, one at a time, leaves room for calls that the network or a
+// loaded machine delays into the same second as later ones.
 const (
-	globalRate  = 45
-	globalBurst = 5
+	globalRate  = 40
+	globalBurst = 1
 )
 
 // maxWait is the longest a call waits for its route's bucket (within its

@@ -87,8 +87,11 @@ type Message struct {
 // Call is one REST call the fake answered.
 type Call struct {
 	Method, Route string
-	Status        int
-	At            time.Time
+	// Major is the channel (guild, interaction) the call acted on: with
+	// Route, the rate limit's bucket.
+	Major  string
+	Status int
+	At     time.Time
 }
 
 type click struct {

@@ -28,7 +28,9 @@ func (f *Fake) serveREST(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	defer f.changedLocked()
 	status := http.StatusOK
-	defer func() { f.calls = append(f.calls, Call{Method: r.Method, Route: route, Status: status, At: now}) }()
+	defer func() {
+		f.calls = append(f.calls, Call{Method: r.Method, Route: route, Major: majorOf(segs), Status: status, At: now})
+	}()
 	if len(body) > 0 {
 		f.sent = append(f.sent, string(body))
 	}
