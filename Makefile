@@ -82,3 +82,12 @@ bench-deps: test-deps
 
 clean:
 	rm -rf bin
+
+## soak: the soak harness, not part of make test: the load half starts the
+## real binary and drives it through the web API (100 threads at once, 1,000
+## idle event streams, a stalled reader, 200 messages into one thread, replays
+## while posting, SOAK_STEADY of steady load); docs/BENCHMARKS.md has the figures
+.PHONY: soak
+SOAK_STEADY ?= 10m
+soak: build
+	$(GO) run ./soak/load -bin bin/opsbot -steady $(SOAK_STEADY)
