@@ -178,6 +178,9 @@ func oneThread(b *bot) string {
 // replayWhilePosting: 20 clients replay the whole history over and over
 // while one person posts.
 func replayWhilePosting(b *bot) string {
+	if b.seq() < 3000 { // run alone (-only replay): make the history
+		history(b, 3000, 2000)
+	}
 	upTo := b.seq()
 	ctx, cancel := context.WithCancel(context.Background())
 	var replays atomic.Int32
