@@ -80,6 +80,15 @@ bench: bench-deps
 bench-deps: test-deps
 	@./deploy/install-debs.sh $(BENCH_DEBS)
 
+## soak: issue 12's crash harness, outside make test. soak-kill: the real
+## binary killed with SIGKILL at random moments and within 50 ms of an
+## Approve click, SOAK_ITERATIONS times (default 200), each restart checked
+## (docs/BENCHMARKS.md, "Kill loop"; about 5 minutes)
+.PHONY: soak soak-kill
+soak: soak-kill
+soak-kill:
+	$(GO) test -tags soak -run '^TestSoakKillLoop$$' -count=1 -timeout 3h -v ./cmd/opsbot/
+
 clean:
 	rm -rf bin
 

@@ -13,6 +13,7 @@ require (
 require golang.org/x/term v0.47.0
 
 require (
+	github.com/bwmarrin/discordgo v0.29.1-0.20260214123928-f43dd94faaac
 	github.com/gorilla/websocket v1.5.3
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/slack-go/slack v0.35.0

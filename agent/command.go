@@ -119,6 +119,9 @@ type Guard struct {
 	// DirOnAllHosts says the caller runs commands in cwd on every host
 	// (opsbot hosts exec --dir), so approvals bind it for every target.
 	DirOnAllHosts bool
+	// Metrics counts the commands that do not run (denied, not
+	// approved); Metrics.Executor counts those that do. May be nil.
+	Metrics *Metrics
 }
 
 // errRefused is a refusal the model must read, not a failure.
@@ -156,9 +159,23 @@ func (g *Guard) Permit(ctx context.Context, call ToolCall, target, command, cwd 
 	case Allow:
 		return Permit{Hosts: hosts, Confinement: Confinement{ConnectPorts: d.ConnectPorts}}, nil
 	case Approve:
-		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		err := g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
+		if err != nil {
+			g.Metrics.refused(Approve, notApproved(ctx))
+		}
+		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, err
 	}
+	g.Metrics.refused(Deny, "refused")
 	return Permit{}, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+}
+
+// notApproved is the result of a command that waited for people and did
+// not run: stopped while it waited, or not approved.
+func notApproved(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return "not_approved"
 }
 
 func (g *Guard) decide(hosts []string, command string) Decision {

@@ -34,12 +34,13 @@ type Jobs struct {
 // nobody approved (in the sandbox, no network); StartConfined takes the
 // Guard's Permit.
 func (j *Jobs) Start(sess SessionInfo, host, command string) (store.Job, error) {
-	return j.StartConfined(sess, host, command, Confinement{})
+	return j.StartConfined(context.Background(), sess, host, command, Confinement{})
 }
 
 // StartConfined records a job and runs it on one host, confined as the
-// Guard's Permit said.
-func (j *Jobs) StartConfined(sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
+// Guard's Permit said. The job outlives ctx, but keeps its values: the
+// executor's audit trail names the person who asked, not the bot.
+func (j *Jobs) StartConfined(ctx context.Context, sess SessionInfo, host, command string, c Confinement) (store.Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -51,7 +52,7 @@ func (j *Jobs) StartConfined(sess SessionInfo, host, command string, c Confineme
 	}
 	// The job's own deadline is the runner's (Timeout below); the cause
 	// of a cancel says who ended it, for its notice.
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	if j.cancels == nil {
 		j.cancels, j.live = map[int64]context.CancelCauseFunc{}, map[int64]*liveOutput{}
 	}
@@ -231,7 +232,7 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.StartConfined(call.Session, permit.Hosts[0], in.Command, permit.Confinement)
+	job, err := t.Jobs.StartConfined(ctx, call.Session, permit.Hosts[0], in.Command, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
 	}

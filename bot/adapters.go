@@ -236,11 +236,6 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		}
 		return agent.ApprovalOutcome{}, err
 	}
-	// This waiter acts on the decision: the follow-up recorded for a
-	// restart is done.
-	if _, err := g.Store.FinishFollowUp(context.WithoutCancel(ctx), a.ID); err != nil {
-		return agent.ApprovalOutcome{}, err
-	}
 	// Said for people and the model alike: "denied by @bob", "expired:
 	// nobody decided within 15 minutes" — no platform keys.
 	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
@@ -256,6 +251,16 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		if !claimed {
 			out.State = "already used"
 		}
+		if cl := claimsOf(ctx); claimed && cl != nil {
+			// The follow-up closes when the command starts (claims.go).
+			cl.add(areq.Command, a.ID)
+			return out, nil
+		}
+	}
+	// This waiter acted on the decision: the follow-up recorded for a
+	// restart is done.
+	if _, err := g.Store.FinishFollowUp(context.WithoutCancel(ctx), a.ID); err != nil {
+		return agent.ApprovalOutcome{}, err
 	}
 	return out, nil
 }

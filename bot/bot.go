@@ -53,6 +53,9 @@ type Bot struct {
 	// JobEndTurns runs a short agent turn in a job's thread when the job
 	// ends (agent.on_job_end: turn), rather than only posting the news.
 	JobEndTurns bool
+	// Metrics counts events, turns and the gaps between an answer's
+	// visible updates (nil: nothing is counted).
+	Metrics *Metrics
 
 	// EventsKept is how long event ids are kept to drop platform retries
 	// (default 3 days).
@@ -197,9 +200,11 @@ func (b *Bot) route(it inboxItem) {
 		if err != nil {
 			b.log().Error("dedup event", "err", err)
 		} else if !first {
+			b.Metrics.event(ev, true)
 			return // a platform retry of an event already handled
 		}
 	}
+	b.Metrics.event(ev, false)
 	if !b.dispatch(ctx, ev, it.id) {
 		b.finishEvent(ctx, it.id)
 	}
@@ -343,11 +348,13 @@ func (b *Bot) work(t *thread) {
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
+		ctx = withClaims(ctx)
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		slots := b.slots
 		b.mu.Unlock()
 
 		b.runInSlot(ctx, slots, t, q)
+		settleClaims(ctx, b.Store, "")
 		cancel(nil)
 	}
 }

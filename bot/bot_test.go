@@ -48,6 +48,12 @@ func newHarnessWith(t *testing.T, opt botOptions) *harness {
 	t.Helper()
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
+	return newHarnessOn(t, conn, opt)
+}
+
+// newHarnessOn is newHarness on the platform conn, with options.
+func newHarnessOn(t *testing.T, conn *fakeConn, opt botOptions) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)
@@ -77,6 +83,8 @@ type botOptions struct {
 	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
 	jobEndTurns bool
+	// metrics sets Bot.Metrics.
+	metrics *Metrics
 	// busyTimeout is the store's (default its own).
 	busyTimeout time.Duration
 	// access is bot.access.
@@ -140,6 +148,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	b.Metrics = opt.metrics
 	if opt.limits != nil {
 		opt.limits(&b.Config)
 	}

@@ -152,6 +152,38 @@ func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
 	}
 }
 
+// refreshAllCards edits every card that still shows buttons for a request
+// already decided — expired, decided while no turn waited, or decided
+// just before a crash cut the card's edit — so a card never offers a
+// click that can only be refused. It runs with the expiry sweep.
+func (b *Bot) refreshAllCards(ctx context.Context) {
+	as, channels, messages, err := b.Store.AllStaleCards(ctx, 100)
+	if err != nil {
+		b.log().Warn("stale cards", "err", err)
+		return
+	}
+	for i, a := range as {
+		if a.SessionID == 0 {
+			b.Store.MarkCardShown(ctx, a.ID)
+			continue
+		}
+		sess, err := b.Store.Session(ctx, a.SessionID)
+		if err != nil {
+			continue
+		}
+		c, ok := b.conn(sess.Platform)
+		if !ok {
+			continue // its platform is not configured now
+		}
+		ref := connectors.Ref{Platform: sess.Platform, Workspace: sess.Workspace, Channel: channels[i], Thread: sess.Thread, ID: messages[i]}
+		if err := editRetrying(ctx, c, ref, b.card(a)); err != nil {
+			b.log().Warn("update a decided card", "err", err)
+			continue
+		}
+		b.Store.MarkCardShown(ctx, a.ID)
+	}
+}
+
 // action handles a button click.
 func (b *Bot) action(ctx context.Context, ev connectors.Event) {
 	switch ev.ActionID {
@@ -172,6 +204,8 @@ func (b *Bot) action(ctx context.Context, ev connectors.Event) {
 		}
 	case ActionApprove, ActionDeny:
 		b.vote(ctx, ev)
+	case ActionAskAgain:
+		b.askAgain(ctx, ev)
 	default:
 		b.respond(ctx, ev, "That button does nothing any more.")
 	}

@@ -3,12 +3,10 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -41,112 +39,38 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.followUp(ctx, ev, sess, q.followUp)
 		return
 	}
+	b.followUpsFirst(ctx, ev, sess)
+	if ev.Question {
+		b.turn(ctx, ev, sess)
+		return
+	}
 	word, rest := firstWord(ev.Text)
 	switch strings.ToLower(word) {
-	case "help", "":
-		b.reply(ctx, ev, helpText)
 	case "run":
 		b.runCommand(ctx, ev, sess, rest)
-	case "jobs":
-		b.listJobs(ctx, ev, sess)
-	case "job":
-		b.showJob(ctx, ev, sess, rest)
-	case "cancel":
-		b.cancelJob(ctx, ev, sess, rest)
-	case "hosts":
-		b.listHosts(ctx, ev)
 	case "health":
 		b.health(ctx, ev, rest)
-	case "reset":
-		if _, err := b.Store.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
-			b.internalError(ctx, ev, err)
-			return
-		}
-		b.reply(ctx, ev, "Done: this thread's conversation is forgotten (the audit trail keeps what was run).")
 	default:
-		b.turn(ctx, ev, sess)
+		if !b.commands().answer(ctx, ev, sess, word, rest) {
+			b.turn(ctx, ev, sess)
+		}
 	}
+}
+
+// commands are the chat commands about the thread, its jobs and the
+// hosts, answering through b.
+func (b *Bot) commands() *commands {
+	c := &commands{store: b.Store, hosts: b.Hosts, out: b, mayApprove: b.isApprover}
+	if b.Jobs != nil {
+		c.jobs = b.Jobs
+	}
+	return c
 }
 
 func firstWord(s string) (string, string) {
 	s = strings.TrimSpace(s)
 	w, rest, _ := strings.Cut(s, " ")
 	return w, strings.TrimSpace(rest)
-}
-
-func (b *Bot) listJobs(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	jobs, err := b.Store.Jobs(ctx, sess.ID, 20)
-	if err != nil {
-		b.internalError(ctx, ev, err)
-		return
-	}
-	if len(jobs) == 0 {
-		b.reply(ctx, ev, "No background jobs in this thread.")
-		return
-	}
-	var lines []string
-	for _, j := range jobs {
-		lines = append(lines, "• "+strings.SplitN(agent.FormatJob(j), "\n", 2)[0])
-	}
-	b.reply(ctx, ev, strings.Join(lines, "\n"))
-}
-
-func (b *Bot) showJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
-	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
-	if err != nil {
-		b.reply(ctx, ev, "Usage: `job <id>`, e.g. `job 7` (see `jobs`).")
-		return
-	}
-	j, err := b.Store.Job(ctx, id)
-	if err != nil || j.SessionID != sess.ID {
-		// Another thread's job is not this thread's business (its channel
-		// may be closed to this user).
-		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
-		return
-	}
-	text := agent.FormatJob(j)
-	if head, tail, ok := strings.Cut(text, "\n"); ok {
-		// The kept tail can be longer than a message holds: its end
-		// shows, as with any output.
-		out := &outputTail{limit: max(b.maxText(ev)-chars(head)-outputMargin, 200)}
-		out.Write(tail)
-		text = head + "\n" + out.View()
-	}
-	b.reply(ctx, ev, text)
-}
-
-func (b *Bot) cancelJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
-	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
-	if err != nil {
-		b.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
-		return
-	}
-	j, err := b.Store.Job(ctx, id)
-	if err != nil || j.SessionID != sess.ID {
-		b.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
-		return
-	}
-	if j.Requester != "" && j.Requester != ev.User.ID && !b.isApprover(ev) {
-		b.reply(ctx, ev, fmt.Sprintf("Not cancelled: only %s, who started job %d, or an approver may cancel it.", connectors.Mention(j.Requester), id))
-		return
-	}
-	if b.Jobs == nil || !b.Jobs.Cancel(id) {
-		b.reply(ctx, ev, fmt.Sprintf("Job %d is not running.", id))
-		return
-	}
-	b.reply(ctx, ev, fmt.Sprintf("Cancelling job %d; its end will be reported here.", id))
-}
-
-func (b *Bot) listHosts(ctx context.Context, ev connectors.Event) {
-	var lines []string
-	for _, h := range b.Hosts {
-		line := "• `" + h.Name + "`"
-		if len(h.Groups) > 0 {
-			line += " — groups: " + strings.Join(h.Groups, ", ")
-		}
-		lines = append(lines, line)
-	}
-	b.reply(ctx, ev, "Hosts:\n"+strings.Join(lines, "\n"))
 }
 
 // internalError logs err with an id and tells the thread only the id.

@@ -187,3 +187,24 @@ func TestEveryMessageKeepsToMaxButtons(t *testing.T) {
 	}
 	r.Close(t.Context(), nil)
 }
+
+// Where the platform keeps every status line in view (a terminal), a
+// "running…" line is not replaced by its result: both show, however fast
+// the command was.
+func TestStatusLinesKeptWhereThePlatformKeepsThem(t *testing.T) {
+	t.Parallel()
+	for _, keeps := range []bool{false, true} {
+		conn := newFakeConn(connectors.Limits{MaxText: 4000, KeepsStatus: keeps})
+		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r.Status("running `df -h` on local…", false)
+		r.Status("✓ `df -h` on local: exit 0", true)
+		r.Close(t.Context(), nil)
+		want := "✓ `df -h` on local: exit 0"
+		if keeps {
+			want = "running `df -h` on local…\n" + want
+		}
+		if msgs := conn.thread("T1"); len(msgs) != 1 || msgs[0].msg.Context != want {
+			t.Errorf("KeepsStatus %v: the answer shows %+v; want context %q", keeps, msgs, want)
+		}
+	}
+}

@@ -57,12 +57,31 @@ func (b *Bot) sweepFollowUps(ctx context.Context) {
 	}
 }
 
+// followUpsFirst acts on the thread's decided approvals that nothing acted
+// on yet (a restart came between a decision and its follow-up) before a
+// new message: the model's tool call an approval answers resumes, instead
+// of the new message superseding it unrun (issue 12: 2 of 2 such
+// approvals were dropped).
+func (b *Bot) followUpsFirst(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	fs, err := b.Store.DecidedFollowUps(ctx)
+	if err != nil {
+		b.log().Warn("approval follow-ups", "err", err)
+		return
+	}
+	for _, f := range fs {
+		if f.SessionID == sess.ID {
+			b.followUp(ctx, ev, sess, f.ApprovalID)
+		}
+	}
+}
+
 // expireAndFollowUp expires overdue requests and acts on them.
 func (b *Bot) expireAndFollowUp(ctx context.Context) {
 	if _, err := b.Gate.ExpireDue(ctx); err != nil {
 		b.log().Warn("expire approvals", "err", err)
 	}
 	b.sweepFollowUps(ctx)
+	b.refreshAllCards(ctx)
 }
 
 // followUp acts on a decided approval in its thread, unless the turn that
@@ -98,9 +117,9 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 		}
 		b.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
-		// Whoever claims an approval marks its follow-up done at once,
-		// before running; a claim left open was cut by a crash first.
-		b.notRun(ctx, ev, f, a, "opsbot restarted just before it ran; ask again")
+		// A claimed approval's follow-up closes as its command starts;
+		// one still open was cut by a crash before the command started.
+		b.notRunAskAgain(ctx, ev, f, a)
 	case f.Kind == store.FollowUpRun:
 		b.runApproved(ctx, ev, sess, f, a)
 	case b.Agent == nil:
@@ -125,8 +144,13 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 		b.internalError(ctx, ev, err)
 		return
 	}
-	if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won || !claimed {
+	if !claimed {
 		return // someone else acted on it
+	}
+	if cl := claimsOf(ctx); cl != nil {
+		cl.add(f.Command, a.ID) // closed as the command starts (claims.go)
+	} else if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won {
+		return
 	}
 	r, done := b.renderer(ctx, ev, true)
 	defer done()

@@ -80,6 +80,7 @@ func (in *inbox) record(b *Bot, ctx context.Context, ev connectors.Event) {
 			var first bool
 			it.id, first, err = b.Store.RecordEvent(ctx, ev.Platform, ev.ID, data)
 			if err == nil && !first {
+				b.Metrics.event(ev, true)
 				return
 			}
 		}

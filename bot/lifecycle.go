@@ -2,16 +2,12 @@ package bot
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
-
-// interruptedNote ends an answer a crash cut short.
-const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer finished)_"
 
 // Start delivers job notifications and expires overdue approvals until ctx
 // ends. Call Recover first, before any event can arrive.
@@ -66,96 +62,33 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 // on; Start routes them, before any new one.
 func (b *Bot) Recover(ctx context.Context) {
 	b.endOrphans(ctx)
-	msgs, err := b.Store.StreamingMessages(ctx)
-	if err != nil {
-		b.log().Error("find interrupted answers", "err", err)
-	}
-	for _, m := range msgs {
-		c, ok := b.conn(m.Platform)
-		if !ok {
-			continue // its platform is not configured now; keep it for later
-		}
-		if m.Pending() {
-			// Recorded, and the crash came before its post returned: the
-			// message, if it was posted, cannot be found; the thread is
-			// told the answer was cut off.
-			d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
-			if _, err := b.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
-				b.log().Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
-			}
-			b.Store.FinishStreaming(ctx, m.ID)
-			continue
-		}
-		ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-		if err := finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote}); err != nil {
-			b.log().Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
-		}
-		b.Store.FinishStreaming(ctx, m.ID)
-	}
-	turns, err := b.Store.RunningTurns(ctx)
-	if err != nil {
-		b.log().Error("find interrupted turns", "err", err)
-	}
-	for _, t := range turns {
-		b.Store.EndTurn(ctx, t.ID, store.TurnInterrupted)
-	}
-	jobs, err := b.Store.InterruptRunningJobs(ctx)
-	if err != nil {
-		b.log().Error("interrupt jobs", "err", err)
-	}
-	for _, j := range jobs {
-		b.log().Warn("job interrupted by restart", "job", j.ID, "host", j.Host)
-	}
+	b.recovery().run(ctx)
 	b.replayInbox(ctx)
 }
 
+// recovery finishes what a crash left of the answers, turns and jobs,
+// posting through b.
+func (b *Bot) recovery() *recovery {
+	return &recovery{store: b.Store, out: b, log: b.log()}
+}
+
 // deliver posts job notifications into the threads that started the jobs.
-func (b *Bot) deliver(ctx context.Context) {
-	notes, err := b.Store.UndeliveredNotifications(ctx, 50)
-	if err != nil {
-		b.log().Warn("notifications", "err", err)
-		return
+func (b *Bot) deliver(ctx context.Context) { b.jobNotices().deliver(ctx) }
+
+// jobNotices delivers job notifications through b; with
+// agent.on_job_end: turn, each wakes the agent in its thread.
+func (b *Bot) jobNotices() *jobNotices {
+	n := &jobNotices{store: b.Store, out: b, log: b.log()}
+	if b.JobEndTurns && b.Agent != nil {
+		n.wake = b.wakeAgent
 	}
-	for _, n := range notes {
-		if n.SessionID == 0 {
-			b.Store.MarkDelivered(ctx, n.ID)
-			continue
-		}
-		sess, err := b.Store.Session(ctx, n.SessionID)
-		if err != nil {
-			continue
-		}
-		if _, ok := b.conn(sess.Platform); !ok {
-			b.Store.MarkDelivered(ctx, n.ID) // e.g. a terminal session: nobody to post to
-			continue
-		}
-		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
-		if _, err := b.post(ctx, d, jobNotice(n.Text)); err != nil {
-			b.log().Warn("post notification", "id", n.ID, "err", err)
-			continue
-		}
-		b.Store.MarkDelivered(ctx, n.ID)
-		b.wakeAgent(ctx, n, sess)
-	}
+	return n
 }
 
 // wakeAgent runs a short agent turn in the thread of a job that ended
 // (agent.on_job_end: turn): the model reads the job's outcome and output
 // and says what it means, without waiting for someone to speak.
-func (b *Bot) wakeAgent(ctx context.Context, n store.Notification, sess store.Session) {
-	if !b.JobEndTurns || b.Agent == nil || n.JobID == 0 {
-		return
-	}
-	job, err := b.Store.Job(ctx, n.JobID)
-	if err != nil {
-		b.log().Warn("job of notification", "id", n.ID, "err", err)
-		return
-	}
-	// The turn's message carries the news: it is not injected again.
-	if _, err := b.Store.MarkInjected(ctx, n.ID); err != nil {
-		b.log().Warn("mark notification injected", "id", n.ID, "err", err)
-		return
-	}
+func (b *Bot) wakeAgent(sess store.Session, job store.Job) {
 	b.enqueue(threadID{sess.Platform, sess.Channel, sess.Thread}, queued{ev: connectors.Event{
 		Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
 		User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}})
@@ -171,6 +104,3 @@ func finalize(ctx context.Context, c connectors.Connector, ref connectors.Ref, m
 	}
 	return editRetrying(ctx, c, ref, m)
 }
-
-// jobNotice is the message that tells a thread how its job ended.
-func jobNotice(text string) connectors.Message { return connectors.Message{Text: "🔔 " + text} }

@@ -43,10 +43,10 @@ const (
 
 // showRuns posts, after an agent turn, what it ran: each command, its
 // host, how it ended and the end of its output. Nothing when it ran
-// nothing.
+// nothing, or where the platform keeps every status line in view.
 func (b *Bot) showRuns(ctx context.Context, ev connectors.Event, l *ranList) {
 	runs := l.all()
-	if len(runs) == 0 {
+	if c, ok := b.conn(ev.Platform); len(runs) == 0 || (ok && c.Limits().KeepsStatus) {
 		return
 	}
 	b.reply(ctx, ev, ranText(runs, b.maxText(ev)))

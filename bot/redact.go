@@ -66,6 +66,14 @@ func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final
 	return st.StopStream(ctx, ref, c.message(final))
 }
 
+// Thinking passes a thinking status on to a connector that shows one.
+func (c *redactedConn) Thinking(ctx context.Context, d connectors.Dest, status string) error {
+	if th, ok := c.Connector.(connectors.Thinker); ok {
+		return th.Thinking(ctx, d, c.red.String(status))
+	}
+	return nil
+}
+
 // message redacts everything of m a person reads, and fits m to the
 // platform. Button values are ids the bot reads back, not text, and stay.
 func (c *redactedConn) message(m connectors.Message) connectors.Message {

@@ -353,3 +353,28 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 type allowAll struct{}
 
 func (allowAll) Check(string, string) agent.Decision { return agent.Decision{Action: agent.Allow} }
+
+// A background job is audited in the name of the person who started it,
+// as a command run at once is: the job outlives the turn, not its
+// requester.
+func TestJobsAreAuditedAsTheirRequester(t *testing.T) {
+	t.Parallel()
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	b, _ := startRedactedBot(t, conn, nil)
+	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h.say("alice", "t1", "run --bg local echo from-a-job")
+	h.eventually("the job's end", h.has("t1", "succeeded"))
+	trail, err := b.Store.AuditTrail(context.Background(), "host:local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range trail {
+		got = append(got, e.Actor+" "+e.Action)
+	}
+	want := []string{"web:alice command.start", "web:alice command.end"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("audit trail of the job: %q, want %q", got, want)
+	}
+}

@@ -68,6 +68,10 @@ type Renderer struct {
 	cuts     []int
 	shownAt  time.Time
 	failures int // flushes that could not show a page
+	// lastVisible is when the platform last took a change of the answer;
+	// onGap (set by ObserveGaps, read under mu) hears each gap.
+	lastVisible time.Time
+	onGap       func(time.Duration)
 }
 
 // page is one platform message of the answer.
@@ -98,9 +102,44 @@ func NewRenderer(ctx context.Context, conn connectors.Connector, budget *EditBud
 	go func() {
 		defer close(r.finished)
 		defer leave()
+		r.think()
 		r.run()
 	}()
 	return r
+}
+
+// thinkingStatus is what a platform that can shows while the model thinks.
+const thinkingStatus = "is thinking…"
+
+// think shows that the answer is being worked on, where the platform can
+// (connectors.Thinker), until its first words post.
+func (r *Renderer) think() {
+	if th, ok := r.conn.(connectors.Thinker); ok && r.dest.Thread != "" {
+		if err := th.Thinking(r.ctx, r.dest, thinkingStatus); err != nil {
+			r.log.Debug("thinking status not shown", "channel", r.dest.Channel, "err", err)
+		}
+	}
+}
+
+// ObserveGaps has f hear, after each visible update of the answer but
+// the first, the time since the one before: how long a person watching
+// the thread saw nothing change. f nil observes nothing.
+func (r *Renderer) ObserveGaps(f func(time.Duration)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onGap = f
+}
+
+// visible notes that the platform took a change of the answer.
+func (r *Renderer) visible() {
+	now := time.Now()
+	r.mu.Lock()
+	f := r.onGap
+	r.mu.Unlock()
+	if f != nil && !r.lastVisible.IsZero() {
+		f(now.Sub(r.lastVisible))
+	}
+	r.lastVisible = now
 }
 
 // Write adds a piece of the answer.
@@ -130,11 +169,12 @@ func (r *Renderer) Replace(text string) {
 func (r *Renderer) MaxText() int { return r.maxText() }
 
 // Status shows a line of tool activity; replace swaps the last line (a
-// "running…" line becoming its result).
+// "running…" line becoming its result), except where the platform keeps
+// every line in view (a terminal): there each line is shown.
 func (r *Renderer) Status(line string, replace bool) {
 	r.mu.Lock()
 	r.settled = r.text.Len()
-	if replace && len(r.status) > 0 {
+	if replace && len(r.status) > 0 && !r.limits.KeepsStatus {
 		r.status[len(r.status)-1] = line
 	} else {
 		r.status = append(r.status, line)
@@ -319,6 +359,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 			if i < len(r.pages) {
 				r.pages[i].shown = key
 			}
+			r.visible()
 			return true
 		}
 		wait, limited := connectors.RetryAfter(err)

@@ -119,6 +119,9 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 		summary = fmt.Sprintf("⏹ `%s` on %s: %s", spec.Command, spec.Target, stopReason(ctx))
 	}
 	r.Status(summary, true)
+	// The command ran, or failed to start and said so: its approval is
+	// used either way.
+	settleClaims(ctx, b.Store, spec.Command)
 	r.Close(context.WithoutCancel(ctx), nil)
 }
 
@@ -200,7 +203,7 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := b.Jobs.StartConfined(sess, h, spec.Command, spec.Confinement)
+		job, err := b.Jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
 		if err != nil {
 			b.log().Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"
@@ -212,6 +215,8 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 		}
 		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))
 	}
+	// A job's row records that it started: its approval is used.
+	settleClaims(ctx, b.Store, spec.Command)
 	r.Write(strings.Join(lines, "\n"))
 	r.Close(context.WithoutCancel(ctx), nil)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -31,6 +32,7 @@ func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) 
 		buttons = []connectors.Button{{ActionID: ActionStop, Value: threadOf(ev).String(), Label: "Stop", Style: connectors.StyleDanger}}
 	}
 	r := NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
+	r.ObserveGaps(b.Metrics.gaps(ev.Platform))
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
@@ -90,10 +92,10 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 // recordTurn notes a running turn in the store; the returned func records
 // how it ended. A turn still "running" at start-up was cut by a crash.
 func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error) {
+	start := time.Now()
 	t, err := b.Store.BeginTurn(ctx, sess.ID)
 	if err != nil {
 		b.log().Warn("record turn", "err", err)
-		return func(error) {}
 	}
 	return func(err error) {
 		status := store.TurnDone
@@ -103,7 +105,10 @@ func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error
 		case err != nil:
 			status = store.TurnFailed
 		}
-		b.Store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+		b.Metrics.turnEnded(status, time.Since(start))
+		if t.ID != 0 {
+			b.Store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+		}
 	}
 }
 

@@ -56,6 +56,9 @@ type Event struct {
 	// set: people talk to each other there too. Slack and Discord fill it
 	// with MentionsOther; the web chat from its @name syntax.
 	MentionsOthers bool
+	// Question says the text is a question for the agent, never a chat
+	// command, however it begins (`opsbot ask`).
+	Question bool
 	// ActionID and Value identify a clicked button; Ref is the message it
 	// was on.
 	ActionID string
@@ -157,6 +160,10 @@ type Limits struct {
 	// text may be rewritten and its context line changed (the web chat).
 	// Without it, a rewrite ends the stream and then edits the message.
 	StreamEdits bool
+	// KeepsStatus says every context line shown stays in view (a
+	// terminal's scrollback): the bot then posts no summary of what an
+	// answer ran after it.
+	KeepsStatus bool
 }
 
 // Streamer is a platform's native streaming of one message (Slack's
@@ -178,6 +185,14 @@ type Streamer interface {
 	AppendStream(ctx context.Context, ref Ref, text string) error
 	// StopStream ends the stream with its complete form, final.
 	StopStream(ctx context.Context, ref Ref, final Message) error
+}
+
+// Thinker is a connector that can show, in a thread, that the bot is
+// working on an answer before its first word (Slack's
+// assistant.threads.setStatus: "is thinking…"); the platform clears it
+// when the answer posts. The renderer calls it as an answer starts.
+type Thinker interface {
+	Thinking(ctx context.Context, d Dest, status string) error
 }
 
 // ErrStreamEnded is wrapped by a Streamer's error when the platform no
@@ -233,4 +248,20 @@ func RetryAfter(err error) (time.Duration, bool) {
 		return rl.RetryAfter, true
 	}
 	return 0, false
+}
+
+// Shown is a posted message and what it shows.
+type Shown struct {
+	Ref     Ref
+	Message Message
+}
+
+// UnfinishedLister is a Connector that keeps which of the bot's messages
+// are still being written (the web chat does). After a crash that came
+// between a post and the bot's record of it, the bot's recovery finds the
+// message there, to finish it.
+type UnfinishedLister interface {
+	// Unfinished lists the bot's messages in d's thread still being
+	// written, oldest first.
+	Unfinished(ctx context.Context, d Dest) ([]Shown, error)
 }

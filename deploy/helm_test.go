@@ -11,8 +11,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
 )
 
 var chartDir = filepath.Join(repo, "deploy", "helm", "opsbot")
@@ -266,7 +269,12 @@ func TestHelmNoSecretInConfigMap(t *testing.T) {
 // opsbot.yaml and the Secret's values, with the pod's env, run the image's
 // binary, which then answers each probe of the Deployment with 200.
 func TestHelmConfigRuns(t *testing.T) {
-	docs := render(t, slackTokens...)
+	// Slack's Web API and Socket Mode are a fake on loopback: with the two
+	// tokens the connector is on, and /readyz waits for its connection.
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	docs := render(t, "--set", "slack.botToken="+slackfake.BotToken, "--set", "slack.appToken="+slackfake.AppToken,
+		"--set", "config.slack.api_url="+fake.URL)
 	dep, cm, secret := only(t, docs, "Deployment"), only(t, docs, "ConfigMap"), only(t, docs, "Secret")
 	c := get(dep, "spec", "template", "spec", "containers", 0)
 	env := podEnv(t, c, secret)
@@ -299,6 +307,18 @@ func TestHelmConfigRuns(t *testing.T) {
 		}
 	}
 	p := startOpsbot(t, r, "/", argv, img.environ(r, extra...))
+	select {
+	case <-fake.Connected():
+	case <-time.After(60 * time.Second): // a hang, not a pace
+		t.Fatal("opsbot never connected to the fake Slack with the chart's config")
+	}
+	// An envelope acknowledged: the connector has read what came before
+	// it on the connection, its being connected included.
+	select {
+	case <-fake.Acked(fake.Reply("C0OPS", "U0ALICE", "", "not for the bot").Envelopes[0]):
+	case <-time.After(60 * time.Second):
+		t.Fatal("opsbot never acknowledged an envelope")
+	}
 	for _, probe := range []string{"startupProbe", "livenessProbe", "readinessProbe"} {
 		path := str(get(c, probe, "httpGet", "path"))
 		if code, body := p.get(t, path); code != 200 {
@@ -354,11 +374,12 @@ func TestHelmServiceMonitor(t *testing.T) {
 	}
 }
 
-// TestHelmSlackConnector: slack.connector writes the slack section with
-// ${ENV} references and makes the tokens required; without tokens it
-// refuses to render, saying what to set.
+// TestHelmSlackConnector: the two Slack tokens alone turn the connector
+// on — the slack section with ${ENV} references, the tokens required;
+// slack.connector without tokens (and without existingSecret) refuses to
+// render, saying what to set; without either, no slack section.
 func TestHelmSlackConnector(t *testing.T) {
-	docs := render(t, append(slices(slackTokens), "--set", "slack.connector=true")...)
+	docs := render(t, slackTokens...)
 	var conf struct {
 		Slack map[string]string `yaml:"slack"`
 	}
@@ -377,6 +398,10 @@ func TestHelmSlackConnector(t *testing.T) {
 	_, err := helm(t, "template", "opsbot", chartDir, "--set", "slack.connector=true")
 	if err == nil || !strings.Contains(err.Error(), "slack.botToken") {
 		t.Errorf("slack.connector without tokens rendered (%v), want an error naming slack.botToken", err)
+	}
+	off := render(t)
+	if strings.Contains(str(get(only(t, off, "ConfigMap"), "data", "opsbot.yaml")), "slack") {
+		t.Errorf("without tokens the config has a slack section:\n%s", get(only(t, off, "ConfigMap"), "data", "opsbot.yaml"))
 	}
 }
 

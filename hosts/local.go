@@ -118,6 +118,7 @@ func (l *Local) command(command string, opts Options) *exec.Cmd {
 	// stop waiting for it after a while; the group is killed anyway.
 	cmd.WaitDelay = 2 * time.Second
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	return cmd
 }
 

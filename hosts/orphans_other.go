@@ -5,7 +5,11 @@ package hosts
 import (
 	"fmt"
 	"os"
+	"syscall"
 )
+
+// dieWithParent is Linux's Pdeathsig; elsewhere nothing.
+func dieWithParent(*syscall.SysProcAttr) {}
 
 func localProcess(pid int, command string) Process {
 	return Process{Host: LocalHost, PID: pid, Command: command}

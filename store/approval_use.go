@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 )
 
 // ReusableApproval finds the newest request of the session with this hash
@@ -70,6 +71,35 @@ func (s *Store) StaleCards(ctx context.Context, sessionID int64) ([]Approval, er
 		out = append(out, a)
 	}
 	return out, wrap("stale cards", rows.Err())
+}
+
+// AllStaleCards lists every decided request whose card still shows it
+// pending, with where the card is (channel, message), oldest first, at
+// most limit.
+func (s *Store) AllStaleCards(ctx context.Context, limit int) ([]Approval, []string, []string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+`, card_channel, card_message FROM approvals
+		WHERE state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
+	if err != nil {
+		return nil, nil, nil, wrap("stale cards", err)
+	}
+	defer rows.Close()
+	var out []Approval
+	var channels, messages []string
+	for rows.Next() {
+		var a Approval
+		var reasons, channel, message string
+		var created, expires, decided sql.NullInt64
+		if err := rows.Scan(&a.ID, &a.Hash, &a.SessionID, &a.Platform, &a.Channel, &a.Host, &a.Command, &a.Cwd, &a.Requester,
+			&reasons, &a.Quorum, &a.State, &created, &expires, &decided, &a.DecidedBy, &channel, &message); err != nil {
+			return nil, nil, nil, wrap("stale cards", err)
+		}
+		a.CreatedAt, a.ExpiresAt, a.DecidedAt = fromMS(created), fromMS(expires), fromMS(decided)
+		if err := json.Unmarshal([]byte(reasons), &a.Reasons); err != nil {
+			return nil, nil, nil, wrap("stale cards", err)
+		}
+		out, channels, messages = append(out, a), append(channels, channel), append(messages, message)
+	}
+	return out, channels, messages, wrap("stale cards", rows.Err())
 }
 
 // MarkCardShown records that a request's card shows its decision.

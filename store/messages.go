@@ -190,3 +190,13 @@ func (s *Store) RunningTurns(ctx context.Context) ([]Turn, error) {
 	}
 	return out, wrap("running turns", rows.Err())
 }
+
+// LastTurn is the session's latest turn; ErrNotFound when it has none.
+func (s *Store) LastTurn(ctx context.Context, sessionID int64) (Turn, error) {
+	var t Turn
+	var started, ended sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `SELECT id, session_id, start_seq, status, started_at, ended_at FROM turns
+		WHERE session_id = ? ORDER BY id DESC LIMIT 1`, sessionID).Scan(&t.ID, &t.SessionID, &t.StartSeq, &t.Status, &started, &ended)
+	t.StartedAt, t.EndedAt = fromMS(started), fromMS(ended)
+	return t, wrap("last turn", err)
+}

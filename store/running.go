@@ -25,6 +25,10 @@ type RunningCommand struct {
 	OwnerStart uint64
 	OwnerBoot  string
 	StartedAt  time.Time
+	// Approval, when set, is the approval this run uses: AddRunning
+	// closes its follow-up in the same transaction (the command started).
+	// It is not kept with the row.
+	Approval string
 }
 
 // AddRunning records a command that has started; RemoveRunning forgets it
@@ -32,11 +36,16 @@ type RunningCommand struct {
 func (s *Store) AddRunning(ctx context.Context, c RunningCommand) (int64, error) {
 	var id int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO running_commands (host, pid, start_ticks, boot_id, token, command, label,
+		err := tx.QueryRowContext(ctx, `INSERT INTO running_commands (host, pid, start_ticks, boot_id, token, command, label,
 			owner_pid, owner_start, owner_boot, started_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			c.Host, c.PID, int64(c.Start), c.Boot, c.Token, c.Command, c.Label,
 			c.OwnerPID, int64(c.OwnerStart), c.OwnerBoot, s.now()).Scan(&id)
+		if err != nil || c.Approval == "" {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE approval_followups SET done_at = ? WHERE approval_id = ? AND done_at IS NULL`, s.now(), c.Approval)
+		return err
 	})
 	return id, wrap("record running command", err)
 }

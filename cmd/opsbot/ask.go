@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/opsbot/opsbot/agent"
-	"github.com/opsbot/opsbot/approvals"
-	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors/console"
 	"github.com/opsbot/opsbot/store"
 )
@@ -34,160 +30,59 @@ cancels the turn. Exit 0 when the turn completed, 1 when it failed or was cancel
 			if question == "" {
 				return usageError(errors.New(`ask needs a question, e.g. opsbot ask "how full is the disk on web-1?"`))
 			}
-			s, err := openConsole(cmd)
+			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
 				return err
 			}
-			defer s.close()
-			return s.turn(cmd.Context(), question)
+			log, err := cfg.logger(cmd)
+			if err != nil {
+				return err
+			}
+			return ask(cmd.Context(), cmd, cfg, log, question)
 		},
 	}
 }
 
-// consoleSession is one terminal conversation.
-type consoleSession struct {
-	rt    *parts
-	term  *console.Terminal
-	agent *agent.Agent
-	voter *terminalVoter
-	sess  agent.SessionInfo
-	user  string
-	sigs  chan os.Signal
-}
-
-func openConsole(cmd *cobra.Command) (*consoleSession, error) {
-	cfg, err := loadConfigFlag(cmd)
+// ask puts one question to the agent through the bot, the terminal its
+// platform, in a thread of its own whose commands run in the current
+// directory. Ctrl-C stops the turn.
+func ask(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.Logger, question string) error {
+	f, err := openConsoleFront(ctx, cmd, cfg, logger)
 	if err != nil {
-		return nil, err
-	}
-	log, err := cfg.logger(cmd)
-	if err != nil {
-		return nil, err
-	}
-	ctx := cmd.Context()
-	rt, err := build(ctx, cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	if rt.provider == nil {
-		rt.Close()
-		return nil, usageError(errAgentOff)
-	}
-	s := &consoleSession{rt: rt, term: console.Open(), user: osUser()}
-	if w := cmd.OutOrStdout(); w != os.Stdout {
-		s.term.Out = w
-	}
-	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, s.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	s.voter = &terminalVoter{term: s.term, gate: gate, store: rt.store, user: s.user}
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: "console", Groups: rt.hostGroups})
-	s.agent = rt.newAgent(guard)
-	thread := fmt.Sprintf("%s-%d", cmd.Name(), time.Now().UnixNano())
-	st, _, err := rt.store.SessionFor(ctx, store.ThreadKey{Platform: "console", Channel: s.user, Thread: thread})
-	if err != nil {
-		rt.Close()
-		return nil, err
-	}
-	dir, _ := os.Getwd()
-	s.sess = agent.SessionInfo{ID: st.ID, Requester: s.user, Cwd: dir, Platform: "console", Channel: s.user}
-	s.sigs = make(chan os.Signal, 1)
-	signal.Notify(s.sigs, os.Interrupt)
-	return s, nil
-}
-
-// consoleGateConfig: at the terminal the person who asks is the person who
-// approves, so self-approval is allowed and the terminal's user is an
-// approver; every request is still recorded and audited.
-func consoleGateConfig(c approvals.GateConfig, user string) approvals.GateConfig {
-	c.AllowSelfApproval = true
-	c.Approvers = append(append([]approvals.ApproverConfig(nil), c.Approvers...),
-		approvals.ApproverConfig{Console: approvals.UserList{Users: []string{user}}})
-	return c
-}
-
-func (s *consoleSession) close() {
-	signal.Stop(s.sigs)
-	s.rt.Close()
-}
-
-// turn runs one question; Ctrl-C cancels it.
-func (s *consoleSession) turn(parent context.Context, question string) error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-s.sigs:
-			fmt.Fprintln(s.term.Err, "\n· cancelling the turn…")
-			cancel()
-		case <-stopped:
-		}
-	}()
-	var wg sync.WaitGroup
-	err := s.agent.Turn(ctx, s.sess, question, s.emitter(ctx, &wg))
-	close(stopped)
-	wg.Wait()
-	s.term.EndAnswer()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return &exitError{code: exitFailure, err: errors.New("cancelled; the turn is not kept in the conversation")}
-		}
 		return err
 	}
-	return nil
-}
-
-// emitter shows agent events in the terminal and asks for approvals.
-func (s *consoleSession) emitter(ctx context.Context, wg *sync.WaitGroup) func(agent.Event) {
-	return func(e agent.Event) {
-		switch e.Kind {
-		case agent.TextDelta:
-			s.term.Answer(e.Text)
-		case agent.ToolStarted:
-			s.term.Activity(e.Summary)
-		case agent.ToolFinished:
-			s.term.Activity(e.Tool + ": " + e.Summary)
-		case agent.Notice:
-			s.term.Activity(e.Text)
-		case agent.ApprovalPending:
-			wg.Go(func() { s.voter.ask(ctx, e.Approval) })
+	defer f.end()
+	if f.rt.provider == nil {
+		return usageError(errAgentOff)
+	}
+	thread := fmt.Sprintf("ask-%d", time.Now().UnixNano())
+	sess, _, err := f.rt.store.SessionFor(ctx, store.ThreadKey{Platform: f.conn.Name(), Channel: f.user, Thread: thread})
+	if err != nil {
+		return err
+	}
+	if dir, err := os.Getwd(); err == nil {
+		if err := f.rt.store.SetSessionCwd(ctx, sess.ID, dir); err != nil {
+			return err
 		}
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	f.conn.Say(ctx, console.Line{Thread: thread, ID: thread, Text: question, Question: true}, sigs)
+	return turnOutcome(ctx, f.rt.store, sess.ID)
 }
 
-// terminalVoter asks the person at the terminal about pending requests and
-// records their answer as a vote through the Gate.
-type terminalVoter struct {
-	term  *console.Terminal
-	gate  *approvals.Gate
-	store *store.Store
-	user  string
-	// noTerminal is set when a request was refused for want of a terminal.
-	noTerminal atomic.Bool
-}
-
-// ask puts a pending request to the person at the terminal and records
-// their vote; without a terminal the request is withdrawn (denied).
-func (v *terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
-	a, err := v.store.Approval(ctx, p.ID)
-	if err != nil {
-		return
+// turnOutcome is ask's exit: 0 when the turn completed, 1 when it was
+// cancelled or failed (its answer's last line said why).
+func turnOutcome(ctx context.Context, st *store.Store, session int64) error {
+	t, err := st.LastTurn(ctx, session)
+	switch {
+	case err != nil:
+		return err
+	case t.Status == store.TurnDone:
+		return nil
+	case t.Status == store.TurnCancelled:
+		return &exitError{code: exitFailure, err: errors.New("cancelled; the turn is not kept in the conversation")}
 	}
-	yes, err := v.term.Confirm(ctx, approvals.NewCard(a, approvals.DisplayOptions{}).Text(), "Run it?")
-	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
-		return // cancelled: the turn is going away
-	}
-	if errors.Is(err, console.ErrNoTerminal) {
-		v.noTerminal.Store(true)
-	}
-	// Without a terminal nobody can say yes: the request is withdrawn,
-	// which a requester may always do, through the Gate so its waiter
-	// learns at once.
-	vote := approvals.VoteDeny
-	if yes {
-		vote = approvals.VoteApprove
-	}
-	res, err := v.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: v.user}, vote)
-	if err == nil && res.Status != approvals.VoteDecided && res.Status != approvals.VoteCounted {
-		v.term.Activity(res.Message())
-	}
+	return &exitError{code: exitFailure, err: errors.New("the answer did not complete: its last line says why")}
 }

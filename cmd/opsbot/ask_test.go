@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 )
 
 // askCmd prepares `opsbot ask` against the fake model, in a fresh dir.
@@ -200,4 +202,24 @@ func TestAskWithAnEmptyQuestionIsAUsageError(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "ask needs a question") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
+}
+
+// `opsbot ask` prints the answer through the redactor, as every chat
+// does: a secret the model says, split across deltas, shows as
+// [redacted …], and none of it reaches stdout.
+func TestAskRedactsTheAnswer(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"The key is ", redacttest.AWSAccessKey[:9], redacttest.AWSAccessKey[9:] + " and the token ",
+		redacttest.GitHubToken[:20], redacttest.GitHubToken[20:] + ".\nNothing else."}}
+	cmd := askCmd(t, llm, "what is the key?")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ask: %v\nstderr: %s", err, stderr.String())
+	}
+	want := "The key is [redacted aws-access-key] and the token [redacted github-pat].\nNothing else.\n"
+	if stdout.String() != want {
+		t.Errorf("stdout = %q, want %q", stdout.String(), want)
+	}
+	redacttest.AssertNoSecret(t, redacttest.Secrets(), stdout.String(), stderr.String())
 }

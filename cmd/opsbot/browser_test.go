@@ -39,7 +39,13 @@ func startBrowserBot(t *testing.T, llm *fakeLLM) string {
 // to the file), and the bot's log.
 func startBrowserBotWith(t *testing.T, llm *fakeLLM, more string) (string, *lockedBuffer) {
 	t.Helper()
-	dir := t.TempDir()
+	return startBrowserBotIn(t, t.TempDir(), llm, more)
+}
+
+// startBrowserBotIn is startBrowserBotWith with the database
+// (dir/opsbot.db) and data directory in dir.
+func startBrowserBotIn(t *testing.T, dir string, llm *fakeLLM, more string) (string, *lockedBuffer) {
+	t.Helper()
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\nbot:\n  data_dir: %q\n"+
 		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n",
 		filepath.Join(dir, "opsbot.db"), filepath.Join(dir, "data"), llm.serve(t)) + more

@@ -21,6 +21,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors/discord"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/hosts"
@@ -40,6 +41,9 @@ type Config struct {
 	Bot       bot.Config             `yaml:"bot"`
 	// Checks are the `checks` and `schedules` sections.
 	Checks checks.Config `yaml:",inline"`
+	// Discord is the `discord` section: the connector is on when its token
+	// is set.
+	Discord discord.Config `yaml:"discord"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -270,6 +274,7 @@ func (c *Config) validate() error {
 		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"slack.", c.Slack}, {"", c.Hosts},
 		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
 		{"", c.Checks},
+		{"discord.", c.Discord},
 	}
 	var errs []error
 	for _, s := range sections {

@@ -48,6 +48,7 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 		return nil, nil, err
 	}
 	webConn.Log = rt.log.With("connector", web.Platform)
+	webConn.Redact = rt.red.String // a secret a person types is kept nowhere
 	webConn.Models = func() []string {
 		if rt.provider == nil {
 			return nil
@@ -61,6 +62,13 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 	}
 	if slackConn != nil {
 		conns, routers = append(conns, slackConn), append(routers, slackConn)
+	}
+	discordConn, err := rt.newDiscord()
+	if err != nil {
+		return nil, nil, err
+	}
+	if discordConn != nil {
+		conns = append(conns, discordConn)
 	}
 	return conns, routers, nil
 }

@@ -93,6 +93,13 @@ func TestEveryConnectorStartsAndServesItsRoutes(t *testing.T) {
 		rep.Checks["connector discord"] != "gateway refused the token" || rep.Checks["connector slack"] != "ok" || rep.Checks["database"] != "ok" {
 		t.Errorf("/readyz with discord stopped: %+v", rep)
 	}
+	// /metrics says the same, for an alert on opsbot_connector_up == 0.
+	m := scrape(t, base)
+	for name, want := range map[string]int{"slack": 1, "discord": 0, "web": 1} {
+		if line := fmt.Sprintf("opsbot_connector_up{connector=%q} %d\n", name, want); !strings.Contains(m.raw, line) {
+			t.Errorf("/metrics has no %q", line)
+		}
+	}
 }
 
 // on_busy moved to the bot section; the web section's is still read, with

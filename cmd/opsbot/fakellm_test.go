@@ -23,6 +23,13 @@ type fakeLLM struct {
 	commands map[string]string // question keyword → command to run
 	say      []string
 	next     chan struct{}
+	// respond, when set, plays the model instead: for each request, a
+	// command to call run_command with on local, or else the answer text.
+	respond func(fakeLLMRequest) (command, text string)
+	// usage, when set, ends each response with a usage chunk (as the real
+	// endpoint does for stream_options.include_usage): 100 tokens in, 10
+	// out.
+	usage bool
 
 	mu       sync.Mutex
 	requests []fakeLLMRequest
@@ -63,6 +70,14 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, req)
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
+	if f.respond != nil {
+		if cmd, text := f.respond(req); cmd != "" {
+			f.toolCall(w, cmd)
+		} else {
+			f.text(w, []string{text})
+		}
+		return
+	}
 	last := req.Messages[len(req.Messages)-1]
 	text := fmt.Sprint(last.Content)
 	switch {
@@ -96,7 +111,20 @@ func (f *fakeLLM) text(w http.ResponseWriter, pieces []string) {
 		f.chunk(w, map[string]any{"content": p}, nil)
 	}
 	f.chunk(w, map[string]any{}, "stop")
+	f.sendUsage(w)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// sendUsage writes the usage chunk when f.usage is set: no choices, the
+// counts of the whole response.
+func (f *fakeLLM) sendUsage(w http.ResponseWriter) {
+	if !f.usage {
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	w.(http.Flusher).Flush()
 }
 
 // toolCall streams a run_command call whose arguments arrive in pieces.
@@ -104,10 +132,14 @@ func (f *fakeLLM) toolCall(w http.ResponseWriter, command string) {
 	args, _ := json.Marshal(map[string]string{"target": "local", "command": command})
 	f.chunk(w, map[string]any{"role": "assistant", "content": "Let me check. "}, nil)
 	half := len(args) / 2
-	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+	f.mu.Lock()
+	id := fmt.Sprintf("call_%d", len(f.requests))
+	f.mu.Unlock()
+	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": id, "type": "function",
 		"function": map[string]any{"name": "run_command", "arguments": string(args[:half])}}}}, nil)
 	f.chunk(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": string(args[half:])}}}}, nil)
 	f.chunk(w, map[string]any{}, "tool_calls")
+	f.sendUsage(w)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 

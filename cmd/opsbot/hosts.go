@@ -15,7 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
 )
 
 // execCheck is the approval policy's seam for `opsbot hosts exec`: asked
@@ -189,6 +191,9 @@ func pingError(r hosts.HostResult) error {
 	return nil
 }
 
+// exec runs command on target's hosts: through the policy first, then
+// audited in the name of the person at the terminal, its output redacted
+// as every boundary's is.
 func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.Options) error {
 	f, ctx, done, err := fleet(cmd)
 	if err != nil {
@@ -199,12 +204,23 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	if err != nil {
 		return err
 	}
-	if err := authorizeExec(ctx, cmd, f, target, command, opts.Dir); err != nil {
+	cfg, err := loadConfigFlag(cmd)
+	if err != nil {
 		return err
 	}
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := authorizeExec(ctx, cmd, cfg, st, f, target, command, opts.Dir); err != nil {
+		return err
+	}
+	red := cfg.redactor()
 	out := newPrefixer(cmd.OutOrStdout(), cmd.ErrOrStderr(), list)
+	out.red = red
 	worst := 0
-	hosts.RunMany(ctx, h.gated(f), list, command, opts, hosts.FanOut{
+	hosts.RunMany(ctx, auditedExec(cfg, st, f, h.gated(f)), list, command, opts, hosts.FanOut{
 		OnChunk: out.chunk,
 		OnResult: func(r hosts.HostResult) {
 			out.flush(r.Host.Name)
@@ -236,6 +252,8 @@ type prefixer struct {
 	stdout, stderr io.Writer
 	width          int
 	partial        map[string]*bytes.Buffer // by host and stream
+	// red redacts each line before it is written (nil: as it is).
+	red *redact.Redactor
 }
 
 // maxPartial is how long a line may grow before it is written unfinished.
@@ -289,6 +307,9 @@ func (p *prefixer) write(host string, s hosts.Stream, line []byte) {
 	if s == hosts.Stderr {
 		w = p.stderr
 	}
+	if p.red != nil {
+		line = p.red.Bytes(line)
+	}
 	fmt.Fprintf(w, "%-*s | %s", p.width, host, line)
 }
 
@@ -297,7 +318,7 @@ func (p *prefixer) write(host string, s hosts.Stream, line []byte) {
 func (p *prefixer) result(r hosts.HostResult) int {
 	switch {
 	case r.Err != nil:
-		fmt.Fprintf(p.stderr, "%-*s | error: %v\n", p.width, r.Host.Name, r.Err)
+		p.write(r.Host.Name, hosts.Stderr, []byte(fmt.Sprintf("error: %v\n", r.Err)))
 		return exitNotRun
 	case !r.Result.OK():
 		fmt.Fprintf(p.stderr, "%-*s | %s\n", p.width, r.Host.Name, r.Result.Status())

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/store"
 )
 
 // hostsConfig writes a config with two SSH hosts on a real sshd, one in
@@ -134,4 +138,43 @@ func TestHostsHelp(t *testing.T) {
 	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "255 when the command did not run: a host could not be reached, the policy denied the command, or its approval was refused") {
 		t.Errorf("hosts exec --help does not document 255 for a refused command:\n%s", out)
 	}
+}
+
+// `hosts exec` is audited as the bot's commands are, in the name of the
+// person at the terminal, and what it prints passes the redactor.
+func TestHostsExecIsAuditedAndRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "opsbot.db")
+	cfg := filepath.Join(dir, "opsbot.yaml")
+	os.WriteFile(cfg, []byte("store:\n  path: "+db+"\n"), 0o600)
+	code, out, stderr := runOpsbot(t, "hosts", "exec", "--config", cfg, "local", "--",
+		"echo token="+redacttest.GitHubToken+"; echo "+redacttest.SlackToken+" >&2")
+	if code != 0 || !strings.Contains(out, "local | token=[redacted github-pat]\n") || !strings.Contains(stderr, "local | [redacted slack-bot-token]\n") {
+		t.Errorf("exit %d\nstdout: %q\nstderr: %q", code, out, stderr)
+	}
+	redacttest.AssertNoSecret(t, redacttest.Secrets(), out, stderr)
+	st, err := store.Open(context.Background(), store.Config{Path: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trail, err := st.AuditTrail(context.Background(), "host:local")
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range trail {
+		var d struct{ Command, Decision string }
+		json.Unmarshal(e.Detail, &d)
+		got = append(got, e.Actor+" "+e.Action+" "+d.Decision)
+		redacttest.AssertNoSecret(t, redacttest.Secrets(), string(e.Detail))
+	}
+	who := "console:" + osUser()
+	if want := []string{who + " command.start allow", who + " command.end "}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("audit trail %q, want %q", got, want)
+	}
+	b, _ := os.ReadFile(db)
+	wal, _ := os.ReadFile(db + "-wal")
+	redacttest.AssertNoSecret(t, redacttest.Secrets(), string(b), string(wal))
 }

@@ -144,15 +144,11 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		}
 	}
 	b := rt.newBot(conns)
-	reg := newRegistry()
-	checkMetrics, err := checks.NewMetrics(reg)
-	if err != nil {
-		return err
-	}
+	reg := rt.metrics.reg
 	if err := wireQueues(b, conns, rt.fleet, reg); err != nil {
 		return err
 	}
-	sched, publisher, err := rt.newScheduler(b.ReportPoster, checkMetrics)
+	sched, publisher, err := rt.newScheduler(b.ReportPoster, rt.metrics.checks)
 	if err != nil {
 		return err
 	}
@@ -174,6 +170,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
 	}
 	rt.ready.Detail("sandbox", rt.sandbox.status)
+	reg.MustRegister(connectorsUp{set})
 	mux := newMux(rt.ready, reg)
 	for _, r := range routers {
 		r.Routes(mux)
@@ -234,6 +231,7 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel, Redactor: rt.red}
 	b.JobEndTurns = rt.jobEndTurns()
+	b.Metrics = rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
 	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))

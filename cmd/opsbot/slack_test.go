@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,15 +29,17 @@ type slackBot struct {
 	fake *slackfake.Server
 	dir  string
 	yaml string
-	logs *lockedBuffer
+	logs *notifyBuffer
 	stop func()
+	// base is the web listener's URL.
+	base string
 }
 
 // startSlackBot runs opsbot with the Slack connector on fake, config
 // more appended, and waits for its Socket Mode connection.
 func startSlackBot(t *testing.T, fake *slackfake.Server, more string) *slackBot {
 	t.Helper()
-	b := &slackBot{t: t, fake: fake, dir: t.TempDir(), logs: &lockedBuffer{}}
+	b := &slackBot{t: t, fake: fake, dir: t.TempDir(), logs: &notifyBuffer{}}
 	b.yaml = fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\nbot:\n  data_dir: %q\n"+
 		"slack:\n  bot_token: %s\n  app_token: %s\n  api_url: %s\n",
 		filepath.Join(b.dir, "opsbot.db"), filepath.Join(b.dir, "data"), slackfake.BotToken, slackfake.AppToken, fake.URL) + more
@@ -76,7 +82,8 @@ func (b *slackBot) start() {
 		}
 	}
 	select {
-	case <-ready:
+	case addr := <-ready:
+		b.base = "http://" + addr
 	case err := <-done:
 		t.Fatalf("the bot: %v\n%s", err, b.logs)
 	case <-time.After(slackWait):
@@ -86,6 +93,51 @@ func (b *slackBot) start() {
 	case <-b.fake.Connected():
 	case <-time.After(slackWait):
 		t.Fatalf("the bot never connected to Socket Mode\n%s", b.logs)
+	}
+}
+
+// notifyBuffer is a log that wakes whoever waits for a line.
+type notifyBuffer struct {
+	mu      sync.Mutex
+	buf     strings.Builder
+	changed chan struct{}
+}
+
+func (b *notifyBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *notifyBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the log holds want; false after timeout.
+func (b *notifyBuffer) waitFor(timeout time.Duration, want string) bool {
+	deadline := time.After(timeout)
+	for {
+		b.mu.Lock()
+		found := strings.Contains(b.buf.String(), want)
+		if b.changed == nil {
+			b.changed = make(chan struct{})
+		}
+		changed := b.changed
+		b.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return false
+		}
 	}
 }
 
@@ -279,5 +331,147 @@ func TestSlackConfigNamesMissingToken(t *testing.T) {
 		if err != nil && (strings.Contains(err.Error(), slackfake.BotToken) || strings.Contains(err.Error(), slackfake.AppToken)) {
 			t.Errorf("config check shows a token: %v", err)
 		}
+	}
+}
+
+// agentYAML turns the agent on over llm.
+func agentYAML(t *testing.T, llm *fakeLLM) string {
+	return fmt.Sprintf("agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n", llm.serve(t))
+}
+
+// streamingShows waits until the thread has a bot message that is being
+// streamed and shows want.
+func (b *slackBot) streamingShows(channel, thread, want string) {
+	b.t.Helper()
+	ok := b.fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
+		for _, m := range s.Thread(channel, thread) {
+			if m.Bot && m.Streaming && strings.Contains(m.Shown(), want) {
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		b.t.Fatalf("no streaming message shows %q; the thread:\n%s", want, b.fake.ThreadText(channel, thread))
+	}
+}
+
+// finalAnswer waits until the thread's bot messages, none streaming any
+// more, show want in all.
+func (b *slackBot) finalAnswer(channel, thread, want string) {
+	b.t.Helper()
+	answer := func(s *slackfake.Server) (string, bool) {
+		var text strings.Builder
+		for _, m := range s.Thread(channel, thread) {
+			if m.Bot {
+				if m.Streaming {
+					return "", false
+				}
+				text.WriteString(m.Shown())
+			}
+		}
+		return text.String(), true
+	}
+	if !b.fake.WaitFor(slackWait, func(s *slackfake.Server) bool { got, done := answer(s); return done && got == want }) {
+		got, _ := answer(b.fake)
+		b.t.Fatalf("the answer shows %q; want %q", got, want)
+	}
+}
+
+// An agent answer streams in through Slack's native streaming, as the
+// model writes it, and ends showing exactly what the model said.
+func TestSlackAgentAnswerStreams(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"Disk ", "usage ", "is ", "fine."}, next: make(chan struct{})}
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	b := startSlackBot(t, fake, agentYAML(t, llm))
+	m := fake.Mention("C0OPS", "U0ALICE", "", "how is the disk?")
+	// While the model thinks, before its first word, the thread says so.
+	if !fake.WaitFor(slackWait, func(s *slackfake.Server) bool { return len(s.Statuses()) > 0 }) {
+		t.Fatal("no thinking status while the model had not said a word")
+	}
+	if st := fake.Statuses()[0]; st.Thread != m.Thread || st.Status != "is thinking…" || len(fake.Thread("C0OPS", m.Thread)) != 1 {
+		t.Errorf("thinking status %+v, thread %s; want \"is thinking…\" in the thread before any answer", st, fake.ThreadText("C0OPS", m.Thread))
+	}
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Disk")
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Disk usage")
+	llm.next <- struct{}{}
+	llm.next <- struct{}{}
+	b.finalAnswer("C0OPS", m.Thread, "Disk usage is fine.")
+	if fake.Calls("chat.startStream") == 0 || fake.Calls("chat.appendStream") == 0 || fake.Calls("chat.stopStream") == 0 {
+		t.Errorf("startStream %d, appendStream %d, stopStream %d: the answer did not stream natively",
+			fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
+	}
+}
+
+// Slack asks the connection to go (disconnect) while an answer streams:
+// the connector connects anew, the answer completes, and the next
+// mention is answered too.
+func TestSlackDisconnectMidAnswer(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"Checking ", "web-1: ", "all good."}, next: make(chan struct{})}
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	b := startSlackBot(t, fake, agentYAML(t, llm))
+	m := fake.Mention("C0OPS", "U0ALICE", "", "is web-1 ok?")
+	llm.next <- struct{}{}
+	b.streamingShows("C0OPS", m.Thread, "Checking")
+	fake.Disconnect("refresh_requested")
+	select {
+	case <-fake.Connected():
+	case <-time.After(slackWait):
+		t.Fatal("the connector did not connect again after Slack's disconnect")
+	}
+	llm.next <- struct{}{}
+	llm.next <- struct{}{}
+	b.finalAnswer("C0OPS", m.Thread, "Checking web-1: all good.")
+	fake.DropSockets() // and a connection lost without a word
+	select {
+	case <-fake.Connected():
+	case <-time.After(slackWait):
+		t.Fatal("the connector did not connect again after the socket was lost")
+	}
+	m2 := fake.Mention("C0OPS", "U0ALICE", "", "run local echo after-reconnect")
+	b.threadShows("C0OPS", m2.Thread, "`echo after-reconnect` on local: exit 0")
+}
+
+// Slack unlinks the app while the bot runs (link_disabled on the next
+// connection): the Slack connector stops with one clear log line,
+// /readyz names it, and the web chat goes on.
+func TestSlackRefusedTokenStopsOnlySlack(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	b := startSlackBot(t, fake, "")
+	fake.Refuse("link_disabled")
+	fake.Disconnect("refresh_requested")
+	var rep readyReport
+	if !b.logs.waitFor(slackWait, "a connector stopped") {
+		t.Fatalf("the connector did not stop on link_disabled:\n%s", b.logs)
+	}
+	resp, err := http.Get(b.base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(resp.Body).Decode(&rep)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !slices.Equal(rep.Down, []string{"connector slack"}) ||
+		!strings.Contains(rep.Checks["connector slack"], "link_disabled") || rep.Checks["connector web"] != "ok" {
+		t.Errorf("/readyz = %d %+v; want slack down, naming link_disabled, and the web chat ok", resp.StatusCode, rep)
+	}
+	if n := strings.Count(b.logs.String(), "level=ERROR"); n != 1 {
+		t.Errorf("%d error lines in the log; want one clear line:\n%s", n, b.logs)
+	}
+	for _, s := range []string{slackfake.BotToken, slackfake.AppToken} {
+		if strings.Contains(b.logs.String(), s) {
+			t.Errorf("the log shows a token")
+		}
+	}
+	web := postMessage(t, b.base, "run local echo web-still-works")
+	if web == "" {
+		t.Errorf("the web chat did not take a message after Slack stopped")
 	}
 }

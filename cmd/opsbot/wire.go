@@ -43,6 +43,8 @@ type parts struct {
 	// sandbox is what the bot's host does with commands allowed without
 	// approval (Landlock, or the fallback policy.sandbox names).
 	sandbox sandboxState
+	// metrics are the collectors /metrics serves.
+	metrics *metrics
 }
 
 // build opens everything; Close undoes it.
@@ -53,6 +55,10 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		return nil, err
 	}
 	rt.ready.Add("database", rt.store.Health)
+	if rt.metrics, err = newMetrics(rt.store); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if rt.fleet, err = hosts.NewFleet(cfg.Hosts); err != nil {
 		rt.Close()
 		return nil, err
@@ -74,7 +80,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	}
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
-	rt.run = bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log}
+	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
 	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
@@ -156,7 +162,7 @@ const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_AP
 // guard builds the one path from a front to the hosts, with that front's
 // way of approving.
 func (rt *parts) guard(approver agent.Approver) *agent.Guard {
-	return &agent.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run}
+	return &agent.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Metrics: rt.metrics.agent}
 }
 
 func (rt *parts) policyChecker() bot.PolicyChecker {
@@ -187,7 +193,7 @@ func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
 	}
 	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
 	history := bot.RedactedHistory{History: agent.StoreHistory{Store: rt.store}, Redactor: rt.red}
-	a := &agent.Agent{Provider: rt.provider, History: history, Notices: agent.StoreNotices{Store: rt.store},
+	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: agent.StoreNotices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
 		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
 	a.Tools = agent.NewRegistry(

@@ -1,4 +1,7 @@
-// Package console is the terminal front of `opsbot ask` and `opsbot chat`:
-// the answer streams to stdout, tool activity goes to stderr, and approvals
-// are asked y/N on the terminal.
+// Package console is the terminal as a chat platform, for `opsbot ask` and
+// `opsbot chat`: Connector is a connectors.Connector like the Slack,
+// Discord and web ones, so the terminal runs through the same bot
+// (sessions, chat commands, renderer, approval cards). The answer streams
+// to stdout, status lines go to stderr, and an approval card is asked y/N
+// on the Terminal.
 package console

@@ -57,10 +57,21 @@ func budgetKey(team, method, channel string) string {
 	return team + "/" + method
 }
 
-// wait blocks until a call of method may be made now.
-func (b *budgets) wait(ctx context.Context, team, method, channel string) error {
+// allow reports whether a call of method may be made at once, and
+// counts it when so.
+func (b *budgets) allow(team, method, channel string) bool {
 	k := budgetKey(team, method, channel)
+	l := b.limiter(k, method)
 	b.mu.Lock()
+	until := b.until[k]
+	b.mu.Unlock()
+	return time.Now().After(until) && l.Allow()
+}
+
+// limiter is the budget of key k, made on first use.
+func (b *budgets) limiter(k, method string) *rate.Limiter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	l := b.limiters[k]
 	if l == nil {
 		perMin := tiers[method]
@@ -70,6 +81,14 @@ func (b *budgets) wait(ctx context.Context, team, method, channel string) error 
 		l = rate.NewLimiter(rate.Limit(perMin/60), burst)
 		b.limiters[k] = l
 	}
+	return l
+}
+
+// wait blocks until a call of method may be made now.
+func (b *budgets) wait(ctx context.Context, team, method, channel string) error {
+	k := budgetKey(team, method, channel)
+	l := b.limiter(k, method)
+	b.mu.Lock()
 	until := b.until[k]
 	b.mu.Unlock()
 	if d := time.Until(until); d > 0 {

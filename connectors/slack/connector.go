@@ -60,6 +60,8 @@ type Connector struct {
 
 	up       chan struct{} // closed once Start hands events on
 	upOnce   sync.Once
+	known    chan struct{} // closed once auth.test said who the bot is
+	knownOne sync.Once
 	started  atomic.Bool
 	inbox    chan inbound
 	down     atomic.Pointer[error] // why the connector is not ready
@@ -105,8 +107,9 @@ func New(cfg Config, opt Options) (*Connector, error) {
 	}
 	api := slack.New(cfg.BotToken, slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(opt.HTTPClient), slack.OptionAppLevelToken(cfg.AppToken))
 	c := &Connector{cfg: cfg, opt: opt, api: api, log: log, bud: newBudgets(), live: newStreams(),
-		up: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
+		up: make(chan struct{}), known: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
 	c.ppl = newPeople(c)
+	c.setDown(errors.New("slack: not connected yet"))
 	return c, nil
 }
 
@@ -123,6 +126,11 @@ func (c *Connector) Limits() connectors.Limits {
 
 // Running is closed once Start hands events to its Handler.
 func (c *Connector) Running() <-chan struct{} { return c.up }
+
+// Identified is closed once Slack said who the bot is (auth.test): from
+// then on events are read (HTTP mode answers 503 before, and Slack
+// retries).
+func (c *Connector) Identified() <-chan struct{} { return c.known }
 
 // Ready reports whether the connector can receive events: nil, or why
 // not (a revoked token, a Socket Mode connection being made anew).
@@ -175,7 +183,12 @@ func (c *Connector) whoAmI(ctx context.Context) error {
 		res, err := c.api.AuthTestContext(ctx)
 		if err == nil {
 			c.self.Store(&identity{UserID: res.UserID, BotID: res.BotID, Team: res.TeamID})
-			c.setDown(nil)
+			c.knownOne.Do(func() { close(c.known) })
+			if c.cfg.Mode == ModeHTTP {
+				c.setDown(nil)
+			} else {
+				c.setDown(errors.New("slack: connecting to Socket Mode"))
+			}
 			return nil
 		}
 		if fatalAuth(err) || ctx.Err() != nil {
@@ -201,8 +214,11 @@ func (c *Connector) fatal(err error) error {
 		return nil
 	}
 	if fatalAuth(err) {
-		err = fmt.Errorf("slack: stopped: Slack refused the %s (%s): make a new token on the app's page at api.slack.com/apps, "+
-			"set it in the config, and restart; the other connectors go on", whichToken(err), errorCode(err))
+		advice := "make a new token on the app's page at api.slack.com/apps, set it in the config, and restart"
+		if errorCode(err) == "link_disabled" {
+			advice = "check on the app's page at api.slack.com/apps that Socket Mode is on and the app still installed, then restart"
+		}
+		err = fmt.Errorf("slack: stopped: Slack refused the %s (%s): %s; the other connectors go on", whichToken(err), errorCode(err), advice)
 	}
 	c.setDown(err)
 	return err

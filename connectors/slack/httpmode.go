@@ -47,7 +47,7 @@ func (c *Connector) verified(w http.ResponseWriter, r *http.Request) ([]byte, bo
 		http.Error(w, "invalid signature", http.StatusUnauthorized)
 		return nil, false
 	}
-	if c.dispatch.Load() == nil {
+	if c.dispatch.Load() == nil || c.self.Load() == nil {
 		// Not started yet: Slack retries.
 		http.Error(w, "starting", http.StatusServiceUnavailable)
 		return nil, false

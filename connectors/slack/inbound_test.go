@@ -3,6 +3,7 @@ package slack_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
@@ -100,5 +101,31 @@ func TestClickCarriesUserGroups(t *testing.T) {
 	}
 	if n := strings.Count(free.logs.String(), "plan_upgrade_required"); n != 1 {
 		t.Errorf("the log names the plan without user groups %d times; want once:\n%s", n, free.logs)
+	}
+}
+
+// A revoked token stops the connector at once with an error that says
+// what to do, and Ready says so; nothing is retried.
+func TestRevokedTokenStops(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	fake.Refuse("token_revoked")
+	r := startOn(t, fake, slack.Config{}, slack.Options{}, false)
+	var err error
+	select {
+	case err = <-r.done:
+		r.done <- err // for the cleanup
+	case <-time.After(wait):
+		t.Fatal("the connector did not stop on token_revoked")
+	}
+	if err == nil || !strings.Contains(err.Error(), "token_revoked") || !strings.Contains(err.Error(), "make a new token") {
+		t.Errorf("Start returned %v; want the refusal and what to do", err)
+	}
+	if ready := r.conn.Ready(t.Context()); ready == nil || ready.Error() != err.Error() {
+		t.Errorf("Ready = %v; want the same reason", ready)
+	}
+	if n := fake.Calls("auth.test"); n != 1 {
+		t.Errorf("auth.test called %d times; a revoked token is not retried", n)
 	}
 }

@@ -170,3 +170,21 @@ func toMrkdwnStream(text string) string { return connectors.RenderMentions(text,
 
 // isDM reports whether a channel id is a direct message (D…).
 func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }
+
+// Thinking shows status ("is thinking…") under the thread until the bot's
+// next message there (assistant.threads.setStatus). It is a courtesy: it
+// never waits for the method's budget, and fails quietly when Slack does
+// not show statuses in that thread.
+func (c *Connector) Thinking(ctx context.Context, d connectors.Dest, status string) error {
+	const method = "assistant.threads.setStatus"
+	if d.Thread == "" || !c.bud.allow(c.team(), method, d.Channel) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupLimit)
+	defer cancel()
+	err := c.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{ChannelID: d.Channel, ThreadTS: d.Thread, Status: status})
+	if err := c.bud.limited(c.team(), method, d.Channel, err); err != nil {
+		return &apiError{method: method, code: errorCode(err)}
+	}
+	return nil
+}

@@ -213,7 +213,15 @@ type postRequest struct {
 	Thread  string `json:"thread"`
 	User    string `json:"user"`
 	Text    string `json:"text"`
+	// note is shown under the message: RedactedNote when Text was
+	// redacted.
+	note string
 }
+
+// RedactedNote is shown under a person's message in which the redactor
+// replaced something: what happened, and what to do.
+const RedactedNote = "🔒 opsbot replaced what looked like a secret with [redacted …] before showing or keeping this message; " +
+	"the original is stored nowhere. If it was a real credential, treat it as exposed and rotate it."
 
 // postResult answers POST /api/messages.
 type postResult struct {
@@ -224,6 +232,8 @@ type postResult struct {
 	// ForBot says the message went to the bot as an event.
 	ForBot    bool   `json:"for_bot"`
 	RequestID string `json:"request_id"`
+	// Redacted says the text was redacted before it was kept.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // me answers GET /api/me: who the client is and how that is known, so
@@ -258,6 +268,11 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(fullRetryAfter.Seconds())))
 		writeError(w, r, http.StatusTooManyRequests, fmt.Sprintf("not taken: %s (Retry-After: %d s)", why, int(fullRetryAfter.Seconds())))
 		return
+	}
+	if c.Redact != nil {
+		if red := c.Redact(req.Text); red != req.Text {
+			req.Text, req.note = red, RedactedNote
+		}
 	}
 	res, forBot, status, err := c.addOnce(r, id, req)
 	if err != nil {
@@ -310,7 +325,7 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 		return res, false, http.StatusOK, nil
 	}
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
-		body: body{Text: req.Text}, botUp: c.botUp()})
+		body: body{Text: req.Text, Context: req.note}, botUp: c.botUp()})
 	if v.ID == "" {
 		if _, down := unavailable(err); down || statusOf(err) == http.StatusInternalServerError {
 			c.logger().Error("web: a message could not be saved", "request_id", rid, "err", err)
@@ -322,7 +337,7 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
 		return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
 	}
-	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid}
+	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid, Redacted: req.note != ""}
 	c.requests.put(key, req, res)
 	return res, forBot, http.StatusCreated, nil
 }

@@ -35,6 +35,11 @@ type Connector struct {
 	// Log receives what the connector cannot report to a caller, such as a
 	// failed save of a person's message after it was shown. Nil: discard.
 	Log *slog.Logger
+	// Redact, when set, redacts what a person posts before it is shown,
+	// archived or handed to the bot (the composition root passes the
+	// bot's redactor); a post it changed carries RedactedNote. Set it
+	// before serving.
+	Redact func(string) string
 	// Full, when set, says why the bot would turn away a message to a
 	// thread now ("" when it would take it; thread "" is a new thread):
 	// such a post is answered 429 with Retry-After, before it is kept.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // gatedArchive holds every Save until the test lets it through, saying
@@ -55,5 +57,24 @@ func TestChangeIsSavedBeforeItIsBroadcast(t *testing.T) {
 	case <-sub.frames:
 	case <-time.After(wait):
 		t.Fatal("the saved message was never broadcast")
+	}
+}
+
+// The chat names the bot's messages still being written in a thread, so
+// that after a crash between a post and the bot's record of it, recovery
+// can finish the message (connectors.UnfinishedLister).
+func TestUnfinishedListsWhatIsBeingWritten(t *testing.T) {
+	t.Parallel()
+	c := unstarted(t, Config{Channels: []string{"ops"}}, nil)
+	ctx := context.Background()
+	done, _ := c.StartStream(ctx, dest("ops", ""), connectors.Message{Text: "first"})
+	c.StopStream(ctx, done, connectors.Message{Text: "first, complete"})
+	writing, _ := c.StartStream(ctx, dest("ops", done.Thread), connectors.Message{Text: "The disk is at"})
+	left, err := c.Unfinished(ctx, dest("ops", done.Thread))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Ref.ID != writing.ID || left[0].Message.Text != "The disk is at" {
+		t.Errorf("Unfinished = %+v, want only %s", left, writing.ID)
 	}
 }

@@ -62,6 +62,7 @@ type Server struct {
 	windows   map[string][]time.Time
 	socket    socketState
 	changed   chan struct{}
+	refusals  map[string]int
 }
 
 // New starts a fake Slack on a loopback port; Close stops it.
@@ -77,7 +78,7 @@ func New() *Server {
 // in the bubble, on its clock. It has no Socket Mode.
 func NewLocal() *Server {
 	s := &Server{Now: time.Now, PingEvery: 2 * time.Second, channels: map[string][]*Message{}, users: map[string]string{},
-		groups: map[string][]string{}, calls: map[string]int{}, windows: map[string][]time.Time{}}
+		groups: map[string][]string{}, calls: map[string]int{}, refusals: map[string]int{}, windows: map[string][]time.Time{}}
 	s.socket.init()
 	// Slack's clients send Origin: https://api.slack.com.
 	s.upgrader.CheckOrigin = func(*http.Request) bool { return true }
@@ -153,6 +154,24 @@ func (s *Server) Served429() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.served429
+}
+
+// Refusals is how many calls the fake refused with error code.
+func (s *Server) Refusals(code string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refusals[code]
+}
+
+// Methods are the Web API methods called so far.
+func (s *Server) Methods() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for m := range s.calls {
+		out = append(out, m)
+	}
+	return out
 }
 
 // Calls is how many calls of method the fake has answered.

@@ -85,6 +85,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := s.dispatch(method, r)
+	if code, ok := res["error"].(string); ok {
+		s.refusals[code]++
+	}
 	s.bump()
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(res)

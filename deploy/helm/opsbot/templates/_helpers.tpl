@@ -36,8 +36,16 @@ ${ENV} references, expanded by opsbot from the pod's environment.
   "store" (dict "path" "/data/opsbot.db")
   "web" (dict "listen" "0.0.0.0:8080" "api_key" "${OPSBOT_WEB_API_KEY}")
   "bot" (dict "data_dir" "/data") -}}
-{{- if .Values.slack.connector -}}
+{{- if include "opsbot.slack" . -}}
 {{- $_ := set $base "slack" (dict "bot_token" "${SLACK_BOT_TOKEN}" "app_token" "${SLACK_APP_TOKEN}") -}}
 {{- end -}}
 {{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
+{{- end -}}
+
+{{/*
+opsbot.slack is "true" when the Slack connector is on: a bot token is set,
+or slack.connector says the existing Secret has the tokens; "" otherwise.
+*/}}
+{{- define "opsbot.slack" -}}
+{{- if or .Values.slack.connector .Values.slack.botToken -}}true{{- end -}}
 {{- end -}}

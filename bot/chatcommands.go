@@ -1,0 +1,159 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// commands answers the deterministic chat commands about a thread, its
+// background jobs and the hosts, without the model: help, jobs, job,
+// cancel <id>, hosts, reset. (`run` and `health` act through the bot's
+// renderer and cards.)
+type commands struct {
+	store commandStore
+	// jobs cancels running jobs; nil when there are none to cancel.
+	jobs  jobCanceller
+	hosts []agent.HostInfo
+	out   threadReplier
+	// mayApprove reports whether the person of ev may approve commands
+	// in its channel: they may cancel anyone's job.
+	mayApprove func(ev connectors.Event) bool
+}
+
+// commandStore is what the chat commands read and change.
+type commandStore interface {
+	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
+	Job(ctx context.Context, id int64) (store.Job, error)
+	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
+}
+
+// jobCanceller stops a running job; it reports whether one ran.
+type jobCanceller interface {
+	Cancel(id int64) bool
+}
+
+// threadReplier answers in an event's thread.
+type threadReplier interface {
+	reply(ctx context.Context, ev connectors.Event, text string)
+	internalError(ctx context.Context, ev connectors.Event, err error)
+	maxText(ev connectors.Event) int
+}
+
+var (
+	_ commandStore  = (*store.Store)(nil)
+	_ jobCanceller  = (*agent.Jobs)(nil)
+	_ threadReplier = (*Bot)(nil)
+)
+
+// answer answers the command word (with its argument rest) in the thread
+// of ev, of session sess; it reports false when word names none of its
+// commands.
+func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, word, rest string) bool {
+	switch strings.ToLower(word) {
+	case "help", "":
+		c.out.reply(ctx, ev, helpText)
+	case "jobs":
+		c.listJobs(ctx, ev, sess)
+	case "job":
+		c.showJob(ctx, ev, sess, rest)
+	case "cancel":
+		c.cancelJob(ctx, ev, sess, rest)
+	case "hosts":
+		c.listHosts(ctx, ev)
+	case "reset":
+		c.reset(ctx, ev, sess)
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *commands) listJobs(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	jobs, err := c.store.Jobs(ctx, sess.ID, 20)
+	if err != nil {
+		c.out.internalError(ctx, ev, err)
+		return
+	}
+	if len(jobs) == 0 {
+		c.out.reply(ctx, ev, "No background jobs in this thread.")
+		return
+	}
+	var lines []string
+	for _, j := range jobs {
+		lines = append(lines, "• "+strings.SplitN(agent.FormatJob(j), "\n", 2)[0])
+	}
+	c.out.reply(ctx, ev, strings.Join(lines, "\n"))
+}
+
+func (c *commands) showJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
+	if err != nil {
+		c.out.reply(ctx, ev, "Usage: `job <id>`, e.g. `job 7` (see `jobs`).")
+		return
+	}
+	j, err := c.store.Job(ctx, id)
+	if err != nil || j.SessionID != sess.ID {
+		// Another thread's job is not this thread's business (its channel
+		// may be closed to this user).
+		c.out.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
+		return
+	}
+	text := agent.FormatJob(j)
+	if head, tail, ok := strings.Cut(text, "\n"); ok {
+		// The kept tail can be longer than a message holds: its end
+		// shows, as with any output.
+		out := &outputTail{limit: max(c.out.maxText(ev)-chars(head)-outputMargin, 200)}
+		out.Write(tail)
+		text = head + "\n" + out.View()
+	}
+	c.out.reply(ctx, ev, text)
+}
+
+func (c *commands) cancelJob(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
+	if err != nil {
+		c.out.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
+		return
+	}
+	j, err := c.store.Job(ctx, id)
+	if err != nil || j.SessionID != sess.ID {
+		c.out.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
+		return
+	}
+	if j.Requester != "" && j.Requester != ev.User.ID && !c.mayApprove(ev) {
+		c.out.reply(ctx, ev, fmt.Sprintf("Not cancelled: only %s, who started job %d, or an approver may cancel it.", connectors.Mention(j.Requester), id))
+		return
+	}
+	if c.jobs == nil || !c.jobs.Cancel(id) {
+		c.out.reply(ctx, ev, fmt.Sprintf("Job %d is not running.", id))
+		return
+	}
+	c.out.reply(ctx, ev, fmt.Sprintf("Cancelling job %d; its end will be reported here.", id))
+}
+
+func (c *commands) listHosts(ctx context.Context, ev connectors.Event) {
+	var lines []string
+	for _, h := range c.hosts {
+		line := "• `" + h.Name + "`"
+		if len(h.Groups) > 0 {
+			line += " — groups: " + strings.Join(h.Groups, ", ")
+		}
+		lines = append(lines, line)
+	}
+	c.out.reply(ctx, ev, "Hosts:\n"+strings.Join(lines, "\n"))
+}
+
+// reset forgets the thread's conversation; the audit trail stays.
+func (c *commands) reset(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	if _, err := c.store.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
+		c.out.internalError(ctx, ev, err)
+		return
+	}
+	c.out.reply(ctx, ev, "Done: this thread's conversation is forgotten (the audit trail keeps what was run).")
+}

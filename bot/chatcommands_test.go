@@ -1,0 +1,112 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// fakeCommandStore is a commandStore whose answers the test sets.
+type fakeCommandStore struct {
+	jobs   []store.Job
+	err    error
+	forgot int64 // the session whose messages were deleted
+}
+
+func (f *fakeCommandStore) Jobs(context.Context, int64, int) ([]store.Job, error) {
+	return f.jobs, f.err
+}
+
+func (f *fakeCommandStore) Job(_ context.Context, id int64) (store.Job, error) {
+	for _, j := range f.jobs {
+		if j.ID == id {
+			return j, f.err
+		}
+	}
+	return store.Job{}, store.ErrNotFound
+}
+
+func (f *fakeCommandStore) DeleteMessagesAfter(_ context.Context, session, _ int64) (int64, error) {
+	f.forgot = session
+	return 0, f.err
+}
+
+// fakeReplier records what the commands answered.
+type fakeReplier struct {
+	said   []string
+	failed []error
+}
+
+func (f *fakeReplier) reply(_ context.Context, _ connectors.Event, text string) {
+	f.said = append(f.said, connectors.PlainMentions(text))
+}
+func (f *fakeReplier) internalError(_ context.Context, _ connectors.Event, err error) {
+	f.failed = append(f.failed, err)
+}
+func (f *fakeReplier) maxText(connectors.Event) int { return 4000 }
+
+type cancelFunc func(id int64) bool
+
+func (f cancelFunc) Cancel(id int64) bool { return f(id) }
+
+// The chat commands over fakes: each answers in words, a failing store is
+// an internal error (an id, not the error), and a job is cancelled only by
+// who started it or an approver.
+func TestChatCommandsOverFakes(t *testing.T) {
+	t.Parallel()
+	sess := agent.SessionInfo{ID: 7}
+	alice := connectors.Event{User: connectors.User{ID: "alice"}}
+	mallory := connectors.Event{User: connectors.User{ID: "mallory"}}
+	running := store.Job{ID: 3, SessionID: 7, Requester: "alice", Host: "web-1", Command: "sleep 60", State: "running"}
+	tests := []struct {
+		name       string
+		ev         connectors.Event
+		word, rest string
+		store      fakeCommandStore
+		want       string // in the answer
+		failed     bool
+	}{
+		{"help", alice, "help", "", fakeCommandStore{}, "Mention me with a question", false},
+		{"no jobs", alice, "jobs", "", fakeCommandStore{}, "No background jobs in this thread.", false},
+		{"jobs", alice, "jobs", "", fakeCommandStore{jobs: []store.Job{running}}, "• job 3", false},
+		{"jobs, the store failing", alice, "jobs", "", fakeCommandStore{err: errors.New("disk I/O error")}, "", true},
+		{"job", alice, "job", "#3", fakeCommandStore{jobs: []store.Job{running}}, "sleep 60", false},
+		{"job, not a number", alice, "job", "three", fakeCommandStore{}, "Usage: `job <id>`", false},
+		{"another thread's job", alice, "job", "4", fakeCommandStore{jobs: []store.Job{{ID: 4, SessionID: 8}}}, "This thread has no job 4", false},
+		{"cancel", alice, "cancel", "3", fakeCommandStore{jobs: []store.Job{running}}, "Cancelling job 3", false},
+		{"cancel by someone else", mallory, "cancel", "3", fakeCommandStore{jobs: []store.Job{running}}, "Not cancelled: only @alice, who started job 3", false},
+		{"cancel, not a number", alice, "cancel", "x", fakeCommandStore{}, "Usage: `cancel` stops the running answer", false},
+		{"cancel a job not running", alice, "cancel", "5", fakeCommandStore{jobs: []store.Job{{ID: 5, SessionID: 7, Requester: "alice"}}}, "Job 5 is not running.", false},
+		{"hosts", alice, "hosts", "", fakeCommandStore{}, "• `web-1` — groups: web, prod", false},
+		{"reset", alice, "reset", "", fakeCommandStore{}, "this thread's conversation is forgotten", false},
+		{"reset, the store failing", alice, "reset", "", fakeCommandStore{err: errors.New("database is locked")}, "", true},
+	}
+	for _, tt := range tests {
+		out := &fakeReplier{}
+		st := tt.store
+		c := &commands{store: &st, hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web", "prod"}}}, out: out,
+			jobs:       cancelFunc(func(id int64) bool { return id == 3 }),
+			mayApprove: func(connectors.Event) bool { return false }}
+		if !c.answer(t.Context(), tt.ev, sess, tt.word, tt.rest) {
+			t.Errorf("%s: %q is no command", tt.name, tt.word)
+			continue
+		}
+		switch {
+		case tt.failed && (len(out.failed) != 1 || len(out.said) != 0):
+			t.Errorf("%s: said %q, failed %v; want one internal error", tt.name, out.said, out.failed)
+		case !tt.failed && (len(out.said) != 1 || !strings.Contains(out.said[0], tt.want)):
+			t.Errorf("%s: said %q; want %q", tt.name, out.said, tt.want)
+		}
+		if tt.word == "reset" && st.forgot != 7 {
+			t.Errorf("%s: forgot session %d's messages; want 7's", tt.name, st.forgot)
+		}
+	}
+	if (&commands{}).answer(t.Context(), alice, sess, "why", "is the disk full?") {
+		t.Error("a question was taken for a command")
+	}
+}

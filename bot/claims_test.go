@@ -1,0 +1,71 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
+)
+
+// A waiting turn that claims its approval leaves the follow-up open until
+// the command has started, and the start closes it in the same transaction
+// that records the running command. Before, the follow-up was closed first:
+// a kill between the claim and the start left an approved command that
+// never ran, and nothing told the thread (issue 12: 6 of 200 kills).
+func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "opsbot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, _, err := st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"bob"}}}}},
+		approvals.GateOptions{})
+	g := GateApprover{Gate: gate, Store: st, Platform: "web"}
+	const command = "systemctl restart nginx"
+	work := withClaims(ctx)
+
+	pending := make(chan string, 1)
+	done := make(chan agent.ApprovalOutcome, 1)
+	go func() {
+		out, err := g.Approve(work, agent.ApprovalRequest{Session: agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "web", Channel: "ops"},
+			SessionID: sess.ID, Target: "local", Hosts: []string{"local"}, Command: command}, func(p agent.PendingApproval) {
+			if err := st.RecordFollowUp(ctx, store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Command: command}); err != nil {
+				t.Error(err)
+			}
+			pending <- p.ID
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	id := <-pending
+	if _, err := gate.Vote(ctx, id, approvals.Person{Platform: "web", ID: "bob"}, approvals.VoteApprove); err != nil {
+		t.Fatal(err)
+	}
+	if out := <-done; !out.Approved {
+		t.Fatalf("bob's approval: %+v", out)
+	}
+	f, _, _ := st.FollowUpFor(ctx, id)
+	if !f.DoneAt.IsZero() || !f.Consumed {
+		t.Fatalf("claimed and not started: follow-up done at %v, consumed %v; want it open (a crash now must be told)", f.DoneAt, f.Consumed)
+	}
+
+	ledger := NewProcessLedger(st, slog.Default())
+	end := ledger.Started(work, hosts.Process{Host: "local", PID: 1, Command: command})
+	defer end()
+	if f, _, _ = st.FollowUpFor(ctx, id); f.DoneAt.IsZero() {
+		t.Error("the command started, and its approval's follow-up is still open")
+	}
+}

@@ -1,0 +1,113 @@
+package discord
+
+import (
+	"context"
+	"sync"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Discord's JSON error codes the connector acts on.
+const (
+	codeUnknownChannel    = 10003
+	codeThreadAlreadyMade = 160004
+)
+
+// archiveAfter is how long a thread opsbot opens stays in the channel's
+// list without activity: a day, in minutes.
+const archiveAfter = 1440
+
+// Post adds m to d's thread: a thread opsbot is to open from a mention is
+// opened first; d.Thread "" posts at the top of d.Channel.
+func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	target := d.Channel
+	if d.Thread != "" {
+		target = d.Thread
+	}
+	inThread := d.Thread != "" && d.Thread != d.Channel
+	if inThread {
+		if err := c.openThread(ctx, d.Channel, d.Thread, false); err != nil {
+			return connectors.Ref{}, err
+		}
+	}
+	r := c.render(m)
+	send := &discordgo.MessageSend{Content: r.content, Embeds: r.embeds, Components: r.components, AllowedMentions: allowedMentions(d.Recipient.ID)}
+	msg, err := c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
+	if inThread && restCode(err) == codeUnknownChannel {
+		// A mention from before a restart: its thread was never opened.
+		if err = c.openThread(ctx, d.Channel, d.Thread, true); err == nil {
+			msg, err = c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
+		}
+	}
+	if err != nil {
+		return connectors.Ref{}, apiError("posting a message", err)
+	}
+	ref := connectors.Ref{Platform: Platform, Workspace: d.Workspace, Channel: d.Channel, Thread: d.Thread, ID: msg.ID}
+	if ref.Thread == "" {
+		ref.Thread = msg.ID // a message at the top of a channel is its own thread's root
+	}
+	return ref, nil
+}
+
+// Edit replaces a posted message, its buttons and fields included.
+func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	r := c.render(m)
+	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), Content: &r.content, Embeds: &r.embeds,
+		Components: &r.components, AllowedMentions: allowedMentions("")}
+	if _, err := c.rest.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+		return apiError("editing a message", err)
+	}
+	return nil
+}
+
+// channelOf is the Discord channel that holds the message ref: its
+// thread's, unless the message is the root of its thread (a thread opened
+// from a message keeps that message in the parent channel).
+func channelOf(ref connectors.Ref) string {
+	if ref.Thread != "" && ref.Thread != ref.ID {
+		return ref.Thread
+	}
+	return ref.Channel
+}
+
+// expectThread notes that a mention's message is to become a thread
+// named name when the bot first answers in it.
+func (c *Connector) expectThread(messageID, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, known := c.channels[messageID]; !known {
+		c.pending[messageID] = name
+	}
+}
+
+// openThread opens the public thread of the message thread in channel,
+// once: when the mention was seen by this process (pending), or when
+// force says a post found no such thread. A thread someone else opened
+// first is taken as it is.
+func (c *Connector) openThread(ctx context.Context, channel, thread string, force bool) error {
+	mu, _ := c.threads.LoadOrStore(thread, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	c.mu.Lock()
+	name, pending := c.pending[thread]
+	c.mu.Unlock()
+	if !pending && !force {
+		return nil
+	}
+	if name == "" {
+		name = "opsbot"
+	}
+	_, err := c.rest.MessageThreadStartComplex(channel, thread, &discordgo.ThreadStart{Name: name, AutoArchiveDuration: archiveAfter},
+		discordgo.WithContext(ctx))
+	if err != nil && restCode(err) != codeThreadAlreadyMade {
+		return apiError("opening a thread", err)
+	}
+	c.mu.Lock()
+	delete(c.pending, thread)
+	c.mu.Unlock()
+	c.remember(thread, channelInfo{parent: channel, thread: true})
+	c.threads.Delete(thread)
+	return nil
+}

@@ -1,0 +1,31 @@
+package slack
+
+// The Slack app's manifest (deploy/slack-app-manifest.yaml) must grant
+// what the connector uses: a scope for every Web API method it calls, and
+// the bot events it reads. The manifest's test checks both against these.
+
+// MethodScopes maps each Web API method the connector calls to the bot
+// scope it needs ("" for none: auth.test; apps.connections.open takes the
+// app-level token, scope connections:write).
+var MethodScopes = map[string]string{
+	"auth.test":                   "",
+	"apps.connections.open":       "",
+	"chat.postMessage":            "chat:write",
+	"chat.update":                 "chat:write",
+	"chat.postEphemeral":          "chat:write",
+	"chat.startStream":            "chat:write",
+	"chat.appendStream":           "chat:write",
+	"chat.stopStream":             "chat:write",
+	"users.info":                  "users:read",
+	"usergroups.users.list":       "usergroups:read",
+	"assistant.threads.setStatus": "assistant:write",
+}
+
+// BotEvents are the events the connector reads, each with the scope it
+// needs.
+var BotEvents = map[string]string{
+	"app_mention":      "app_mentions:read",
+	"message.channels": "channels:history",
+	"message.groups":   "groups:history",
+	"message.im":       "im:history",
+}

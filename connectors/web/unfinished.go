@@ -1,0 +1,38 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+var _ connectors.UnfinishedLister = (*Connector)(nil)
+
+// unfinishedScan is how many of a thread's newest messages Unfinished
+// looks at: a message being written is among the last few.
+const unfinishedScan = 200
+
+// Unfinished lists the bot's messages among the newest of d's thread that
+// are still being written, oldest first.
+func (c *Connector) Unfinished(ctx context.Context, d connectors.Dest) ([]connectors.Shown, error) {
+	c.hub.settle()
+	stored, err := c.hub.archive.ThreadMessages(ctx, d.Thread, 0, unfinishedScan)
+	if err != nil {
+		return nil, fmt.Errorf("web: unfinished messages: %w", err)
+	}
+	var out []connectors.Shown
+	for _, s := range slices.Backward(stored) {
+		if !s.Bot || s.Finished {
+			continue
+		}
+		m, err := fromStored(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, connectors.Shown{Ref: connectors.Ref{Platform: Platform, Channel: m.channel, Thread: m.thread, ID: m.id},
+			Message: connectors.Message{Text: m.body.Text, Context: m.body.Context}})
+	}
+	return out, nil
+}
