@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -13,14 +14,17 @@ import (
 
 // commands answers the deterministic chat commands about a thread, its
 // background jobs and the hosts, without the model: help, jobs, job,
-// cancel <id>, hosts, reset. (`run` and `health` act through the bot's
-// renderer and cards.)
+// cancel <id>, hosts, health, reset. (`run` acts through the bot's
+// renderer and approval cards.)
 type commands struct {
 	store commandStore
 	// jobs cancels running jobs; nil when there are none to cancel.
 	jobs  jobCanceller
 	hosts []agent.HostInfo
-	out   threadReplier
+	// checks are the scheduled health checks; nil when none are.
+	checks Health
+	out    threadReplier
+	log    *slog.Logger
 	// mayApprove reports whether the person of ev may approve commands
 	// in its channel: they may cancel anyone's job.
 	mayApprove func(ev connectors.Event) bool
@@ -43,6 +47,7 @@ type threadReplier interface {
 	reply(ctx context.Context, ev connectors.Event, text string)
 	internalError(ctx context.Context, ev connectors.Event, err error)
 	maxText(ev connectors.Event) int
+	post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error)
 }
 
 var (
@@ -66,6 +71,8 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 		c.cancelJob(ctx, ev, sess, rest)
 	case "hosts":
 		c.listHosts(ctx, ev)
+	case "health":
+		c.health(ctx, ev, rest)
 	case "reset":
 		c.reset(ctx, ev, sess)
 	default:

@@ -49,6 +49,10 @@ func (f *fakeReplier) internalError(_ context.Context, _ connectors.Event, err e
 	f.failed = append(f.failed, err)
 }
 func (f *fakeReplier) maxText(connectors.Event) int { return 4000 }
+func (f *fakeReplier) post(_ context.Context, _ connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	f.said = append(f.said, connectors.PlainMentions(m.Text))
+	return connectors.Ref{}, nil
+}
 
 type cancelFunc func(id int64) bool
 
@@ -83,6 +87,7 @@ func TestChatCommandsOverFakes(t *testing.T) {
 		{"cancel, not a number", alice, "cancel", "x", fakeCommandStore{}, "Usage: `cancel` stops the running answer", false},
 		{"cancel a job not running", alice, "cancel", "5", fakeCommandStore{jobs: []store.Job{{ID: 5, SessionID: 7, Requester: "alice"}}}, "Job 5 is not running.", false},
 		{"hosts", alice, "hosts", "", fakeCommandStore{}, "• `web-1` — groups: web, prod", false},
+		{"health, none scheduled", alice, "health", "", fakeCommandStore{}, "No health checks are scheduled", false},
 		{"reset", alice, "reset", "", fakeCommandStore{}, "this thread's conversation is forgotten", false},
 		{"reset, the store failing", alice, "reset", "", fakeCommandStore{err: errors.New("database is locked")}, "", true},
 	}

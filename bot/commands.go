@@ -48,8 +48,6 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 	switch strings.ToLower(word) {
 	case "run":
 		b.runCommand(ctx, ev, sess, rest)
-	case "health":
-		b.health(ctx, ev, rest)
 	default:
 		if !b.commands().answer(ctx, ev, sess, word, rest) {
 			b.turn(ctx, ev, sess)
@@ -60,7 +58,7 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 // commands are the chat commands about the thread, its jobs and the
 // hosts, answering through b.
 func (b *Bot) commands() *commands {
-	c := &commands{store: b.Store, hosts: b.Hosts, out: b, mayApprove: b.isApprover}
+	c := &commands{store: b.Store, hosts: b.Hosts, checks: b.Health, out: b, log: b.log(), mayApprove: b.isApprover}
 	if b.Jobs != nil {
 		c.jobs = b.Jobs
 	}

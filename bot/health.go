@@ -28,35 +28,28 @@ const noSchedules = "No health checks are scheduled: add `checks` and `schedules
 
 // health answers `health` (the schedules and their last results) and
 // `health NAME` (run that schedule now, its report into this thread).
-func (b *Bot) health(ctx context.Context, ev connectors.Event, name string) {
-	if b.Health == nil || len(b.Health.Names()) == 0 {
-		b.reply(ctx, ev, noSchedules)
+func (c *commands) health(ctx context.Context, ev connectors.Event, name string) {
+	if c.checks == nil || len(c.checks.Names()) == 0 {
+		c.out.reply(ctx, ev, noSchedules)
 		return
 	}
 	if name == "" {
-		b.reply(ctx, ev, b.healthList(ctx))
+		c.out.reply(ctx, ev, c.healthList(ctx))
 		return
 	}
-	if _, ok := b.Health.Schedule(name); !ok {
-		b.reply(ctx, ev, fmt.Sprintf("There is no schedule %q. Schedules: %s.", name, quoted(b.Health.Names())))
+	if _, ok := c.checks.Schedule(name); !ok {
+		c.out.reply(ctx, ev, fmt.Sprintf("There is no schedule %q. Schedules: %s.", name, quoted(c.checks.Names())))
 		return
 	}
-	rep, err := b.Health.RunNow(ctx, name)
+	rep, err := c.checks.RunNow(ctx, name)
 	if err != nil {
-		b.internalError(ctx, ev, err)
+		c.out.internalError(ctx, ev, err)
 		return
 	}
-	c, ok := b.conn(ev.Platform)
-	if !ok {
-		return
-	}
-	max := c.Limits().MaxText
-	if max <= 0 {
-		max = 2000
-	}
-	for _, m := range append([]connectors.Message{rep.Summary(max)}, rep.Details(max)...) {
-		if _, err := b.post(ctx, destOf(ev), m); err != nil {
-			b.log().Warn("post health report", "channel", ev.Channel, "err", err)
+	limit := c.out.maxText(ev)
+	for _, m := range append([]connectors.Message{rep.Summary(limit)}, rep.Details(limit)...) {
+		if _, err := c.out.post(ctx, destOf(ev), m); err != nil {
+			c.log.Warn("post health report", "channel", ev.Channel, "err", err)
 			return
 		}
 	}
@@ -64,20 +57,20 @@ func (b *Bot) health(ctx context.Context, ev connectors.Event, name string) {
 
 // healthList is one line per schedule: its cron, its next run and its
 // last result.
-func (b *Bot) healthList(ctx context.Context) string {
+func (c *commands) healthList(ctx context.Context) string {
 	lines := []string{"Health-check schedules (`health NAME` runs one now):"}
-	for _, name := range b.Health.Names() {
-		sc, _ := b.Health.Schedule(name)
+	for _, name := range c.checks.Names() {
+		sc, _ := c.checks.Schedule(name)
 		line := fmt.Sprintf("• `%s` — `%s`, checks %s", name, sc.Cron, strings.Join(sc.Checks, ", "))
-		if next := b.Health.Next(name); !next.IsZero() {
+		if next := c.checks.Next(name); !next.IsZero() {
 			line += ", next " + next.Format("2006-01-02 15:04 MST")
 		}
-		rep, err := b.Health.Latest(ctx, name)
+		rep, err := c.checks.Latest(ctx, name)
 		switch {
 		case errors.Is(err, checks.ErrNoRuns):
 			line += "\n   not run yet"
 		case err != nil:
-			b.log().Error("health: read the last run", "schedule", name, "err", err)
+			c.log.Error("health: read the last run", "schedule", name, "err", err)
 			line += "\n   its last run could not be read (see the bot's log)"
 		default:
 			line += "\n   last run " + rep.At.In(zone(rep)).Format("2006-01-02 15:04 MST") + ": " + rep.SummaryLine()

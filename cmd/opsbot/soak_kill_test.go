@@ -33,7 +33,7 @@ import (
 // Approve click — and restarted, SOAK_ITERATIONS times (default 200). Each
 // iteration asks for a command that waits for approval and is never
 // clicked, one that bob approves, one the model asks for (bob approves it
-// too), a running command and a streamed answer. After each restart, and
+// too), a running command, a background job and a streamed answer. After each restart, and
 // once more at the end, it counts what must be 0; it logs every count and
 // fails on any that is not 0.
 func TestSoakKillLoop(t *testing.T) {
@@ -168,13 +168,15 @@ func (s *soak) act(ctx context.Context, i int, nearClick bool, killAt func(strin
 	mark := func(kind string) string { return fmt.Sprintf("soak-%d-%s-%s", i, kind, nonce()) }
 	p, a, m := mark("p"), mark("a"), mark("m")
 	sleep := fmt.Sprintf("sleep 600.%06d", mrand.IntN(1_000_000))
+	job := fmt.Sprintf("sleep 601.%06d", mrand.IntN(1_000_000))
 	s.mu.Lock()
-	s.sleeps = append(s.sleeps, sleep)
+	s.sleeps = append(s.sleeps, sleep, job)
 	s.mu.Unlock()
 	posts := []struct{ marker, text string }{
 		{p, "@opsbot run local echo " + p + " >> " + s.runs},
 		{a, "@opsbot run local echo " + a + " >> " + s.runs},
 		{"", "@opsbot run local " + sleep},
+		{"", "@opsbot run --bg local " + job},
 		{"", fmt.Sprintf("@opsbot tell me a story %d", i)},
 		{m, "@opsbot please fix " + m},
 	}
@@ -556,6 +558,9 @@ func (s *soak) set(what string, n int) {
 func (s *soak) report(n int, took time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var jobs int
+	s.db.QueryRow(`SELECT count(*) FROM jobs WHERE state = 'interrupted'`).Scan(&jobs)
+	s.seen["background jobs found interrupted by a kill (reported, not re-run)"] = jobs
 	for _, k := range []string{"integrity check failures", "orphan processes", "restarts that never settled (events or decisions left undone)"} {
 		s.counts[k] += 0
 	}

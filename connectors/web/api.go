@@ -220,7 +220,7 @@ type postRequest struct {
 
 // RedactedNote is shown under a person's message in which the redactor
 // replaced something: what happened, and what to do.
-const RedactedNote = "🔒 opsbot replaced what looked like a secret with [redacted …] before showing or keeping this message; " +
+const RedactedNote = "opsbot replaced what looked like a secret with [redacted …] before showing or keeping this message; " +
 	"the original is stored nowhere. If it was a real credential, treat it as exposed and rotate it."
 
 // postResult answers POST /api/messages.
