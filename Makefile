@@ -76,6 +76,7 @@ bench: bench-deps
 	$(GO) run ./bot/bench/idle -connector null
 	$(GO) run ./hosts/bench -hosts 100 -runs 5
 	$(GO) run ./bot/bench/webflood
+	OPSBOT_SLACK_LOAD_MINUTES=10 $(GO) test -count=1 -run '^TestConcurrentAnswersWithinTierLimits$$' -v ./connectors/slack
 	$(GO) run ./connectors/discord/bench -streams 20 -duration 10m
 
 bench-deps: test-deps

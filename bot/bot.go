@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,6 +146,13 @@ func (b *Bot) initLocked() {
 		b.life, b.endLife = context.WithCancel(context.Background())
 		b.slots = newTurnSlots(b.Config.WithDefaults().MaxTurns)
 	}
+}
+
+// platformNames are the platforms the bot posts to, sorted.
+func (b *Bot) platformNames() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Sorted(maps.Keys(b.conns))
 }
 
 func (b *Bot) conn(platform string) (connectors.Connector, bool) {

@@ -49,10 +49,32 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 	case "run":
 		b.runCommand(ctx, ev, sess, rest)
 	default:
+		if b.Agent != nil && !commandLine(word, rest) {
+			b.turn(ctx, ev, sess) // "help me read this log" is a question
+			return
+		}
 		if !b.commands().answer(ctx, ev, sess, word, rest) {
 			b.turn(ctx, ev, sess)
 		}
 	}
+}
+
+// commandLine reports whether word and rest have a chat command's shape:
+// help, jobs, hosts and reset alone, job and cancel with an id, health
+// with at most a schedule's name. With the agent on, anything else that
+// begins with a command's word ("help me read this log", "reset the
+// nginx service") is a question for it, not a command.
+func commandLine(word, rest string) bool {
+	switch strings.ToLower(word) {
+	case "", "help", "jobs", "hosts", "reset":
+		return rest == ""
+	case "job", "cancel":
+		_, err := strconv.ParseInt(strings.TrimPrefix(rest, "#"), 10, 64)
+		return err == nil
+	case "health":
+		return !strings.ContainsAny(rest, " \t\n")
+	}
+	return false
 }
 
 // commands are the chat commands about the thread, its jobs and the

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/checks"
 )
@@ -101,4 +102,33 @@ func TestConfigValidate(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Field() != "access.ops" || !strings.Contains(err.Error(), "lists nobody") {
 		t.Errorf("an access entry listing nobody: %v", err)
 	}
+}
+
+// With the agent on, a question that begins with a command's word goes
+// to the model: "help me …" got the help text, "reset the nginx service"
+// forgot the thread's conversation. The bare words stay commands.
+func TestQuestionsThatBeginWithACommandWordGoToTheAgent(t *testing.T) {
+	t.Parallel()
+	questions := []string{
+		"help me read this log",
+		"reset the nginx service on web-1",
+		"jobs are failing on web-2, why?",
+		"hosts in eu look slow",
+		"cancel the deploy if it is stuck",
+		"health of web-1 looks bad",
+	}
+	var script []func(context.Context, agent.Request, func(agent.StreamEvent) bool)
+	for i := range questions {
+		script = append(script, text(fmt.Sprintf("Answer %d.", i)))
+	}
+	h := newHarness(t, approvals.GateConfig{}, &model{steps: script})
+	for i, q := range questions {
+		thread := fmt.Sprintf("q%d", i)
+		h.say("alice", thread, q)
+		h.eventually(fmt.Sprintf("the model's answer to %q", q), h.has(thread, fmt.Sprintf("Answer %d.", i)))
+	}
+	h.say("alice", "bare", "help")
+	h.eventually("the help text", h.has("bare", "run <target> <command>"))
+	h.say("alice", "bare", "cancel 999")
+	h.eventually("the job command", h.has("bare", "This thread has no job 999"))
 }

@@ -17,11 +17,14 @@ type jobNotices struct {
 	// ended; nil: the news is only posted.
 	wake func(sess store.Session, job store.Job)
 	log  *slog.Logger
+	// serves names the platforms this process posts to; only their
+	// notes are taken (nil: all).
+	serves func() []string
 }
 
 // noticeStore is what delivering notifications reads and marks.
 type noticeStore interface {
-	UndeliveredNotifications(ctx context.Context, limit int) ([]store.Notification, error)
+	UndeliveredNotifications(ctx context.Context, limit int, platforms ...string) ([]store.Notification, error)
 	MarkDelivered(ctx context.Context, ids ...int64) (int64, error)
 	MarkInjected(ctx context.Context, ids ...int64) (int64, error)
 	Session(ctx context.Context, id int64) (store.Session, error)
@@ -30,11 +33,15 @@ type noticeStore interface {
 
 var _ noticeStore = (*store.Store)(nil)
 
-// deliver posts the notifications not delivered yet. One whose thread is
-// on no configured platform (a terminal session, whose chat has ended) is
-// marked delivered: nobody is there to read it.
+// deliver posts the notifications not delivered yet on the platforms it
+// serves. One on another platform is left for the process that serves it
+// (opsbot chat beside opsbot run marked the web chat's delivered, unposted).
 func (n *jobNotices) deliver(ctx context.Context) {
-	notes, err := n.store.UndeliveredNotifications(ctx, 50)
+	var serves []string
+	if n.serves != nil {
+		serves = n.serves()
+	}
+	notes, err := n.store.UndeliveredNotifications(ctx, 50, serves...)
 	if err != nil {
 		n.log.Warn("notifications", "err", err)
 		return
@@ -49,8 +56,7 @@ func (n *jobNotices) deliver(ctx context.Context) {
 			continue
 		}
 		if _, ok := n.out.conn(sess.Platform); !ok {
-			n.store.MarkDelivered(ctx, note.ID)
-			continue
+			continue // another process's, or a platform configured again later
 		}
 		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
 		if _, err := n.out.post(ctx, d, jobNotice(note.Text)); err != nil {

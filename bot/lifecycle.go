@@ -78,7 +78,7 @@ func (b *Bot) deliver(ctx context.Context) { b.jobNotices().deliver(ctx) }
 // jobNotices delivers job notifications through b; with
 // agent.on_job_end: turn, each wakes the agent in its thread.
 func (b *Bot) jobNotices() *jobNotices {
-	n := &jobNotices{store: b.Store, out: b, log: b.log()}
+	n := &jobNotices{store: b.Store, out: b, log: b.log(), serves: b.platformNames}
 	if b.JobEndTurns && b.Agent != nil {
 		n.wake = b.wakeAgent
 	}

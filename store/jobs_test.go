@@ -42,6 +42,12 @@ func TestJobFinishWritesNotificationOnce(t *testing.T) {
 	if len(undelivered) != 1 || undelivered[0].SessionID != sess.ID || undelivered[0].JobID != j.ID {
 		t.Fatalf("UndeliveredNotifications = %+v", undelivered)
 	}
+	if on, _ := s.UndeliveredNotifications(ctx, 10, "console"); len(on) != 0 {
+		t.Errorf("a process serving only the terminal took another platform's notice: %+v", on)
+	}
+	if on, _ := s.UndeliveredNotifications(ctx, 10, "console", sess.Platform); len(on) != 1 {
+		t.Errorf("the notice of a served platform = %+v", on)
+	}
 	id := undelivered[0].ID
 	if n, _ := s.MarkDelivered(ctx, id); n != 1 {
 		t.Error("MarkDelivered did not mark")

@@ -21,9 +21,20 @@ type Notification struct {
 
 const notificationCols = `id, coalesce(job_id, 0), coalesce(session_id, 0), text, created_at, delivered_at, injected_at`
 
-// UndeliveredNotifications lists notifications not yet posted, oldest first.
-func (s *Store) UndeliveredNotifications(ctx context.Context, limit int) ([]Notification, error) {
-	n, err := s.notifications(ctx, `WHERE delivered_at IS NULL ORDER BY id LIMIT ?`, limit)
+// UndeliveredNotifications lists notifications not yet posted, oldest
+// first. Given platforms, it lists only those without a thread and those
+// whose thread is on one of them: a process that serves the terminal
+// must not take the web chat's or Slack's, and notes of a platform no
+// longer configured must not hold back the others.
+func (s *Store) UndeliveredNotifications(ctx context.Context, limit int, platforms ...string) ([]Notification, error) {
+	where, args := `WHERE delivered_at IS NULL`, []any{}
+	if len(platforms) > 0 {
+		where += ` AND (session_id IS NULL OR session_id IN (SELECT id FROM sessions WHERE platform IN (?` + strings.Repeat(`, ?`, len(platforms)-1) + `)))`
+		for _, p := range platforms {
+			args = append(args, p)
+		}
+	}
+	n, err := s.notifications(ctx, where+` ORDER BY id LIMIT ?`, append(args, limit)...)
 	return n, wrap("undelivered notifications", err)
 }
 

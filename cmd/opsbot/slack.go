@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 )
 
@@ -19,7 +20,8 @@ func (rt *parts) newSlack() (*slack.Connector, error) {
 		return nil, nil
 	}
 	return slack.New(cfg, slack.Options{
-		HTTPClient: &http.Client{Timeout: slackHTTPTimeout},
+		HTTPClient: &http.Client{Timeout: slackHTTPTimeout,
+			Transport: rt.metrics.api.Transport(slack.Platform, connectors.LastPathSegment, nil)},
 		UserGroups: slackUserGroups(rt.cfg),
 		Log:        rt.log.With("connector", slack.Platform),
 	})

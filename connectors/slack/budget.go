@@ -78,7 +78,8 @@ func (b *budgets) limiter(k, method string) *rate.Limiter {
 		if perMin == 0 {
 			perMin = 20
 		}
-		l = rate.NewLimiter(rate.Limit(perMin/60), burst)
+		// 90% of the tier: the burst and a sliding minute never exceed it.
+		l = rate.NewLimiter(rate.Limit(perMin*0.9/60), burst)
 		b.limiters[k] = l
 	}
 	return l

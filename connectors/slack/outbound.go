@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -68,6 +69,7 @@ func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.M
 			return err
 		}
 	}
+	c.live.editing(ref.ID, time.Now())
 	return c.update(ctx, ref, m)
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -31,9 +32,75 @@ func isEnded(err error) bool { return errors.Is(err, connectors.ErrStreamEnded) 
 type streams struct {
 	mu   sync.Mutex
 	text map[string]string
+	// edited are the answers going on by chat.update instead (a stream
+	// declined to share the workspace's budgets), by ts, with the time of
+	// their last change.
+	edited map[string]time.Time
+	// starting counts the native streams decided on and not started yet
+	// (waiting for chat.startStream's budget).
+	starting int
+	// declining counts the answers native said no to, not posted yet.
+	declining int
 }
 
-func newStreams() *streams { return &streams{text: map[string]string{}} }
+func newStreams() *streams {
+	return &streams{text: map[string]string{}, edited: map[string]time.Time{}}
+}
+
+// editActive is how long after its last edit an answer by edits counts as
+// still being written.
+const editActive = 30 * time.Second
+
+// native decides whether a new answer streams natively: Slack's budgets
+// for appends (Tier 4, ~100/min) and for edits (chat.update, Tier 3,
+// ~50/min) are separate, so with many answers at once about one in three
+// goes on by edits, and both budgets carry updates — every thread then
+// shows progress more often than either budget alone would allow.
+func (s *streams) native(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	edits := 0
+	for ts, at := range s.edited {
+		if now.Sub(at) > editActive {
+			delete(s.edited, ts)
+			continue
+		}
+		edits++
+	}
+	if len(s.text)+s.starting > 2*(edits+s.declining)+1 {
+		s.declining++
+		return false
+	}
+	s.starting++
+	return true
+}
+
+// started notes that a stream native said yes to has started, or failed.
+func (s *streams) started() {
+	s.mu.Lock()
+	s.starting--
+	s.mu.Unlock()
+}
+
+// editing notes a change to an answer going on by edits.
+func (s *streams) editing(ts string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.edited[ts]; ok {
+		s.edited[ts] = now
+	}
+}
+
+// declined notes an answer native said no to as posted (ts "": it could
+// not be); it goes on by edits.
+func (s *streams) declined(ts string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.declining--
+	if ts != "" {
+		s.edited[ts] = now
+	}
+}
 
 func (s *streams) has(ts string) bool {
 	s.mu.Lock()
@@ -85,6 +152,11 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	if d.Thread == "" || (d.Recipient.ID == "" && !isDM(d.Channel)) {
 		return c.Post(ctx, d, m)
 	}
+	if !c.live.native(time.Now()) {
+		ref, err := c.Post(ctx, d, m)
+		c.live.declined(ref.ID, time.Now())
+		return ref, err
+	}
 	text := toMrkdwnStream(m.Text)
 	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread)}
 	if text != "" {
@@ -98,10 +170,13 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		_, ts, err = c.api.StartStreamContext(ctx, d.Channel, opts...)
 		return err
 	})
+	if err == nil {
+		c.live.set(ts, m.Text)
+	}
+	c.live.started()
 	if err != nil {
 		return connectors.Ref{}, err
 	}
-	c.live.set(ts, m.Text)
 	return c.ref(d.Channel, d.Thread, ts), nil
 }
 

@@ -22,7 +22,6 @@ type socketState struct {
 	acks      map[string]time.Duration
 	ackWait   map[string]chan struct{}
 	seq       int
-	dialers   int
 }
 
 type wsConn struct {
