@@ -87,9 +87,18 @@ bench-deps: test-deps
 ## Approve click, SOAK_ITERATIONS times (default 200), each restart checked
 ## (docs/BENCHMARKS.md, "Kill loop"; about 5 minutes)
 .PHONY: soak soak-kill
-soak: soak-kill
+soak: soak-kill soak-load
 soak-kill:
 	$(GO) test -tags soak -run '^TestSoakKillLoop$$' -count=1 -timeout 3h -v ./cmd/opsbot/
 
 clean:
 	rm -rf bin
+
+## soak-load: the soak harness's load half, not part of make test: it starts the
+## real binary and drives it through the web API (100 threads at once, 1,000
+## idle event streams, a stalled reader, 200 messages into one thread, replays
+## while posting, SOAK_STEADY of steady load); docs/BENCHMARKS.md has the figures
+.PHONY: soak-load
+SOAK_STEADY ?= 10m
+soak-load: build
+	$(GO) run ./soak/load -bin bin/opsbot -steady $(SOAK_STEADY)

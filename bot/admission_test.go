@@ -89,8 +89,9 @@ func TestTurnsAreCappedAndServedInTurn(t *testing.T) {
 	h.say("alice", "a", "a3")
 	// The inbox routes in order: a3's note means b1 was routed before it.
 	h.eventually("a3's queued note", func() bool { return h.count("a", queuedNote) == 2 })
-	if got := h.bot.Queues(); got != (Queues{Running: 1, Waiting: 1, Queued: 2, Deepest: 2}) {
-		t.Fatalf("Queues() = %+v; want 1 thread running, 1 waiting for its turn, 2 messages queued", got)
+	// b1 counts as queued until b's worker takes it to wait for a slot.
+	if got := h.bot.Queues(); got.Running != 1 || got.Waiting != 1 || got.Deepest != 2 || got.Queued < 2 || got.Queued > 3 {
+		t.Fatalf("Queues() = %+v; want 1 thread running, 1 waiting for its turn, a's 2 messages queued", got)
 	}
 	if _, _, ok := h.find("b", "answer to b1"); ok {
 		t.Fatal("b1 was answered while the only turn was taken")

@@ -184,7 +184,7 @@ func (c *conn) session(ctx context.Context) (*ssh.Session, *ssh.Client, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := cl.NewSession()
+		s, err := c.newSession(ctx, cl)
 		if err == nil {
 			c.mu.Lock()
 			c.active++
@@ -241,3 +241,42 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// newSession opens a session on cl within ssh.connect_timeout. A host
+// that does not answer a channel open in that time is presumed frozen
+// (a stopped sshd, a host that hangs): its connection is dropped, which
+// ends the wait, instead of holding the command until the keepalive
+// notices, 30 s or more later. A caller that gives up (ctx) leaves the
+// connection alone. A session that opens too late is closed.
+func (c *conn) newSession(ctx context.Context, cl *ssh.Client) (*ssh.Session, error) {
+	type opened struct {
+		s   *ssh.Session
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		s, err := cl.NewSession()
+		done <- opened{s, err}
+	}()
+	t := time.NewTimer(c.pool.cfg.ConnectTimeout)
+	defer t.Stop()
+	var err error
+	select {
+	case o := <-done:
+		return o.s, o.err
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-t.C:
+		c.drop(cl)
+		err = fmt.Errorf("%w: no answer to a session request within %v (ssh.connect_timeout); the connection was dropped", errFrozen, c.pool.cfg.ConnectTimeout)
+	}
+	go func() {
+		if o := <-done; o.s != nil {
+			o.s.Close()
+		}
+	}()
+	return nil, err
+}
+
+// errFrozen marks a connection that stopped answering.
+var errFrozen = errors.New("the host stopped answering")

@@ -212,9 +212,13 @@ func (r *remoteRun) killGroup(pid int64) {
 	defer cancel()
 	p := strconv.FormatInt(pid, 10)
 	line := "kill -TERM -- -" + p + " 2>/dev/null || kill -TERM " + p + " 2>/dev/null; true"
-	if s, err := r.client.NewSession(); err == nil {
+	s, err := r.conn.newSession(ctx, r.client)
+	if err == nil {
 		runBounded(ctx, s, line)
 		return
+	}
+	if errors.Is(err, errFrozen) {
+		return // the host does not answer: a new connection would wait as long
 	}
 	cl, err := r.pool.dial(ctx, r.conn.host, r.conn.user)
 	if err != nil {
