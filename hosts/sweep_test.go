@@ -1,6 +1,7 @@
 package hosts_test
 
 import (
+	"bufio"
 	"context"
 	"os/exec"
 	"sync"
@@ -93,12 +94,21 @@ func TestEndLocalEndsChildrenTheLeaderLeft(t *testing.T) {
 func TestEndLocalNeverSignalsAReusedPid(t *testing.T) {
 	t.Parallel()
 	sleep := uniqueSleep()
-	other := exec.Command("bash", "-c", sleep)
+	// The shell says "ready" from the process that then becomes the sleep,
+	// so the search below never meets it in the middle of its exec.
+	other := exec.Command("sh", "-c", "echo ready; exec "+sleep)
 	other.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := other.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the command never said it was ready: %q, %v", line, err)
+	}
 	procs := findRunning(t, sleep)
 	p := hosts.LocalProcess(other.Process.Pid, sleep)
 	later, rebooted := p, p
