@@ -163,7 +163,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	listen := cfg.Web.Listen
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another opsbot running? set web.listen to another port)", listen, err)
+		return listenError(listen, err)
 	}
 	set := &connectorSet{list: conns, log: log}
 	for _, c := range conns {
@@ -280,4 +280,20 @@ func newMux(ready http.Handler, reg *prometheus.Registry) *http.ServeMux {
 	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
+}
+
+// listenError says in words why opsbot cannot listen on addr, and how to
+// choose another address: a bind error's chain ("listen tcp …: bind:")
+// is not for a person.
+func listenError(addr string, err error) error {
+	const choose = "choose another with --listen ADDR, OPSBOT_LISTEN or web.listen"
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("%s is already in use (is another opsbot running?); stop it, or %s", addr, choose)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("may not listen on %s: ports below 1024 need root or CAP_NET_BIND_SERVICE; %s", addr, choose)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("cannot listen on %s: no network interface of this machine has that address; %s", addr, choose)
+	}
+	return fmt.Errorf("cannot listen on %s (%v); %s", addr, errors.Unwrap(err), choose)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,5 +113,30 @@ func TestSecondRunOnOneDatabaseRefuses(t *testing.T) {
 	first.Process.Signal(syscall.SIGINT)
 	if err := first.Wait(); err != nil {
 		t.Errorf("first run after SIGINT: %v", err)
+	}
+}
+
+// An address in use is said in words, with how to choose another, not as
+// a bind error's chain.
+func TestRunOnAnAddressInUseSaysSo(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	cmd := opsbot(t, t.TempDir(), "run", "--listen", addr)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }) // a run that serves, not a speed bound
+	cmd.Wait()
+	guard.Stop()
+	want := addr + " is already in use (is another opsbot running?); stop it, or choose another with --listen ADDR"
+	if cmd.ProcessState.Success() || !strings.Contains(out.String(), want) || strings.Contains(out.String(), "bind:") {
+		t.Errorf("run on a taken address: %v, %q; want a failure saying %q", cmd.ProcessState, out.String(), want)
 	}
 }
