@@ -63,9 +63,11 @@ func parseRun(args string) (s runSpec, problem string) {
 }
 
 // runCommand is `run`: through the policy and, when it says so, an
-// approval; the output streams into the thread, or a job starts.
+// approval; the output streams into the thread, or a job starts. A
+// person mentioned in the command is the plain @name a reader sees: the
+// policy judges, and the shell runs, no connector's placeholder.
 func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, args string) {
-	spec, problem := parseRun(args)
+	spec, problem := parseRun(connectors.PlainMentions(args))
 	if problem != "" {
 		b.reply(ctx, ev, problem)
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // recordingExec runs commands with the real executor and reports the
@@ -272,4 +273,15 @@ func TestOutputLimitsCountCharacters(t *testing.T) {
 	if n := chars(got); n > 2000 || n < 1400 {
 		t.Errorf("what ran holds %d characters of the 2000 a message holds", n)
 	}
+}
+
+// A person mentioned in a chat `run` reaches the policy as the plain
+// @name a reader sees, not as the connector's mention placeholder: the
+// command is judged, and runs, as the plain text would.
+func TestRunWithAMentionRunsAsPlainText(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local echo hi "+connectors.Mention("bob"))
+	h.eventually("the output", h.has("t1", "hi @bob"))
+	h.eventually("the exit", h.has("t1", "exit 0"))
 }
