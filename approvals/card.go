@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -147,16 +148,16 @@ func (g *Gate) WhoMayApprove(a store.Approval) string {
 			case u == "*":
 				anyone = true
 			case u != requester || g.cfg.AllowSelfApproval:
-				add("@" + u)
+				add(connectors.Mention(u))
 			}
 		}
 		for _, grp := range groups {
-			add("members of " + grp)
+			add("members of " + connectors.GroupMention(grp))
 		}
 	}
 	self := ""
 	if !g.cfg.AllowSelfApproval && requester != "" {
-		self = " but @" + requester
+		self = " but " + connectors.Mention(requester)
 	}
 	switch {
 	case anyone:

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -210,8 +211,29 @@ func TestWhoMayApprove(t *testing.T) {
 		{"self allowed", GateConfig{AllowSelfApproval: true, Approvers: []ApproverConfig{{Web: UserList{Users: []string{"alice"}}}}}, "@alice"},
 	} {
 		g := NewGate(nil, tc.cfg, GateOptions{})
-		if got := g.WhoMayApprove(a); got != tc.want {
+		if got := connectors.PlainMentions(g.WhoMayApprove(a)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// On Slack and Discord the approvers and groups are platform ids: the
+// card names them with mention placeholders, which each connector shows
+// as its platform's mention, never as the bare id.
+func TestWhoMayApproveNamesPlatformPeopleAsMentions(t *testing.T) {
+	t.Parallel()
+	cfg := GateConfig{Approvers: []ApproverConfig{{
+		Slack:   SlackApprovers{Users: []string{"U1", "U2"}, UserGroups: []string{"S1"}},
+		Discord: DiscordApprovers{Users: []string{"100000000000000003"}, Roles: []string{"200000000000000001"}},
+	}}}
+	g := NewGate(nil, cfg, GateOptions{})
+	for _, tc := range []struct{ requester, want string }{
+		{"slack:U1", connectors.Mention("U2") + " or members of " + connectors.GroupMention("S1")},
+		{"discord:100000000000000002", connectors.Mention("100000000000000003") + " or members of " + connectors.GroupMention("200000000000000001")},
+	} {
+		a := store.Approval{Host: "db-1", Channel: "ops", Requester: tc.requester}
+		if got := g.WhoMayApprove(a); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.requester, got, tc.want)
 		}
 	}
 }

@@ -16,7 +16,16 @@ import (
 const (
 	mentionOpen  = "\uE000"
 	mentionClose = "\uE001"
+	// groupMark opens a group's placeholder; an escaped id never holds it.
+	groupMark = "\uE002"
 )
+
+// GroupMention is the placeholder that names group id (a Slack user
+// group's id, a Discord role's id) in a Message's Text: the connector
+// shows it as its platform's group mention, others as the plain id.
+func GroupMention(id string) string {
+	return mentionOpen + groupMark + url.PathEscape(id) + mentionClose
+}
 
 // Mention is the placeholder that names person id (the platform's user
 // id) in a Message's Text.
@@ -24,10 +33,17 @@ func Mention(id string) string {
 	return mentionOpen + url.PathEscape(id) + mentionClose
 }
 
-// RenderMentions replaces every placeholder in text by render(id). A
-// broken placeholder (an open without its close) is dropped, so nothing
-// of the placeholder's syntax ever shows.
+// RenderMentions replaces every person's placeholder in text by
+// render(id) and every group's by its plain id. A broken placeholder (an
+// open without its close) is dropped, so nothing of the placeholder's
+// syntax ever shows.
 func RenderMentions(text string, render func(id string) string) string {
+	return RenderAllMentions(text, render, func(id string) string { return id })
+}
+
+// RenderAllMentions is RenderMentions with groups' placeholders replaced
+// by group(id).
+func RenderAllMentions(text string, render, group func(id string) string) string {
 	if !strings.Contains(text, mentionOpen) && !strings.Contains(text, mentionClose) {
 		return text
 	}
@@ -42,8 +58,13 @@ func RenderMentions(text string, render func(id string) string) string {
 		if !closed {
 			return b.String()
 		}
-		if id, err := url.PathUnescape(esc); err == nil && !strings.Contains(esc, mentionOpen) {
-			b.WriteString(render(id))
+		esc, isGroup := strings.CutPrefix(esc, groupMark)
+		if id, err := url.PathUnescape(esc); err == nil && !strings.Contains(esc, mentionOpen) && !strings.Contains(esc, groupMark) {
+			if isGroup {
+				b.WriteString(group(id))
+			} else {
+				b.WriteString(render(id))
+			}
 		}
 		text = after
 	}

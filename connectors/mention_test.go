@@ -58,3 +58,18 @@ func TestMentionsOther(t *testing.T) {
 		}
 	}
 }
+
+// A group's placeholder is shown as the platform's group mention where
+// the connector has one, else as the plain group name; never as a person
+// nor as the placeholder's characters.
+func TestGroupMentionsRender(t *testing.T) {
+	t.Parallel()
+	text := Mention("U2") + " or members of " + GroupMention("S1")
+	got := RenderAllMentions(text, func(id string) string { return "<@" + id + ">" }, func(id string) string { return "<!subteam^" + id + ">" })
+	if got != "<@U2> or members of <!subteam^S1>" {
+		t.Errorf("slack: %q", got)
+	}
+	if got := PlainMentions(text); got != "@U2 or members of S1" {
+		t.Errorf("plain: %q", got)
+	}
+}

@@ -126,16 +126,23 @@ func person(u *discordgo.User, m *discordgo.Member) connectors.User {
 	return p
 }
 
-// withoutMention is a message's text without the bot's mention (<@id> or
-// the older <@!id>).
+// withoutMention is a message's text as the bot reads it: without the
+// bot's mention (<@id> or the older <@!id>), other people as mention
+// placeholders (connectors.Mention), as Slack's connector gives them, so
+// no platform markup reaches a command or the model.
 func withoutMention(text, botID string) string {
-	if botID == "" {
-		return strings.TrimSpace(text)
-	}
-	text = strings.ReplaceAll(text, "<@"+botID+">", "")
-	text = strings.ReplaceAll(text, "<@!"+botID+">", "")
+	text = userMention.ReplaceAllStringFunc(text, func(m string) string {
+		id := userMention.FindStringSubmatch(m)[1]
+		if botID != "" && id == botID {
+			return ""
+		}
+		return connectors.Mention(id)
+	})
 	return strings.TrimSpace(spaces.ReplaceAllString(text, " "))
 }
+
+// userMention is a Discord user's mention; its group is the user id.
+var userMention = regexp.MustCompile(`<@!?([0-9]+)>`)
 
 var spaces = regexp.MustCompile(`[ \t]{2,}`)
 

@@ -95,13 +95,19 @@ func buttonStyle(s connectors.ButtonStyle) discordgo.ButtonStyle {
 
 // renderMentions shows a person named by connectors.Mention as <@id> when
 // id is a Discord user id (a snowflake), else as @id (a person of another
-// platform, named in a card).
+// platform, named in a card); a group (connectors.GroupMention) as the
+// role's mention <@&id>, else its plain name.
 func renderMentions(text string) string {
-	return connectors.RenderMentions(text, func(id string) string {
+	return connectors.RenderAllMentions(text, func(id string) string {
 		if isSnowflake(id) {
 			return "<@" + id + ">"
 		}
 		return "@" + id
+	}, func(id string) string {
+		if isSnowflake(id) {
+			return "<@&" + id + ">"
+		}
+		return id
 	})
 }
 

@@ -116,3 +116,13 @@ func TestFullPageKeepsTheLimit(t *testing.T) {
 		t.Errorf("the text or the context is lost: %d characters, embeds %+v", utf8.RuneCountInString(r.content), r.embeds)
 	}
 }
+
+// The card's approvers show as Discord's user and role mentions, not as
+// bare ids nor placeholder characters.
+func TestApproversRenderAsMentions(t *testing.T) {
+	t.Parallel()
+	text := connectors.Mention("100000000000000003") + " or members of " + connectors.GroupMention("200000000000000001")
+	if got := renderMentions(text); got != "<@100000000000000003> or members of <@&200000000000000001>" {
+		t.Errorf("discord: %q", got)
+	}
+}

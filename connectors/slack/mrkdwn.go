@@ -34,6 +34,9 @@ func unescape(s string) string {
 // mention renders a person as Slack shows them.
 func mention(id string) string { return "<@" + id + ">" }
 
+// groupMention is a Slack user group's mention.
+func groupMention(id string) string { return "<!subteam^" + id + ">" }
+
 // toMrkdwn converts CommonMark text with mention placeholders to mrkdwn.
 func toMrkdwn(text string) string {
 	lines := strings.Split(text, "\n")
@@ -54,7 +57,7 @@ func toMrkdwn(text string) string {
 		}
 		lines[i] = inlineMrkdwn(l)
 	}
-	return connectors.RenderMentions(strings.Join(lines, "\n"), mention)
+	return connectors.RenderAllMentions(strings.Join(lines, "\n"), mention, groupMention)
 }
 
 // inlineMrkdwn converts one line outside code fences; `code` spans stay.

@@ -241,7 +241,9 @@ func (c *Connector) stop(ctx context.Context, ref connectors.Ref, more string, b
 
 // toMrkdwnStream is the text of a stream: markdown_text is Slack's
 // markdown (CommonMark), so only the people are rendered.
-func toMrkdwnStream(text string) string { return connectors.RenderMentions(text, mention) }
+func toMrkdwnStream(text string) string {
+	return connectors.RenderAllMentions(text, mention, groupMention)
+}
 
 // isDM reports whether a channel id is a direct message (D…).
 func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }
