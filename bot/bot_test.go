@@ -568,7 +568,7 @@ func TestCardSaysWhoMayApprove(t *testing.T) {
 	for _, f := range card.msg.Fields {
 		fields[f.Title] = f.Value
 	}
-	if fields["Who may approve"] != "@bob" || fields["Needs"] != "1 approval" {
+	if connectors.PlainMentions(fields["Who may approve"]) != "@bob" || fields["Needs"] != "1 approval" {
 		t.Errorf("card fields: %+v", card.msg.Fields)
 	}
 	pending, _ := h.st.PendingApprovals(context.Background())
