@@ -214,7 +214,7 @@ func (c *Connector) fatal(err error) error {
 		return nil
 	}
 	if fatalAuth(err) {
-		err = fmt.Errorf("Slack refused the %s (%s): %s", whichToken(err), errorCode(err), tokenAdvice(err))
+		err = fmt.Errorf("the %s was refused by Slack (%s): %s", whichToken(err), errorCode(err), tokenAdvice(err))
 	}
 	c.setDown(err)
 	return err

@@ -119,7 +119,7 @@ func TestRevokedTokenStops(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the connector did not stop on token_revoked")
 	}
-	if err == nil || !strings.Contains(err.Error(), "bot token (token_revoked)") || !strings.Contains(err.Error(), "make a new bot token") {
+	if err == nil || !strings.Contains(err.Error(), "bot token was refused by Slack (token_revoked)") || !strings.Contains(err.Error(), "make a new bot token") {
 		t.Errorf("Start returned %v; want the refusal and what to do", err)
 	}
 	if ready := r.conn.Ready(t.Context()); ready == nil || ready.Error() != err.Error() {
@@ -149,7 +149,7 @@ func TestWrongAppTokenNamesIt(t *testing.T) {
 		t.Fatal("Start returned nil; want the refusal")
 	}
 	msg := err.Error()
-	for _, want := range []string{"app-level token (invalid_auth)", "xapp-", "connections:write", "api.slack.com/apps"} {
+	for _, want := range []string{"app-level token was refused by Slack (invalid_auth)", "xapp-", "connections:write", "api.slack.com/apps"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Start returned %q; want it to say %q", msg, want)
 		}
