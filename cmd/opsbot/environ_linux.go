@@ -8,13 +8,17 @@ import (
 	"strings"
 )
 
-// blankProcEnviron overwrites the values of the named variables in the
-// block the kernel shows as /proc/self/environ: unsetting a variable only
-// changes the process's copies, and any process of the same user (a local
-// command: `cat /proc/$PPID/environ`) could still read the original. The
-// Go runtime copied the block at start, so nothing in Go refers to it; C
-// code sees the values blanked. It does what it can and stays silent
-// otherwise: the variables are unset either way.
+// blankProcEnviron removes the named variables from the block the kernel
+// shows as /proc/self/environ: unsetting a variable only changes the
+// process's copies, and any process of the same user (a local command:
+// `cat /proc/$PPID/environ`) could still read the original. The other
+// variables are moved up over them and the rest of the block is zeroed,
+// so it shows neither the names nor the lengths of what was removed (the
+// block's size, which /proc/PID/stat shows anyway, stays). The Go runtime
+// copied the block at start; C code's environ (SQLite's getenv) is
+// pointed at fresh copies first, as moving strings under it would give it
+// wrong values. It does what it can and stays silent otherwise: the
+// variables are unset either way.
 func blankProcEnviron(names []string) {
 	if len(names) == 0 {
 		return
@@ -32,19 +36,35 @@ func blankProcEnviron(names []string) {
 	if _, err := mem.ReadAt(block, start); err != nil {
 		return
 	}
-	changed := false
-	at := 0
-	for _, kv := range bytes.Split(block, []byte{0}) {
-		name, _, found := bytes.Cut(kv, []byte("="))
-		if found && slices.Contains(names, string(name)) {
-			clear(block[at+len(name)+1 : at+len(kv)])
-			changed = true
+	compacted, changed := withoutVars(block, names)
+	if !changed {
+		return
+	}
+	for _, kv := range os.Environ() { // with cgo, setenv copies each string out of the block
+		if name, value, ok := strings.Cut(kv, "="); ok && name != "" {
+			os.Setenv(name, value)
 		}
-		at += len(kv) + 1
 	}
-	if changed {
-		mem.WriteAt(block, start)
+	mem.WriteAt(compacted, start)
+}
+
+// withoutVars is an environment block (NAME=value entries, each ended by
+// a NUL) without the named variables: the others in their order, then
+// zeros to the block's length.
+func withoutVars(block []byte, names []string) ([]byte, bool) {
+	out := make([]byte, 0, len(block))
+	changed := false
+	for _, kv := range bytes.Split(bytes.TrimRight(block, "\x00"), []byte{0}) {
+		name, _, _ := bytes.Cut(kv, []byte("="))
+		if slices.Contains(names, string(name)) {
+			changed = true
+			continue
+		}
+		if len(kv) > 0 {
+			out = append(append(out, kv...), 0)
+		}
 	}
+	return append(out, make([]byte, len(block)-len(out))...), changed
 }
 
 // environBlock reads where the environment block lies from

@@ -27,7 +27,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv("OPSBOT_BE_MAIN") == "1" {
 		os.Exit(execute(os.Args[1:]))
 	}
+	if os.Getenv(scrubHelperEnv) == "1" {
+		scrubHelper()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// scrubHelperEnv makes the test binary a process that scrubs its
+// environment, says so, and waits for its input to close (see TestMain).
+const scrubHelperEnv = "OPSBOT_TEST_SCRUB_ENV"
+
+// scrubHelper is the child's side: scrub, report, wait.
+func scrubHelper() {
+	scrubEnv(nil)
+	fmt.Println("scrubbed " + os.Getenv("SAFE_VAR"))
+	bufio.NewReader(os.Stdin).ReadString('\n')
 }
 
 // opsbot prepares the test binary as an opsbot command in dir.

@@ -83,7 +83,7 @@ func (c *Config) applyRunFlags(cmd *cobra.Command, getenv func(string) string) e
 		return usageError(fmt.Errorf("--data-dir: %w: name a folder opsbot may create and write", err))
 	}
 	c.Store.Path = filepath.Join(dir, "opsbot.db")
-	c.Bot.DataDir = filepath.Join(dir, "sessions")
+	c.Bot.DataDir = dir // the bot keeps its sessions' folders in DataDir/sessions
 	return nil
 }
 

@@ -56,6 +56,16 @@ func TestRunFlagsOverrideTheConfig(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		t.Errorf("--data-dir did not create its folder: %v", err)
 	}
+	// The sessions' folders are DIR/sessions/N: bot.data_dir is DIR itself
+	// (it was DIR/sessions, and cards showed DIR/sessions/sessions/1).
+	cmd := newRunCmd()
+	if err := cmd.ParseFlags([]string{"--data-dir", dir}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultConfig()
+	if err := cfg.applyRunFlags(cmd, env("")); err != nil || cfg.Bot.DataDir != dir {
+		t.Errorf("--data-dir %s: bot.data_dir %q, %v; want the folder itself", dir, cfg.Bot.DataDir, err)
+	}
 }
 
 // `opsbot run --listen ADDR --data-dir DIR` with no config serves there

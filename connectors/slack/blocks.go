@@ -39,7 +39,7 @@ const (
 
 // render turns a neutral message into its text fallback and blocks,
 // within Slack's limits: text in sections of at most maxSection characters
-// cut at line ends and never inside a code fence (a fence longer than a
+// cut at line ends, else after a word, and never inside a code fence (a fence longer than a
 // section is closed and reopened), then fields, the context line and the
 // buttons.
 func render(m connectors.Message) (string, []slack.Block) {
@@ -100,7 +100,8 @@ func actionsBlock(buttons []connectors.Button) slack.Block {
 }
 
 // sections cuts mrkdwn text into pieces of at most limit characters, at
-// line ends where it can; a code fence cut in two is closed at the end of
+// line ends where it can, else after the last space that fits (only a word
+// longer than a piece is cut inside); a code fence cut in two is closed at the end of
 // one piece and reopened at the start of the next, so each piece shows its
 // code as code.
 func sections(text string, limit int) []string {
@@ -148,8 +149,14 @@ func sections(text string, limit int) []string {
 				flush() // the line fits a piece of its own
 				continue
 			}
-			// A line longer than a piece: cut it.
-			head := firstRunes(l, max(1, room()))
+			// A line longer than a piece: cut it after its last space
+			// that fits; a word longer than the room starts a piece of
+			// its own, and only a word longer than a piece is cut.
+			head, atWord := wordCut(l, max(1, room()))
+			if !atWord && curLen > 0 && !(inFence && curLen == len(fence)+1) {
+				flush()
+				continue
+			}
 			cur.WriteString(head)
 			curLen += utf8.RuneCountInString(head)
 			l = l[len(head):]
@@ -174,10 +181,33 @@ func firstRunes(s string, n int) string {
 	return s
 }
 
-// truncate cuts s to at most n characters, marking the cut.
+// wordCut is s's longest start of at most n characters that ends after a
+// line break or a space (the last line break when one fits, else the last
+// space), and true; or, when none fits (one word longer than n), s's first
+// n characters and false.
+func wordCut(s string, n int) (string, bool) {
+	head := firstRunes(s, n)
+	if len(head) == len(s) {
+		return s, true
+	}
+	if i := strings.LastIndexByte(head, '\n'); i >= 0 {
+		return head[:i+1], true
+	}
+	if i := strings.LastIndexByte(head, ' '); i >= 0 {
+		return head[:i+1], true
+	}
+	return head, false
+}
+
+// truncate cuts s to at most n characters at a line break or a space where
+// it can (a word longer than n is cut), marking the cut.
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return firstRunes(s, n-1) + "…"
+	head, _ := wordCut(s, n-1)
+	if t := strings.TrimRight(head, " \n"); t != "" {
+		head = t
+	}
+	return head + "…"
 }

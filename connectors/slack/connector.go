@@ -214,14 +214,22 @@ func (c *Connector) fatal(err error) error {
 		return nil
 	}
 	if fatalAuth(err) {
-		advice := "make a new token on the app's page at api.slack.com/apps, set it in the config, and restart"
-		if errorCode(err) == "link_disabled" {
-			advice = "check on the app's page at api.slack.com/apps that Socket Mode is on and the app still installed, then restart"
-		}
-		err = fmt.Errorf("slack: stopped: Slack refused the %s (%s): %s; the other connectors go on", whichToken(err), errorCode(err), advice)
+		err = fmt.Errorf("the %s was refused by Slack (%s): %s", whichToken(err), errorCode(err), tokenAdvice(err))
 	}
 	c.setDown(err)
 	return err
+}
+
+// tokenAdvice says what to do about a refused token. The text is shown
+// under the connector's name (/readyz, the log), so it does not repeat it.
+func tokenAdvice(err error) string {
+	switch {
+	case errorCode(err) == "link_disabled":
+		return "check on the app's page at api.slack.com/apps that Socket Mode is on and the app still installed, then restart"
+	case whichToken(err) == "app-level token":
+		return "make a new app-level token (xapp-…) with the connections:write scope on the app's page at api.slack.com/apps (Basic Information → App-Level Tokens), set it as slack.app_token, and restart"
+	}
+	return "make a new bot token (xoxb-…) by reinstalling the app on its page at api.slack.com/apps (OAuth & Permissions), set it as slack.bot_token, and restart"
 }
 
 // team is the workspace id, once known.

@@ -41,8 +41,23 @@ func fatalAuth(err error) bool {
 	return ok
 }
 
-// whichToken names the token a fatal code is about.
+// socketMethod is the call Socket Mode makes with the app-level token.
+const socketMethod = "apps.connections.open"
+
+// appTokenRefused marks a refusal met over Socket Mode: it is about the
+// app-level token, whatever the code (invalid_auth means a wrong xapp-).
+func appTokenRefused(err error) error {
+	return &apiError{method: socketMethod, code: strings.TrimSpace(errorCode(err))}
+}
+
+// whichToken names the token a fatal code is about: the app-level token
+// for Socket Mode's call, else the code's token (the bot token's for the
+// Web API).
 func whichToken(err error) string {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.method == socketMethod {
+		return "app-level token"
+	}
 	if t := fatalCodes[errorCode(err)]; t != "" {
 		return t
 	}

@@ -119,7 +119,7 @@ func TestRevokedTokenStops(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the connector did not stop on token_revoked")
 	}
-	if err == nil || !strings.Contains(err.Error(), "token_revoked") || !strings.Contains(err.Error(), "make a new token") {
+	if err == nil || !strings.Contains(err.Error(), "bot token was refused by Slack (token_revoked)") || !strings.Contains(err.Error(), "make a new bot token") {
 		t.Errorf("Start returned %v; want the refusal and what to do", err)
 	}
 	if ready := r.conn.Ready(t.Context()); ready == nil || ready.Error() != err.Error() {
@@ -127,5 +127,39 @@ func TestRevokedTokenStops(t *testing.T) {
 	}
 	if n := fake.Calls("auth.test"); n != 1 {
 		t.Errorf("auth.test called %d times; a revoked token is not retried", n)
+	}
+}
+
+// A wrong app-level token (the bot token being right) stops the connector
+// with an error that names the app-level token, not the bot token, says
+// how to make a new one, and reads as words under the connector's name.
+func TestWrongAppTokenNamesIt(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	r := startOn(t, fake, slack.Config{AppToken: "xapp-wrong"}, slack.Options{}, false)
+	var err error
+	select {
+	case err = <-r.done:
+		r.done <- err // for the cleanup
+	case <-time.After(wait):
+		t.Fatal("the connector did not stop on a wrong app-level token")
+	}
+	if err == nil {
+		t.Fatal("Start returned nil; want the refusal")
+	}
+	msg := err.Error()
+	for _, want := range []string{"app-level token was refused by Slack (invalid_auth)", "xapp-", "connections:write", "api.slack.com/apps"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Start returned %q; want it to say %q", msg, want)
+		}
+	}
+	for _, bad := range []string{"bot token", "slack:", "stopped:", "xapp-wrong"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("Start returned %q; it should not say %q", msg, bad)
+		}
+	}
+	if ready := r.conn.Ready(t.Context()); ready == nil || ready.Error() != msg {
+		t.Errorf("Ready = %v; want the same reason", ready)
 	}
 }

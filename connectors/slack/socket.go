@@ -19,8 +19,11 @@ func (c *Connector) runSocket(ctx context.Context) error {
 	backoff := time.Second
 	for {
 		err := c.socketOnce(ctx)
-		if ctx.Err() != nil || fatalAuth(err) {
+		if ctx.Err() != nil {
 			return err
+		}
+		if fatalAuth(err) {
+			return appTokenRefused(err)
 		}
 		c.setDown(fmt.Errorf("slack: Socket Mode connection lost (%s); reconnecting", errorCode(err)))
 		c.log.Warn("slack: Socket Mode connection lost; reconnecting", "err", errorCode(err), "in", backoff)
