@@ -2,6 +2,8 @@ package approvals
 
 import (
 	"fmt"
+	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +89,56 @@ func checkMtr(args []arg) (Action, string) {
 // checkSs: -K kills sockets, -D writes a file.
 func checkSs(args []arg) (Action, string) {
 	p := ssSpec.parse(args)
-	return refuseOpts(p, "kills sockets or writes a file", "K", "D", "kill", "diag")
+	if a, why := refuseOpts(p, "kills sockets or writes a file", "K", "D", "kill", "diag"); a != Allow {
+		return a, why
+	}
+	if o := p.find("r", "resolve"); o != nil {
+		return Approve, o.String() + " looks up a name for every address: DNS queries leave the host"
+	}
+	for _, w := range p.operands {
+		if !w.static() {
+			return Approve, fmt.Sprintf("the filter word %s is computed at run time (%s)", w.src, w.kindOr("a glob"))
+		}
+		// ss joins its arguments into one filter: 'sport = :5432' is three words.
+		for _, tok := range strings.Fields(strings.NewReplacer("(", " ", ")", " ").Replace(w.val)) {
+			if !ssFilterWord(tok) {
+				return Approve, fmt.Sprintf("ss looks up %q as a host name in its filter (a DNS query leaves the host); write addresses as numbers", tok)
+			}
+		}
+	}
+	return Allow, ""
+}
+
+// ssFilterWords are the words of ss's filter language that name no host.
+var ssFilterWords = map[string]bool{"state": true, "exclude": true, "dst": true, "src": true, "dport": true, "sport": true,
+	"and": true, "or": true, "not": true, "eq": true, "neq": true, "ne": true, "gt": true, "lt": true, "ge": true, "le": true,
+	"=": true, "==": true, "!=": true, ">": true, "<": true, ">=": true, "<=": true, "!": true, "(": true, ")": true, "&": true, "|": true,
+	"all": true, "connected": true, "synchronized": true, "bucket": true, "big": true, "established": true, "syn-sent": true,
+	"syn-recv": true, "fin-wait-1": true, "fin-wait-2": true, "time-wait": true, "closed": true, "close-wait": true,
+	"last-ack": true, "listening": true, "listen": true, "closing": true, "autobound": true}
+
+// ssFilterWord reports whether w, a word of ss's filter, names no host
+// that ss would look up: a keyword, a state, a port (":22", ":ssh" from
+// /etc/services), or an address written as numbers, with its prefix
+// length or port ("10.0.0.0/8", "127.0.0.1:22", "[::1]:22", "*:22").
+func ssFilterWord(w string) bool {
+	w = strings.ToLower(w)
+	if w == "" || ssFilterWords[w] || strings.HasPrefix(w, ":") {
+		return true
+	}
+	host := w
+	if h, _, err := net.SplitHostPort(w); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "*" {
+		return true
+	}
+	if _, err := netip.ParsePrefix(host); err == nil {
+		return true
+	}
+	_, err := netip.ParseAddr(host)
+	return err == nil
 }
 
 // ipSpec is ip's own options in the order ip.c tries them: a word is the
