@@ -152,10 +152,7 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	} else if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won {
 		return
 	}
-	r, done := b.renderer(ctx, ev, true)
-	defer done()
-	r.Status(capitalize(decisionText(a))+".", false)
-	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
+	b.runner().approved(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
 		Confinement: agent.Confinement{Approved: true}})
 }
 

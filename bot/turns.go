@@ -86,7 +86,7 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(b.lifeCtx(ctx), ev, ran)
+	ran.show(b.lifeCtx(ctx), b, ev)
 }
 
 // recordTurn notes a running turn in the store; the returned func records
@@ -122,7 +122,7 @@ func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.S
 	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(b.lifeCtx(ctx), ev, ran)
+	ran.show(b.lifeCtx(ctx), b, ev)
 	return resumed || err != nil
 }
 
