@@ -89,7 +89,7 @@ func (b *Bot) commands() *commands {
 
 // runner answers `run` through b's guard, executor and jobs.
 func (b *Bot) runner() *runner {
-	rn := &runner{guard: b.Guard, claims: b.Store, turns: b, refreshCards: b.refreshCards,
+	rn := &runner{guard: b.Guard, claims: b.Store, turns: b, refreshCards: b.cards().refresh,
 		timeout: b.Config.WithDefaults().RunTimeout, log: b.log()}
 	if b.Guard != nil {
 		rn.exec = b.Guard.Exec

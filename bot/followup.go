@@ -81,7 +81,7 @@ func (b *Bot) expireAndFollowUp(ctx context.Context) {
 		b.log().Warn("expire approvals", "err", err)
 	}
 	b.sweepFollowUps(ctx)
-	b.refreshAllCards(ctx)
+	b.cards().refreshAll(ctx)
 }
 
 // followUp acts on a decided approval in its thread, unless the turn that
@@ -103,7 +103,7 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 	if !f.DoneAt.IsZero() || f.State == store.ApprovalPending {
 		return
 	}
-	b.refreshCards(ctx, ev)
+	b.cards().refresh(ctx, ev)
 	a, err := b.Store.Approval(ctx, id)
 	if err != nil {
 		b.internalError(ctx, ev, err)
