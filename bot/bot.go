@@ -26,7 +26,7 @@ import (
 // a time (later ones queue); deterministic commands answer without the
 // model; everything else is an agent turn streamed into the thread.
 type Bot struct {
-	Store *store.Store
+	Store Store
 	// Agent answers free text; nil when no model is configured.
 	Agent *agent.Agent
 	// Guard is the one path from a chat command to a host.
@@ -226,7 +226,7 @@ func (b *Bot) dispatch(ctx context.Context, ev connectors.Event, id int64) (hand
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
 			// The same rule as for messages: a button is no way around it.
 			b.goAsync(func() {
-				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
+				respond(b.lifeCtx(ctx), b, ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
 			})
 			return false
 		}

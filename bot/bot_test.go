@@ -40,7 +40,7 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{gate: gateCfg, model: model})
 	t.Cleanup(stop)
-	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	return &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 }
 
 // newHarnessWith is newHarness with options.
@@ -57,7 +57,7 @@ func newHarnessOn(t *testing.T, conn *fakeConn, opt botOptions) *harness {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)
-	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	return &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 }
 
 // restart shuts the bot down as a process exit would (running turns are
@@ -67,7 +67,7 @@ func (h *harness) restart(opt botOptions) {
 	h.t.Helper()
 	h.stop()
 	h.bot, h.stop = startBot(h.t, h.dir, h.conn, opt)
-	h.st = h.bot.Store
+	h.st = storeOf(h.bot)
 	h.t.Cleanup(h.stop)
 }
 
@@ -609,7 +609,7 @@ func TestClicksNeedChannelAccess(t *testing.T) {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{access: map[string][]string{"ops": {"alice"}}})
 	t.Cleanup(stop)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 	h.say("alice", "t1", "run local sleep 30")
 	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
 	run, ref, _ := h.find("t1", "running `sleep 30`")
@@ -649,3 +649,6 @@ func TestOldEventIDsArePruned(t *testing.T) {
 		t.Error("an event id older than EventsKept was kept")
 	}
 }
+
+// storeOf is the real store a test bot keeps its records in.
+func storeOf(b *Bot) *store.Store { return b.Store.(*store.Store) }

@@ -76,7 +76,7 @@ func TestACardThatCannotBePostedDenies(t *testing.T) {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{})
 	t.Cleanup(stop)
-	h := &harness{t: t, bot: b, conn: conn.fakeConn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn.fakeConn, st: storeOf(b), dir: dir, stop: stop}
 	target := filepath.Join(dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
 	h.eventually("the refusal", h.has("t1", "its approval card could not be posted"))

@@ -22,7 +22,7 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 	conn.name = "web"
 	h := &harness{t: t, conn: conn, dir: t.TempDir()}
 	h.bot, h.stop = startBot(t, h.dir, conn, botOptions{gate: approvals.GateConfig{}, model: m, jobEndTurns: true})
-	h.st = h.bot.Store
+	h.st = storeOf(h.bot)
 	t.Cleanup(h.stop)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})

@@ -235,7 +235,7 @@ func TestSeededSecretsNeverLeaveTheBot(t *testing.T) {
 		},
 	}}
 	b, dbPath := startRedactedBot(t, conn, m)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 
 	h.say("alice", "t1", "run local cat "+file)
 	h.eventually("the run's end", h.has("t1", "exit 0"))
@@ -278,13 +278,13 @@ func TestAllowedCommandsAreAudited(t *testing.T) {
 	conn.name = "web"
 	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){runLocal("ls /nonexistent-opsbot-dir"), text("It failed.")}}
 	b, _ := startRedactedBot(t, conn, m)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 	h.say("alice", "t1", "run local echo "+redacttest.GitHubToken)
 	h.eventually("the run's end", h.has("t1", "exit 0"))
 	h.say("bob", "t2", "try something")
 	h.eventually("what ran", h.has("t2", "What ran"))
 
-	trail, err := b.Store.AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,10 +362,10 @@ func TestJobsAreAuditedAsTheirRequester(t *testing.T) {
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	b, _ := startRedactedBot(t, conn, nil)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 	h.say("alice", "t1", "run --bg local echo from-a-job")
 	h.eventually("the job's end", h.has("t1", "succeeded"))
-	trail, err := b.Store.AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}

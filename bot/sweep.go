@@ -22,7 +22,7 @@ type Sweeper interface {
 // store: it is the hosts.Tracker of `opsbot run`, and what Recover's sweep
 // reads after a crash.
 type ProcessLedger struct {
-	store *store.Store
+	store LedgerStore
 	log   *slog.Logger
 	owner hosts.Process
 }
@@ -30,7 +30,7 @@ type ProcessLedger struct {
 var _ hosts.Tracker = (*ProcessLedger)(nil)
 
 // NewProcessLedger records into st on behalf of this process.
-func NewProcessLedger(st *store.Store, log *slog.Logger) *ProcessLedger {
+func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
 	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
 }
 
@@ -77,7 +77,11 @@ func (b *Bot) endOrphans(ctx context.Context) {
 		wg.Go(func() {
 			p := hosts.Process{Host: c.Host, PID: c.PID, Start: c.Start, Boot: c.Boot, Token: c.Token, Command: c.Command}
 			ended, err := b.Sweeper.End(ctx, p)
-			b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended, "err", err)
+			if err != nil {
+				b.log().Warn("command cut off by a restart; whether it still runs could not be checked", "host", c.Host, "err", err)
+			} else {
+				b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended)
+			}
 			b.tellCutOff(ctx, c, ended, err)
 			if err := b.Store.RemoveRunning(ctx, c.ID); err != nil {
 				b.log().Error("forget a swept command", "err", err)
