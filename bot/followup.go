@@ -9,6 +9,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -156,14 +157,14 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	defer done()
 	r.Status(capitalize(decisionText(a))+".", false)
 	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
-		Confinement: agent.Confinement{Approved: true}})
+		Confinement: hosts.Confinement{Approved: true}})
 }
 
 // policyRefuses says why the policy denies command on one of hosts now, or
 // "".
 func (b *Bot) policyRefuses(hosts []string, command string) string {
 	for _, h := range hosts {
-		if d := b.Guard.Policy.Check(h, command); d.Action == agent.Deny {
+		if d := b.Guard.Policy.Check(h, command); d.Action == approvals.Deny {
 			return strings.Join(d.Reasons, "; ")
 		}
 	}

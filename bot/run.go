@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -27,7 +28,7 @@ type runSpec struct {
 	Timeout    time.Duration // 0: the configured default
 	Background bool          // a job, listed by `jobs`
 	// Confinement is how the Guard let it run (sandboxed unless approved).
-	Confinement agent.Confinement
+	Confinement hosts.Confinement
 }
 
 // parseRun reads `[--timeout D] [--bg] <target> <command>`; problem is
@@ -78,7 +79,7 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 	r, done := b.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
-	permit, err := b.Guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)
+	permit, err := agent.Authorize(ctx, b.Guard, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		b.closeRefused(ctx, ev, r, err)
 		return
@@ -89,9 +90,9 @@ func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.Se
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
-func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	if spec.Background {
-		b.startJobs(ctx, r, sess, hosts, spec)
+		b.startJobs(ctx, r, sess, names, spec)
 		return
 	}
 	r.Status(fmt.Sprintf("running `%s` on %s…", spec.Command, spec.Target), false)
@@ -99,12 +100,12 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := b.Guard.Exec.Exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
 			text := string(data)
-			if len(hosts) > 1 {
+			if len(names) > 1 {
 				text = prefixLines(host, text)
 			}
 			if text != "" {
@@ -205,7 +206,7 @@ func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := b.Jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
+		job, err := b.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			b.log().Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"
@@ -235,7 +236,7 @@ func prefixLines(host, s string) string {
 	return b.String()
 }
 
-func summarize(spec runSpec, results []agent.ExecResult) string {
+func summarize(spec runSpec, results []hosts.ExecResult) string {
 	command, target := spec.Command, spec.Target
 	if len(results) == 1 {
 		r := results[0]
@@ -273,7 +274,7 @@ func summarize(spec runSpec, results []agent.ExecResult) string {
 }
 
 // hostFailure says how a host's run failed, or "" when it succeeded.
-func hostFailure(r agent.ExecResult, timeout time.Duration) string {
+func hostFailure(r hosts.ExecResult, timeout time.Duration) string {
 	switch {
 	case r.Err != nil:
 		return "could not run: " + hosts.Reason(r.Err)
@@ -289,7 +290,7 @@ func hostFailure(r agent.ExecResult, timeout time.Duration) string {
 
 // followUpOf is what to record for a request the thread waits on: a chat
 // `run` when spec is set, else an agent's tool call.
-func followUpOf(sess agent.SessionInfo, p *agent.PendingApproval, spec *runSpec) store.FollowUp {
+func followUpOf(sess agent.SessionInfo, p *approvals.Pending, spec *runSpec) store.FollowUp {
 	f := store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Requester: p.Requester, Command: p.Command}
 	if spec != nil {
 		f.Kind, f.Target, f.Hosts, f.Cwd = store.FollowUpRun, spec.Target, strings.Split(p.Target, ","), sess.Cwd
