@@ -11,12 +11,20 @@ import (
 	"github.com/opsbot/opsbot/hosts"
 )
 
+// Permitter decides whether a command may run, asking people when the
+// policy says so; *approvals.Guard is one.
+type Permitter interface {
+	Permit(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Permit, error)
+}
+
+var _ Permitter = (*approvals.Guard)(nil)
+
 // Authorize asks guard whether call may run command on target, in cwd on
 // the local host: the caller's session is the requester, and a request
 // that waits for people is shown as the call's ApprovalPending event. The
 // turn's clock stops meanwhile (the card's expiry, not the turn, decides
 // how long people have). The tools and the chat's `run` ask through it.
-func Authorize(ctx context.Context, guard *approvals.Guard, call ToolCall, target, command, cwd string) (approvals.Permit, error) {
+func Authorize(ctx context.Context, guard Permitter, call ToolCall, target, command, cwd string) (approvals.Permit, error) {
 	done := waitingForPeople(ctx)
 	defer done()
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: cwd, Channel: call.Session.Channel, SessionID: call.Session.ID,

@@ -32,7 +32,7 @@ func (b *Bot) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.F
 func (b *Bot) askAgain(ctx context.Context, ev connectors.Event) {
 	a, err := b.Store.Approval(ctx, ev.Value)
 	if err != nil {
-		b.respond(ctx, ev, "That request is no longer on record; ask for the command again with `run`.")
+		respond(ctx, b, ev, "That request is no longer on record; ask for the command again with `run`.")
 		return
 	}
 	text := "run " + a.Host + " " + a.Command
@@ -46,8 +46,8 @@ func (b *Bot) askAgain(ctx context.Context, ev connectors.Event) {
 		Thread: ev.Thread, User: ev.User, Text: text, Mention: true}
 	switch _, ok, full := b.enqueue(threadOf(again), queued{ev: again}); {
 	case full != "":
-		b.respond(ctx, ev, full)
+		respond(ctx, b, ev, full)
 	case !ok:
-		b.respond(ctx, ev, "opsbot is shutting down; ask again once it is back.")
+		respond(ctx, b, ev, "opsbot is shutting down; ask again once it is back.")
 	}
 }

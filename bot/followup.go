@@ -82,7 +82,7 @@ func (b *Bot) expireAndFollowUp(ctx context.Context) {
 		b.log().Warn("expire approvals", "err", err)
 	}
 	b.sweepFollowUps(ctx)
-	b.refreshAllCards(ctx)
+	b.cards().refreshAll(ctx)
 }
 
 // followUp acts on a decided approval in its thread, unless the turn that
@@ -104,7 +104,7 @@ func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.Sess
 	if !f.DoneAt.IsZero() || f.State == store.ApprovalPending {
 		return
 	}
-	b.refreshCards(ctx, ev)
+	b.cards().refresh(ctx, ev)
 	a, err := b.Store.Approval(ctx, id)
 	if err != nil {
 		b.internalError(ctx, ev, err)
@@ -153,10 +153,7 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	} else if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won {
 		return
 	}
-	r, done := b.renderer(ctx, ev, true)
-	defer done()
-	r.Status(capitalize(decisionText(a))+".", false)
-	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
+	b.runner().approved(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
 		Confinement: hosts.Confinement{Approved: true}})
 }
 
