@@ -36,10 +36,10 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		return
 	}
 	if q.followUp != "" {
-		b.followUp(ctx, ev, sess, q.followUp)
+		b.followUps().act(ctx, ev, sess, q.followUp)
 		return
 	}
-	b.followUpsFirst(ctx, ev, sess)
+	b.followUps().first(ctx, ev, sess)
 	if ev.Question {
 		b.turn(ctx, ev, sess)
 		return
