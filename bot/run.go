@@ -109,7 +109,6 @@ var (
 	_ permitter   = (*agent.Guard)(nil)
 	_ commandExec = agent.Executor(nil)
 	_ jobStarter  = (*agent.Jobs)(nil)
-	_ runTurns    = (*Bot)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an
