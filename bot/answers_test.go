@@ -18,7 +18,9 @@ var _ answerOut = (*fakeTurns)(nil)
 // failingTurnStore records nothing.
 type failingTurnStore struct{ err error }
 
-func (f failingTurnStore) BeginTurn(context.Context, int64) (store.Turn, error) { return store.Turn{}, f.err }
+func (f failingTurnStore) BeginTurn(context.Context, int64) (store.Turn, error) {
+	return store.Turn{}, f.err
+}
 func (f failingTurnStore) EndTurn(context.Context, int64, store.TurnStatus) (bool, error) {
 	return false, f.err
 }
@@ -60,7 +62,9 @@ func TestAnswersOverFakes(t *testing.T) {
 	var logged strings.Builder
 	an := &answers{answerOut: out, noAgentHelp: "no model: set ANTHROPIC_API_KEY", store: failingTurnStore{errors.New("disk I/O error")},
 		cards: cards, log: logTo(&logged)}
-	ev := func(thread string) connectors.Event { return connectors.Event{Platform: "fake", Channel: "C1", Thread: thread} }
+	ev := func(thread string) connectors.Event {
+		return connectors.Event{Platform: "fake", Channel: "C1", Thread: thread}
+	}
 	sess := agent.SessionInfo{ID: 1}
 
 	an.turn(t.Context(), ev("off"), sess)
