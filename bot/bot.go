@@ -30,8 +30,8 @@ type Bot struct {
 	// Agent answers free text; nil when no model is configured.
 	Agent *agent.Agent
 	// Guard is the one path from a chat command to a host.
-	Guard *agent.Guard
-	Jobs  *agent.Jobs
+	Guard *approvals.Guard
+	Jobs  *hosts.Jobs
 	Gate  *approvals.Gate
 	// Hosts lists the inventory for `hosts`.
 	Hosts  []agent.HostInfo

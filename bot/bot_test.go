@@ -139,9 +139,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
 	exec := &FleetExecutor{Fleet: fleet}
-	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
+	guard := &approvals.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
+	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
@@ -477,7 +477,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "echo done")
+	job, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -26,7 +27,8 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 	t.Cleanup(h.stop)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "printf 'dumped users\\nskipped: audit_log\\n'"); err != nil {
+	if _, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+		Command: "printf 'dumped users\\nskipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually("the agent's answer", h.has("t9", "1 table was skipped: audit_log"))

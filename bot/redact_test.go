@@ -179,8 +179,8 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	checker := PolicyChecker{Policy: policy, Inventory: fleet.Inventory}
 	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	guard := &agent.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: run}, Redactor: red,
+	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
+	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
 	if model != nil {
 		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
@@ -352,7 +352,9 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 // allowAll is a policy that allows everything.
 type allowAll struct{}
 
-func (allowAll) Check(string, string) agent.Decision { return agent.Decision{Action: agent.Allow} }
+func (allowAll) Check(string, string) approvals.HostDecision {
+	return approvals.HostDecision{Action: approvals.Allow}
+}
 
 // A background job is audited in the name of the person who started it,
 // as a command run at once is: the job outlives the turn, not its
