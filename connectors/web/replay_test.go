@@ -2,12 +2,16 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -242,5 +246,62 @@ func TestFrameCacheIsBounded(t *testing.T) {
 	}
 	if _, ok := c.get(99); !ok {
 		t.Error("the newest frame was evicted")
+	}
+}
+
+// A frame made around the stored JSON is the frame the decoded message
+// makes: the same lines and the same JSON; content that is not the hub's
+// own is left to the decoder.
+func TestStoredFrameIsTheEncodedFrame(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 18, 0, 0, 123456789, time.UTC)
+	bodies := []body{
+		{Text: ""},
+		{Text: "plain"},
+		{Text: "<script>alert('x')</script> & \"quotes\" \\ back\nline\ttab \u2028 é 🙂 \x01 \xff"},
+		{Text: "card", Context: "asked by @bob", Fields: []wireField{{Title: "host", Value: "web1"}},
+			Buttons: []wireButton{{ActionID: "approve", Value: "a1", Label: "Approve", Style: "primary"}, {ActionID: "deny", Value: "a1", Label: "Deny"}}},
+	}
+	for i, b := range bodies {
+		for _, bot := range []bool{false, true} {
+			m := &message{id: "m" + strconv.Itoa(40+i), channel: "ops", thread: "m40", user: "al\"ice", bot: bot, body: b,
+				finished: !bot, seq: uint64(100 + i), created: at, updated: at.Add(time.Second)}
+			s := m.stored()
+			got, ok := storedFrame(s)
+			if !ok {
+				t.Errorf("body %d: not framed from the stored JSON", i)
+				continue
+			}
+			decoded, err := fromStored(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameFrame(t, got, messageFrame(decoded.view()))
+		}
+	}
+	s := (&message{id: "m1", channel: "ops", thread: "m1", body: body{Text: "x"}}).stored()
+	for _, raw := range []string{`{"text":"a",` + "\n" + `"context":"b"}`, `{"context":"b","text":"a"}`, ``, `[]`} {
+		s.Message = json.RawMessage(raw)
+		if _, ok := storedFrame(s); ok {
+			t.Errorf("%q was framed as it is", raw)
+		}
+	}
+}
+
+// sameFrame checks that two frames have the same lines but for the data,
+// whose JSON is the same.
+func sameFrame(t *testing.T, got, want []byte) {
+	t.Helper()
+	g, w := strings.SplitN(string(got), "data: ", 2), strings.SplitN(string(want), "data: ", 2)
+	if len(g) != 2 || len(w) != 2 || g[0] != w[0] || !strings.HasSuffix(g[1], "}\n\n") {
+		t.Fatalf("frame\n%q, want\n%q", got, want)
+	}
+	var gv, wv map[string]any
+	if err := json.Unmarshal([]byte(g[1]), &gv); err != nil {
+		t.Fatalf("frame %q: %v", got, err)
+	}
+	json.Unmarshal([]byte(w[1]), &wv)
+	if !reflect.DeepEqual(gv, wv) {
+		t.Errorf("frame data\n%s, want\n%s", g[1], w[1])
 	}
 }
