@@ -58,7 +58,7 @@ func TestHandleReturnsWhileTheDatabaseIsLocked(t *testing.T) {
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 	h.eventually("the help text once the lock is gone", func() bool {
 		_, _, ok := h.find("t1", "run <target> <command>")
 		return ok
