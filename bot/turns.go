@@ -96,7 +96,7 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 		case agent.ApprovalPending:
 			// The tool's "running …" line would claim a run that waits
 			// for people: until they decide, the line says so.
-			r.Status(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target), true)
+			r.Waiting(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target))
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
