@@ -55,6 +55,13 @@ var ErrMaxSteps = errors.New("agent: the turn reached its step limit")
 // ErrDeadline ends a turn that ran out of time.
 var ErrDeadline = errors.New("agent: the turn reached its time limit")
 
+// interruptedCall is the result of a call a restart left unanswered once
+// the person writes again.
+const interruptedCall = "not finished: opsbot stopped or restarted while this call was under way, and the person has written " +
+	"again since. If it was running a command, the command was stopped and may have partly run (the thread says which " +
+	"commands were cut off); if it was waiting for an approval, nothing ran. It was not re-run: check the state before " +
+	"doing it again."
+
 // ErrShutdown is the cancel cause of a turn stopped because the process is
 // shutting down (context.WithCancelCause). Unlike a person's Stop it keeps
 // the turn's history: a tool call waiting for an approval then resumes
@@ -72,7 +79,10 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 	if len(pendingToolCalls(msgs)) > 0 {
 		// Calls a crash or a shutdown left unanswered: the new message
 		// supersedes them, and both APIs refuse a call without a result.
-		a.settle(ctx, &turn{sess: sess}, "not run: interrupted, and superseded by a new message")
+		// Whether a call had started is not known here, so the model is
+		// told both cases: a command cut off mid-run may have changed
+		// something, and must not be taken for one that never ran.
+		a.settle(ctx, &turn{sess: sess}, interruptedCall)
 		if _, start, err = a.History.Load(ctx, sess.ID); err != nil {
 			return a.fail(emit, err)
 		}

@@ -197,13 +197,27 @@ func pathCandidates(word string) []string {
 const cwdUnknown = "\x00"
 
 // secretIn returns the secret entry the word pattern may name, or "".
-func (w *walker) secretIn(word string) string {
+// unplaced says the path's folder is not known before it runs (it climbs
+// out of the working directory, or follows a cd to a computed place): the
+// entry is then only one of the places it could be, not what it names.
+func (w *walker) secretIn(word string) (entry string, unplaced bool) {
 	for _, c := range pathCandidates(word) {
-		if e := w.secretPath(c); e != "" {
-			return e
+		if e, u := w.secretPath(c); e != "" {
+			return e, u
 		}
 	}
-	return ""
+	return "", false
+}
+
+// secretCite is how a reason cites the secret entry a path matched: by
+// name when the path names it; when its folder is known only when it
+// runs, the entry is one place of many it could be, so none is named (a
+// try-out read "../x.yaml … (secret path /etc/shadow)").
+func secretCite(entry string, unplaced bool) string {
+	if unplaced {
+		return "its folder is known only when it runs, so it could be a file that holds credentials"
+	}
+	return "it holds credentials (secret path " + entry + ")"
 }
 
 // secretPath judges one path pattern, resolved as the shell and the
@@ -211,7 +225,7 @@ func (w *walker) secretIn(word string) string {
 // own), a relative path is relative to the login or session directory or
 // to any directory a cd in the command line went to, and on the bot's
 // host an existing path is also judged where its symlinks lead.
-func (w *walker) secretPath(c string) string {
+func (w *walker) secretPath(c string) (entry string, unplaced bool) {
 	s := w.policy.secrets
 	switch {
 	case c[0] == '~':
@@ -219,13 +233,13 @@ func (w *walker) secretPath(c string) string {
 		if w.local() && (c == "~" || strings.HasPrefix(c, "~/")) {
 			if home, err := os.UserHomeDir(); err == nil {
 				if e := w.secretAbsPath(filepath.Join(home, rest)); e != "" {
-					return e
+					return e, false
 				}
 			}
 		}
-		return s.matchInHome(rest)
+		return s.matchInHome(rest), false
 	case c[0] == '/' || c[0] == anyString || (c[0] == anyName || c[0] == noDot) && strings.Contains(c, "/"):
-		return w.secretAbsPath(c)
+		return w.secretAbsPath(c), c[0] == anyString
 	}
 	rel := c
 	climbs := false
@@ -234,17 +248,18 @@ func (w *walker) secretPath(c string) string {
 		_, rel, _ = strings.Cut(rel, "/")
 	}
 	if climbs || strings.Contains("/"+rel+"/", "/../") {
-		return s.matchAbs(string(anyString) + "/" + rel)
+		return s.matchAbs(string(anyString) + "/" + rel), true
 	}
 	for _, d := range w.cwds {
-		if d == cwdUnknown {
+		unknown := d == cwdUnknown
+		if unknown {
 			d = string(anyString)
 		}
 		if e := w.secretAbsPath(d + "/" + rel); e != "" {
-			return e
+			return e, unknown
 		}
 	}
-	return s.matchInHome(rel)
+	return s.matchInHome(rel), false
 }
 
 // secretAbsPath judges an absolute path pattern, following symlinks on
@@ -289,14 +304,14 @@ func (w *walker) secretRead(c *Command, args []arg) {
 		return
 	}
 	for _, a := range args {
-		if e := w.secretIn(a.pattern()); e != "" {
+		if e, unplaced := w.secretIn(a.pattern()); e != "" {
 			if a.pattern() == string(anyString) {
 				// Not "secret path /etc/shadow": the word is computed
 				// when it runs, so it could name any credential file.
 				c.add(Approve, fmt.Sprintf("%s may read %s, a path computed when it runs, which could be a file that holds credentials", c.Program, a.show()))
 				return
 			}
-			c.add(Approve, fmt.Sprintf("%s may read %s, which holds credentials (secret path %s)", c.Program, a.show(), e))
+			c.add(Approve, fmt.Sprintf("%s may read %s: %s", c.Program, a.show(), secretCite(e, unplaced)))
 			return
 		}
 	}

@@ -180,3 +180,30 @@ func TestComputedPathReasonSaysComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestUnplacedPathReasonNamesNoSecret: a path whose folder is known only
+// when it runs (it climbs out of the working directory, or follows a cd
+// to a computed place) may be a credential file anywhere; the reason says
+// so without citing a secret it does not name ("cat ../x.yaml … (secret
+// path /etc/shadow)" misled a try-out). A path that names a secret still
+// cites it.
+func TestUnplacedPathReasonNamesNoSecret(t *testing.T) {
+	t.Parallel()
+	p, err := NewPolicy(PolicyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"cat ../x.yaml", "cat < ../../app/conf.ini", `cd "$DIR" && cat settings.txt`, "head sub/../../y.txt"} {
+		d := p.Check(Target{Host: "web-1"}, cmd)
+		why := strings.Join(d.Reasons, "; ")
+		if d.Action != Approve || !strings.Contains(why, "known only when it runs") || strings.Contains(why, "secret path") || strings.Contains(why, "/etc/shadow") {
+			t.Errorf("%s: %v %q", cmd, d.Action, why)
+		}
+	}
+	for cmd, entry := range map[string]string{"cat /etc/shadow": "/etc/shadow", "cat < ~/.ssh/id_rsa": "id_rsa"} {
+		d := p.Check(Target{Host: "web-1"}, cmd)
+		if why := strings.Join(d.Reasons, "; "); d.Action != Approve || !strings.Contains(why, "secret path "+entry) {
+			t.Errorf("%s: %v %q; want it to cite %s", cmd, d.Action, why, entry)
+		}
+	}
+}

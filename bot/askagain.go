@@ -17,26 +17,26 @@ const ActionAskAgain = "ask_again"
 // because opsbot stopped first, with a button to ask again. It is said
 // before the follow-up is closed: a crash in between says it twice rather
 // than never.
-func (b *Bot) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval) {
+func (fu *followUps) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval) {
 	text := fmt.Sprintf("⚠️ `%s` on %s — %s, but opsbot stopped before running it: not run.", a.Command, a.Host, decisionText(a))
 	m := connectors.Message{Text: text, Buttons: []connectors.Button{{ActionID: ActionAskAgain, Value: a.ID, Label: "Ask again"}}}
-	if _, err := b.post(ctx, destOf(ev), m); err != nil {
-		b.log().Warn("tell of an approved command not run", "err", err)
+	if _, err := fu.out.post(ctx, destOf(ev), m); err != nil {
+		fu.log.Warn("tell of an approved command not run", "err", err)
 		return // the next start says it
 	}
-	b.Store.FinishFollowUp(ctx, f.ApprovalID)
+	fu.store.FinishFollowUp(ctx, f.ApprovalID)
 }
 
 // askAgain asks, as the clicker, for the command of a request again: a
 // chat `run` of it, in the request's thread.
-func (b *Bot) askAgain(ctx context.Context, ev connectors.Event) {
-	a, err := b.Store.Approval(ctx, ev.Value)
+func (fu *followUps) askAgain(ctx context.Context, ev connectors.Event) {
+	a, err := fu.store.Approval(ctx, ev.Value)
 	if err != nil {
-		b.respond(ctx, ev, "That request is no longer on record; ask for the command again with `run`.")
+		respond(ctx, fu.out, ev, "That request is no longer on record; ask for the command again with `run`.")
 		return
 	}
 	text := "run " + a.Host + " " + a.Command
-	if f, ok, err := b.Store.FollowUpFor(ctx, a.ID); err == nil && ok && f.Kind == store.FollowUpRun {
+	if f, ok, err := fu.store.FollowUpFor(ctx, a.ID); err == nil && ok && f.Kind == store.FollowUpRun {
 		text = "run " + f.Target + " " + a.Command
 		if f.Background {
 			text = "run --bg " + f.Target + " " + a.Command
@@ -44,10 +44,10 @@ func (b *Bot) askAgain(ctx context.Context, ev connectors.Event) {
 	}
 	again := connectors.Event{Kind: connectors.EventMessage, Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel,
 		Thread: ev.Thread, User: ev.User, Text: text, Mention: true}
-	switch _, ok, full := b.enqueue(threadOf(again), queued{ev: again}); {
+	switch _, ok, full := fu.enqueue(threadOf(again), queued{ev: again}); {
 	case full != "":
-		b.respond(ctx, ev, full)
+		respond(ctx, fu.out, ev, full)
 	case !ok:
-		b.respond(ctx, ev, "opsbot is shutting down; ask again once it is back.")
+		respond(ctx, fu.out, ev, "opsbot is shutting down; ask again once it is back.")
 	}
 }

@@ -224,7 +224,7 @@ func (b *Bot) dispatch(ctx context.Context, ev connectors.Event, id int64) (hand
 		if !b.Config.allowed(ev.Channel, ev.User.ID) {
 			// The same rule as for messages: a button is no way around it.
 			b.goAsync(func() {
-				b.respond(b.lifeCtx(ctx), ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
+				respond(b.lifeCtx(ctx), b, ev, "You may not use opsbot in this channel; ask an admin to add you to bot.access.")
 			})
 			return false
 		}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/opsbot/opsbot/approvals"
@@ -68,15 +69,6 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 	return m
 }
 
-// card renders a request's card with who may approve it.
-func (b *Bot) card(a store.Approval) connectors.Message {
-	who := ""
-	if b.Gate != nil {
-		who = b.Gate.WhoMayApprove(a)
-	}
-	return cardMessage(a, who)
-}
-
 // longestRun is the length of the longest run of c in s: a code fence
 // must be longer than any run of backticks inside the block.
 func longestRun(s string, c byte) int {
@@ -107,132 +99,165 @@ func displayName(key string) string {
 	return key
 }
 
-// postCard posts a request's card into the thread and remembers where.
-func (b *Bot) postCard(ctx context.Context, ev connectors.Event, id string) {
-	a, err := b.Store.Approval(ctx, id)
+// cards shows approval requests in their threads and takes the votes
+// cast on them: a request's card is posted as it opens, each click is
+// counted through the gate, and a card shows the decision once there is
+// one (no card offers a click that can only be refused).
+type cards struct {
+	store cardStore
+	// gate counts votes and says who may approve; nil when nobody can.
+	gate voteGate
+	out  cardsOut
+	// decided acts on a request a vote decided (its follow-up).
+	decided func(ctx context.Context, a store.Approval)
+	log     *slog.Logger
+}
+
+// cardStore is what the cards read and record of approval requests.
+type cardStore interface {
+	Approval(ctx context.Context, id string) (store.Approval, error)
+	DecideApproval(ctx context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error)
+	SetApprovalCard(ctx context.Context, id, channel, message string) error
+	ApprovalCard(ctx context.Context, id string) (channel, message string, err error)
+	StaleCards(ctx context.Context, sessionID int64) ([]store.Approval, error)
+	AllStaleCards(ctx context.Context, limit int) ([]store.Approval, []string, []string, error)
+	MarkCardShown(ctx context.Context, id string) error
+	SessionFor(ctx context.Context, key store.ThreadKey) (store.Session, bool, error)
+	Session(ctx context.Context, id int64) (store.Session, error)
+}
+
+// voteGate counts the votes on a request and names who may cast them
+// (approvals.Gate does).
+type voteGate interface {
+	Vote(ctx context.Context, id string, voter approvals.Person, vote string) (approvals.VoteResult, error)
+	WhoMayApprove(a store.Approval) string
+}
+
+// cardsOut is where cards are posted and edited, and clickers answered.
+type cardsOut interface {
+	platforms
+	replier
+}
+
+var (
+	_ cardStore = (*store.Store)(nil)
+	_ voteGate  = (*approvals.Gate)(nil)
+	_ cardsOut  = (*Bot)(nil)
+)
+
+// message renders a request's card with who may approve it.
+func (c *cards) message(a store.Approval) connectors.Message {
+	who := ""
+	if c.gate != nil {
+		who = c.gate.WhoMayApprove(a)
+	}
+	return cardMessage(a, who)
+}
+
+// post posts a request's card into the thread and remembers where. A card
+// that cannot be posted denies its request: nobody can approve what they
+// cannot see.
+func (c *cards) post(ctx context.Context, ev connectors.Event, id string) {
+	a, err := c.store.Approval(ctx, id)
 	if err != nil {
-		b.log().Error("approval card", "id", id, "err", err)
+		c.log.Error("approval card", "id", id, "err", err)
 		return
 	}
-	ref, err := b.post(ctx, destOf(ev), b.card(a))
+	ref, err := c.out.post(ctx, destOf(ev), c.message(a))
 	if err != nil {
-		// Nobody can approve what they cannot see: deny rather than wait.
-		b.log().Error("post approval card", "id", id, "err", err)
-		b.Store.DecideApproval(context.WithoutCancel(ctx), id, store.ApprovalDenied, "opsbot:card-not-posted")
+		c.log.Error("post approval card", "id", id, "err", err)
+		c.store.DecideApproval(context.WithoutCancel(ctx), id, store.ApprovalDenied, "opsbot:card-not-posted")
 		return
 	}
-	if err := b.Store.SetApprovalCard(context.WithoutCancel(ctx), id, ref.Channel, ref.ID); err != nil {
-		b.log().Error("record approval card", "id", id, "err", err)
+	if err := c.store.SetApprovalCard(context.WithoutCancel(ctx), id, ref.Channel, ref.ID); err != nil {
+		c.log.Error("record approval card", "id", id, "err", err)
 	}
 }
 
-// refreshCards shows the decision on the cards of decided requests in the
+// refresh shows the decision on the cards of decided requests in the
 // thread that still show buttons (expired ones, mostly: a click updates
 // its own card).
-func (b *Bot) refreshCards(ctx context.Context, ev connectors.Event) {
-	sess, _, err := b.Store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
+func (c *cards) refresh(ctx context.Context, ev connectors.Event) {
+	sess, _, err := c.store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
 	if err != nil {
 		return
 	}
-	cards, err := b.Store.StaleCards(ctx, sess.ID)
+	stale, err := c.store.StaleCards(ctx, sess.ID)
 	if err != nil {
-		b.log().Warn("stale cards", "err", err)
+		c.log.Warn("stale cards", "err", err)
 		return
 	}
-	c, ok := b.conn(ev.Platform)
+	conn, ok := c.out.conn(ev.Platform)
 	if !ok {
 		return
 	}
-	for _, a := range cards {
-		_, msgID, _ := b.Store.ApprovalCard(ctx, a.ID)
+	for _, a := range stale {
+		_, msgID, _ := c.store.ApprovalCard(ctx, a.ID)
 		ref := connectors.Ref{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
-		if err := editRetrying(ctx, c, ref, b.card(a)); err == nil {
-			b.Store.MarkCardShown(ctx, a.ID)
+		if err := editRetrying(ctx, conn, ref, c.message(a)); err == nil {
+			c.store.MarkCardShown(ctx, a.ID)
 		}
 	}
 }
 
-// refreshAllCards edits every card that still shows buttons for a request
+// refreshAll edits every card that still shows buttons for a request
 // already decided — expired, decided while no turn waited, or decided
 // just before a crash cut the card's edit — so a card never offers a
 // click that can only be refused. It runs with the expiry sweep.
-func (b *Bot) refreshAllCards(ctx context.Context) {
-	as, channels, messages, err := b.Store.AllStaleCards(ctx, 100)
+func (c *cards) refreshAll(ctx context.Context) {
+	as, channels, messages, err := c.store.AllStaleCards(ctx, 100)
 	if err != nil {
-		b.log().Warn("stale cards", "err", err)
+		c.log.Warn("stale cards", "err", err)
 		return
 	}
 	for i, a := range as {
 		if a.SessionID == 0 {
-			b.Store.MarkCardShown(ctx, a.ID)
+			c.store.MarkCardShown(ctx, a.ID)
 			continue
 		}
-		sess, err := b.Store.Session(ctx, a.SessionID)
+		sess, err := c.store.Session(ctx, a.SessionID)
 		if err != nil {
 			continue
 		}
-		c, ok := b.conn(sess.Platform)
+		conn, ok := c.out.conn(sess.Platform)
 		if !ok {
 			continue // its platform is not configured now
 		}
 		ref := connectors.Ref{Platform: sess.Platform, Workspace: sess.Workspace, Channel: channels[i], Thread: sess.Thread, ID: messages[i]}
-		if err := editRetrying(ctx, c, ref, b.card(a)); err != nil {
-			b.log().Warn("update a decided card", "err", err)
+		if err := editRetrying(ctx, conn, ref, c.message(a)); err != nil {
+			c.log.Warn("update a decided card", "err", err)
 			continue
 		}
-		b.Store.MarkCardShown(ctx, a.ID)
-	}
-}
-
-// action handles a button click.
-func (b *Bot) action(ctx context.Context, ev connectors.Event) {
-	switch ev.ActionID {
-	case ActionStop:
-		id, ok := parseThreadID(ev.Value)
-		if ok {
-			if why := b.stopRefusal(id, ev); why != "" {
-				b.respond(ctx, ev, why)
-				return
-			}
-		}
-		if !ok || !b.stopTurn(id, stopperOf(ev)) {
-			b.respond(ctx, ev, "Nothing is running in this thread any more.")
-			return
-		}
-		if ev.Respond != nil {
-			ev.Respond(ctx, "Stopped.")
-		}
-	case ActionApprove, ActionDeny:
-		b.vote(ctx, ev)
-	case ActionAskAgain:
-		b.askAgain(ctx, ev)
-	default:
-		b.respond(ctx, ev, "That button does nothing any more.")
+		c.store.MarkCardShown(ctx, a.ID)
 	}
 }
 
 // vote records a click on an approval card and shows its effect.
-func (b *Bot) vote(ctx context.Context, ev connectors.Event) {
+func (c *cards) vote(ctx context.Context, ev connectors.Event) {
 	voter := approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}
-	res, err := b.Gate.Vote(ctx, ev.Value, voter, ev.ActionID)
+	if c.gate == nil {
+		respond(ctx, c.out, ev, "Nobody can approve commands here; that button does nothing.")
+		return
+	}
+	res, err := c.gate.Vote(ctx, ev.Value, voter, ev.ActionID)
 	if err != nil {
-		b.log().Error("vote", "request", ev.Value, "err", err)
-		b.respond(ctx, ev, "Your vote could not be recorded (internal error); try again.")
+		c.log.Error("vote", "request", ev.Value, "err", err)
+		respond(ctx, c.out, ev, "Your vote could not be recorded (internal error); try again.")
 		return
 	}
 	if res.Status != approvals.VoteDecided {
-		b.respond(ctx, ev, voteMessage(res))
+		respond(ctx, c.out, ev, voteMessage(res))
 		if res.Status == approvals.VoteCounted {
-			b.editCard(ctx, ev, res.Approval)
+			c.edit(ctx, ev, res.Approval)
 		}
 		return
 	}
-	b.editCard(ctx, ev, res.Approval)
-	b.Store.MarkCardShown(ctx, res.Approval.ID)
+	c.edit(ctx, ev, res.Approval)
+	c.store.MarkCardShown(ctx, res.Approval.ID)
 	// The turn that asked acts on the decision when it still waits;
 	// after a restart nobody does, and the follow-up runs the command or
 	// says why not.
-	b.followUpNow(ctx, res.Approval)
+	c.decided(ctx, res.Approval)
 	if ev.Respond != nil {
 		// Only where it can be private: the card and the thread show
 		// the decision to everyone else.
@@ -262,23 +287,13 @@ func voteMessage(v approvals.VoteResult) string {
 	return "Your vote was not counted: " + v.Reason
 }
 
-func (b *Bot) editCard(ctx context.Context, ev connectors.Event, a store.Approval) {
-	c, ok := b.conn(ev.Platform)
+// edit shows a request's state on the card that was clicked.
+func (c *cards) edit(ctx context.Context, ev connectors.Event, a store.Approval) {
+	conn, ok := c.out.conn(ev.Platform)
 	if !ok {
 		return
 	}
-	if err := editRetrying(ctx, c, ev.Ref, b.card(a)); err != nil {
-		b.log().Warn("update approval card", "id", a.ID, "err", err)
+	if err := editRetrying(ctx, conn, ev.Ref, c.message(a)); err != nil {
+		c.log.Warn("update approval card", "id", a.ID, "err", err)
 	}
-}
-
-// respond answers the clicker alone where the platform can, else in the
-// thread.
-func (b *Bot) respond(ctx context.Context, ev connectors.Event, text string) {
-	if ev.Respond != nil {
-		if err := ev.Respond(ctx, text); err == nil {
-			return
-		}
-	}
-	b.reply(ctx, ev, text)
 }

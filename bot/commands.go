@@ -36,10 +36,10 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		return
 	}
 	if q.followUp != "" {
-		b.followUp(ctx, ev, sess, q.followUp)
+		b.followUps().act(ctx, ev, sess, q.followUp)
 		return
 	}
-	b.followUpsFirst(ctx, ev, sess)
+	b.followUps().first(ctx, ev, sess)
 	if ev.Question {
 		b.turn(ctx, ev, sess)
 		return
@@ -47,7 +47,7 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 	word, rest := firstWord(ev.Text)
 	switch strings.ToLower(word) {
 	case "run":
-		b.runCommand(ctx, ev, sess, rest)
+		b.runner().command(ctx, ev, sess, rest)
 	default:
 		if b.Agent != nil && !commandLine(word, rest) {
 			b.turn(ctx, ev, sess) // "help me read this log" is a question
@@ -85,6 +85,19 @@ func (b *Bot) commands() *commands {
 		c.jobs = b.Jobs
 	}
 	return c
+}
+
+// runner answers `run` through b's guard, executor and jobs.
+func (b *Bot) runner() *runner {
+	rn := &runner{guard: b.Guard, claims: b.Store, turns: b, refreshCards: b.cards().refresh,
+		timeout: b.Config.WithDefaults().RunTimeout, log: b.log()}
+	if b.Guard != nil {
+		rn.exec = b.Guard.Exec
+	}
+	if b.Jobs != nil {
+		rn.jobs = b.Jobs
+	}
+	return rn
 }
 
 func firstWord(s string) (string, string) {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -19,129 +20,194 @@ import (
 // acted on here: on the vote that decides it, and by a sweep after expiries
 // and at start-up. Each follow-up is done once (store.FinishFollowUp).
 
-// followUpNow queues the follow-up of a decided approval in its thread.
-// When the turn that asked still waits, it acts first and this finds the
+// followUps acts on decided approvals that no turn waits for: it runs
+// what was approved, resumes the agent that asked, or says in the thread
+// why not — once each.
+type followUps struct {
+	store followUpStore
+	out   followUpOut
+	cards staleCards
+	// expirer expires overdue requests; nil when nobody can approve.
+	expirer expirer
+	// policy judges an approved `run` again before it runs.
+	policy agent.Policy
+	run    approvedRunner
+	// resume continues the agent turn an approval cut off, reporting
+	// whether there was one; settle tells the model a call it made was
+	// not run. Both nil when no model is configured.
+	resume  func(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool
+	settle  func(ctx context.Context, sess agent.SessionInfo, why string)
+	enqueue func(id threadID, q queued) (behind, ok bool, full string)
+	log     *slog.Logger
+}
+
+// followUpStore is what follow-ups read and close.
+type followUpStore interface {
+	Session(ctx context.Context, id int64) (store.Session, error)
+	Approval(ctx context.Context, id string) (store.Approval, error)
+	DecidedFollowUps(ctx context.Context) ([]store.FollowUp, error)
+	FollowUpFor(ctx context.Context, approvalID string) (f store.FollowUp, ok bool, err error)
+	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
+	FinishFollowUp(ctx context.Context, approvalID string) (won bool, err error)
+}
+
+// followUpOut is where follow-ups tell what came of a decision.
+type followUpOut interface {
+	platforms
+	replier
+	internalError(ctx context.Context, ev connectors.Event, err error)
+}
+
+// staleCards shows the decision on cards that still offer buttons.
+type staleCards interface {
+	refresh(ctx context.Context, ev connectors.Event)
+	refreshAll(ctx context.Context)
+}
+
+// expirer expires the requests nobody decided in time (approvals.Gate
+// does).
+type expirer interface {
+	ExpireDue(ctx context.Context) (int, error)
+}
+
+// approvedRunner runs a chat `run` approved while nobody waited.
+type approvedRunner interface {
+	approved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, note string, hosts []string, spec runSpec)
+}
+
+var (
+	_ followUpStore  = (*store.Store)(nil)
+	_ followUpOut    = (*Bot)(nil)
+	_ staleCards     = (*cards)(nil)
+	_ expirer        = (*approvals.Gate)(nil)
+	_ approvedRunner = (*runner)(nil)
+)
+
+// now queues the follow-up of a decided approval in its thread. When the
+// turn that asked still waits, it acts first and this finds the
 // follow-up done.
-func (b *Bot) followUpNow(ctx context.Context, a store.Approval) {
+func (fu *followUps) now(ctx context.Context, a store.Approval) {
 	if a.SessionID == 0 {
 		return
 	}
-	sess, err := b.Store.Session(ctx, a.SessionID)
+	sess, err := fu.store.Session(ctx, a.SessionID)
 	if err != nil {
-		b.log().Warn("approval follow-up: session", "err", err)
+		fu.log.Warn("approval follow-up: session", "err", err)
 		return
 	}
-	if _, ok := b.conn(sess.Platform); !ok {
+	if _, ok := fu.out.conn(sess.Platform); !ok {
 		return // its platform is not configured now; a later start acts on it
 	}
 	requester := displayName(a.Requester)
 	ev := connectors.Event{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
 		User: connectors.User{ID: requester, Name: requester}}
-	b.enqueue(threadOf(ev), queued{ev: ev, followUp: a.ID})
+	fu.enqueue(threadOf(ev), queued{ev: ev, followUp: a.ID})
 }
 
-// sweepFollowUps queues every decided approval nobody acted on: expired
-// while no turn waited, or decided just before a crash.
-func (b *Bot) sweepFollowUps(ctx context.Context) {
-	fs, err := b.Store.DecidedFollowUps(ctx)
+// sweep queues every decided approval nobody acted on: expired while no
+// turn waited, or decided just before a crash.
+func (fu *followUps) sweep(ctx context.Context) {
+	fs, err := fu.store.DecidedFollowUps(ctx)
 	if err != nil {
-		b.log().Warn("approval follow-ups", "err", err)
+		fu.log.Warn("approval follow-ups", "err", err)
 		return
 	}
 	for _, f := range fs {
-		a, err := b.Store.Approval(ctx, f.ApprovalID)
+		a, err := fu.store.Approval(ctx, f.ApprovalID)
 		if err != nil {
 			continue
 		}
-		b.followUpNow(ctx, a)
+		fu.now(ctx, a)
 	}
 }
 
-// followUpsFirst acts on the thread's decided approvals that nothing acted
-// on yet (a restart came between a decision and its follow-up) before a
-// new message: the model's tool call an approval answers resumes, instead
-// of the new message superseding it unrun (issue 12: 2 of 2 such
-// approvals were dropped).
-func (b *Bot) followUpsFirst(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	fs, err := b.Store.DecidedFollowUps(ctx)
+// first acts on the thread's decided approvals that nothing acted on yet
+// (a restart came between a decision and its follow-up) before a new
+// message: the model's tool call an approval answers resumes, instead of
+// the new message superseding it unrun (issue 12: 2 of 2 such approvals
+// were dropped).
+func (fu *followUps) first(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	fs, err := fu.store.DecidedFollowUps(ctx)
 	if err != nil {
-		b.log().Warn("approval follow-ups", "err", err)
+		fu.log.Warn("approval follow-ups", "err", err)
 		return
 	}
 	for _, f := range fs {
 		if f.SessionID == sess.ID {
-			b.followUp(ctx, ev, sess, f.ApprovalID)
+			fu.act(ctx, ev, sess, f.ApprovalID)
 		}
 	}
 }
 
-// expireAndFollowUp expires overdue requests and acts on them.
-func (b *Bot) expireAndFollowUp(ctx context.Context) {
-	if _, err := b.Gate.ExpireDue(ctx); err != nil {
-		b.log().Warn("expire approvals", "err", err)
+// expire expires overdue requests and acts on them.
+func (fu *followUps) expire(ctx context.Context) {
+	if fu.expirer != nil {
+		if _, err := fu.expirer.ExpireDue(ctx); err != nil {
+			fu.log.Warn("expire approvals", "err", err)
+		}
 	}
-	b.sweepFollowUps(ctx)
-	b.refreshAllCards(ctx)
+	fu.sweep(ctx)
+	fu.cards.refreshAll(ctx)
 }
 
-// followUp acts on a decided approval in its thread, unless the turn that
+// act acts on a decided approval in its thread, unless the turn that
 // asked did already.
-func (b *Bot) followUp(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, id string) {
-	f, ok, err := b.Store.FollowUpFor(ctx, id)
+func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, id string) {
+	f, ok, err := fu.store.FollowUpFor(ctx, id)
 	if err != nil {
-		b.internalError(ctx, ev, err)
+		fu.out.internalError(ctx, ev, err)
 		return
 	}
 	if !ok {
 		// A request recorded before follow-ups were: only an agent turn
 		// can have asked for it.
-		if a, err := b.Store.Approval(ctx, id); err == nil && a.State == store.ApprovalApproved && b.Agent != nil {
-			b.resumeAgent(ctx, ev, sess)
+		if a, err := fu.store.Approval(ctx, id); err == nil && a.State == store.ApprovalApproved && fu.resume != nil {
+			fu.resume(ctx, ev, sess)
 		}
 		return
 	}
 	if !f.DoneAt.IsZero() || f.State == store.ApprovalPending {
 		return
 	}
-	b.refreshCards(ctx, ev)
-	a, err := b.Store.Approval(ctx, id)
+	fu.cards.refresh(ctx, ev)
+	a, err := fu.store.Approval(ctx, id)
 	if err != nil {
-		b.internalError(ctx, ev, err)
+		fu.out.internalError(ctx, ev, err)
 		return
 	}
 	switch {
 	case f.State != store.ApprovalApproved:
-		if f.Kind == store.FollowUpAgent && b.Agent != nil {
+		if f.Kind == store.FollowUpAgent && fu.settle != nil {
 			// The model reads the refusal with the next message.
-			b.Agent.Settle(ctx, sess, "not run: the approval request was "+connectors.PlainMentions(decisionText(a)))
+			fu.settle(ctx, sess, "not run: the approval request was "+connectors.PlainMentions(decisionText(a)))
 		}
-		b.notRun(ctx, ev, f, a, "")
+		fu.notRun(ctx, ev, f, a, "")
 	case f.Consumed:
 		// A claimed approval's follow-up closes as its command starts;
 		// one still open was cut by a crash before the command started.
-		b.notRunAskAgain(ctx, ev, f, a)
+		fu.notRunAskAgain(ctx, ev, f, a)
 	case f.Kind == store.FollowUpRun:
-		b.runApproved(ctx, ev, sess, f, a)
-	case b.Agent == nil:
-		b.notRun(ctx, ev, f, a, "the agent that asked for it is off now (no model is configured); to run it yourself, use `run`")
-	case !b.resumeAgent(ctx, ev, sess):
-		b.notRun(ctx, ev, f, a, "the conversation moved on before it was decided; ask again")
+		fu.runApproved(ctx, ev, sess, f, a)
+	case fu.resume == nil:
+		fu.notRun(ctx, ev, f, a, "the agent that asked for it is off now (no model is configured); to run it yourself, use `run`")
+	case !fu.resume(ctx, ev, sess):
+		fu.notRun(ctx, ev, f, a, "the conversation moved on before it was decided; ask again")
 	}
 }
 
 // runApproved runs a chat `run` approved while nobody waited for it.
-func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, f store.FollowUp, a store.Approval) {
+func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, f store.FollowUp, a store.Approval) {
 	if a.Command != f.Command || a.Host != strings.Join(f.Hosts, ",") {
-		b.notRun(ctx, ev, f, a, "what was approved is not what was asked for")
+		fu.notRun(ctx, ev, f, a, "what was approved is not what was asked for")
 		return
 	}
-	if why := b.policyRefuses(f.Hosts, f.Command); why != "" {
-		b.notRun(ctx, ev, f, a, "the policy now refuses it: "+why)
+	if why := fu.policyRefuses(f.Hosts, f.Command); why != "" {
+		fu.notRun(ctx, ev, f, a, "the policy now refuses it: "+why)
 		return
 	}
-	claimed, err := b.Store.ConsumeApproval(ctx, a.ID, a.Requester)
+	claimed, err := fu.store.ConsumeApproval(ctx, a.ID, a.Requester)
 	if err != nil {
-		b.internalError(ctx, ev, err)
+		fu.out.internalError(ctx, ev, err)
 		return
 	}
 	if !claimed {
@@ -149,21 +215,21 @@ func (b *Bot) runApproved(ctx context.Context, ev connectors.Event, sess agent.S
 	}
 	if cl := claimsOf(ctx); cl != nil {
 		cl.add(f.Command, a.ID) // closed as the command starts (claims.go)
-	} else if won, err := b.Store.FinishFollowUp(ctx, a.ID); err != nil || !won {
+	} else if won, err := fu.store.FinishFollowUp(ctx, a.ID); err != nil || !won {
 		return
 	}
-	r, done := b.renderer(ctx, ev, true)
-	defer done()
-	r.Status(capitalize(decisionText(a))+".", false)
-	b.execute(ctx, r, sess, f.Hosts, runSpec{Target: f.Target, Command: f.Command, Timeout: f.Timeout, Background: f.Background,
-		Confinement: agent.Confinement{Approved: true}})
+	fu.run.approved(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
+		Timeout: f.Timeout, Background: f.Background, Confinement: agent.Confinement{Approved: true}})
 }
 
 // policyRefuses says why the policy denies command on one of hosts now, or
 // "".
-func (b *Bot) policyRefuses(hosts []string, command string) string {
+func (fu *followUps) policyRefuses(hosts []string, command string) string {
+	if fu.policy == nil {
+		return "no command policy is configured"
+	}
 	for _, h := range hosts {
-		if d := b.Guard.Policy.Check(h, command); d.Action == agent.Deny {
+		if d := fu.policy.Check(h, command); d.Action == agent.Deny {
 			return strings.Join(d.Reasons, "; ")
 		}
 	}
@@ -172,15 +238,15 @@ func (b *Bot) policyRefuses(hosts []string, command string) string {
 
 // notRun tells the thread, once, that a decided request's command did not
 // run, and why.
-func (b *Bot) notRun(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval, why string) {
-	if won, err := b.Store.FinishFollowUp(ctx, f.ApprovalID); err != nil || !won {
+func (fu *followUps) notRun(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval, why string) {
+	if won, err := fu.store.FinishFollowUp(ctx, f.ApprovalID); err != nil || !won {
 		return
 	}
 	text := fmt.Sprintf("Not run: `%s` on %s — %s", a.Command, a.Host, decisionText(a))
 	if why != "" {
 		text += ", but " + why
 	}
-	b.reply(ctx, ev, text+".")
+	fu.out.reply(ctx, ev, text+".")
 }
 
 // decisionText says how a request was decided, for people: "approved by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -62,36 +63,94 @@ func parseRun(args string) (s runSpec, problem string) {
 	return s, ""
 }
 
-// runCommand is `run`: through the policy and, when it says so, an
+// runner answers the chat command `run`: the command goes through the
+// guard (the policy and, when it says so, an approval), then its output
+// streams into the thread, or background jobs start.
+type runner struct {
+	guard permitter
+	exec  commandExec
+	// jobs starts background jobs; nil when they are off.
+	jobs   jobStarter
+	claims FollowUpFinisher
+	turns  runTurns
+	// refreshCards shows the decision on the thread's decided cards.
+	refreshCards func(ctx context.Context, ev connectors.Event)
+	// timeout bounds a run without --timeout.
+	timeout time.Duration
+	log     *slog.Logger
+}
+
+// permitter authorizes a command on a target (agent.Guard does): it
+// resolves the hosts, asks the policy and waits for an approval.
+type permitter interface {
+	Permit(ctx context.Context, call agent.ToolCall, target, command, cwd string) (agent.Permit, error)
+}
+
+// commandExec runs a command on hosts (agent.Executor does).
+type commandExec interface {
+	Exec(ctx context.Context, hosts []string, command string, opts agent.ExecOptions) []agent.ExecResult
+}
+
+// jobStarter starts a background job (agent.Jobs does).
+type jobStarter interface {
+	StartConfined(ctx context.Context, sess agent.SessionInfo, host, command string, c agent.Confinement) (store.Job, error)
+}
+
+// runTurns is what a run shows in its thread with: a stream, the agent
+// events of its approval, the end of a refused run, and plain replies.
+type runTurns interface {
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
+	emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event)
+	closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error)
+	reply(ctx context.Context, ev connectors.Event, text string)
+}
+
+var (
+	_ permitter   = (*agent.Guard)(nil)
+	_ commandExec = agent.Executor(nil)
+	_ jobStarter  = (*agent.Jobs)(nil)
+	_ runTurns    = (*Bot)(nil)
+)
+
+// command is `run`: through the policy and, when it says so, an
 // approval; the output streams into the thread, or a job starts. A
 // person mentioned in the command is the plain @name a reader sees: the
 // policy judges, and the shell runs, no connector's placeholder.
-func (b *Bot) runCommand(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, args string) {
+func (rn *runner) command(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, args string) {
 	spec, problem := parseRun(connectors.PlainMentions(args))
 	if problem != "" {
-		b.reply(ctx, ev, problem)
+		rn.turns.reply(ctx, ev, problem)
 		return
 	}
 	if spec.Timeout == 0 {
-		spec.Timeout = b.Config.WithDefaults().RunTimeout
+		spec.Timeout = rn.timeout
 	}
-	r, done := b.renderer(ctx, ev, true)
+	r, done := rn.turns.renderer(ctx, ev, true)
 	defer done()
-	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: b.emitter(ctx, ev, sess, r, &spec, nil)}
-	permit, err := b.Guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)
+	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: rn.turns.emitter(ctx, ev, sess, r, &spec, nil)}
+	permit, err := rn.guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
-		b.closeRefused(ctx, ev, r, err)
+		rn.turns.closeRefused(ctx, ev, r, err)
 		return
 	}
 	spec.Confinement = permit.Confinement
-	b.refreshCards(ctx, ev)
-	b.execute(ctx, r, sess, permit.Hosts, spec)
+	rn.refreshCards(ctx, ev)
+	rn.execute(ctx, r, sess, permit.Hosts, spec)
+}
+
+// approved runs a `run` whose approval was decided while nobody waited for
+// it, saying first how it was decided (note).
+func (rn *runner) approved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, note string, hosts []string, spec runSpec) {
+	r, done := rn.turns.renderer(ctx, ev, true)
+	defer done()
+	r.Status(note, false)
+	rn.execute(ctx, r, sess, hosts, spec)
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
-func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
 	if spec.Background {
-		b.startJobs(ctx, r, sess, hosts, spec)
+		rn.startJobs(ctx, r, sess, hosts, spec)
 		return
 	}
 	r.Status(fmt.Sprintf("running `%s` on %s…", spec.Command, spec.Target), false)
@@ -99,7 +158,7 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := b.Guard.Exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := rn.exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -123,7 +182,34 @@ func (b *Bot) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, 
 	r.Status(summary, true)
 	// The command ran, or failed to start and said so: its approval is
 	// used either way.
-	settleClaims(ctx, b.Store, spec.Command)
+	settleClaims(ctx, rn.claims, spec.Command)
+	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// startJobs starts one background job per host; `jobs` lists them and
+// each reports its end in the thread.
+func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+	var lines []string
+	for _, h := range hosts {
+		if rn.jobs == nil {
+			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
+			continue
+		}
+		job, err := rn.jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
+		if err != nil {
+			rn.log.Error("start job", "host", h, "err", err)
+			why := "opsbot is shutting down, or see the operator's log"
+			if u := (*store.Unavailable)(nil); errors.As(err, &u) {
+				why = u.Error() // its row could not be written: it did not run
+			}
+			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (%s)", spec.Command, h, why))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))
+	}
+	// A job's row records that it started: its approval is used.
+	settleClaims(ctx, rn.claims, spec.Command)
+	r.Write(strings.Join(lines, "\n"))
 	r.Close(context.WithoutCancel(ctx), nil)
 }
 
@@ -194,33 +280,6 @@ func (o *outputTail) View() string {
 	}
 	b.WriteString(fence)
 	return b.String()
-}
-
-// startJobs starts one background job per host; `jobs` lists them and
-// each reports its end in the thread.
-func (b *Bot) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
-	var lines []string
-	for _, h := range hosts {
-		if b.Jobs == nil {
-			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
-			continue
-		}
-		job, err := b.Jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
-		if err != nil {
-			b.log().Error("start job", "host", h, "err", err)
-			why := "opsbot is shutting down, or see the operator's log"
-			if u := (*store.Unavailable)(nil); errors.As(err, &u) {
-				why = u.Error() // its row could not be written: it did not run
-			}
-			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: the job could not start (%s)", spec.Command, h, why))
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))
-	}
-	// A job's row records that it started: its approval is used.
-	settleClaims(ctx, b.Store, spec.Command)
-	r.Write(strings.Join(lines, "\n"))
-	r.Close(context.WithoutCancel(ctx), nil)
 }
 
 // prefixLines marks each line of a host's output with the host's name.

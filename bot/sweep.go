@@ -77,7 +77,11 @@ func (b *Bot) endOrphans(ctx context.Context) {
 		wg.Go(func() {
 			p := hosts.Process{Host: c.Host, PID: c.PID, Start: c.Start, Boot: c.Boot, Token: c.Token, Command: c.Command}
 			ended, err := b.Sweeper.End(ctx, p)
-			b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended, "err", err)
+			if err != nil {
+				b.log().Warn("command cut off by a restart; whether it still runs could not be checked", "host", c.Host, "err", err)
+			} else {
+				b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended)
+			}
 			b.tellCutOff(ctx, c, ended, err)
 			if err := b.Store.RemoveRunning(ctx, c.ID); err != nil {
 				b.log().Error("forget a swept command", "err", err)

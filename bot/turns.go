@@ -57,10 +57,13 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.Sessi
 				line = fmt.Sprintf("%s `%s` on %s: %s", mark, oneLine(e.Runs[0].Command), e.Runs[0].Host, e.Summary)
 			}
 			r.Status(line, true)
-			b.refreshCards(ctx, ev)
+			b.cards().refresh(ctx, ev)
 		case agent.Notice:
 			r.Status(e.Text, false)
 		case agent.ApprovalPending:
+			// The tool's "running …" line would claim a run that waits
+			// for people: until they decide, the line says so.
+			r.Status(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target), true)
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
@@ -68,7 +71,7 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.Sessi
 				b.log().Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {
-				b.postCard(b.lifeCtx(ctx), ev, e.Approval.ID)
+				b.cards().post(b.lifeCtx(ctx), ev, e.Approval.ID)
 			}
 		}
 	}
@@ -86,7 +89,7 @@ func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionI
 	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(b.lifeCtx(ctx), ev, ran)
+	ran.show(b.lifeCtx(ctx), b, ev)
 }
 
 // recordTurn notes a running turn in the store; the returned func records
@@ -122,12 +125,12 @@ func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.S
 	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
 	b.finishTurn(ctx, ev, r, err)
-	b.showRuns(b.lifeCtx(ctx), ev, ran)
+	ran.show(b.lifeCtx(ctx), b, ev)
 	return resumed || err != nil
 }
 
 func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
-	b.refreshCards(b.lifeCtx(ctx), ev)
+	b.cards().refresh(b.lifeCtx(ctx), ev)
 	var stop stoppedBy
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
@@ -157,6 +160,6 @@ func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer
 		b.finishTurn(ctx, ev, r, err)
 		return
 	}
-	b.refreshCards(b.lifeCtx(ctx), ev)
+	b.cards().refresh(b.lifeCtx(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }

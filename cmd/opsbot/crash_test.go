@@ -146,3 +146,17 @@ func threadTexts(t *testing.T, base, thread string) string {
 	}
 	return b.String()
 }
+
+// TestOwnListenerOnAChosenPortIsKnown: with web.listen on port 0 the
+// system picks the port, and the policy knows the port it picked as the
+// bot's own listener: a curl of its /healthz runs at once (before, the
+// policy knew "127.0.0.1:0" and asked for an approval).
+func TestOwnListenerOnAChosenPortIsKnown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n"), 0o600)
+	_, base := startRun(t, dir, cfg)
+	thread := postMessage(t, base, "@opsbot run local curl -s -o /dev/null -w 'status-%{http_code}' "+base+"/healthz")
+	awaitInThread(t, base, thread, "status-200")
+}

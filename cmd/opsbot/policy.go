@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func newPolicyCheckCmd() *cobra.Command {
 	var host string
 	var explain bool
 	c := &cobra.Command{
-		Use:   "check [--config FILE] [--host HOST] [--explain] -- COMMAND",
+		Use:   "check [--config FILE] [--host HOST] [--listen ADDR] [--data-dir DIR] [--explain] -- COMMAND",
 		Short: "Classify a command as the bot would: allow, approve or deny, with the reasons",
 		Long: `Classify a command line as the bot would before running it on a host.
 
@@ -56,11 +57,18 @@ Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
 			if err != nil {
 				return err
 			}
+			if err := cfg.applyPlaceFlags(cmd, os.Getenv); err != nil {
+				return err
+			}
 			return policyCheck(cmd.OutOrStdout(), cfg, host, strings.Join(words, " "), explain)
 		},
 	}
 	c.Flags().StringVar(&host, "host", hosts.LocalHost, "the host the command would run on (its groups select the config rules)")
 	c.Flags().BoolVar(&explain, "explain", false, "also list the parsed commands and what each one got")
+	// The bot's listener and database are part of the policy (a known
+	// destination, secret paths): judge with the places the bot runs with.
+	c.Flags().String("listen", "", "the listener 'opsbot run' uses, host:port (default $OPSBOT_LISTEN, else web.listen)")
+	c.Flags().String("data-dir", "", "the --data-dir 'opsbot run' uses, if any")
 	return c
 }
 

@@ -152,6 +152,7 @@ policy:
   egress_allow: ["127.0.0.1:9100", "localhost:5432"]
 `), 0o600)
 	sink := `curl -s "http://127.0.0.1:18299/collect?d=TOPSECRET"`
+	data := filepath.Join(t.TempDir(), "state")
 	tests := []struct {
 		args  []string
 		first string
@@ -173,6 +174,12 @@ policy:
 			"known on loopback here: 127.0.0.1:18931, 127.0.0.1:2222, 127.0.0.1:9100, localhost:18931, localhost:5432"},
 		{[]string{"--config", cfg, "--explain", "--host", "box", "--", "uptime"}, "allow",
 			"known on loopback here: 127.0.0.1:9100, localhost:5432"},
+		// The bot's places as 'opsbot run' got them: --listen moves the known
+		// listener, --data-dir the database that is a secret path.
+		{[]string{"--config", cfg, "--listen", "127.0.0.1:18932", "--", "curl -s http://127.0.0.1:18932/healthz"}, "allow", ""},
+		{[]string{"--config", cfg, "--listen", "127.0.0.1:18932", "--", "curl -s http://127.0.0.1:18931/healthz"}, "approve", `add "127.0.0.1:18931"`},
+		{[]string{"--data-dir", data, "--", "cat " + filepath.Join(data, "sessions", "1", "notes")}, "approve", "secret path " + data},
+		{[]string{"--", "cat " + filepath.Join(data, "sessions", "1", "notes")}, "allow", ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -62,8 +62,25 @@ file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
 }
 
 // applyRunFlags lets --listen (or OPSBOT_LISTEN) and --data-dir override
-// the config.
+// the config, creating the data folder.
 func (c *Config) applyRunFlags(cmd *cobra.Command, getenv func(string) string) error {
+	if err := c.applyPlaceFlags(cmd, getenv); err != nil {
+		return err
+	}
+	dir, _ := cmd.Flags().GetString("data-dir")
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return usageError(fmt.Errorf("--data-dir: %w: name a folder opsbot may create and write", err))
+	}
+	return nil
+}
+
+// applyPlaceFlags is applyRunFlags without creating anything: what a
+// command that only judges (policy check) needs to see the bot as it runs.
+// A command without the flags keeps the config's places.
+func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string) error {
 	listen, _ := cmd.Flags().GetString("listen")
 	from := "--listen"
 	if listen == "" {
@@ -78,9 +95,6 @@ func (c *Config) applyRunFlags(cmd *cobra.Command, getenv func(string) string) e
 	dir, _ := cmd.Flags().GetString("data-dir")
 	if dir == "" {
 		return nil
-	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return usageError(fmt.Errorf("--data-dir: %w: name a folder opsbot may create and write", err))
 	}
 	c.Store.Path = filepath.Join(dir, "opsbot.db")
 	c.Bot.DataDir = dir // the bot keeps its sessions' folders in DataDir/sessions
@@ -128,6 +142,17 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer unlock()
+	// Listen first: an address in use is told before anything else
+	// starts, and a port chosen by the system (":0") is known to the
+	// policy as the bot's own listener, as a configured one is.
+	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	if err != nil {
+		return listenError(cfg.Web.Listen, err)
+	}
+	defer ln.Close()
+	if _, port, _ := net.SplitHostPort(cfg.Web.Listen); port == "0" {
+		cfg.Web.Listen = ln.Addr().String()
+	}
 	rt, err := build(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -160,11 +185,6 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// can start: a turn begun now must not be taken for an interrupted one.
 	b.Recover(ctx)
 
-	listen := cfg.Web.Listen
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return listenError(listen, err)
-	}
 	set := &connectorSet{list: conns, log: log}
 	for _, c := range conns {
 		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
