@@ -174,7 +174,7 @@ func TestEnvelopeNotRecordedIsNotAcknowledged(t *testing.T) {
 	r.fake.AddUser("U0ALICE", "alice")
 	r.refuse.Store(true)
 	m := r.fake.Mention("C0OPS", "U0ALICE", "", "disk full on web-1?")
-	r.next(t) // refused
+	r.next(t)                  // refused
 	r.acked(t, m.Envelopes[1]) // the message's copy is not for the bot: acknowledged at once
 	r.refuse.Store(false)
 	dm := r.fake.DirectMessage("D0ALICE", "U0ALICE", "status of web-1")
