@@ -70,6 +70,7 @@ type Bot struct {
 	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
+	settle  settleWatch
 	// slots bound the threads running work at once (bot.max_turns).
 	slots  *turnSlots
 	wg     sync.WaitGroup
@@ -363,6 +364,7 @@ func (b *Bot) work(t *thread) {
 		b.runInSlot(ctx, slots, t, q)
 		settleClaims(ctx, b.Store, "")
 		cancel(nil)
+		b.kickSettle()
 	}
 }
 

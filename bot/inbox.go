@@ -159,6 +159,7 @@ func (b *Bot) finishEvent(ctx context.Context, id int64) {
 	if err := b.Store.FinishEvent(context.WithoutCancel(ctx), id); err != nil {
 		b.log().Warn("mark an event handled", "id", id, "err", err)
 	}
+	b.kickSettle()
 }
 
 // hold keeps the router from starting until release, unless Start ran.

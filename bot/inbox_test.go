@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +192,60 @@ func TestRecordedClickIsActedOnOnceAfterARestart(t *testing.T) {
 	h.settled("t1")
 	if n := runs(t, target); n != 1 {
 		t.Errorf("the approved command ran %d times, want 1: %s", n, h.dump())
+	}
+}
+
+// messageLog is a slog handler that hands each record's message to a
+// channel, for a test to wait on a line as a supervisor would.
+type messageLog struct{ msgs chan string }
+
+func (l messageLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l messageLog) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l.msgs <- r.Message:
+	default: // nobody waits for it
+	}
+	return nil
+}
+func (l messageLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l messageLog) WithGroup(string) slog.Handler      { return l }
+
+// A restart logs SettledAfterStart once it has acted on what the previous
+// run left — here a click on record, whose approved command runs — so
+// that a supervisor (the kill loop) waits on that line instead of polling
+// the database; when it comes, nothing on record is left to act on.
+func TestSettledIsLoggedOnceTheRestartActedOnWhatItFound(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "runs.txt")
+	h.say("alice", "t1", "run local echo ran >> "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	card := h.msg(ref)
+	h.restart(botOptions{held: true})
+	for _, btn := range card.msg.Buttons {
+		if btn.ActionID == ActionApprove {
+			h.bot.Handle(context.Background(), connectors.Event{ID: "click-1", Kind: connectors.EventAction, Platform: "web", Channel: "ops",
+				Thread: "t1", User: connectors.User{ID: "bob", Name: "bob"}, ActionID: btn.ActionID, Value: btn.Value, Ref: ref})
+		}
+	}
+
+	lines := messageLog{msgs: make(chan string, 1000)}
+	h.restart(botOptions{log: slog.New(lines)})
+	guard := time.NewTimer(2 * time.Minute)
+	defer guard.Stop()
+	for settled := false; !settled; {
+		select {
+		case m := <-lines.msgs:
+			settled = m == SettledAfterStart
+		case <-guard.C:
+			t.Fatalf("no %q within two minutes of the restart: %s", SettledAfterStart, h.dump())
+		}
+	}
+	if n := runs(t, target); n != 1 {
+		t.Errorf("when the restart said it settled, the approved command had run %d times, want 1", n)
+	}
+	if n, err := h.st.Unsettled(context.Background()); err != nil || n != 0 {
+		t.Errorf("when the restart said it settled, %d things on record were left to act on (%v)", n, err)
 	}
 }

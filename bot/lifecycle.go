@@ -10,14 +10,21 @@ import (
 )
 
 // Start delivers job notifications and expires overdue approvals until ctx
-// ends. Call Recover first, before any event can arrive.
+// ends, and logs when what is on record is acted on (settled.go). Call
+// Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
 	b.inbox.release(b)
+	b.goAsync(func() { b.watchSettled(ctx) })
 	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
 	if b.Gate != nil {
 		b.goAsync(func() {
-			b.loop(ctx, 15*time.Second, b.expireAndFollowUp)
+			b.loop(ctx, 15*time.Second, func(ctx context.Context) {
+				b.expireAndFollowUp(ctx)
+				b.swept()
+			})
 		})
+	} else {
+		b.swept()
 	}
 	b.goAsync(func() { b.loop(ctx, time.Hour, b.forgetOldEvents) })
 }

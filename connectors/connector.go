@@ -272,6 +272,14 @@ type Shown struct {
 	Message Message
 }
 
+// ButtonFinder is a Connector that can find, among the newest messages of
+// d's thread, the bot's message showing a button (the web chat can). After
+// a crash that came between an approval card's post and the bot's record
+// of where it is, the bot finds the card there, to show its decision.
+type ButtonFinder interface {
+	FindButton(ctx context.Context, d Dest, actionID, value string) (ref Ref, ok bool, err error)
+}
+
 // UnfinishedLister is a Connector that keeps which of the bot's messages
 // are still being written (the web chat does). After a crash that came
 // between a post and the bot's record of it, the bot's recovery finds the

@@ -100,3 +100,14 @@ func (s *Store) DeliverNotification(ctx context.Context, id int64, platform stri
 	})
 	return eventID, wrap("deliver notification", err)
 }
+
+// Unsettled counts what is on record and not yet acted on: inbox events
+// not handed to their work, and decided approvals whose follow-up is not
+// done. 0 means a restart has acted on everything it found.
+func (s *Store) Unsettled(ctx context.Context) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM inbox WHERE done_at IS NULL)
+		+ (SELECT count(*) FROM approval_followups f JOIN approvals a ON a.id = f.approval_id
+		   WHERE f.done_at IS NULL AND a.state != 'pending')`).Scan(&n)
+	return n, wrap("unsettled", err)
+}
