@@ -7,6 +7,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // clockExec is an Executor for synctest bubbles: "sleep N" waits N
@@ -19,11 +22,11 @@ type clockExec struct {
 
 func (e *clockExec) Resolve(target string) ([]string, error) { return strings.Split(target, ","), nil }
 
-func (e *clockExec) Exec(ctx context.Context, hosts []string, command string, _ ExecOptions) []ExecResult {
+func (e *clockExec) Exec(ctx context.Context, names []string, command string, _ hosts.ExecOptions) []hosts.ExecResult {
 	e.mu.Lock()
 	e.ran = append(e.ran, command)
 	e.mu.Unlock()
-	r := ExecResult{Host: hosts[0], Stdout: "ok\n"}
+	r := hosts.ExecResult{Host: names[0], Stdout: "ok\n"}
 	if command == "sleep 30" {
 		select {
 		case <-time.After(30 * time.Second):
@@ -31,25 +34,25 @@ func (e *clockExec) Exec(ctx context.Context, hosts []string, command string, _ 
 			r.Killed, r.ExitCode, r.Signal = true, -1, "KILL"
 		}
 	}
-	return []ExecResult{r}
+	return []hosts.ExecResult{r}
 }
 
 // slowApprover approves after wait on the bubble's clock.
 type slowApprover struct{ wait time.Duration }
 
-func (s slowApprover) Approve(ctx context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error) {
-	pending(PendingApproval{ID: "ap1", Target: req.Target, Command: req.Command, ExpiresAt: time.Now().Add(15 * time.Minute)})
+func (s slowApprover) Approve(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Outcome, error) {
+	pending(approvals.Pending{ID: "ap1", Target: req.Target, Command: req.Command, ExpiresAt: time.Now().Add(15 * time.Minute)})
 	select {
 	case <-time.After(s.wait):
-		return ApprovalOutcome{Approved: true, State: "approved", DecidedBy: "bob"}, nil
+		return approvals.Outcome{Approved: true, State: "approved", DecidedBy: "bob"}, nil
 	case <-ctx.Done():
-		return ApprovalOutcome{State: "withdrawn"}, ctx.Err()
+		return approvals.Outcome{State: "withdrawn"}, ctx.Err()
 	}
 }
 
-func guarded(ex Executor, ap Approver) *Registry {
-	pol := fakePolicy{"uptime": Allow, "sleep 30": Allow, "touch /tmp/x": Approve}
-	return NewRegistry(&RunCommandTool{Guard: &Guard{Policy: pol, Approver: ap, Exec: ex}})
+func guarded(ex hosts.Executor, ap approvals.Approver) *Registry {
+	pol := fakePolicy{"uptime": approvals.Allow, "sleep 30": approvals.Allow, "touch /tmp/x": approvals.Approve}
+	return NewRegistry(&RunCommandTool{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
 }
 
 // An approval decided after 14 minutes still runs its command: time spent
@@ -130,8 +133,8 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 // up for a job that cannot start.
 func TestStartJobRefusesAGroupBeforeAsking(t *testing.T) {
 	t.Parallel()
-	ap := &fakeApprover{answer: ApprovalOutcome{Approved: true, State: "approved"}}
-	tool := &StartJobTool{Guard: &Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
+	ap := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
+	tool := &StartJobTool{Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
 	res := tool.Call(context.Background(), ToolCall{Name: "start_job", Emit: func(Event) {},
 		Input: []byte(`{"target":"web-1,web-2","command":"pg_dump app"}`)})
 	if !res.IsError || !strings.Contains(res.Content, "one host") {
@@ -150,14 +153,14 @@ type printingExec struct {
 
 func (e *printingExec) Resolve(target string) ([]string, error) { return []string{target}, nil }
 
-func (e *printingExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
-	opts.OnOutput(hosts[0], false, []byte("dumped users\n"))
+func (e *printingExec) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
+	opts.OnOutput(names[0], false, []byte("dumped users\n"))
 	close(e.printed)
 	select {
 	case <-e.release:
 	case <-ctx.Done():
 	}
-	return []ExecResult{{Host: hosts[0], Stdout: "dumped users\ndone\n"}}
+	return []hosts.ExecResult{{Host: names[0], Stdout: "dumped users\ndone\n"}}
 }
 
 // job_status shows what a running job printed so far.
@@ -165,9 +168,9 @@ func TestJobStatusShowsPartialOutput(t *testing.T) {
 	t.Parallel()
 	st, sess := testStore(t)
 	ex := &printingExec{release: make(chan struct{}), printed: make(chan struct{})}
-	jobs := &Jobs{Store: st, Exec: ex}
+	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
-	job, err := jobs.Start(sess, "local", "pg_dump app")
+	job, err := startJob(jobs, sess, "pg_dump app")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,235 +7,45 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opsbot/opsbot/store"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
-// Decision is the policy's verdict on a command: "allow", "approve" or
-// "deny", with the reasons. It is decided by code, never by the model.
-type Decision struct {
-	Action  string
-	Reasons []string
-	// ConnectPorts are the TCP ports of the network destinations an
-	// allowed command names: its sandbox lets it connect to those only.
-	ConnectPorts []uint16
+// Permitter decides whether a command may run, asking people when the
+// policy says so; *approvals.Guard is one.
+type Permitter interface {
+	Permit(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Permit, error)
 }
 
-// The policy actions.
-const (
-	Allow   = "allow"
-	Approve = "approve"
-	Deny    = "deny"
-)
+var _ Permitter = (*approvals.Guard)(nil)
 
-// Policy classifies a command for a host.
-type Policy interface {
-	Check(host, command string) Decision
-}
-
-// ApprovalRequest asks people to approve one command.
-type ApprovalRequest struct {
-	Target string
-	// Hosts is what Target resolved to: the approval binds these, so a
-	// group that changes meanwhile cannot widen it.
-	Hosts     []string
-	Command   string
-	Cwd       string
-	Reasons   []string
-	Session   SessionInfo
-	SessionID int64
-}
-
-// ApprovalOutcome is how a request ended.
-type ApprovalOutcome struct {
-	Approved  bool
-	State     string // approved, denied, expired
-	DecidedBy string
-}
-
-// Approver waits for people to decide on a request; pending is called once
-// the request is recorded, so the caller can show it.
-type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error)
-}
-
-// Confinement is how a command the Guard authorized runs on the bot's own
-// host. The zero value is the strict one: nobody approved the run, so it
-// runs in the sandbox (hosts.Sandbox) with no network.
-type Confinement struct {
-	// Approved says a person approved this run: it runs as the bot does,
-	// outside the sandbox.
-	Approved bool
-	// ConnectPorts are the TCP ports the policy let an unapproved command
-	// connect to (Decision.ConnectPorts).
-	ConnectPorts []uint16
-}
-
-// Permit is what the Guard lets run: on which hosts, and how confined.
-type Permit struct {
-	Hosts []string
-	Confinement
-}
-
-// ExecOptions tunes one command run.
-type ExecOptions struct {
-	// Confinement comes from the Guard's Permit, never from the model.
-	Confinement
-	Timeout time.Duration
-	Stdin   string
-	Dir     string
-	// Dir applies to the local host only; SSH hosts run in their login
-	// directory.
-	// OnOutput, when set, receives output as it arrives.
-	OnOutput func(host string, stderr bool, data []byte)
-}
-
-// ExecResult is one host's outcome.
-type ExecResult struct {
-	Host      string
-	ExitCode  int
-	Signal    string
-	Stdout    string
-	Stderr    string
-	Duration  time.Duration
-	Truncated bool
-	Killed    bool  // by the deadline or a cancel
-	Err       error // could not run at all (connect, auth, host key)
-}
-
-// Executor runs commands on hosts.
-type Executor interface {
-	// Resolve turns a target (NAME, group:NAME, a comma list) into hosts.
-	Resolve(target string) ([]string, error)
-	// Exec runs command on each host, concurrently, returning in host order.
-	Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult
-}
-
-// Guard puts every command the agent runs through the policy and, when the
-// policy says so, through people: the one path to an Executor.
-type Guard struct {
-	Policy   Policy
-	Approver Approver
-	Exec     Executor
-	// DirOnAllHosts says the caller runs commands in cwd on every host
-	// (opsbot hosts exec --dir), so approvals bind it for every target.
-	DirOnAllHosts bool
-	// Metrics counts the commands that do not run (denied, not
-	// approved); Metrics.Executor counts those that do. May be nil.
-	Metrics *Metrics
-}
-
-// errRefused is a refusal the model must read, not a failure.
-type errRefused struct{ msg string }
-
-func (e *errRefused) Error() string { return e.msg }
-
-// localHost is the built-in host that is the bot's own machine: the only
-// one where a working directory applies (ExecOptions.Dir).
-const localHost = "local"
-
-// Authorize resolves the target and decides: nil means the command may run
-// on the returned hosts now. The strictest decision over the hosts wins.
-// cwd is the directory the command will run in on the local host; it is
-// part of what an approval binds, and empty for other targets, where it
-// does not apply.
-func (g *Guard) Authorize(ctx context.Context, call ToolCall, target, command, cwd string) ([]string, error) {
-	p, err := g.Permit(ctx, call, target, command, cwd)
-	return p.Hosts, err
-}
-
-// Permit is Authorize that also says how the command must run: sandboxed
-// when the policy allowed it without a person, as the bot when a person
-// approved it. Pass its Confinement on in ExecOptions.
-func (g *Guard) Permit(ctx context.Context, call ToolCall, target, command, cwd string) (Permit, error) {
-	hosts, err := g.Exec.Resolve(target)
-	if err != nil {
-		return Permit{}, &errRefused{err.Error()}
-	}
-	if !g.DirOnAllHosts && (len(hosts) != 1 || hosts[0] != localHost) {
-		cwd = ""
-	}
-	d := g.decide(hosts, command)
-	switch d.Action {
-	case Allow:
-		return Permit{Hosts: hosts, Confinement: Confinement{ConnectPorts: d.ConnectPorts}}, nil
-	case Approve:
-		err := g.approve(ctx, call, target, hosts, command, cwd, d.Reasons)
-		if err != nil {
-			g.Metrics.refused(Approve, notApproved(ctx))
-		}
-		return Permit{Hosts: hosts, Confinement: Confinement{Approved: true}}, err
-	}
-	g.Metrics.refused(Deny, "refused")
-	return Permit{}, &errRefused{"denied by policy: " + strings.Join(d.Reasons, "; ")}
-}
-
-// notApproved is the result of a command that waited for people and did
-// not run: stopped while it waited, or not approved.
-func notApproved(ctx context.Context) string {
-	if ctx.Err() != nil {
-		return "cancelled"
-	}
-	return "not_approved"
-}
-
-func (g *Guard) decide(hosts []string, command string) Decision {
-	rank := map[string]int{Allow: 0, Approve: 1, Deny: 2}
-	worst := Decision{Action: Allow}
-	for _, h := range hosts {
-		d := g.Policy.Check(h, command)
-		if _, known := rank[d.Action]; !known {
-			d = Decision{Action: Deny, Reasons: []string{fmt.Sprintf("policy returned %q", d.Action)}}
-		}
-		if rank[d.Action] > rank[worst.Action] {
-			worst = d
-		}
-		if d.Action == Allow && worst.Action == Allow {
-			worst.ConnectPorts = append(worst.ConnectPorts, d.ConnectPorts...)
-		}
-	}
-	return worst
-}
-
-func (g *Guard) approve(ctx context.Context, call ToolCall, target string, hosts []string, command, cwd string, reasons []string) error {
-	if g.Approver == nil {
-		return &errRefused{"needs approval, and no one can approve here: " + strings.Join(reasons, "; ")}
-	}
-	req := ApprovalRequest{Target: target, Hosts: hosts, Command: command, Cwd: cwd, Reasons: reasons, Session: call.Session, SessionID: call.Session.ID}
-	// Time spent waiting for people is not the turn's: the card's expiry
-	// decides how long they have.
+// Authorize asks guard whether call may run command on target, in cwd on
+// the local host: the caller's session is the requester, and a request
+// that waits for people is shown as the call's ApprovalPending event. The
+// turn's clock stops meanwhile (the card's expiry, not the turn, decides
+// how long people have). The tools and the chat's `run` ask through it.
+func Authorize(ctx context.Context, guard Permitter, call ToolCall, target, command, cwd string) (approvals.Permit, error) {
 	done := waitingForPeople(ctx)
 	defer done()
-	out, err := g.Approver.Approve(ctx, req, func(p PendingApproval) {
+	req := approvals.CommandRequest{Target: target, Command: command, Cwd: cwd, Channel: call.Session.Channel, SessionID: call.Session.ID,
+		Requester: approvals.Person{Platform: call.Session.Platform, ID: call.Session.Requester}}
+	return guard.Permit(ctx, req, func(p approvals.Pending) {
 		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &errRefused{"approval failed: " + storeWords(err)}
-	}
-	if !out.Approved {
-		who := ""
-		if out.DecidedBy != "" {
-			who = " by " + out.DecidedBy
-		}
-		return &errRefused{fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
-	}
-	return nil
 }
 
 // refusal turns an Authorize error into the tool result the model reads.
 func refusal(err error) ToolResult {
-	var r *errRefused
+	var r *approvals.Refusal
 	if errors.As(err, &r) {
-		return ToolResult{Content: r.msg, IsError: true, Summary: r.msg}
+		return ToolResult{Content: r.Reason, IsError: true, Summary: r.Reason}
 	}
 	return Errorf("%v", err)
 }
 
 // RunCommandTool is `run_command`: a command on a target, through the guard.
 type RunCommandTool struct {
-	Guard *Guard
+	Guard *approvals.Guard
 	// MaxTimeout caps what the model may ask for (default 10m).
 	MaxTimeout time.Duration
 }
@@ -270,7 +80,7 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if strings.TrimSpace(in.Target) == "" || strings.TrimSpace(in.Command) == "" {
 		return Errorf("run_command needs a target and a command")
 	}
-	permit, err := t.Guard.Permit(ctx, call, in.Target, in.Command, call.Session.Cwd)
+	permit, err := Authorize(ctx, t.Guard, call, in.Target, in.Command, call.Session.Cwd)
 	if err != nil {
 		return refusal(err)
 	}
@@ -278,35 +88,11 @@ func (t *RunCommandTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if timeout == 0 {
 		timeout = time.Minute
 	}
-	results := t.Guard.Exec.Exec(ctx, permit.Hosts, in.Command, ExecOptions{Confinement: permit.Confinement, Timeout: timeout, Dir: call.Session.Cwd})
+	results := t.Guard.Exec.Exec(ctx, permit.Hosts, in.Command, hosts.ExecOptions{Confinement: permit.Confinement, Timeout: timeout, Dir: call.Session.Cwd})
 	res := formatResults(in.Command, results)
 	res.Runs = runsOf(in.Command, results)
 	for i := range res.Runs {
 		res.Runs[i].Approved = permit.Approved
 	}
 	return res
-}
-
-func status(r ExecResult) string {
-	s := fmt.Sprintf("exit %d in %s", r.ExitCode, r.Duration.Round(time.Millisecond))
-	if r.Signal != "" {
-		s = fmt.Sprintf("killed by %s after %s", r.Signal, r.Duration.Round(time.Millisecond))
-	}
-	if r.Killed {
-		s += " (timed out or cancelled)"
-	}
-	if r.Truncated {
-		s += ", output truncated"
-	}
-	return s
-}
-
-// storeWords is what a person is told of err: a write the database
-// refused says so in its own words, without the wrapping's prefixes.
-func storeWords(err error) string {
-	var u *store.Unavailable
-	if errors.As(err, &u) {
-		return u.Error()
-	}
-	return err.Error()
 }

@@ -5,21 +5,24 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // confinedExec records the confinement each run was given.
 type confinedExec struct {
 	mu   sync.Mutex
-	runs []Confinement
+	runs []hosts.Confinement
 }
 
 func (e *confinedExec) Resolve(target string) ([]string, error) { return []string{target}, nil }
 
-func (e *confinedExec) Exec(_ context.Context, hosts []string, _ string, opts ExecOptions) []ExecResult {
+func (e *confinedExec) Exec(_ context.Context, names []string, _ string, opts hosts.ExecOptions) []hosts.ExecResult {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.runs = append(e.runs, opts.Confinement)
-	return []ExecResult{{Host: hosts[0]}}
+	return []hosts.ExecResult{{Host: names[0]}}
 }
 
 // The confinement comes from the policy's decision, never from the model:
@@ -28,17 +31,17 @@ func (e *confinedExec) Exec(_ context.Context, hosts []string, _ string, opts Ex
 // and skill scripts alike.
 func TestConfinementFollowsTheDecision(t *testing.T) {
 	t.Parallel()
-	policy := policyFunc(func(_, command string) Decision {
+	policy := policyFunc(func(_, command string) approvals.HostDecision {
 		if command == "curl -s http://127.0.0.1:8080/" {
-			return Decision{Action: Allow, ConnectPorts: []uint16{8080}}
+			return approvals.HostDecision{Action: approvals.Allow, ConnectPorts: []uint16{8080}}
 		}
-		return Decision{Action: Approve, Reasons: []string{"changes things"}}
+		return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"changes things"}}
 	})
 	ex := &confinedExec{}
-	g := &Guard{Policy: policy, Approver: &fakeApprover{answer: ApprovalOutcome{Approved: true, State: "approved"}}, Exec: ex}
+	g := &approvals.Guard{Policy: policy, Approver: &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}, Exec: ex}
 	runCommand(t, g, "local", "curl -s http://127.0.0.1:8080/")
 	runCommand(t, g, "local", "touch /tmp/x")
-	want := []Confinement{{ConnectPorts: []uint16{8080}}, {Approved: true}}
+	want := []hosts.Confinement{{ConnectPorts: []uint16{8080}}, {Approved: true}}
 	if len(ex.runs) != 2 || ex.runs[0].Approved || !slices.Equal(ex.runs[0].ConnectPorts, want[0].ConnectPorts) || !ex.runs[1].Approved {
 		t.Errorf("confinements %+v, want %+v", ex.runs, want)
 	}
@@ -47,10 +50,10 @@ func TestConfinementFollowsTheDecision(t *testing.T) {
 // Over several hosts, the allowed ports of each host's decision add up.
 func TestPermitJoinsThePortsOfEachHost(t *testing.T) {
 	t.Parallel()
-	g := &Guard{Policy: policyFunc(func(host, _ string) Decision {
-		return Decision{Action: Allow, ConnectPorts: map[string][]uint16{"a": {80}, "b": {443}}[host]}
+	g := &approvals.Guard{Policy: policyFunc(func(host, _ string) approvals.HostDecision {
+		return approvals.HostDecision{Action: approvals.Allow, ConnectPorts: map[string][]uint16{"a": {80}, "b": {443}}[host]}
 	}), Exec: &shellExec{}}
-	p, err := g.Permit(context.Background(), ToolCall{}, "a,b", "curl x", "")
+	p, err := g.Permit(context.Background(), approvals.CommandRequest{Target: "a,b", Command: "curl x"}, nil)
 	if err != nil || p.Approved || !slices.Equal(p.ConnectPorts, []uint16{80, 443}) {
 		t.Errorf("permit %+v, %v; want unapproved with ports 80 and 443", p, err)
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // TurnEventKind is the kind of an event a turn reports to its caller.
@@ -37,7 +40,7 @@ type Event struct {
 	ToolID   string
 	Summary  string
 	IsError  bool
-	Approval *PendingApproval
+	Approval *approvals.Pending
 	// Runs are the commands a finished tool ran (ToolFinished), for
 	// people to see what ran where and how it ended.
 	Runs  []CommandRun
@@ -76,7 +79,7 @@ func (r CommandRun) ranBefore(what string) string {
 }
 
 // runsOf describes what a command's results were, for people.
-func runsOf(command string, results []ExecResult) []CommandRun {
+func runsOf(command string, results []hosts.ExecResult) []CommandRun {
 	runs := make([]CommandRun, len(results))
 	for i, r := range results {
 		runs[i] = CommandRun{Host: r.Host, Command: command, ExitCode: r.ExitCode, Signal: r.Signal, Duration: r.Duration,
@@ -86,20 +89,6 @@ func runsOf(command string, results []ExecResult) []CommandRun {
 		}
 	}
 	return runs
-}
-
-// PendingApproval describes a command waiting for a decision, for the
-// caller to show (an approval card, a terminal prompt).
-type PendingApproval struct {
-	ID        string
-	Target    string
-	Command   string
-	Reasons   []string
-	Requester string
-	ExpiresAt time.Time
-	// Reattached is set when the request existed already (a turn resumed
-	// after a restart): its card was posted then.
-	Reattached bool
 }
 
 type retryNoticeKey struct{}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // diagnostics are six commands and what each prints: about 1 KB each, a
@@ -21,8 +23,8 @@ func diagnostics() ([]string, map[string]string) {
 	return cmds, out
 }
 
-func investigator(p agent.Provider, h agent.History, ex agent.Executor) *agent.Agent {
-	guard := &agent.Guard{Policy: policy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
+func investigator(p agent.Provider, h agent.History, ex hosts.Executor) *agent.Agent {
+	guard := &approvals.Guard{Policy: policy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
 	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 }
 

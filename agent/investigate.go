@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/opsbot/opsbot/store"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
 )
 
 // TailFileTool is `tail_file`: the end of a file on a host, capped, run
 // as `tail -c` through the same guard as run_command.
-type TailFileTool struct{ Guard *Guard }
+type TailFileTool struct{ Guard *approvals.Guard }
 
 // maxTailBytes caps what tail_file reads.
 const maxTailBytes = 64 << 10
@@ -57,7 +60,7 @@ func (t *TailFileTool) Call(ctx context.Context, call ToolCall) ToolResult {
 
 // PolicyCheckTool is `policy_check`: what the policy would decide for a
 // command on a target, without running it.
-type PolicyCheckTool struct{ Guard *Guard }
+type PolicyCheckTool struct{ Guard *approvals.Guard }
 
 // Spec describes the tool.
 func (*PolicyCheckTool) Spec() ToolSpec {
@@ -72,24 +75,24 @@ func (t *PolicyCheckTool) Call(_ context.Context, call ToolCall) ToolResult {
 	if err := decodeInput(call, &in); err != nil {
 		return Errorf("%v", err)
 	}
-	hosts, err := t.Guard.Exec.Resolve(in.Target)
+	hs, err := t.Guard.Exec.Resolve(in.Target)
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	d := t.Guard.decide(hosts, in.Command)
-	words := map[string]string{Allow: "runs at once", Approve: "waits for a person to approve it", Deny: "is refused"}[d.Action]
+	d := t.Guard.Decide(hs, in.Command)
+	words := map[approvals.Action]string{approvals.Allow: "runs at once", approvals.Approve: "waits for a person to approve it", approvals.Deny: "is refused"}[d.Action]
 	msg := fmt.Sprintf("`%s` on %s %s", in.Command, in.Target, words)
 	if len(d.Reasons) > 0 {
 		msg += ": " + strings.Join(d.Reasons, "; ")
 	}
-	return ToolResult{Content: msg, Summary: d.Action}
+	return ToolResult{Content: msg, Summary: d.Action.String()}
 }
 
 // CancelJobTool is `cancel_job`: stop a background job of this
 // conversation.
 type CancelJobTool struct {
 	Store *store.Store
-	Jobs  *Jobs
+	Jobs  *hosts.Jobs
 }
 
 // Spec describes the tool.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
 func TestTurnDispatchesToolsAndPersistsEachStep(t *testing.T) {
@@ -430,8 +432,8 @@ func TestSkillScriptApprovalShowsItsStdin(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "db", "Runs SQL.", map[string]string{"sql.sh": "#!/bin/sh\ncat\n"})
 	skills, _ := LoadSkills([]string{root})
-	ap := &fakeApprover{answer: ApprovalOutcome{State: "denied"}}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
+	ap := &fakeApprover{answer: approvals.Outcome{State: "denied"}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
 	tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Emit: func(Event) {},
 		Input: []byte(`{"skill":"db","script":"sql.sh","stdin":"DROP TABLE users;"}`)})
 	if len(ap.request) != 1 || !strings.Contains(ap.request[0].Command, "<<< 'DROP TABLE users;'") {

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // Metrics are the agent's Prometheus collectors: its model requests and
@@ -109,7 +112,7 @@ func (m *Metrics) meter(ctx context.Context, name string, events iter.Seq[Stream
 // Executor wraps e so that each host's run of a command is counted: as
 // decision "approve" when a person approved it (Confinement.Approved),
 // else "allow". On a nil *Metrics it returns e.
-func (m *Metrics) Executor(e Executor) Executor {
+func (m *Metrics) Executor(e hosts.Executor) hosts.Executor {
 	if m == nil || e == nil {
 		return e
 	}
@@ -118,19 +121,19 @@ func (m *Metrics) Executor(e Executor) Executor {
 
 // meteredExecutor is the Executor Metrics.Executor returns.
 type meteredExecutor struct {
-	Executor
+	hosts.Executor
 	m *Metrics
 }
 
-var _ Executor = meteredExecutor{}
+var _ hosts.Executor = meteredExecutor{}
 
 // Exec runs the command and counts each host's result.
-func (e meteredExecutor) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
-	decision := Allow
+func (e meteredExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
+	decision := approvals.Allow.String()
 	if opts.Approved {
-		decision = Approve
+		decision = approvals.Approve.String()
 	}
-	results := e.Executor.Exec(ctx, hosts, command, opts)
+	results := e.Executor.Exec(ctx, names, command, opts)
 	for _, r := range results {
 		e.m.commands.WithLabelValues(decision, commandResult(ctx, r)).Inc()
 		if r.Err == nil {
@@ -141,7 +144,7 @@ func (e meteredExecutor) Exec(ctx context.Context, hosts []string, command strin
 }
 
 // commandResult names how one host's run ended.
-func commandResult(ctx context.Context, r ExecResult) string {
+func commandResult(ctx context.Context, r hosts.ExecResult) string {
 	switch {
 	case ctx.Err() != nil || errors.Is(r.Err, context.Canceled):
 		return "cancelled"
@@ -155,12 +158,12 @@ func commandResult(ctx context.Context, r ExecResult) string {
 	return "ok"
 }
 
-// refused counts a command that did not run: the policy denied it
+// Refused counts a command that did not run: the policy denied it
 // ("deny", "refused"), or people did not approve it ("approve",
-// "not_approved").
-func (m *Metrics) refused(decision, result string) {
+// "not_approved"). It is the Guard's approvals.RefusalCounter.
+func (m *Metrics) Refused(decision approvals.Action, result string) {
 	if m == nil {
 		return
 	}
-	m.commands.WithLabelValues(decision, result).Inc()
+	m.commands.WithLabelValues(decision.String(), result).Inc()
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 func newTestMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
@@ -64,13 +67,13 @@ opsbot_model_tokens_total{direction="out",provider="anthropic"} 10
 func TestMetricsCountCommandsByDecisionAndResult(t *testing.T) {
 	t.Parallel()
 	m, reg := newTestMetrics(t)
-	approver := &fakeApprover{answer: ApprovalOutcome{Approved: true, State: "approved"}}
-	g := &Guard{Policy: fakePolicy{"true": Allow, "false": Allow, "rm -rf /": Deny}, Approver: approver,
-		Exec: m.Executor(&shellExec{}), Metrics: m}
+	approver := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
+	g := &approvals.Guard{Policy: fakePolicy{"true": approvals.Allow, "false": approvals.Allow, "rm -rf /": approvals.Deny}, Approver: approver,
+		Exec: m.Executor(&shellExec{}), Refusals: m}
 	runCommand(t, g, "local", "true")
 	runCommand(t, g, "local", "false")
 	runCommand(t, g, "local", "touch /dev/null")
-	approver.answer = ApprovalOutcome{State: "denied", DecidedBy: "bob"}
+	approver.answer = approvals.Outcome{State: "denied", DecidedBy: "bob"}
 	runCommand(t, g, "local", "touch /dev/null")
 	runCommand(t, g, "local", "rm -rf /")
 	want := `
@@ -98,10 +101,10 @@ func TestNilMetricsChangeNothing(t *testing.T) {
 		t.Error("nil metrics wrapped the provider")
 	}
 	e := &shellExec{}
-	if m.Executor(e) != Executor(e) {
+	if m.Executor(e) != hosts.Executor(e) {
 		t.Error("nil metrics wrapped the executor")
 	}
-	m.refused(Deny, "refused") // no panic
+	m.Refused(approvals.Deny, "refused") // no panic
 }
 
 // histogramCount sums the sample counts of every series of a histogram.

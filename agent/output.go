@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // maxToolResult caps what one command's results hand the model, all hosts
@@ -18,7 +20,7 @@ const (
 // command, as data that is not to be obeyed; a fan-out starts with one
 // line per host, so the model sees every host's outcome even when the
 // outputs are cut to their head and tail.
-func formatResults(command string, results []ExecResult) ToolResult {
+func formatResults(command string, results []hosts.ExecResult) ToolResult {
 	var b strings.Builder
 	failed := 0
 	for _, r := range results {
@@ -47,7 +49,7 @@ func formatResults(command string, results []ExecResult) ToolResult {
 }
 
 // writeOutput writes one host's output, framed, cut to share bytes.
-func writeOutput(b *strings.Builder, command string, r ExecResult, share int) {
+func writeOutput(b *strings.Builder, command string, r hosts.ExecResult, share int) {
 	fmt.Fprintf(b, "<output host=%q command=%q>\n", r.Host, command)
 	if r.Err != nil {
 		fmt.Fprintf(b, "(could not run: %v)\n", r.Err)
@@ -66,11 +68,11 @@ func writeOutput(b *strings.Builder, command string, r ExecResult, share int) {
 }
 
 // hostStatus is one host's outcome in a few words.
-func hostStatus(r ExecResult) string {
+func hostStatus(r hosts.ExecResult) string {
 	if r.Err != nil {
 		return "error: " + r.Err.Error()
 	}
-	return status(r)
+	return r.Status()
 }
 
 // headTail keeps the first and last halves of n bytes of s, marking the

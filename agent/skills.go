@@ -12,6 +12,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // Skill is a folder holding SKILL.md: a name and description the system
@@ -122,7 +125,7 @@ func (t *LoadSkillTool) Call(_ context.Context, call ToolCall) ToolResult {
 // on the local host, through the same guard as every command.
 type RunSkillScriptTool struct {
 	Skills  []Skill
-	Guard   *Guard
+	Guard   *approvals.Guard
 	Timeout time.Duration // default 60s
 }
 
@@ -160,17 +163,17 @@ func (t *RunSkillScriptTool) Call(ctx context.Context, call ToolCall) ToolResult
 	if in.Stdin != "" {
 		approved += " <<< " + shellQuote([]string{in.Stdin})
 	}
-	permit, err := t.Guard.Permit(ctx, call, "local", approved, s.Dir)
+	permit, err := Authorize(ctx, t.Guard, call, "local", approved, s.Dir)
 	if err != nil {
 		return refusal(err)
 	}
-	r := t.Guard.Exec.Exec(ctx, permit.Hosts, command, ExecOptions{Confinement: permit.Confinement, Timeout: orDefault(t.Timeout, time.Minute), Stdin: in.Stdin, Dir: s.Dir})[0]
+	r := t.Guard.Exec.Exec(ctx, permit.Hosts, command, hosts.ExecOptions{Confinement: permit.Confinement, Timeout: orDefault(t.Timeout, time.Minute), Stdin: in.Stdin, Dir: s.Dir})[0]
 	if r.Err != nil {
 		return Errorf("could not run %s: %v", in.Script, r.Err)
 	}
 	content := fmt.Sprintf("exit_code: %d\nduration: %s\nkilled: %t\n--- stdout ---\n%s\n--- stderr ---\n%s",
 		r.ExitCode, r.Duration.Round(time.Millisecond), r.Killed, r.Stdout, r.Stderr)
-	return ToolResult{Content: content, IsError: r.ExitCode != 0 || r.Killed, Summary: status(r)}
+	return ToolResult{Content: content, IsError: r.ExitCode != 0 || r.Killed, Summary: r.Status()}
 }
 
 // confine resolves script inside dir, following symlinks, and refuses

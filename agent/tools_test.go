@@ -10,31 +10,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
 // fakePolicy decides by a table of commands; the rest is approve.
-type fakePolicy map[string]string
+type fakePolicy map[string]approvals.Action
 
-func (p fakePolicy) Check(_, command string) Decision {
+func (p fakePolicy) Check(_, command string) approvals.HostDecision {
 	if a, ok := p[command]; ok {
-		return Decision{Action: a, Reasons: []string{"rule for " + command}}
+		return approvals.HostDecision{Action: a, Reasons: []string{"rule for " + command}}
 	}
-	return Decision{Action: Approve, Reasons: []string{"not known to be read-only"}}
+	return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"not known to be read-only"}}
 }
 
 // fakeApprover answers every request the same way and records them.
 type fakeApprover struct {
 	mu      sync.Mutex
-	answer  ApprovalOutcome
-	request []ApprovalRequest
+	answer  approvals.Outcome
+	request []approvals.CommandRequest
 }
 
-func (f *fakeApprover) Approve(_ context.Context, req ApprovalRequest, pending func(PendingApproval)) (ApprovalOutcome, error) {
+func (f *fakeApprover) Approve(_ context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Outcome, error) {
 	f.mu.Lock()
 	f.request = append(f.request, req)
 	f.mu.Unlock()
-	pending(PendingApproval{ID: "ap1", Target: req.Target, Command: req.Command, Reasons: req.Reasons})
+	pending(approvals.Pending{ID: "ap1", Target: req.Target, Command: req.Command, Reasons: req.Reasons})
 	return f.answer, nil
 }
 
@@ -49,9 +51,9 @@ func (e *shellExec) Resolve(target string) ([]string, error) {
 	return strings.Split(target, ","), nil
 }
 
-func (e *shellExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
-	var out []ExecResult
-	for _, h := range hosts {
+func (e *shellExec) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
+	var out []hosts.ExecResult
+	for _, h := range names {
 		e.mu.Lock()
 		e.ran = append(e.ran, h+": "+command)
 		e.mu.Unlock()
@@ -61,7 +63,7 @@ func (e *shellExec) Exec(ctx context.Context, hosts []string, command string, op
 		var so, se strings.Builder
 		cmd.Stdout, cmd.Stderr = &so, &se
 		err := cmd.Run()
-		r := ExecResult{Host: h, Stdout: so.String(), Stderr: se.String(), Duration: time.Since(start)}
+		r := hosts.ExecResult{Host: h, Stdout: so.String(), Stderr: se.String(), Duration: time.Since(start)}
 		if ee, ok := err.(*exec.ExitError); ok {
 			r.ExitCode = ee.ExitCode()
 		} else if err != nil {
@@ -86,8 +88,8 @@ type gatedExec struct {
 	release chan struct{}
 }
 
-func (e *gatedExec) Exec(ctx context.Context, hosts []string, command string, opts ExecOptions) []ExecResult {
-	res := e.shellExec.Exec(ctx, hosts, command, opts)
+func (e *gatedExec) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
+	res := e.shellExec.Exec(ctx, names, command, opts)
 	select {
 	case <-e.release:
 	case <-ctx.Done():
@@ -95,12 +97,13 @@ func (e *gatedExec) Exec(ctx context.Context, hosts []string, command string, op
 	return res
 }
 
-// waitJobs waits until every job started so far has ended and its end
-// (state, notification) is recorded; it does not cancel them, as Close
-// does.
-func waitJobs(j *Jobs) { j.wg.Wait() }
+// startJob starts command as a job of sess on the local host, in the
+// session's directory, confined as nobody approved it.
+func startJob(j *hosts.Jobs, sess SessionInfo, command string) (store.Job, error) {
+	return j.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
+}
 
-func runCommand(t *testing.T, g *Guard, target, command string) (ToolResult, []Event) {
+func runCommand(t *testing.T, g *approvals.Guard, target, command string) (ToolResult, []Event) {
 	t.Helper()
 	rec := &recorder{}
 	tool := &RunCommandTool{Guard: g}
@@ -111,18 +114,18 @@ func runCommand(t *testing.T, g *Guard, target, command string) (ToolResult, []E
 
 func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 	t.Parallel()
-	policy := fakePolicy{"echo hi": Allow, "rm -rf /tmp/x": Approve, "mkfs /dev/sda": Deny}
+	policy := fakePolicy{"echo hi": approvals.Allow, "rm -rf /tmp/x": approvals.Approve, "mkfs /dev/sda": approvals.Deny}
 	cases := []struct {
 		name, command string
-		answer        ApprovalOutcome
+		answer        approvals.Outcome
 		wantRun       bool
 		wantIn        string
 	}{
-		{"allowed runs at once", "echo hi", ApprovalOutcome{}, true, "hi\n"},
-		{"denied by policy never asks", "mkfs /dev/sda", ApprovalOutcome{}, false, "denied by policy: rule for mkfs /dev/sda"},
-		{"approval denied", "rm -rf /tmp/x", ApprovalOutcome{State: "denied", DecidedBy: "bob"}, false, "was denied by bob"},
-		{"approval expired", "rm -rf /tmp/x", ApprovalOutcome{State: "expired"}, false, "was expired"},
-		{"approved runs", "rm -rf /tmp/x", ApprovalOutcome{Approved: true, State: "approved", DecidedBy: "bob"}, true, "exit 0"},
+		{"allowed runs at once", "echo hi", approvals.Outcome{}, true, "hi\n"},
+		{"denied by policy never asks", "mkfs /dev/sda", approvals.Outcome{}, false, "denied by policy: rule for mkfs /dev/sda"},
+		{"approval denied", "rm -rf /tmp/x", approvals.Outcome{State: "denied", DecidedBy: "bob"}, false, "was denied by bob"},
+		{"approval expired", "rm -rf /tmp/x", approvals.Outcome{State: "expired"}, false, "was expired"},
+		{"approved runs", "rm -rf /tmp/x", approvals.Outcome{Approved: true, State: "approved", DecidedBy: "bob"}, true, "exit 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,7 +136,7 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 			if strings.HasPrefix(cmd, "rm") {
 				cmd = "rm -rf /tmp/x"
 			}
-			res, events := runCommand(t, &Guard{Policy: policy, Approver: ap, Exec: ex}, "local", cmd)
+			res, events := runCommand(t, &approvals.Guard{Policy: policy, Approver: ap, Exec: ex}, "local", cmd)
 			if ran := len(ex.commands()) > 0; ran != c.wantRun {
 				t.Errorf("ran = %v; want %v (%+v)", ran, c.wantRun, res)
 			}
@@ -141,10 +144,10 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 				t.Errorf("result %q does not contain %q", res.Content, c.wantIn)
 			}
 			asked := len(ap.request) > 0
-			if wantAsk := policy.Check("", cmd).Action == Approve; asked != wantAsk {
+			if wantAsk := policy.Check("", cmd).Action == approvals.Approve; asked != wantAsk {
 				t.Errorf("asked for approval = %v; want %v", asked, wantAsk)
 			}
-			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Session.Requester != "alice") {
+			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Requester.ID != "alice") {
 				t.Errorf("no ApprovalPending event or wrong requester: %+v %+v", events, ap.request)
 			}
 		})
@@ -154,25 +157,27 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 func TestGuardTakesTheStrictestDecisionOverHosts(t *testing.T) {
 	t.Parallel()
 	ex := &shellExec{}
-	g := &Guard{Policy: policyFunc(func(host, _ string) Decision {
+	g := &approvals.Guard{Policy: policyFunc(func(host, _ string) approvals.HostDecision {
 		if host == "db-1" {
-			return Decision{Action: Deny, Reasons: []string{"db hosts are off limits"}}
+			return approvals.HostDecision{Action: approvals.Deny, Reasons: []string{"db hosts are off limits"}}
 		}
-		return Decision{Action: Allow}
+		return approvals.HostDecision{Action: approvals.Allow}
 	}), Exec: ex}
 	res, _ := runCommand(t, g, "web-1,db-1", "uptime")
 	if !res.IsError || !strings.Contains(res.Content, "off limits") || len(ex.commands()) != 0 {
 		t.Errorf("one denied host did not stop the run: %+v, ran %v", res, ex.commands())
 	}
-	g.Policy = policyFunc(func(string, string) Decision { return Decision{Action: "maybe"} })
+	g.Policy = policyFunc(func(string, string) approvals.HostDecision {
+		return approvals.HostDecision{Action: approvals.Action(7)}
+	})
 	if res, _ := runCommand(t, g, "web-1", "uptime"); !res.IsError || len(ex.commands()) != 0 {
 		t.Errorf("an unknown policy action was not treated as deny: %+v", res)
 	}
 }
 
-type policyFunc func(host, command string) Decision
+type policyFunc func(host, command string) approvals.HostDecision
 
-func (f policyFunc) Check(host, command string) Decision { return f(host, command) }
+func (f policyFunc) Check(host, command string) approvals.HostDecision { return f(host, command) }
 
 func writeSkill(t *testing.T, root, name, body string, scripts map[string]string) {
 	t.Helper()
@@ -210,7 +215,7 @@ func TestSkillsLoadOnDemandAndScriptsStayConfined(t *testing.T) {
 	}
 
 	ex := &shellExec{}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: policyFunc(func(string, string) Decision { return Decision{Action: Allow} }), Exec: ex}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}}
 	call := func(input string) ToolResult {
 		return tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(Event) {}})
 	}
@@ -235,8 +240,8 @@ func TestSkillScriptsGoThroughThePolicy(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "fix", "Fixes things.", map[string]string{"fix.sh": "#!/bin/sh\ntouch /tmp/should-not-exist\n"})
 	skills, _ := LoadSkills([]string{root})
-	ex, ap := &shellExec{}, &fakeApprover{answer: ApprovalOutcome{State: "denied", DecidedBy: "bob"}}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
+	ex, ap := &shellExec{}, &fakeApprover{answer: approvals.Outcome{State: "denied", DecidedBy: "bob"}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
 	res := tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(Event) {}})
 	if !res.IsError || len(ex.commands()) != 0 || len(ap.request) != 1 {
 		t.Errorf("a script the policy wants approved ran without it: %+v", res)
@@ -257,9 +262,9 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
 	st, sess := testStore(t)
 	ex := &gatedExec{release: make(chan struct{})}
-	jobs := &Jobs{Store: st, Exec: ex}
+	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
-	guard := &Guard{Policy: policyFunc(func(string, string) Decision { return Decision{Action: Allow} }), Exec: ex}
+	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}
 	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
 		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
 		say("Started."),
@@ -275,7 +280,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 		t.Fatalf("notifications before the job ended: %+v", notes)
 	}
 	close(ex.release)
-	waitJobs(jobs)
+	jobs.Wait()
 	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
 		t.Fatalf("%d notifications waiting after the job ended; want 1: %+v", len(notes), notes)
 	}
@@ -303,100 +308,20 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	}
 }
 
-func TestJobsCancelAndClose(t *testing.T) {
-	t.Parallel()
-	st, sess := testStore(t)
-	jobs := &Jobs{Store: st, Exec: &shellExec{}}
-	job, err := jobs.Start(sess, "local", "sleep 600")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !jobs.Cancel(job.ID) {
-		t.Fatal("Cancel found no running job")
-	}
-	jobs.Close()
-	jobs.Close() // twice is safe
-	got, _ := st.Job(context.Background(), job.ID)
-	if got.State != store.JobCancelled {
-		t.Errorf("state = %s; want cancelled", got.State)
-	}
-	// The notice says what the store says, and why; not "failed".
-	if note := jobNote(t, st, job.ID); note != "job 1 (`sleep 600` on local) was cancelled: stopped on request" {
-		t.Errorf("notice = %q", note)
-	}
-	other, err := (&Jobs{Store: st, Exec: &shellExec{}}).startAndClose(sess, "sleep 601")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if note, want := jobNote(t, st, other.ID), "was cancelled: opsbot was shutting down"; !strings.Contains(note, want) {
-		t.Errorf("notice after a shutdown = %q; want %q", note, want)
-	}
-	if _, err := jobs.Start(sess, "local", "true"); err == nil {
-		t.Error("a job started after Close")
-	}
-}
-
-func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
-	t.Parallel()
-	st, sess := testStore(t)
-	sess.Cwd = t.TempDir()
-	ex := &shellExec{}
-	jobs := &Jobs{Store: st, Exec: ex}
-	job, err := jobs.Start(sess, "local", "pwd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jobs.Close()
-	waitJobs(jobs)
-	got, _ := st.Job(context.Background(), job.ID)
-	if got.State == store.JobRunning {
-		t.Fatal("the job's end was not recorded")
-	}
-	if strings.TrimSpace(got.OutputTail) != sess.Cwd {
-		t.Errorf("job ran in %q; want the session's directory %q", got.OutputTail, sess.Cwd)
-	}
-}
-
 func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
 	t.Parallel()
-	ap := &fakeApprover{answer: ApprovalOutcome{State: "denied"}}
-	g := &Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}
+	ap := &fakeApprover{answer: approvals.Outcome{State: "denied"}}
+	g := &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}
 	call := ToolCall{Name: "run_command", Emit: func(Event) {}, Session: SessionInfo{Cwd: "/srv/session"}}
-	g.Authorize(context.Background(), call, "local", "touch x", "/srv/session")
-	g.Authorize(context.Background(), call, "web-1", "touch x", "/srv/session")
+	Authorize(context.Background(), g, call, "local", "touch x", "/srv/session")
+	Authorize(context.Background(), g, call, "web-1", "touch x", "/srv/session")
 	g.DirOnAllHosts = true
-	g.Authorize(context.Background(), call, "web-1", "touch x", "/srv/session")
+	Authorize(context.Background(), g, call, "web-1", "touch x", "/srv/session")
 	if got := []string{ap.request[0].Cwd, ap.request[1].Cwd, ap.request[2].Cwd}; got[0] != "/srv/session" || got[1] != "" || got[2] != "/srv/session" {
 		t.Errorf("approval directories = %q", got)
 	}
-	g.Authorize(context.Background(), call, "web-2,web-1", "touch x", "")
+	Authorize(context.Background(), g, call, "web-2,web-1", "touch x", "")
 	if h := ap.request[3].Hosts; len(h) != 2 || h[0] != "web-2" || h[1] != "web-1" {
 		t.Errorf("the request does not carry the resolved hosts: %q", h)
 	}
-}
-
-// startAndClose starts a job and shuts the Jobs down under it.
-func (j *Jobs) startAndClose(sess SessionInfo, command string) (store.Job, error) {
-	job, err := j.Start(sess, "local", command)
-	if err != nil {
-		return job, err
-	}
-	j.Close()
-	return j.Store.Job(context.Background(), job.ID)
-}
-
-// jobNote is the notification a job's end left.
-func jobNote(t *testing.T, st *store.Store, id int64) string {
-	t.Helper()
-	notes, err := st.UndeliveredNotifications(context.Background(), 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range notes {
-		if n.JobID == id {
-			return n.Text
-		}
-	}
-	t.Fatalf("job %d left no notification", id)
-	return ""
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/opsbot/opsbot/agent/anthropic"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/openai"
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -171,9 +173,9 @@ func (f *fleet) Resolve(target string) ([]string, error) {
 	return strings.Split(target, ","), nil
 }
 
-func (f *fleet) Exec(ctx context.Context, hosts []string, command string, _ agent.ExecOptions) []agent.ExecResult {
-	out := make([]agent.ExecResult, len(hosts))
-	for i, h := range hosts {
+func (f *fleet) Exec(ctx context.Context, names []string, command string, _ hosts.ExecOptions) []hosts.ExecResult {
+	out := make([]hosts.ExecResult, len(names))
+	for i, h := range names {
 		f.mu.Lock()
 		f.ran = append(f.ran, h+": "+command)
 		during := f.during
@@ -181,7 +183,7 @@ func (f *fleet) Exec(ctx context.Context, hosts []string, command string, _ agen
 		if during != nil {
 			during(ctx, command)
 		}
-		out[i] = agent.ExecResult{Host: h, Stdout: f.outputs[command]}
+		out[i] = hosts.ExecResult{Host: h, Stdout: f.outputs[command]}
 		if ctx.Err() != nil {
 			out[i].Killed, out[i].ExitCode, out[i].Signal = true, -1, "KILL"
 		}
@@ -198,13 +200,13 @@ func (f *fleet) runs() []string {
 // policy approves commands starting with one of risky, allows the rest.
 type policy struct{ risky []string }
 
-func (p policy) Check(_, command string) agent.Decision {
+func (p policy) Check(_, command string) approvals.HostDecision {
 	for _, r := range p.risky {
 		if strings.HasPrefix(command, r) {
-			return agent.Decision{Action: agent.Approve, Reasons: []string{"changes the system"}}
+			return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"changes the system"}}
 		}
 	}
-	return agent.Decision{Action: agent.Allow}
+	return approvals.HostDecision{Action: approvals.Allow}
 }
 
 // approver approves after wait runs (nil: at once).
@@ -212,14 +214,14 @@ type approver struct {
 	wait func(ctx context.Context) error
 }
 
-func (a approver) Approve(ctx context.Context, req agent.ApprovalRequest, pending func(agent.PendingApproval)) (agent.ApprovalOutcome, error) {
-	pending(agent.PendingApproval{ID: "1", Target: req.Target, Command: req.Command})
+func (a approver) Approve(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Outcome, error) {
+	pending(approvals.Pending{ID: "1", Target: req.Target, Command: req.Command})
 	if a.wait != nil {
 		if err := a.wait(ctx); err != nil {
-			return agent.ApprovalOutcome{State: "withdrawn"}, err
+			return approvals.Outcome{State: "withdrawn"}, err
 		}
 	}
-	return agent.ApprovalOutcome{Approved: true, State: "approved", DecidedBy: "bob"}, nil
+	return approvals.Outcome{Approved: true, State: "approved", DecidedBy: "bob"}, nil
 }
 
 // sqliteSession opens a real SQLite file with one session in it.

@@ -1,6 +1,8 @@
 // Package approvals decides whether a command may run: a policy classifies
 // every simple command of its shell syntax tree, and a Gate collects votes on
-// commands that need a human to approve them.
+// commands that need a human to approve them. The Guard puts both in front
+// of a hosts.Executor: the agent's tools, the chat's `run`, and `opsbot
+// hosts exec` ask it before anything runs.
 //
 // The classifier reads a command as the programs that will run it read it:
 //   - the command line in the dialect of the shell that runs it

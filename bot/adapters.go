@@ -17,7 +17,7 @@ import (
 )
 
 // FleetExecutor runs the agent's and the chat commands' commands on the
-// fleet: it is the agent.Executor of a real deployment.
+// fleet: it is the hosts.Executor of a real deployment.
 type FleetExecutor struct {
 	Fleet *hosts.Fleet
 	// StreamLimit caps what is kept of stdout and of stderr each (default
@@ -29,7 +29,7 @@ type FleetExecutor struct {
 	Redactor *redact.Redactor
 }
 
-var _ agent.Executor = (*FleetExecutor)(nil)
+var _ hosts.Executor = (*FleetExecutor)(nil)
 
 // Resolve turns a target into host names.
 func (e *FleetExecutor) Resolve(target string) ([]string, error) {
@@ -45,7 +45,7 @@ func (e *FleetExecutor) Resolve(target string) ([]string, error) {
 }
 
 // Exec runs command on the hosts through hosts.RunMany.
-func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string, opts agent.ExecOptions) []agent.ExecResult {
+func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	var hs []hosts.Host
 	for _, n := range names {
 		if h, ok := e.Fleet.Inventory.Lookup(n); ok {
@@ -87,15 +87,15 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 		o[0].Flush()
 		o[1].Flush()
 	}
-	out := make([]agent.ExecResult, len(results))
+	out := make([]hosts.ExecResult, len(results))
 	for i, r := range results {
 		s := streams[r.Host.Name]
-		out[i] = agent.ExecResult{Host: r.Host.Name, ExitCode: r.Result.ExitCode, Signal: r.Result.Signal, Duration: r.Result.Duration,
+		out[i] = hosts.ExecResult{Host: r.Host.Name, ExitCode: r.Result.ExitCode, Signal: r.Result.Signal, Duration: r.Result.Duration,
 			Stdout: s[0].String(), Stderr: s[1].String(), Truncated: r.Result.Truncated || s[0].cut || s[1].cut,
 			Killed: r.Result.TimedOut || errors.Is(r.Err, context.Canceled), Err: r.Err}
 	}
 	if len(names) != len(hs) {
-		out = append(out, agent.ExecResult{Host: strings.Join(names, ","), ExitCode: -1, Err: errors.New("unknown host")})
+		out = append(out, hosts.ExecResult{Host: strings.Join(names, ","), ExitCode: -1, Err: errors.New("unknown host")})
 	}
 	return out
 }
@@ -149,23 +149,23 @@ func (t *tailBuffer) String() string {
 	return string(t.head) + string(t.buf)
 }
 
-// PolicyChecker is the agent.Policy of a real deployment: the approvals
+// PolicyChecker is the approvals.HostPolicy of a real deployment: the approvals
 // policy, told each host's groups.
 type PolicyChecker struct {
 	Policy    *approvals.Policy
 	Inventory *hosts.Inventory
 }
 
-var _ agent.Policy = PolicyChecker{}
+var _ approvals.HostPolicy = PolicyChecker{}
 
 // Check classifies command for host.
-func (p PolicyChecker) Check(host, command string) agent.Decision {
+func (p PolicyChecker) Check(host, command string) approvals.HostDecision {
 	t := approvals.Target{Host: host}
 	if h, ok := p.Inventory.Lookup(host); ok {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
-	return agent.Decision{Action: d.Action.String(), Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
+	return approvals.HostDecision{Action: d.Action, Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
 }
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it
@@ -178,7 +178,7 @@ type ApprovalUse interface {
 	FinishFollowUp(ctx context.Context, approvalID string) (bool, error)
 }
 
-// GateApprover is the agent.Approver of a real deployment: requests go
+// GateApprover is the approvals.Approver of a real deployment: requests go
 // through the approvals Gate, so every decision is recorded and audited,
 // and each approval allows exactly one run.
 type GateApprover struct {
@@ -193,14 +193,14 @@ type GateApprover struct {
 	Groups func(host string) []string
 }
 
-var _ agent.Approver = GateApprover{}
+var _ approvals.Approver = GateApprover{}
 
 // Approve re-attaches to a request for exactly this command that is still
 // pending or was approved and not yet used (a turn resumed after a
 // restart), or opens a new one; it reports the request as pending and
 // waits for its decision. The command may run only when the decision
 // allows exactly this request and this call claimed it.
-func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pending func(agent.PendingApproval)) (agent.ApprovalOutcome, error) {
+func (g GateApprover) Approve(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Outcome, error) {
 	// The request names the hosts the target resolved to, sorted: that is
 	// what the approvers see and what the approval binds.
 	hosts := slices.Sorted(slices.Values(req.Hosts))
@@ -208,7 +208,7 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 		hosts = []string{req.Target}
 	}
 	areq := approvals.Request{Host: strings.Join(hosts, ","), Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons,
-		Requester: approvals.Person{Platform: g.platform(req.Session), ID: req.Session.Requester}, Channel: req.Session.Channel, SessionID: req.SessionID}
+		Requester: approvals.Person{Platform: g.platform(req.Requester), ID: req.Requester.ID}, Channel: req.Channel, SessionID: req.SessionID}
 	if g.Groups != nil {
 		for _, h := range hosts {
 			areq.HostGroups = append(areq.HostGroups, g.Groups(h)...)
@@ -216,14 +216,14 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 	}
 	a, found, err := g.Store.ReusableApproval(ctx, req.SessionID, areq.Hash())
 	if err != nil {
-		return agent.ApprovalOutcome{}, err
+		return approvals.Outcome{}, err
 	}
 	if !found {
 		if a, err = g.Gate.Open(ctx, areq); err != nil {
-			return agent.ApprovalOutcome{}, err
+			return approvals.Outcome{}, err
 		}
 	}
-	pending(agent.PendingApproval{ID: a.ID, Target: a.Host, Command: a.Command, Reasons: a.Reasons, Requester: a.Requester,
+	pending(approvals.Pending{ID: a.ID, Target: a.Host, Command: a.Command, Reasons: a.Reasons, Requester: a.Requester,
 		ExpiresAt: a.ExpiresAt, Reattached: found})
 	res, err := g.Gate.Wait(ctx, a.ID)
 	if err != nil {
@@ -234,18 +234,18 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 			// restart.
 			g.withdraw(context.WithoutCancel(ctx), context.Cause(ctx), a.ID, areq.Requester)
 		}
-		return agent.ApprovalOutcome{}, err
+		return approvals.Outcome{}, err
 	}
 	// Said for people and the model alike: "denied by @bob", "expired:
 	// nobody decided within 15 minutes" — no platform keys.
-	out := agent.ApprovalOutcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
+	out := approvals.Outcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
 	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
 		out.State, out.DecidedBy = connectors.PlainMentions(decisionText(res.Approval)), ""
 	}
 	if res.Allows(areq) {
 		claimed, err := g.Store.ConsumeApproval(context.WithoutCancel(ctx), a.ID, areq.Requester.Key())
 		if err != nil {
-			return agent.ApprovalOutcome{}, err
+			return approvals.Outcome{}, err
 		}
 		out.Approved = claimed
 		if !claimed {
@@ -260,7 +260,7 @@ func (g GateApprover) Approve(ctx context.Context, req agent.ApprovalRequest, pe
 	// This waiter acted on the decision: the follow-up recorded for a
 	// restart is done.
 	if _, err := g.Store.FinishFollowUp(context.WithoutCancel(ctx), a.ID); err != nil {
-		return agent.ApprovalOutcome{}, err
+		return approvals.Outcome{}, err
 	}
 	return out, nil
 }
@@ -282,9 +282,9 @@ func (g GateApprover) withdraw(ctx context.Context, cause error, id string, requ
 
 // platform is the requester's platform: the session's own, else the
 // configured one.
-func (g GateApprover) platform(sess agent.SessionInfo) string {
-	if sess.Platform != "" {
-		return sess.Platform
+func (g GateApprover) platform(who approvals.Person) string {
+	if who.Platform != "" {
+		return who.Platform
 	}
 	return g.Platform
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
@@ -28,11 +27,11 @@ func TestFleetExecutorAppliesTheDirectoryLocallyOnly(t *testing.T) {
 	defer fleet.Close()
 	local := t.TempDir() + "/only-on-the-bot"
 	ex := &FleetExecutor{Fleet: fleet}
-	res := ex.Exec(context.Background(), []string{"local", "web-1"}, "pwd", agent.ExecOptions{Dir: t.TempDir()})
+	res := ex.Exec(context.Background(), []string{"local", "web-1"}, "pwd", hosts.ExecOptions{Dir: t.TempDir()})
 	if len(res) != 2 || res[0].Err != nil || res[1].Err != nil || res[0].ExitCode != 0 || res[1].ExitCode != 0 {
 		t.Fatalf("results = %+v", res)
 	}
-	res = ex.Exec(context.Background(), []string{"web-1"}, "pwd", agent.ExecOptions{Dir: local})
+	res = ex.Exec(context.Background(), []string{"web-1"}, "pwd", hosts.ExecOptions{Dir: local})
 	if res[0].ExitCode != 0 || strings.Contains(res[0].Stdout+res[0].Stderr, "only-on-the-bot") {
 		t.Errorf("the remote host was sent the bot's directory: %+v", res[0])
 	}
@@ -53,12 +52,11 @@ func TestRequesterIsOfTheSessionsPlatform(t *testing.T) {
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{
 		{Slack: approvals.SlackApprovers{Users: []string{"U1", "U2"}}}}}, approvals.GateOptions{})
 	g := GateApprover{Gate: gate, Store: st, Platform: "web"}
-	sess := agent.SessionInfo{ID: 0, Requester: "U1", Platform: "slack", Channel: "C1"}
-	pending := make(chan agent.PendingApproval, 1)
-	done := make(chan agent.ApprovalOutcome, 1)
+	pending := make(chan approvals.Pending, 1)
+	done := make(chan approvals.Outcome, 1)
 	go func() {
-		out, err := g.Approve(context.Background(), agent.ApprovalRequest{Session: sess, Target: "local", Hosts: []string{"local"},
-			Command: "systemctl restart nginx"}, func(p agent.PendingApproval) { pending <- p })
+		out, err := g.Approve(context.Background(), approvals.CommandRequest{Requester: approvals.Person{Platform: "slack", ID: "U1"}, Channel: "C1", Target: "local", Hosts: []string{"local"},
+			Command: "systemctl restart nginx"}, func(p approvals.Pending) { pending <- p })
 		if err != nil {
 			t.Error(err)
 		}

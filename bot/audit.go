@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
@@ -18,32 +17,32 @@ type Auditor interface {
 	Audit(ctx context.Context, e store.AuditEntry) error
 }
 
-// AuditedExecutor is an agent.Executor that writes every command it runs
+// AuditedExecutor is a hosts.Executor that writes every command it runs
 // to the audit trail, the allowed ones as much as the approved: who asked,
 // the host, the command and the policy's decision before it starts
 // ("command.start"), and how it ended after ("command.end"). A chat `run`,
 // an agent's tool call and a background job all run through it.
 type AuditedExecutor struct {
-	agent.Executor
+	hosts.Executor
 	// Policy gives the decision recorded with each command: the same
 	// verdict the Guard acted on, as the policy is a function of host and
 	// command.
-	Policy agent.Policy
+	Policy approvals.HostPolicy
 	Audit  Auditor
 	// Redactor redacts what is recorded (nil: the default rules).
 	Redactor *redact.Redactor
 	Log      *slog.Logger
 }
 
-var _ agent.Executor = AuditedExecutor{}
+var _ hosts.Executor = AuditedExecutor{}
 
 // Exec records each host's command, runs it, and records its end.
-func (e AuditedExecutor) Exec(ctx context.Context, hosts []string, command string, opts agent.ExecOptions) []agent.ExecResult {
+func (e AuditedExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	who := requesterOf(ctx)
-	for _, h := range hosts {
+	for _, h := range names {
 		e.record(ctx, who, "command.start", h, map[string]any{"command": command, "decision": e.decision(h, command)})
 	}
-	results := e.Executor.Exec(ctx, hosts, command, opts)
+	results := e.Executor.Exec(ctx, names, command, opts)
 	for _, r := range results {
 		detail := map[string]any{"command": command, "exit_code": r.ExitCode, "duration_ms": r.Duration.Milliseconds()}
 		if r.Signal != "" {
@@ -64,7 +63,7 @@ func (e AuditedExecutor) decision(host, command string) string {
 	if e.Policy == nil {
 		return ""
 	}
-	return e.Policy.Check(host, command).Action
+	return e.Policy.Check(host, command).Action.String()
 }
 
 // record appends one entry; its strings are redacted before they are
@@ -115,7 +114,7 @@ func requesterOf(ctx context.Context) string {
 // the output it returns. The health checks run through one.
 type AuditedRunner struct {
 	hosts.Runner
-	Policy   agent.Policy
+	Policy   approvals.HostPolicy
 	Audit    Auditor
 	Redactor *redact.Redactor
 	// Actor is who the trail says asked: "scheduler".

@@ -26,12 +26,12 @@ import (
 // a time (later ones queue); deterministic commands answer without the
 // model; everything else is an agent turn streamed into the thread.
 type Bot struct {
-	Store *store.Store
+	Store Store
 	// Agent answers free text; nil when no model is configured.
 	Agent *agent.Agent
 	// Guard is the one path from a chat command to a host.
-	Guard *agent.Guard
-	Jobs  *agent.Jobs
+	Guard *approvals.Guard
+	Jobs  *hosts.Jobs
 	Gate  *approvals.Gate
 	// Hosts lists the inventory for `hosts`.
 	Hosts  []agent.HostInfo

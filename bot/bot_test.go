@@ -41,7 +41,7 @@ func newHarness(t *testing.T, gateCfg approvals.GateConfig, model agent.Provider
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{gate: gateCfg, model: model})
 	t.Cleanup(stop)
-	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	return &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 }
 
 // newHarnessWith is newHarness with options.
@@ -58,7 +58,7 @@ func newHarnessOn(t *testing.T, conn *fakeConn, opt botOptions) *harness {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, opt)
 	t.Cleanup(stop)
-	return &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	return &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 }
 
 // restart shuts the bot down as a process exit would (running turns are
@@ -68,7 +68,7 @@ func (h *harness) restart(opt botOptions) {
 	h.t.Helper()
 	h.stop()
 	h.bot, h.stop = startBot(h.t, h.dir, h.conn, opt)
-	h.st = h.bot.Store
+	h.st = storeOf(h.bot)
 	h.t.Cleanup(h.stop)
 }
 
@@ -142,9 +142,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
 	exec := &FleetExecutor{Fleet: fleet}
-	guard := &agent.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
+	guard := &approvals.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
+	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
@@ -481,7 +481,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "echo done")
+	job, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,7 +613,7 @@ func TestClicksNeedChannelAccess(t *testing.T) {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{access: map[string][]string{"ops": {"alice"}}})
 	t.Cleanup(stop)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 	h.say("alice", "t1", "run local sleep 30")
 	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
 	run, ref, _ := h.find("t1", "running `sleep 30`")
@@ -653,3 +653,6 @@ func TestOldEventIDsArePruned(t *testing.T) {
 		t.Error("an event id older than EventsKept was kept")
 	}
 }
+
+// storeOf is the real store a test bot keeps its records in.
+func storeOf(b *Bot) *store.Store { return b.Store.(*store.Store) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -52,7 +53,7 @@ type threadReplier interface {
 
 var (
 	_ commandStore  = (*store.Store)(nil)
-	_ jobCanceller  = (*agent.Jobs)(nil)
+	_ jobCanceller  = (*hosts.Jobs)(nil)
 	_ threadReplier = (*Bot)(nil)
 )
 

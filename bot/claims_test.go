@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -36,10 +35,10 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	work := withClaims(ctx)
 
 	pending := make(chan string, 1)
-	done := make(chan agent.ApprovalOutcome, 1)
+	done := make(chan approvals.Outcome, 1)
 	go func() {
-		out, err := g.Approve(work, agent.ApprovalRequest{Session: agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "web", Channel: "ops"},
-			SessionID: sess.ID, Target: "local", Hosts: []string{"local"}, Command: command}, func(p agent.PendingApproval) {
+		out, err := g.Approve(work, approvals.CommandRequest{Requester: approvals.Person{Platform: "web", ID: "alice"}, Channel: "ops",
+			SessionID: sess.ID, Target: "local", Hosts: []string{"local"}, Command: command}, func(p approvals.Pending) {
 			if err := st.RecordFollowUp(ctx, store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Command: command}); err != nil {
 				t.Error(err)
 			}

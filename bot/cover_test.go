@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // A budget more generous than the platform: the platform's 429s carry a
@@ -76,7 +77,7 @@ func TestACardThatCannotBePostedDenies(t *testing.T) {
 	dir := t.TempDir()
 	b, stop := startBot(t, dir, conn, botOptions{})
 	t.Cleanup(stop)
-	h := &harness{t: t, bot: b, conn: conn.fakeConn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn.fakeConn, st: storeOf(b), dir: dir, stop: stop}
 	target := filepath.Join(dir, "never")
 	h.say("alice", "t1", "run local touch "+target)
 	h.eventually("the refusal", h.has("t1", "its approval card could not be posted"))
@@ -110,14 +111,14 @@ func TestRunSummaries(t *testing.T) {
 	t.Parallel()
 	spec := runSpec{Target: "group:web", Command: "uptime", Timeout: time.Minute}
 	cases := []struct {
-		results []agent.ExecResult
+		results []hosts.ExecResult
 		want    string
 	}{
-		{[]agent.ExecResult{{Host: "web-1", ExitCode: 0, Duration: 3 * time.Millisecond}}, "✓ `uptime` on web-1: exit 0 in 3ms"},
-		{[]agent.ExecResult{{Host: "web-1", ExitCode: 2}}, "✗ `uptime` on web-1: exit 2"},
-		{[]agent.ExecResult{{Host: "web-1", Killed: true}}, "stopped at its deadline of 1m0s"},
-		{[]agent.ExecResult{{Host: "web-1", Err: errors.New("unknown host")}}, "✗ `uptime` on web-1: could not run"},
-		{[]agent.ExecResult{{Host: "web-1"}, {Host: "web-2", ExitCode: 1}, {Host: "web-3", Killed: true}}, "`uptime` on group:web: 3 hosts, 2 failed"},
+		{[]hosts.ExecResult{{Host: "web-1", ExitCode: 0, Duration: 3 * time.Millisecond}}, "✓ `uptime` on web-1: exit 0 in 3ms"},
+		{[]hosts.ExecResult{{Host: "web-1", ExitCode: 2}}, "✗ `uptime` on web-1: exit 2"},
+		{[]hosts.ExecResult{{Host: "web-1", Killed: true}}, "stopped at its deadline of 1m0s"},
+		{[]hosts.ExecResult{{Host: "web-1", Err: errors.New("unknown host")}}, "✗ `uptime` on web-1: could not run"},
+		{[]hosts.ExecResult{{Host: "web-1"}, {Host: "web-2", ExitCode: 1}, {Host: "web-3", Killed: true}}, "`uptime` on group:web: 3 hosts, 2 failed"},
 	}
 	for _, c := range cases {
 		if got := summarize(spec, c.results); !strings.Contains(got, c.want) {

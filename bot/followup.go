@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -30,7 +31,7 @@ type followUps struct {
 	// expirer expires overdue requests; nil when nobody can approve.
 	expirer expirer
 	// policy judges an approved `run` again before it runs.
-	policy agent.Policy
+	policy approvals.HostPolicy
 	run    approvedRunner
 	// resume continues the agent turn an approval cut off, reporting
 	// whether there was one; settle tells the model a call it made was
@@ -219,7 +220,7 @@ func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess 
 		return
 	}
 	fu.run.approved(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
-		Timeout: f.Timeout, Background: f.Background, Confinement: agent.Confinement{Approved: true}})
+		Timeout: f.Timeout, Background: f.Background, Confinement: hosts.Confinement{Approved: true}})
 }
 
 // policyRefuses says why the policy denies command on one of hosts now, or
@@ -229,7 +230,7 @@ func (fu *followUps) policyRefuses(hosts []string, command string) string {
 		return "no command policy is configured"
 	}
 	for _, h := range hosts {
-		if d := fu.policy.Check(h, command); d.Action == agent.Deny {
+		if d := fu.policy.Check(h, command); d.Action == approvals.Deny {
 			return strings.Join(d.Reasons, "; ")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -93,16 +94,16 @@ func (r *fakeRuns) approved(_ context.Context, _ connectors.Event, _ agent.Sessi
 }
 
 // policyFunc judges every command alike.
-type policyFunc func(host, command string) agent.Decision
+type policyFunc func(host, command string) approvals.HostDecision
 
-func (p policyFunc) Check(host, command string) agent.Decision { return p(host, command) }
+func (p policyFunc) Check(host, command string) approvals.HostDecision { return p(host, command) }
 
 func newFakeFollowUps(st *fakeFollowUpStore, out *fakeOut) (*followUps, *fakeRuns, *[]queued) {
 	runs := &fakeRuns{}
 	var mu sync.Mutex
 	var q []queued
 	return &followUps{store: st, out: out, cards: &fakeCards{}, run: runs, log: logTo(&strings.Builder{}),
-		policy: policyFunc(func(string, string) agent.Decision { return agent.Decision{Action: agent.Allow} }),
+		policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }),
 		enqueue: func(_ threadID, w queued) (bool, bool, string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -123,7 +124,7 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 		name    string
 		state   store.ApprovalState
 		kind    string
-		policy  agent.Policy
+		policy  approvals.HostPolicy
 		noPol   bool
 		ran     int
 		want    string
@@ -131,8 +132,8 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 	}{
 		{name: "approved run", state: store.ApprovalApproved, kind: store.FollowUpRun, ran: 1},
 		{name: "denied now", state: store.ApprovalApproved, kind: store.FollowUpRun,
-			policy: policyFunc(func(string, string) agent.Decision {
-				return agent.Decision{Action: agent.Deny, Reasons: []string{"restarts are off"}}
+			policy: policyFunc(func(string, string) approvals.HostDecision {
+				return approvals.HostDecision{Action: approvals.Deny, Reasons: []string{"restarts are off"}}
 			}),
 			want: "the policy now refuses it: restarts are off"},
 		{name: "no policy", state: store.ApprovalApproved, kind: store.FollowUpRun, noPol: true, want: "no command policy is configured"},

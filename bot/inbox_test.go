@@ -62,7 +62,7 @@ func TestEventNotRecordedInTimeIsRefusedAndNotActedOn(t *testing.T) {
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 	h.settled("t1") // a help asked now, behind the refused one if it had been queued
 	if n := h.count("t1", "`help` — this text"); n != 1 {
 		t.Errorf("help answered %d times, want 1 (the refused event must not be acted on): %s", n, h.dump())

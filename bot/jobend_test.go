@@ -7,6 +7,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -22,11 +23,12 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 	conn.name = "web"
 	h := &harness{t: t, conn: conn, dir: t.TempDir()}
 	h.bot, h.stop = startBot(t, h.dir, conn, botOptions{gate: approvals.GateConfig{}, model: m, jobEndTurns: true})
-	h.st = h.bot.Store
+	h.st = storeOf(h.bot)
 	t.Cleanup(h.stop)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "printf 'dumped users\\nskipped: audit_log\\n'"); err != nil {
+	if _, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+		Command: "printf 'dumped users\\nskipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually("the agent's answer", h.has("t9", "1 table was skipped: audit_log"))
@@ -59,12 +61,13 @@ func TestJobEndTurnSurvivesAStop(t *testing.T) {
 	conn.name = "web"
 	h := &harness{t: t, conn: conn, dir: t.TempDir()}
 	h.bot, h.stop = startBot(t, h.dir, conn, opt)
-	h.st = h.bot.Store
+	h.st = storeOf(h.bot)
 	t.Cleanup(h.stop)
 	h.say("alice", "t9", "run local sleep 30") // the thread is busy: the job's turn waits behind it
 	h.eventually("the run to start", h.has("t9", "running `sleep 30`"))
 	sess, _, _ := h.st.SessionFor(context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := h.bot.Jobs.Start(agent.SessionInfo{ID: sess.ID, Requester: "alice"}, "local", "printf 'skipped: audit_log\\n'"); err != nil {
+	if _, err := h.bot.Jobs.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+		Command: "printf 'skipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually("the job's notice", h.has("t9", "🔔"))

@@ -124,7 +124,7 @@ func TestRecoverFinalizesInterruptedStreams(t *testing.T) {
 			conn.lifetime = time.Minute
 			conn.mu.Unlock()
 		}
-		b.Store.RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
+		storeOf(b).RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
 		b.Recover(ctx)
 		got := conn.thread("t9")[0].msg.Text
 		conn.mu.Lock()

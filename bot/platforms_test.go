@@ -39,7 +39,7 @@ func TestTwoPlatformsRequestIsDecidedOnlyWhereAsked(t *testing.T) {
 			other = slack
 		}
 		target, thread := filepath.Join(dir, "approved-on-"+asked.name), "t-"+asked.name
-		h := &harness{t: t, bot: b, conn: asked, st: b.Store, dir: dir}
+		h := &harness{t: t, bot: b, conn: asked, st: storeOf(b), dir: dir}
 		b.Handle(context.Background(), connectors.Event{ID: "ask-" + asked.name, Kind: connectors.EventMessage, Platform: asked.name,
 			Workspace: "W1", Channel: "ops", Thread: thread, User: connectors.User{ID: "U1", Name: "U1"}, Text: "run local touch " + target, Mention: true})
 		h.eventually("the card on "+asked.name, h.has(thread, "Approval needed"))

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
 )
@@ -34,11 +33,11 @@ func TestFleetExecutorRunsUnapprovedCommandsAsTheReadOnlyUser(t *testing.T) {
 	}
 	defer fleet.Close()
 	ex := &FleetExecutor{Fleet: fleet}
-	approved := ex.Exec(context.Background(), []string{"web-1"}, "id -un", agent.ExecOptions{Confinement: agent.Confinement{Approved: true}})[0]
+	approved := ex.Exec(context.Background(), []string{"web-1"}, "id -un", hosts.ExecOptions{Confinement: hosts.Confinement{Approved: true}})[0]
 	if approved.Err != nil || approved.Stdout != srv.User+"\n" {
 		t.Errorf("approved command: %+v, want it run as %s", approved, srv.User)
 	}
-	allowed := ex.Exec(context.Background(), []string{"web-1"}, "id -un", agent.ExecOptions{})[0]
+	allowed := ex.Exec(context.Background(), []string{"web-1"}, "id -un", hosts.ExecOptions{})[0]
 	if allowed.Err != nil || strings.Contains(allowed.Stdout, srv.User) || !strings.Contains(allowed.Stdout+allowed.Stderr, "not available") {
 		t.Errorf("unapproved command: %+v, want nologin's refusal (run as nobody)", allowed)
 	}

@@ -179,8 +179,8 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	checker := PolicyChecker{Policy: policy, Inventory: fleet.Inventory}
 	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	guard := &agent.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: run}, Redactor: red,
+	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
+	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
 	if model != nil {
 		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
@@ -235,7 +235,7 @@ func TestSeededSecretsNeverLeaveTheBot(t *testing.T) {
 		},
 	}}
 	b, dbPath := startRedactedBot(t, conn, m)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 
 	h.say("alice", "t1", "run local cat "+file)
 	h.eventually("the run's end", h.has("t1", "exit 0"))
@@ -278,13 +278,13 @@ func TestAllowedCommandsAreAudited(t *testing.T) {
 	conn.name = "web"
 	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){runLocal("ls /nonexistent-opsbot-dir"), text("It failed.")}}
 	b, _ := startRedactedBot(t, conn, m)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 	h.say("alice", "t1", "run local echo "+redacttest.GitHubToken)
 	h.eventually("the run's end", h.has("t1", "exit 0"))
 	h.say("bob", "t2", "try something")
 	h.eventually("what ran", h.has("t2", "What ran"))
 
-	trail, err := b.Store.AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,9 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 // allowAll is a policy that allows everything.
 type allowAll struct{}
 
-func (allowAll) Check(string, string) agent.Decision { return agent.Decision{Action: agent.Allow} }
+func (allowAll) Check(string, string) approvals.HostDecision {
+	return approvals.HostDecision{Action: approvals.Allow}
+}
 
 // A background job is audited in the name of the person who started it,
 // as a command run at once is: the job outlives the turn, not its
@@ -362,10 +364,10 @@ func TestJobsAreAuditedAsTheirRequester(t *testing.T) {
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	b, _ := startRedactedBot(t, conn, nil)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 	h.say("alice", "t1", "run --bg local echo from-a-job")
 	h.eventually("the job's end", h.has("t1", "succeeded"))
-	trail, err := b.Store.AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}

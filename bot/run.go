@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -28,7 +29,7 @@ type runSpec struct {
 	Timeout    time.Duration // 0: the configured default
 	Background bool          // a job, listed by `jobs`
 	// Confinement is how the Guard let it run (sandboxed unless approved).
-	Confinement agent.Confinement
+	Confinement hosts.Confinement
 }
 
 // parseRun reads `[--timeout D] [--bg] <target> <command>`; problem is
@@ -80,20 +81,20 @@ type runner struct {
 	log     *slog.Logger
 }
 
-// permitter authorizes a command on a target (agent.Guard does): it
+// permitter authorizes a command on a target (approvals.Guard does): it
 // resolves the hosts, asks the policy and waits for an approval.
 type permitter interface {
-	Permit(ctx context.Context, call agent.ToolCall, target, command, cwd string) (agent.Permit, error)
+	Permit(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Permit, error)
 }
 
-// commandExec runs a command on hosts (agent.Executor does).
+// commandExec runs a command on hosts (hosts.Executor does).
 type commandExec interface {
-	Exec(ctx context.Context, hosts []string, command string, opts agent.ExecOptions) []agent.ExecResult
+	Exec(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
 }
 
-// jobStarter starts a background job (agent.Jobs does).
+// jobStarter starts a background job (hosts.Jobs does).
 type jobStarter interface {
-	StartConfined(ctx context.Context, sess agent.SessionInfo, host, command string, c agent.Confinement) (store.Job, error)
+	Start(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
 }
 
 // runTurns is what a run shows in its thread with: a stream, the agent
@@ -106,9 +107,9 @@ type runTurns interface {
 }
 
 var (
-	_ permitter   = (*agent.Guard)(nil)
-	_ commandExec = agent.Executor(nil)
-	_ jobStarter  = (*agent.Jobs)(nil)
+	_ permitter   = (*approvals.Guard)(nil)
+	_ commandExec = hosts.Executor(nil)
+	_ jobStarter  = (*hosts.Jobs)(nil)
 	_ runTurns    = (*Bot)(nil)
 )
 
@@ -128,7 +129,7 @@ func (rn *runner) command(ctx context.Context, ev connectors.Event, sess agent.S
 	r, done := rn.turns.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: rn.turns.emitter(ctx, ev, sess, r, &spec, nil)}
-	permit, err := rn.guard.Permit(ctx, call, spec.Target, spec.Command, sess.Cwd)
+	permit, err := agent.Authorize(ctx, rn.guard, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		rn.turns.closeRefused(ctx, ev, r, err)
 		return
@@ -148,9 +149,9 @@ func (rn *runner) approved(ctx context.Context, ev connectors.Event, sess agent.
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
-func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	if spec.Background {
-		rn.startJobs(ctx, r, sess, hosts, spec)
+		rn.startJobs(ctx, r, sess, names, spec)
 		return
 	}
 	r.Status(fmt.Sprintf("running `%s` on %s…", spec.Command, spec.Target), false)
@@ -158,12 +159,12 @@ func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionIn
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := rn.exec.Exec(ctx, hosts, spec.Command, agent.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := rn.exec.Exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
 			text := string(data)
-			if len(hosts) > 1 {
+			if len(names) > 1 {
 				text = prefixLines(host, text)
 			}
 			if text != "" {
@@ -195,7 +196,7 @@ func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.Session
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := rn.jobs.StartConfined(ctx, sess, h, spec.Command, spec.Confinement)
+		job, err := rn.jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			rn.log.Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"
@@ -294,7 +295,7 @@ func prefixLines(host, s string) string {
 	return b.String()
 }
 
-func summarize(spec runSpec, results []agent.ExecResult) string {
+func summarize(spec runSpec, results []hosts.ExecResult) string {
 	command, target := spec.Command, spec.Target
 	if len(results) == 1 {
 		r := results[0]
@@ -332,7 +333,7 @@ func summarize(spec runSpec, results []agent.ExecResult) string {
 }
 
 // hostFailure says how a host's run failed, or "" when it succeeded.
-func hostFailure(r agent.ExecResult, timeout time.Duration) string {
+func hostFailure(r hosts.ExecResult, timeout time.Duration) string {
 	switch {
 	case r.Err != nil:
 		return "could not run: " + hosts.Reason(r.Err)
@@ -348,7 +349,7 @@ func hostFailure(r agent.ExecResult, timeout time.Duration) string {
 
 // followUpOf is what to record for a request the thread waits on: a chat
 // `run` when spec is set, else an agent's tool call.
-func followUpOf(sess agent.SessionInfo, p *agent.PendingApproval, spec *runSpec) store.FollowUp {
+func followUpOf(sess agent.SessionInfo, p *approvals.Pending, spec *runSpec) store.FollowUp {
 	f := store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Requester: p.Requester, Command: p.Command}
 	if spec != nil {
 		f.Kind, f.Target, f.Hosts, f.Cwd = store.FollowUpRun, spec.Target, strings.Split(p.Target, ","), sess.Cwd

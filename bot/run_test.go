@@ -13,22 +13,23 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // recordingExec runs commands with the real executor and reports the
 // options each run was given.
 type recordingExec struct {
-	agent.Executor
-	opts chan agent.ExecOptions
+	hosts.Executor
+	opts chan hosts.ExecOptions
 }
 
-func (r *recordingExec) Exec(ctx context.Context, hosts []string, command string, opts agent.ExecOptions) []agent.ExecResult {
+func (r *recordingExec) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	r.opts <- opts
-	return r.Executor.Exec(ctx, hosts, command, opts)
+	return r.Executor.Exec(ctx, names, command, opts)
 }
 
-func (h *harness) recordExec() chan agent.ExecOptions {
-	rec := &recordingExec{Executor: h.bot.Guard.Exec, opts: make(chan agent.ExecOptions, 10)}
+func (h *harness) recordExec() chan hosts.ExecOptions {
+	rec := &recordingExec{Executor: h.bot.Guard.Exec, opts: make(chan hosts.ExecOptions, 10)}
 	h.bot.Guard.Exec = rec
 	return rec.opts
 }
@@ -235,9 +236,9 @@ func TestJobShowsTheEndOfItsOutput(t *testing.T) {
 func TestSummaryNamesTheHostsThatFailed(t *testing.T) {
 	t.Parallel()
 	spec := runSpec{Command: "systemctl is-active nginx", Target: "group:web", Timeout: time.Minute}
-	var results []agent.ExecResult
+	var results []hosts.ExecResult
 	for i := range 10 {
-		results = append(results, agent.ExecResult{Host: fmt.Sprintf("web-%d", i+1)})
+		results = append(results, hosts.ExecResult{Host: fmt.Sprintf("web-%d", i+1)})
 	}
 	results[2].ExitCode = 3
 	results[6].Err = fmt.Errorf("hosts: web-7: connect: dial tcp 10.0.0.7:22: %w", syscall.ECONNREFUSED)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -37,30 +39,32 @@ func (f *fakeTurns) closeRefused(ctx context.Context, _ connectors.Event, r *Ren
 }
 
 // permitFunc answers every Permit alike.
-type permitFunc func(target string) (agent.Permit, error)
+type permitFunc func(target string) (approvals.Permit, error)
 
-func (p permitFunc) Permit(_ context.Context, _ agent.ToolCall, target, _, _ string) (agent.Permit, error) {
-	return p(target)
+func (p permitFunc) Permit(_ context.Context, req approvals.CommandRequest, _ func(approvals.Pending)) (approvals.Permit, error) {
+	return p(req.Target)
 }
 
 // jobStarterFunc starts (or fails to start) every job alike.
 type jobStarterFunc func(host string) (store.Job, error)
 
-func (j jobStarterFunc) StartConfined(_ context.Context, _ agent.SessionInfo, host, _ string, _ agent.Confinement) (store.Job, error) {
-	return j(host)
+func (j jobStarterFunc) Start(_ context.Context, job store.Job, _ string, _ hosts.Confinement) (store.Job, error) {
+	return j(job.Host)
 }
 
 // execFunc runs every command alike.
-type execFunc func(hosts []string, opts agent.ExecOptions) []agent.ExecResult
+type execFunc func(names []string, opts hosts.ExecOptions) []hosts.ExecResult
 
-func (e execFunc) Exec(_ context.Context, hosts []string, _ string, opts agent.ExecOptions) []agent.ExecResult {
-	return e(hosts, opts)
+func (e execFunc) Exec(_ context.Context, names []string, _ string, opts hosts.ExecOptions) []hosts.ExecResult {
+	return e(names, opts)
 }
 
 func newFakeRunner(conn *fakeConn) (*runner, *fakeTurns) {
 	turns := &fakeTurns{fakeOut: &fakeOut{c: conn}}
 	return &runner{turns: turns, refreshCards: func(context.Context, connectors.Event) {}, log: logTo(&strings.Builder{}),
-		guard: permitFunc(func(target string) (agent.Permit, error) { return agent.Permit{Hosts: strings.Split(target, ",")}, nil })}, turns
+		guard: permitFunc(func(target string) (approvals.Permit, error) {
+			return approvals.Permit{Hosts: strings.Split(target, ",")}, nil
+		})}, turns
 }
 
 // `run` over fakes: its output and how it ended show in the thread; a
@@ -83,12 +87,12 @@ func TestRunnerOverFakes(t *testing.T) {
 
 	rn, _ := newFakeRunner(conn)
 	rn.timeout = 42 * time.Second
-	rn.exec = execFunc(func(hosts []string, opts agent.ExecOptions) []agent.ExecResult {
+	rn.exec = execFunc(func(names []string, opts hosts.ExecOptions) []hosts.ExecResult {
 		if opts.Timeout != 42*time.Second {
 			t.Errorf("a run without --timeout ran with %v; want the configured 42s", opts.Timeout)
 		}
-		opts.OnOutput(hosts[0], false, []byte("up 3 days\n"))
-		return []agent.ExecResult{{Host: hosts[0], ExitCode: 0}}
+		opts.OnOutput(names[0], false, []byte("up 3 days\n"))
+		return []hosts.ExecResult{{Host: names[0], ExitCode: 0}}
 	})
 	rn.command(t.Context(), ev("fg"), sess, "web-1 uptime")
 	if got := last("fg"); !strings.Contains(got, "up 3 days") || !strings.Contains(got, "✓ `uptime` on web-1: exit 0") {
@@ -113,7 +117,9 @@ func TestRunnerOverFakes(t *testing.T) {
 	}
 
 	rn, turns := newFakeRunner(conn)
-	rn.guard = permitFunc(func(string) (agent.Permit, error) { return agent.Permit{}, errors.New("denied: rm -rf is never run") })
+	rn.guard = permitFunc(func(string) (approvals.Permit, error) {
+		return approvals.Permit{}, errors.New("denied: rm -rf is never run")
+	})
 	rn.command(t.Context(), ev("no"), sess, "web-1 rm -rf /")
 	if len(turns.refused) != 1 || !strings.Contains(last("no"), "rm -rf is never run") {
 		t.Errorf("a refused run ended with %v, showing %q", turns.refused, last("no"))

@@ -21,7 +21,7 @@ func TestRunLocalOfAnAllowedCommandRunsInTheSandbox(t *testing.T) {
 	mistake := approvals.PolicyConfig{Rules: []approvals.RuleConfig{{Program: "touch", Args: []string{"*/allowed-by-mistake"}, Action: "allow"}}}
 	b, stop := startBot(t, dir, conn, botOptions{policy: mistake})
 	t.Cleanup(stop)
-	h := &harness{t: t, bot: b, conn: conn, st: b.Store, dir: dir, stop: stop}
+	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 
 	h.say("alice", "t1", "run local echo hello from the sandbox")
 	h.eventually("the output", h.has("t1", "hello from the sandbox"))

@@ -22,7 +22,7 @@ type Sweeper interface {
 // store: it is the hosts.Tracker of `opsbot run`, and what Recover's sweep
 // reads after a crash.
 type ProcessLedger struct {
-	store *store.Store
+	store LedgerStore
 	log   *slog.Logger
 	owner hosts.Process
 }
@@ -30,7 +30,7 @@ type ProcessLedger struct {
 var _ hosts.Tracker = (*ProcessLedger)(nil)
 
 // NewProcessLedger records into st on behalf of this process.
-func NewProcessLedger(st *store.Store, log *slog.Logger) *ProcessLedger {
+func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
 	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
 }
 

@@ -1,6 +1,9 @@
 // Package hosts runs commands on the fleet: an inventory of hosts and
 // groups, a pooled SSH client per host, a local runner for the bot's own
-// machine, streamed output with deadlines and caps, and fan-out.
+// machine, streamed output with deadlines and caps, and fan-out; the
+// Executor contract (ExecOptions, ExecResult, Confinement) that everything
+// runs commands through, and background Jobs recorded through a small
+// JobStore.
 //
 // # Using it
 //

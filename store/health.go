@@ -10,20 +10,29 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// Unavailable is the error of a write the disk refused: full, read-only,
-// failing. Its text says so in words, for people (the web API's 503, a
-// thread's message); it unwraps to SQLite's error. Check for it with
+// Unavailable is the error of a write the disk refused (full, read-only,
+// failing) or of a read the database did not answer in time (locked by
+// another program, a stalled disk). Its text says so in words, for people
+// (the web API's 503, a thread's message); it unwraps to SQLite's error,
+// if there was one. Check for it with
 // errors.As; any interface with a StoreUnavailable method matches too,
 // so a package that must not import store can tell it apart.
 type Unavailable struct {
 	// Reason is what is wrong, e.g. "the disk is full".
 	Reason string
 	path   string
-	err    error
+	// state is what is wrong with the database, e.g. "is not answering";
+	// "cannot be written" when empty.
+	state string
+	err   error
 }
 
 func (e *Unavailable) Error() string {
-	return fmt.Sprintf("the database %s cannot be written: %s", e.path, e.Reason)
+	state := e.state
+	if state == "" {
+		state = "cannot be written"
+	}
+	return fmt.Sprintf("the database %s %s: %s", e.path, state, e.Reason)
 }
 
 func (e *Unavailable) Unwrap() error { return e.err }
@@ -38,9 +47,9 @@ type writeFault struct {
 	err *Unavailable
 }
 
-// unavailable turns an error of the disk into an *Unavailable, or returns
+// diskFault turns an error of the disk into an *Unavailable, or returns
 // nil for any other error (a constraint, a busy database, a cancel).
-func (s *Store) unavailable(err error) *Unavailable {
+func diskFault(path string, err error) *Unavailable {
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
 		return nil
@@ -60,7 +69,7 @@ func (s *Store) unavailable(err error) *Unavailable {
 	default:
 		return nil
 	}
-	return &Unavailable{Reason: reason, path: s.path, err: err}
+	return &Unavailable{Reason: reason, path: path, err: err}
 }
 
 // noteWrite records how a write ended: a refusal of the disk is kept
@@ -72,7 +81,7 @@ func (s *Store) noteWrite(err error) error {
 		s.fault.mu.Unlock()
 		return nil
 	}
-	u := s.unavailable(err)
+	u := diskFault(s.path, err)
 	if u == nil {
 		return err
 	}
@@ -88,6 +97,9 @@ func (s *Store) noteWrite(err error) error {
 // returns, without waiting for someone to post.
 func (s *Store) Health(ctx context.Context) error {
 	if err := s.Ping(ctx); err != nil {
+		if u := (*Unavailable)(nil); errors.As(err, &u) {
+			return u // its words name the database
+		}
 		return fmt.Errorf("the database %s does not answer: %w", s.path, err)
 	}
 	s.fault.mu.Lock()

@@ -23,6 +23,10 @@ type Config struct {
 	// BusyTimeout is how long a writer waits for another writer's lock
 	// before failing (default 10s).
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
+	// ReadTimeout bounds every read (default 2s): a read the database
+	// does not answer in time fails, saying so, instead of holding a
+	// page, a stream or a health check while the disk stalls.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
 }
 
 // DefaultPath is the database file of the embedded default.
@@ -36,6 +40,9 @@ func (c Config) WithDefaults() Config {
 	if c.BusyTimeout == 0 {
 		c.BusyTimeout = 10 * time.Second
 	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = 2 * time.Second
+	}
 	return c
 }
 
@@ -43,6 +50,9 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	if c.BusyTimeout < 0 {
 		return fieldError{"busy_timeout", "must be a positive duration, e.g. 10s"}
+	}
+	if c.ReadTimeout < 0 {
+		return fieldError{"read_timeout", "must be a positive duration, e.g. 2s"}
 	}
 	return nil
 }
@@ -66,10 +76,13 @@ var ErrNewerSchema = errors.New("store: database schema is newer than this opsbo
 var ErrNotFound = errors.New("not found")
 
 // Store is the SQLite database. Writes go through one connection so that
-// writers queue in Go rather than in SQLite's lock; reads use a pool.
+// writers queue in Go rather than in SQLite's lock; reads use a pool of
+// their own, never the writer's connection, each read bounded by
+// Config.ReadTimeout (readpool.go), so a read never waits behind a write.
 type Store struct {
 	write *sql.DB
 	read  *sql.DB
+	reads *readConnector // read's connections
 	path  string
 	fault writeFault
 	// Now is the clock; tests replace it.
@@ -96,13 +109,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := sql.Open("sqlite3", dsn(cfg, "deferred"))
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("store: open %s: %w", cfg.Path, err)
-	}
-	read.SetMaxOpenConns(8)
-	s.read = read
+	s.reads = newReadConnector(readDSN(cfg), cfg.Path, cfg.ReadTimeout)
+	s.read = sql.OpenDB(s.reads)
+	s.read.SetMaxOpenConns(readPool)
+	s.read.SetMaxIdleConns(readPool)
 	return s, nil
 }
 
@@ -115,6 +125,18 @@ func dsn(cfg Config, txlock string) string {
 	q.Set("_busy_timeout", fmt.Sprint(cfg.BusyTimeout.Milliseconds()))
 	q.Set("_synchronous", "FULL") // an approval is on disk before it is announced
 	q.Set("_txlock", txlock)
+	return "file:" + (&url.URL{Path: cfg.Path}).EscapedPath() + "?" + q.Encode()
+}
+
+// readDSN is the connection string of the read pool: foreign keys as
+// everywhere, and a busy timeout no longer than a read may wait. It sets
+// no journal mode: the writer did, and a reader has no business
+// changing it.
+func readDSN(cfg Config) string {
+	q := url.Values{}
+	q.Set("_foreign_keys", "on")
+	q.Set("_busy_timeout", fmt.Sprint(cfg.ReadTimeout.Milliseconds()))
+	q.Set("_txlock", "deferred")
 	return "file:" + (&url.URL{Path: cfg.Path}).EscapedPath() + "?" + q.Encode()
 }
 
@@ -131,10 +153,12 @@ func (s *Store) Close() error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Ping checks that the database answers; /readyz uses it.
+// Ping checks that the database answers a read of its own pages (a
+// `SELECT 1` would not touch the file, and so answered while every real
+// read waited); /readyz uses it.
 func (s *Store) Ping(ctx context.Context) error {
-	var one int
-	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	var n int
+	return s.read.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n)
 }
 
 // SchemaVersion is the number of migrations the database has.

@@ -52,12 +52,13 @@ func TestOpenAppliesMigrationsOnceAndSetsPragmas(t *testing.T) {
 			t.Fatalf("schema version = %d, %v; want %d", v, err, LatestSchema())
 		}
 		var mode string
-		var fk, busy int
-		s.read.QueryRow("PRAGMA journal_mode").Scan(&mode)
+		var fk, busy, readBusy int
+		s.write.QueryRow("PRAGMA journal_mode").Scan(&mode)
 		s.read.QueryRow("PRAGMA foreign_keys").Scan(&fk)
-		s.read.QueryRow("PRAGMA busy_timeout").Scan(&busy)
-		if mode != "wal" || fk != 1 || busy != 10000 {
-			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d; want wal 1 10000", mode, fk, busy)
+		s.write.QueryRow("PRAGMA busy_timeout").Scan(&busy)
+		s.read.QueryRow("PRAGMA busy_timeout").Scan(&readBusy)
+		if mode != "wal" || fk != 1 || busy != 10000 || readBusy != 2000 {
+			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d (reads %d); want wal 1 10000 (reads 2000)", mode, fk, busy, readBusy)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)

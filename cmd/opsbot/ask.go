@@ -34,7 +34,12 @@ cancels the turn. Exit 0 when the turn completed, 1 when it failed or was cancel
 			if err != nil {
 				return err
 			}
-			log, err := cfg.logger(cmd)
+			// Without a model there is nothing to ask: say what to set
+			// before opening the database or starting anything.
+			if p, _, err := newProvider(cfg.Agent); err == nil && p == nil {
+				return usageError(errAgentOff)
+			}
+			log, err := cfg.terminalLogger(cmd)
 			if err != nil {
 				return err
 			}

@@ -148,6 +148,14 @@ func TestAskWithoutModelSaysHowToConfigureOne(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "ANTHROPIC_API_KEY") {
 		t.Errorf("exit %v, output %q", err, out)
 	}
+	// Said at once, and only that: no log lines of a bot started and
+	// stopped for nothing, no database left in the current directory.
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 {
+		t.Errorf("%d lines, want the one that says what to set:\n%s", len(lines), out)
+	}
+	if _, err := os.Stat(filepath.Join(cmd.Dir, "opsbot.db")); err == nil {
+		t.Error("ask without a model created ./opsbot.db")
+	}
 }
 
 // openPTY opens a pseudo-terminal pair (Linux /dev/ptmx).

@@ -33,7 +33,7 @@ Ctrl-D (or Ctrl-C at the prompt) ends the chat.`,
 			if err != nil {
 				return err
 			}
-			log, err := cfg.logger(cmd)
+			log, err := cfg.terminalLogger(cmd)
 			if err != nil {
 				return err
 			}

@@ -143,3 +143,21 @@ func TestChatRunUsesExecTimeout(t *testing.T) {
 		t.Errorf("stderr lacks %q:\nstdout: %s\nstderr: %s", want, stdout.String(), stderr.String())
 	}
 }
+
+// A chat that ends (end of input) stops the bot without a word: no log
+// lines at the default level, no "context canceled" from its loops.
+func TestChatEndsQuietly(t *testing.T) {
+	t.Parallel()
+	cmd := chatCmd(t)
+	cmd.Stdin = strings.NewReader("hosts\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	for _, bad := range []string{"context canceled", `"level"`, "level=", "sandbox:"} {
+		if strings.Contains(stderr.String(), bad) {
+			t.Errorf("stderr has %q:\n%s", bad, stderr.String())
+		}
+	}
+}

@@ -83,6 +83,28 @@ func TestDiscordMentionRunsUptimeInAThread(t *testing.T) {
 	}
 }
 
+// Typing "@opsbot", Discord offers the bot and its managed role of the same
+// name; a person who picks the role addresses the bot all the same: the
+// message opens a thread named from the question (the role's mention taken
+// out) and runs, and `help` is answered.
+func TestDiscordRoleMentionRunsInAThread(t *testing.T) {
+	t.Parallel()
+	fake := discordtest.New(t, discordToken)
+	fake.MessageContentAllowed = true
+	ch := fake.AddChannel(discordGuild, "ops")
+	role := fake.BotRole(discordGuild)
+	alice := fake.NewUser("alice")
+	startDiscordBot(t, fake, "  message_content: true\n")
+
+	msg := fake.MentionRole(alice, ch, role, "run local uptime")
+	waitThread(t, fake, msg, "load average", "`uptime` on local: exit 0")
+	if thread, ok := fake.Channel(msg); !ok || thread.ParentID != ch || thread.Name != "run local uptime" {
+		t.Errorf("the thread is %+v (found %v); want one of channel %s named after the question", thread, ok, ch)
+	}
+	help := fake.MentionRole(alice, ch, role, "help")
+	waitThread(t, fake, help, "Mention me with a question")
+}
+
 // approvalCard waits for the approval card in thread and returns it with
 // its Approve button's custom_id.
 func approvalCard(t *testing.T, fake *discordtest.Fake, thread string) (discordtest.Message, string) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
@@ -39,18 +38,14 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 	term := console.Open()
 	term.Out = cmd.ErrOrStderr()
 	voter := &terminalVoter{term: term, gate: gate, store: st, user: user, red: cfg.redactor()}
-	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
+	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f},
 		DirOnAllHosts: true}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	call := agent.ToolCall{Name: "hosts exec", Session: agent.SessionInfo{Requester: user, Platform: "console", Channel: user},
-		Emit: func(ev agent.Event) {
-			if ev.Kind == agent.ApprovalPending {
-				wg.Go(func() { voter.ask(ctx, ev.Approval) })
-			}
-		}}
-	if _, err := guard.Authorize(ctx, call, target, command, dir); err != nil {
+	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
+	pending := func(p approvals.Pending) { wg.Go(func() { voter.ask(ctx, &p) }) }
+	if _, err := guard.Authorize(ctx, req, pending); err != nil {
 		if voter.noTerminal.Load() {
 			// The refusal is the missing terminal's, not a person's.
 			err = errors.New("not run: it needs an approval, and there is no terminal to ask on; run it from a terminal to answer y/N, or ask for it in the chat")
@@ -65,7 +60,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 // command and the policy's decision, then how it ended; redacted.
 func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) hosts.Runner {
 	policy, err := approvals.NewPolicy(policyConfig(cfg))
-	var checker agent.Policy
+	var checker approvals.HostPolicy
 	if err == nil {
 		checker = bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}
 	}
@@ -89,7 +84,7 @@ type terminalVoter struct {
 
 // ask puts a pending request to the person at the terminal and records
 // their vote; without a terminal the request is withdrawn (denied).
-func (v *terminalVoter) ask(ctx context.Context, p *agent.PendingApproval) {
+func (v *terminalVoter) ask(ctx context.Context, p *approvals.Pending) {
 	a, err := v.store.Approval(ctx, p.ID)
 	if err != nil {
 		return

@@ -79,7 +79,7 @@ func withScheduler(cmd *cobra.Command, fn func(context.Context, *checks.Schedule
 	if len(cfg.Checks.Schedules) == 0 {
 		return usageError(errors.New("the config has no schedules: add checks and schedules to it (see deploy/opsbot.example.yaml) and pass it with --config"))
 	}
-	log, err := cfg.logger(cmd)
+	log, err := cfg.terminalLogger(cmd)
 	if err != nil {
 		return err
 	}

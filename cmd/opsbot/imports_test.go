@@ -14,7 +14,11 @@ const module = "github.com/opsbot/opsbot"
 // tests') against design §2: imports point one way, cmd → bot → {agent,
 // approvals, checks, hosts, connectors, store}; agent never imports bot or
 // a connector; connectors never import each other, bot or store; only a
-// command (cmd/opsbot, a benchmark's main) names a concrete adapter.
+// command (cmd/opsbot, a benchmark's main) names a concrete adapter. What
+// runs commands sits below every front: the Guard (approvals) and the
+// Executor and Jobs (hosts) serve the agent, bot, checks and the terminal
+// alike, so approvals and hosts import none of them, hosts not even the
+// policy, and checks runs without the LLM.
 func TestImportsFollowTheDesign(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, module+"/...").Output()
@@ -63,6 +67,12 @@ func forbidden(pkg, name, imp string) string {
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
 		return "store is a leaf"
+	case under(pkg, "hosts") && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors"}, func(r string) bool { return under(imp, r) }):
+		return "hosts runs what it is handed: it knows no policy, model, router or platform"
+	case under(pkg, "approvals") && slices.ContainsFunc([]string{"agent", "bot", "checks"}, func(r string) bool { return under(imp, r) }):
+		return "the Guard serves the agent, bot, checks and the terminal alike: approvals imports none of them"
+	case under(pkg, "checks") && under(imp, "agent"):
+		return "health checks run commands without the LLM"
 	}
 	return ""
 }
@@ -79,13 +89,19 @@ func TestImportRules(t *testing.T) {
 		{"checks", "checks", "bot"},
 		{"store", "store", "approvals"},
 		{"bot", "bot", "cmd/opsbot"},
+		{"approvals", "approvals", "agent"},
+		{"approvals", "approvals", "checks"},
+		{"hosts", "hosts", "approvals"},
+		{"hosts", "hosts", "agent"},
+		{"checks", "checks", "agent"},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1], b[2]) == "" {
 			t.Errorf("%s importing %s is allowed", b[0], b[2])
 		}
 	}
-	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"}}
+	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"},
+		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"}}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1], g[2]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)

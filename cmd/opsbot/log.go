@@ -38,10 +38,11 @@ func newLogger(w io.Writer, level slog.Level, format string, red *redact.Redacto
 		}
 	}
 	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: redactAttr(red)}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if format == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(shutdownQuiet{h})
 }
 
 // isTerminal reports whether f is a terminal.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -61,5 +63,29 @@ func TestLoggerRedactsSeededSecrets(t *testing.T) {
 		if !strings.Contains(out, "[redacted aws-access-key]") || !strings.Contains(out, "[redacted opsbot-secret]") {
 			t.Errorf("%s log does not say what was redacted:\n%s", format, out)
 		}
+	}
+}
+
+// A cancelled context is opsbot stopping, not a failure: its records are
+// debug, whatever level they were logged at; every other record keeps its
+// level.
+func TestLoggerKeepsCancelledContextsAtDebug(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := newLogger(&buf, slog.LevelInfo, "json", nil)
+	log.Warn("forget old event ids", "err", fmt.Errorf("store: forget events: %w", context.Canceled))
+	log.With("part", "cards").Error("stale cards", "err", fmt.Errorf("store: stale cards: %w", context.Canceled))
+	if buf.Len() != 0 {
+		t.Errorf("a cancelled context was logged above debug:\n%s", buf.String())
+	}
+	log.Warn("post reply", "err", errors.New("connection refused"))
+	if !strings.Contains(buf.String(), `"level":"WARN"`) {
+		t.Errorf("a real failure lost its level: %q", buf.String())
+	}
+	buf.Reset()
+	debug := newLogger(&buf, slog.LevelDebug, "json", nil)
+	debug.Warn("expire approvals", "err", fmt.Errorf("approvals: %w", context.Canceled))
+	if !strings.Contains(buf.String(), `"level":"DEBUG"`) {
+		t.Errorf("at debug the record is not kept as debug: %q", buf.String())
 	}
 }

@@ -92,7 +92,7 @@ missing or unreadable); 3/4 the "approve"/"deny" decisions of 'opsbot policy che
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML); without it the embedded default is used")
-	root.PersistentFlags().String("log-level", "", "log level: debug, info, warn or error (overrides log.level)")
+	root.PersistentFlags().String("log-level", "", "log level: debug, info, warn or error (overrides log.level; chat, ask and health run log warn and above unless given)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})

@@ -103,7 +103,19 @@ func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string)
 
 // logger builds the process logger from config and the --log-level flag.
 func (c *Config) logger(cmd *cobra.Command) (*slog.Logger, error) {
-	name := c.Log.Level
+	return c.loggerAt(cmd, c.Log.Level)
+}
+
+// terminalLogger is the logger of a command a person runs at the terminal
+// (chat, ask, health run): warnings and errors only, unless --log-level
+// says otherwise, so that the bot's start-up notes (the sandbox, the
+// approvers) do not come before every answer.
+func (c *Config) terminalLogger(cmd *cobra.Command) (*slog.Logger, error) {
+	return c.loggerAt(cmd, "warn")
+}
+
+// loggerAt builds the logger at level name, or at --log-level when given.
+func (c *Config) loggerAt(cmd *cobra.Command, name string) (*slog.Logger, error) {
 	if f, _ := cmd.Flags().GetString("log-level"); f != "" {
 		name = f
 	}

@@ -28,9 +28,9 @@ type parts struct {
 	policy *approvals.Policy
 	exec   *bot.FleetExecutor
 	// run is exec behind the audit trail: what the guard and jobs use.
-	run      agent.Executor
+	run      hosts.Executor
 	red      *redact.Redactor
-	jobs     *agent.Jobs
+	jobs     *hosts.Jobs
 	skills   []agent.Skill
 	provider agent.Provider // nil: no model configured
 	model    string         // what the provider is, for people
@@ -81,7 +81,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
 	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
-	rt.jobs = &agent.Jobs{Store: rt.store, Exec: rt.run}
+	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
 	scrubEnv(cfg.secrets())
@@ -161,8 +161,8 @@ const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_AP
 
 // guard builds the one path from a front to the hosts, with that front's
 // way of approving.
-func (rt *parts) guard(approver agent.Approver) *agent.Guard {
-	return &agent.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Metrics: rt.metrics.agent}
+func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
+	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.agent}
 }
 
 func (rt *parts) policyChecker() bot.PolicyChecker {
@@ -187,7 +187,7 @@ func (rt *parts) hostInfo() []agent.HostInfo {
 }
 
 // newAgent builds the agent with every tool, behind guard.
-func (rt *parts) newAgent(guard *agent.Guard) *agent.Agent {
+func (rt *parts) newAgent(guard *approvals.Guard) *agent.Agent {
 	if rt.provider == nil {
 		return nil
 	}

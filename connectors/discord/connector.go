@@ -35,10 +35,12 @@ const (
 // queueSize is how many gateway messages may wait for the worker.
 const queueSize = 1024
 
-// Intents the bot asks for: messages in guild channels and threads, and
-// direct messages. Message Content is privileged and optional: without it
-// Discord still sends the text of mentions and direct messages.
-const baseIntents = discordgo.IntentsGuildMessages | discordgo.IntentsDirectMessages
+// Intents the bot asks for: messages in guild channels and threads,
+// direct messages, and the guilds (their GUILD_CREATE and role events,
+// which say which role is the bot's own: see botRoles). Message Content
+// is privileged and optional: without it Discord still sends the text of
+// mentions and direct messages.
+const baseIntents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsDirectMessages
 
 // Connector is Discord, over one gateway session and the REST API.
 type Connector struct {
@@ -71,6 +73,9 @@ type Connector struct {
 	// message id → thread name.
 	pending map[string]string
 	threads sync.Map // thread id → *sync.Mutex, one creation at a time
+	// roles are the bot's managed roles, a mention of which is a
+	// mention of the bot.
+	roles botRoles
 	// custom maps custom_ids too long to carry a button's action and value
 	// to them (see customID).
 	custom map[string][2]string
@@ -116,7 +121,8 @@ func New(cfg Config, opt Options) (*Connector, error) {
 	}
 	opt.Transport = lim
 	c := &Connector{cfg: cfg, log: opt.Log, opt: opt, stuckAfter: opt.StuckAfter, running: make(chan struct{}),
-		queue: make(chan *discordgo.MessageCreate, queueSize), channels: map[string]channelInfo{}, pending: map[string]string{}, custom: map[string][2]string{}}
+		queue: make(chan *discordgo.MessageCreate, queueSize), channels: map[string]channelInfo{}, pending: map[string]string{}, custom: map[string][2]string{},
+		roles: botRoles{byGuild: map[string]string{}}}
 	c.rest = c.newSession()
 	return c, nil
 }

@@ -32,11 +32,10 @@ func (c *Connector) handlerState() (connectors.Handler, context.Context, string)
 }
 
 // onMessage turns a MESSAGE_CREATE into an event, on the connector's one
-// worker, in the gateway's order. Nothing here depends on another kind of
-// event having come first (a thread's parent is asked of the API, not
-// remembered from THREAD_CREATE, which this bot's intents do not even
-// receive), and the bot deduplicates by message id the copies a RESUME
-// replays.
+// worker, in the gateway's order. A thread's parent is asked of the API,
+// not remembered from THREAD_CREATE; the bot's role in the guild comes
+// from the guild events read before the message (see botRoles); and the
+// bot deduplicates by message id the copies a RESUME replays.
 func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 	h, ctx, botID := c.handlerState()
 	if h == nil || m.Author == nil || m.Author.Bot || m.Author.ID == botID {
@@ -46,13 +45,14 @@ func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 		return // system messages: a thread created, a pin
 	}
 	dm := m.GuildID == ""
-	mention := dm || slices.ContainsFunc(m.Mentions, func(u *discordgo.User) bool { return u.ID == botID })
+	mention, text := c.addressed(m.Message, botID)
+	mention = mention || dm
 	if !mention && !c.cfg.MessageContent {
 		return // Discord sends no text without the Message Content intent
 	}
 	ev := connectors.Event{ID: m.ID, Kind: connectors.EventMessage, Platform: Platform, Workspace: m.GuildID,
-		User: person(m.Author, m.Member), Text: withoutMention(m.Content, botID), Mention: mention,
-		MentionsOthers: connectors.MentionsOther(m.Content, botID)}
+		User: person(m.Author, m.Member), Text: withoutMention(text, botID), Mention: mention,
+		MentionsOthers: connectors.MentionsOther(text, botID)}
 	switch {
 	case dm:
 		ev.Channel, ev.Thread = m.ChannelID, m.ChannelID
@@ -79,6 +79,22 @@ func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 		d := connectors.Dest{Platform: Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread}
 		c.Post(ctx, d, connectors.Message{Text: notRecorded("this message", err) + " Send it again."})
 	}
+}
+
+// addressed reports whether guild message m mentions the bot: its user,
+// or its managed role (picked in Discord's mention list as "@opsbot"); it
+// returns m's text without the role's mention. Another role the bot holds
+// is not the bot.
+func (c *Connector) addressed(m *discordgo.Message, botID string) (bool, string) {
+	byUser := slices.ContainsFunc(m.Mentions, func(u *discordgo.User) bool { return u.ID == botID })
+	role := ""
+	if m.GuildID != "" {
+		role = c.roles.of(m.GuildID)
+	}
+	if !roleMentioned(m, role) {
+		return byUser, m.Content
+	}
+	return true, strings.ReplaceAll(m.Content, roleMarkup(role), "")
 }
 
 // channel says what channel id is, from the cache or the API.

@@ -104,6 +104,11 @@ func (c *Connector) bind(s *discordgo.Session) {
 			c.clicks.Go(func() { c.onInteraction(i) })
 		}
 	})
+	s.AddHandler(func(s *discordgo.Session, e *discordgo.Event) {
+		if c.current(s) {
+			c.onGuildEvent(e)
+		}
+	})
 	s.AddHandler(func(s *discordgo.Session, _ *discordgo.Connect) { c.mark(s, true) })
 	s.AddHandler(func(s *discordgo.Session, _ *discordgo.Disconnect) { c.mark(s, false) })
 }

@@ -178,9 +178,9 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
 	exec := &bot.FleetExecutor{Fleet: d.fleet}
-	guard := &agent.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: d.fleet.Inventory},
+	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: d.fleet.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &agent.Jobs{Store: st, Exec: exec},
+	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Agent: &agent.Agent{Provider: shortAnswer, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},

@@ -52,6 +52,7 @@ type Fake struct {
 	mu       sync.Mutex
 	next     int64
 	channels map[string]*Channel
+	guilds   map[string]*guild
 	messages map[string]*Message
 	clicks   map[string]*click
 	limits   *limits
@@ -107,7 +108,7 @@ type click struct {
 func New(t interface {
 	Cleanup(func())
 }, token string) *Fake {
-	f := &Fake{Token: token, channels: map[string]*Channel{}, messages: map[string]*Message{}, clicks: map[string]*click{},
+	f := &Fake{Token: token, channels: map[string]*Channel{}, guilds: map[string]*guild{}, messages: map[string]*Message{}, clicks: map[string]*click{},
 		next: 1_100_000_000_000_000_000, limits: newLimits()}
 	f.BotID = f.id()
 	f.AppID = f.BotID
@@ -141,12 +142,16 @@ func token() string {
 	return "aW50ZXJhY3Rpb246" + hex.EncodeToString(b)
 }
 
-// AddChannel makes a text channel in guild and returns its id.
+// AddChannel makes a text channel in guild and returns its id. The bot
+// is in every guild that has a channel, with its managed role (see
+// BotRole).
 func (f *Fake) AddChannel(guild, name string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer f.changedLocked()
 	c := &Channel{ID: f.id(), GuildID: guild, Name: name, Type: TypeText}
 	f.channels[c.ID] = c
+	f.guildLocked(guild)
 	return c.ID
 }
 

@@ -163,8 +163,9 @@ func (g *gateway) identifyLocked(c *gwConn, d json.RawMessage) bool {
 	g.conn = c
 	resume := "ws" + strings.TrimPrefix(g.f.srv.URL, "http") + "/resume"
 	g.dispatchLocked("READY", map[string]any{"v": 9, "session_id": g.session, "resume_gateway_url": resume,
-		"user": map[string]any{"id": g.f.BotID, "username": "opsbot", "bot": true}, "guilds": []any{},
+		"user": map[string]any{"id": g.f.BotID, "username": "opsbot", "bot": true}, "guilds": g.f.guildsLocked(),
 		"application": map[string]any{"id": g.f.AppID}})
+	g.createGuildsLocked()
 	return true
 }
 

@@ -49,6 +49,12 @@ func (f *Fake) say(u User, channel, text string, mentions []string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer f.changedLocked()
+	return f.sayLocked(u, channel, text, mentions, nil)
+}
+
+// sayLocked posts u's message; mentions are the user ids it mentions,
+// roles the role ids (mention_roles).
+func (f *Fake) sayLocked(u User, channel, text string, mentions, roles []string) string {
 	c := f.channels[channel]
 	m := &Message{ID: f.id(), ChannelID: channel, AuthorID: u.ID, Content: text, Created: time.Now()}
 	f.messages[m.ID] = m
@@ -57,7 +63,9 @@ func (f *Fake) say(u User, channel, text string, mentions []string) string {
 	for _, id := range mentions {
 		ms = append(ms, map[string]any{"id": id, "username": "someone"})
 	}
-	f.gw.dispatchLocked("MESSAGE_CREATE", f.messageEventLocked(m, person{ID: u.ID, Name: u.Name, Roles: u.Roles}, ms))
+	d := f.messageEventLocked(m, person{ID: u.ID, Name: u.Name, Roles: u.Roles}, ms)
+	d["mention_roles"] = orEmptyS(roles)
+	f.gw.dispatchLocked("MESSAGE_CREATE", d)
 	return m.ID
 }
 
@@ -65,11 +73,15 @@ func (f *Fake) say(u User, channel, text string, mentions []string) string {
 func (f *Fake) messageEventLocked(m *Message, by person, mentions []map[string]any) map[string]any {
 	c := f.channels[m.ChannelID]
 	d := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "content": m.Content, "type": 0, "timestamp": m.Created.Format(time.RFC3339),
-		"author": map[string]any{"id": by.ID, "username": by.Name, "bot": by.bot}, "mentions": orEmpty(mentions)}
+		"author": map[string]any{"id": by.ID, "username": by.Name, "bot": by.bot}, "mentions": orEmpty(mentions), "mention_roles": []string{}}
 	if c.GuildID != "" {
 		d["guild_id"] = c.GuildID
 		d["member"] = map[string]any{"roles": orEmptyS(by.Roles)}
 	}
+	// Without the Message Content intent Discord sends the text of a
+	// message that mentions the bot. Whether a mention of the bot's
+	// managed role counts is not documented: the fake takes the strict
+	// reading (the bot in mentions), which the connector must survive.
 	if !f.gw.hasContent() && c.GuildID != "" && !mentionsBot(mentions, f.BotID) && !by.bot {
 		d["content"] = "" // no Message Content intent: Discord leaves the text out
 	}
