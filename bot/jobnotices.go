@@ -61,13 +61,35 @@ func (n *jobNotices) deliver(ctx context.Context) {
 		if _, ok := n.out.conn(sess.Platform); !ok {
 			continue // another process's, or a platform configured again later
 		}
+		ev, rec, ok := n.turnOf(ctx, note, sess)
+		if !ok {
+			continue // the next round tries again, before anything is posted
+		}
 		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
 		if _, err := n.out.post(ctx, d, jobNotice(note.Text)); err != nil {
 			n.log.Warn("post notification", "id", note.ID, "err", err)
 			continue
 		}
-		n.delivered(ctx, note, sess)
+		n.delivered(ctx, note, sess, ev, rec)
 	}
+}
+
+// turnOf is the agent turn a notice asks for, as its event and its inbox
+// record (nil: none); read before the notice is posted, so that a notice
+// posted always has its turn recorded with its delivery. ok is false when
+// the job could not be read.
+func (n *jobNotices) turnOf(ctx context.Context, note store.Notification, sess store.Session) (ev connectors.Event, rec []byte, ok bool) {
+	if n.turn == nil || note.JobID == 0 {
+		return ev, nil, true
+	}
+	job, err := n.store.Job(ctx, note.JobID)
+	if err != nil {
+		n.log.Warn("job of notification", "id", note.ID, "err", err)
+		return ev, nil, false
+	}
+	ev = n.turn(sess, job)
+	rec, _ = json.Marshal(inboxRecord{Event: ev, JobEnd: true}) // strings and bools: cannot fail
+	return ev, rec, true
 }
 
 // delivered marks a posted notice delivered and, with turn, records the
@@ -75,18 +97,7 @@ func (n *jobNotices) deliver(ctx context.Context) {
 // turn runs once, whether or not opsbot stops before it begins. (Only a
 // crash in the instant between the notice's post and this write posts
 // the notice again; its turn is recorded once either way.)
-func (n *jobNotices) delivered(ctx context.Context, note store.Notification, sess store.Session) {
-	var ev connectors.Event
-	var rec []byte
-	if n.turn != nil && note.JobID != 0 {
-		job, err := n.store.Job(ctx, note.JobID)
-		if err != nil {
-			n.log.Warn("job of notification", "id", note.ID, "err", err)
-		} else {
-			ev = n.turn(sess, job)
-			rec, _ = json.Marshal(inboxRecord{Event: ev, JobEnd: true}) // strings and bools: cannot fail
-		}
-	}
+func (n *jobNotices) delivered(ctx context.Context, note store.Notification, sess store.Session, ev connectors.Event, rec []byte) {
 	// Kept though a stop is under way: posted and not marked, the notice
 	// would be posted again by the next start.
 	id, err := n.store.DeliverNotification(context.WithoutCancel(ctx), note.ID, sess.Platform, rec)
