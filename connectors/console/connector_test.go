@@ -126,7 +126,7 @@ func TestSayWaitsForTheAnswer(t *testing.T) {
 	if out := r.out.String(); !strings.HasSuffix(out, "Checking the disks. Fine, says @alice.\n") || strings.Contains(out, "queued") {
 		t.Errorf("stdout = %q", out)
 	}
-	if errs := r.err.String(); strings.Count(errs, "running `df -h` on local…") != 1 || strings.Count(errs, "✓ `df -h` on local: exit 0") != 1 {
+	if errs := r.err.String(); strings.Count(errs, "running df -h on local…") != 1 || strings.Count(errs, "✓ df -h on local: exit 0") != 1 {
 		t.Errorf("each status line once on stderr: %q", errs)
 	}
 }
