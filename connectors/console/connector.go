@@ -143,8 +143,13 @@ func (c *Connector) Say(ctx context.Context, l Line, interrupt <-chan os.Signal)
 	}
 	c.forget()
 	user := connectors.User{ID: c.User, Name: c.User}
-	h(ctx, connectors.Event{ID: l.ID, Kind: connectors.EventMessage, Platform: c.Name(), Channel: c.User, Thread: l.Thread,
-		User: user, Text: l.Text, Mention: true, Question: l.Question})
+	if err := h(ctx, connectors.Event{ID: l.ID, Kind: connectors.EventMessage, Platform: c.Name(), Channel: c.User, Thread: l.Thread,
+		User: user, Text: l.Text, Mention: true, Question: l.Question}); err != nil {
+		// Not taken: nothing will finish it.
+		c.Term.Answer(err.Error() + "; nothing was done with it: say it again.")
+		c.Term.EndAnswer()
+		return
+	}
 	defer c.withdraw()
 	for {
 		select {

@@ -52,12 +52,13 @@ func newRig(t *testing.T, user string, bot func(*Connector, connectors.Event)) *
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.conn.Start(ctx, func(_ context.Context, ev connectors.Event) {
+		r.conn.Start(ctx, func(_ context.Context, ev connectors.Event) error {
 			if bot != nil {
 				go bot(r.conn, ev)
-				return
+				return nil
 			}
 			r.events <- ev
+			return nil
 		})
 	}()
 	t.Cleanup(func() { cancel(); typed.Close(); <-done })
