@@ -60,8 +60,6 @@ func (c Card) Heading() string {
 		return "Approved by " + by
 	case c.State == store.ApprovalDenied && strings.HasPrefix(by, "opsbot"):
 		return "Denied: its approval card could not be posted"
-	case c.State == store.ApprovalDenied && c.DecidedBy == c.Requester:
-		return "Withdrawn by " + by
 	case c.State == store.ApprovalDenied:
 		return "Denied by " + by
 	}

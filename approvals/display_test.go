@@ -182,7 +182,7 @@ func TestCardHeadingShowsTheDecision(t *testing.T) {
 		{store.ApprovalPending, "", "Approval needed"},
 		{store.ApprovalApproved, "web:bob", "Approved by @bob"},
 		{store.ApprovalDenied, "slack:U2", "Denied by @U2"},
-		{store.ApprovalDenied, "web:alice", "Withdrawn by @alice"},
+		{store.ApprovalDenied, "web:alice", "Denied by @alice"}, // the requester too: one word for one act
 		{store.ApprovalExpired, ExpiryActor, "Expired, not run"},
 	} {
 		c := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", State: tc.state, DecidedBy: tc.by}, DisplayOptions{})

@@ -507,7 +507,7 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
 	_, ref, _ := h.find("t1", "Approval needed")
 	h.say("alice", "t1", "stop")
-	h.eventually("the card to show the withdrawal", h.has("t1", "Withdrawn by @alice"))
+	h.eventually("the card to show the withdrawal", h.has("t1", "Denied by @alice"))
 	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Error("a withdrawn card still has buttons")
 	}

@@ -260,8 +260,6 @@ func decisionText(a store.Approval) string {
 		return "denied: its approval card could not be posted"
 	case a.State == store.ApprovalPending:
 		return "waiting for approval"
-	case a.State == store.ApprovalDenied && a.DecidedBy == a.Requester:
-		return "withdrawn by " + mention(a.DecidedBy)
 	}
 	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))
 }

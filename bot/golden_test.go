@@ -38,14 +38,14 @@ func TestNeutralMessageGoldens(t *testing.T) {
 	}
 	rep := checks.Report{Schedule: "nightly", At: created, Zone: time.UTC, Checks: []string{"disk"}, Hosts: []string{"web-1"}}
 	goldens := map[string]connectors.Message{
-		"card_pending":   card(store.ApprovalPending, "", 0),
-		"card_approved":  card(store.ApprovalApproved, "slack:U04BOB", 2*time.Minute),
-		"card_denied":    card(store.ApprovalDenied, "slack:U04BOB", 3*time.Minute),
-		"card_withdrawn": card(store.ApprovalDenied, "slack:U04ALICE", time.Minute),
-		"card_expired":   card(store.ApprovalExpired, approvals.ExpiryActor, 15*time.Minute),
-		"job_notice":     jobNotice("job 7 (`df -h` on web-1) succeeded: exit 0 in 3s"),
-		"help":           {Text: helpText},
-		"health_report":  rep.Summary(3000),
+		"card_pending":     card(store.ApprovalPending, "", 0),
+		"card_approved":    card(store.ApprovalApproved, "slack:U04BOB", 2*time.Minute),
+		"card_denied":      card(store.ApprovalDenied, "slack:U04BOB", 3*time.Minute),
+		"card_self_denied": card(store.ApprovalDenied, "slack:U04ALICE", time.Minute),
+		"card_expired":     card(store.ApprovalExpired, approvals.ExpiryActor, 15*time.Minute),
+		"job_notice":       jobNotice("job 7 (`df -h` on web-1) succeeded: exit 0 in 3s"),
+		"help":             {Text: helpText},
+		"health_report":    rep.Summary(3000),
 	}
 	for name, m := range goldens {
 		// A mention shows as {@id}: the placeholder itself is invisible.

@@ -136,6 +136,35 @@ func (s *Store) WebMessagesChanged(ctx context.Context, after, upTo uint64, chan
 		int64(after), int64(upTo), channel, channel, thread, thread, limit)
 }
 
+// WebChange names a web chat message's latest change.
+type WebChange struct {
+	ID  string
+	Seq uint64
+}
+
+// WebChangedIDs lists what WebMessagesChanged would return, ids and seqs
+// only: a replay reads only the messages it has not framed already.
+func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebChange, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, seq FROM web_messages
+		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
+		int64(after), int64(upTo), channel, channel, thread, thread, limit)
+	if err != nil {
+		return nil, wrap("web changes", err)
+	}
+	defer rows.Close()
+	var out []WebChange
+	for rows.Next() {
+		var c WebChange
+		var seq int64
+		if err := rows.Scan(&c.ID, &seq); err != nil {
+			return nil, wrap("web changes", err)
+		}
+		c.Seq = uint64(seq)
+		out = append(out, c)
+	}
+	return out, wrap("web changes", rows.Err())
+}
+
 // DeleteWebThreads deletes every message of these threads.
 func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
 	return wrap("delete web threads", s.tx(ctx, func(tx *sql.Tx) error {

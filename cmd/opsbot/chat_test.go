@@ -101,6 +101,17 @@ func TestChatWithoutModelAsksApprovalAtTheTerminal(t *testing.T) {
 		t.Errorf("approved at the terminal, the command did not run: %v", err)
 	}
 	waitFor("you> ")
+	// Answering n denies it: the card and the reply say so in one word.
+	refused := filepath.Join(t.TempDir(), "refused")
+	master.Write([]byte("run local touch " + refused + "\n"))
+	waitFor("[y/N]")
+	from := seen.Len()
+	master.Write([]byte("n\n"))
+	waitFor("You denied it")
+	if got := seen.String()[from:]; !strings.Contains(got, "denied by @") || strings.Contains(got, "withdrawn") {
+		t.Errorf("the card and the reply differ on what n did: %q", got)
+	}
+	waitFor("you> ")
 	master.Close() // end of input ends the chat
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -33,6 +33,23 @@ type Archive interface {
 	DeleteThreads(ctx context.Context, threads []string) error
 }
 
+// ChangeLister is an Archive that lists what changed without reading the
+// messages themselves: a replay reads only those whose frames the hub
+// does not keep already. Without it, a replay reads whole pages with
+// Changed.
+type ChangeLister interface {
+	// ChangedIDs lists up to limit messages whose latest change has
+	// after < Seq <= upTo, in Seq order, of one channel and one thread
+	// ("": any), as Changed would return them.
+	ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]Change, error)
+}
+
+// Change names a message's latest change.
+type Change struct {
+	ID  string
+	Seq uint64
+}
+
 // SeqKeeper is an Archive that also keeps the chat's sequence number
 // apart from the messages: the hub reserves numbers a block ahead, so that
 // after a restart it starts above every id and seq a client has seen,
@@ -88,7 +105,10 @@ type MemoryArchive struct {
 	byID map[string]StoredMessage
 }
 
-var _ Archive = (*MemoryArchive)(nil)
+var (
+	_ Archive      = (*MemoryArchive)(nil)
+	_ ChangeLister = (*MemoryArchive)(nil)
+)
 
 // NewMemoryArchive returns an empty MemoryArchive.
 func NewMemoryArchive() *MemoryArchive {
@@ -163,6 +183,16 @@ func (a *MemoryArchive) Changed(_ context.Context, after, upTo uint64, channel, 
 	})
 	slices.SortFunc(out, func(x, y StoredMessage) int { return cmpSeq(x.Seq, y.Seq) })
 	return out[:min(limit, len(out))], nil
+}
+
+// ChangedIDs lists a page of what changed after a seq, in seq order.
+func (a *MemoryArchive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]Change, error) {
+	page, err := a.Changed(ctx, after, upTo, channel, thread, limit)
+	out := make([]Change, len(page))
+	for i, m := range page {
+		out[i] = Change{ID: m.ID, Seq: m.Seq}
+	}
+	return out, err
 }
 
 // DeleteThreads deletes the threads' messages.

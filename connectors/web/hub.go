@@ -61,6 +61,13 @@ type hub struct {
 	chThreads map[string][]string // channel → thread ids, in the order started
 	cache     *msgCache
 
+	// frames keeps the encoded frames of recent changes for replays; it
+	// has its own lock.
+	frames *frameCache
+	// replaySlots bounds how many replays read and frame a page at once
+	// (replaySlotCount).
+	replaySlots chan struct{}
+
 	// subMu guards the streams and sent, the seq of the latest change
 	// broadcast: every change up to it is in the Archive. It is taken
 	// under saveMu, never the other way round, and never with mu.
@@ -86,7 +93,8 @@ var (
 
 func newHub(archive Archive, channels []string, now func() time.Time) *hub {
 	h := &hub{archive: archive, now: now, threads: map[string]*thread{}, chThreads: map[string][]string{},
-		cache: newMsgCache(cacheBytes), subs: map[*subscriber]struct{}{}}
+		cache: newMsgCache(cacheBytes), frames: newFrameCache(frameCacheBytes),
+		replaySlots: make(chan struct{}, replaySlotCount()), subs: map[*subscriber]struct{}{}}
 	h.keeper, _ = archive.(SeqKeeper)
 	for _, ch := range channels {
 		h.addChannel(ch)
@@ -313,7 +321,9 @@ func (h *hub) change(ctx context.Context, fn func(seq uint64, now time.Time) (*m
 	if err := h.archive.Save(context.WithoutCancel(ctx), stored); err != nil {
 		return v, fmt.Errorf("archive message %s: %w", m.id, err)
 	}
-	h.broadcast(&shown, messageFrame(v))
+	frame := messageFrame(v)
+	h.frames.put(frameOf(&shown, frame))
+	h.broadcast(&shown, frame)
 	return v, nil
 }
 

@@ -49,12 +49,15 @@ func sent(err error) error {
 	return nil
 }
 
-// replayPage is how many messages a replay reads from the Archive at
-// once, and replayBatch how many bytes of frames it writes at once: a
-// replay holds about one page (at most 32 × 32 KB) however long the
-// history, even while its reader stalls.
+// replayPage is how many messages a replay frames (and reads from the
+// Archive, those it finds no frame for) at once, replayList how many
+// changes it lists at once (ids and seqs only), and replayBatch how many
+// bytes of frames it writes at once: a replay holds about one page (at
+// most 32 × 32 KB) however long the history, even while its reader
+// stalls.
 const (
 	replayPage  = 32
+	replayList  = 256
 	replayBatch = 64 << 10
 )
 
@@ -64,43 +67,200 @@ const (
 // (until=finished). Changes after upTo come live.
 func (h *hub) replay(ctx context.Context, s *subscriber, since, upTo uint64, send func(...[]byte) error) (ended bool, err error) {
 	h.settle() // every change up to upTo is in the Archive
-	var batch [][]byte
-	size := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := send(batch...)
-		batch, size = batch[:0], 0
-		return sent(err)
-	}
-	for after := since; after < upTo; {
-		stored, err := h.archive.Changed(ctx, after, upTo, s.channel, s.thread, replayPage)
+	out := frameBatch{send: send}
+	src := h.replaySource(s, since, upTo)
+	for {
+		frames, done, err := h.readReplay(ctx, src)
 		if err != nil {
 			return false, fmt.Errorf("read the replay: %w", err)
 		}
-		for i := range stored {
-			m, err := fromStored(stored[i])
-			stored[i] = StoredMessage{} // let it go once framed
-			if err != nil {
+		for _, f := range frames {
+			if err := out.add(f.frame); err != nil {
 				return false, err
 			}
-			f := messageFrame(m.view())
-			batch, size, after = append(batch, f), size+len(f), m.seq
-			if s.endsWith(m) {
-				return true, flush()
-			}
-			if size >= replayBatch {
-				if err := flush(); err != nil {
-					return false, err
-				}
+			if s.untilFinished && f.last {
+				return true, out.flush()
 			}
 		}
-		if len(stored) < replayPage {
-			break
+		if done {
+			return false, out.flush()
 		}
 	}
-	return false, flush()
+}
+
+// readReplay reads a replay's next page holding a replay slot: reading
+// and framing are the CPU a replay costs, and twenty replays at once must
+// not crowd out a person's post (issue 12: it stalled 1.42 s). Sending is
+// outside the slot, so a slow reader holds none.
+func (h *hub) readReplay(ctx context.Context, src replaySource) ([]cachedFrame, bool, error) {
+	select {
+	case h.replaySlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	defer func() { <-h.replaySlots }()
+	return src.next(ctx)
+}
+
+// frameBatch collects frames and sends them replayBatch bytes at a time.
+type frameBatch struct {
+	send  func(...[]byte) error
+	batch [][]byte
+	size  int
+}
+
+func (b *frameBatch) add(f []byte) error {
+	b.batch, b.size = append(b.batch, f), b.size+len(f)
+	if b.size < replayBatch {
+		return nil
+	}
+	return b.flush()
+}
+
+func (b *frameBatch) flush() error {
+	if len(b.batch) == 0 {
+		return nil
+	}
+	err := b.send(b.batch...)
+	clear(b.batch) // let the frames go once sent
+	b.batch, b.size = b.batch[:0], 0
+	return sent(err)
+}
+
+// replaySource yields a replay's frames in seq order, a page at a time,
+// until done.
+type replaySource interface {
+	next(ctx context.Context) (frames []cachedFrame, done bool, err error)
+}
+
+// replaySource lists the changes first where the Archive can, so that a
+// change whose frame is kept is not read again.
+func (h *hub) replaySource(s *subscriber, since, upTo uint64) replaySource {
+	if l, ok := h.archive.(ChangeLister); ok {
+		return &listedReplay{h: h, lister: l, s: s, after: since, upTo: upTo}
+	}
+	return &pagedReplay{h: h, s: s, after: since, upTo: upTo}
+}
+
+// listedReplay lists the changes, then frames them replayPage at a time:
+// from the cache, else read from the Archive and encoded (and kept).
+type listedReplay struct {
+	h           *hub
+	lister      ChangeLister
+	s           *subscriber
+	after, upTo uint64
+	pending     []Change
+	listed      bool // the last list reached upTo
+}
+
+func (r *listedReplay) next(ctx context.Context) ([]cachedFrame, bool, error) {
+	if len(r.pending) == 0 {
+		if r.listed || r.after >= r.upTo {
+			return nil, true, nil
+		}
+		page, err := r.lister.ChangedIDs(ctx, r.after, r.upTo, r.s.channel, r.s.thread, replayList)
+		if err != nil {
+			return nil, false, err
+		}
+		r.listed = len(page) < replayList
+		if len(page) == 0 {
+			return nil, true, nil
+		}
+		r.after, r.pending = page[len(page)-1].Seq, page
+	}
+	n := min(len(r.pending), replayPage)
+	chunk := r.pending[:n]
+	r.pending = r.pending[n:]
+	frames, err := r.h.framesOf(ctx, chunk)
+	return frames, false, err
+}
+
+// framesOf returns the frames of these changes, in their order: kept
+// ones from the cache, the others read from the Archive in one call,
+// encoded and kept. A message changed again since it was listed is left
+// out: its later change comes live.
+func (h *hub) framesOf(ctx context.Context, changes []Change) ([]cachedFrame, error) {
+	out := make([]cachedFrame, len(changes))
+	var missing []string
+	for i, c := range changes {
+		if f, ok := h.frames.get(c.Seq); ok {
+			out[i] = f
+		} else {
+			missing = append(missing, c.ID)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	stored, err := h.archive.Messages(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	read := make(map[uint64]cachedFrame, len(stored))
+	for _, s := range stored {
+		f, err := h.encode(s)
+		if err != nil {
+			return nil, err
+		}
+		read[f.seq] = f
+	}
+	kept := out[:0]
+	for i, c := range changes {
+		if out[i].frame == nil {
+			out[i] = read[c.Seq] // none: changed since, it comes live
+		}
+		if out[i].frame != nil {
+			kept = append(kept, out[i])
+		}
+	}
+	return kept, nil
+}
+
+// encode frames a message read from the Archive and keeps the frame.
+func (h *hub) encode(s StoredMessage) (cachedFrame, error) {
+	if frame, ok := storedFrame(s); ok {
+		f := cachedFrame{seq: s.Seq, frame: frame, last: s.Bot && s.Finished}
+		h.frames.put(f)
+		return f, nil
+	}
+	m, err := fromStored(s)
+	if err != nil {
+		return cachedFrame{}, fmt.Errorf("message %s: %w", s.ID, err)
+	}
+	f := frameOf(m, messageFrame(m.view()))
+	h.frames.put(f)
+	return f, nil
+}
+
+// pagedReplay reads whole pages with Changed, for an Archive that cannot
+// list; it still takes kept frames rather than encoding again.
+type pagedReplay struct {
+	h           *hub
+	s           *subscriber
+	after, upTo uint64
+	done        bool
+}
+
+func (r *pagedReplay) next(ctx context.Context) ([]cachedFrame, bool, error) {
+	if r.done || r.after >= r.upTo {
+		return nil, true, nil
+	}
+	stored, err := r.h.archive.Changed(ctx, r.after, r.upTo, r.s.channel, r.s.thread, replayPage)
+	if err != nil {
+		return nil, false, err
+	}
+	r.done = len(stored) < replayPage
+	out := make([]cachedFrame, 0, len(stored))
+	for _, s := range stored {
+		f, ok := r.h.frames.get(s.Seq)
+		if !ok {
+			if f, err = r.h.encode(s); err != nil {
+				return nil, false, err
+			}
+		}
+		out, r.after = append(out, f), s.Seq
+	}
+	return out, false, nil
 }
 
 func cmpSeq(a, b uint64) int {

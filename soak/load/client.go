@@ -96,6 +96,35 @@ func (b *bot) follow(ctx context.Context, since int64, ready func(), fn func(vie
 	return lines.Err()
 }
 
+// replay reads the event stream from since=0 until the message update
+// numbered upTo or later, looking only at the frames' id lines; it
+// returns how many updates it read.
+func (b *bot) replay(ctx context.Context, upTo uint64) (int, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", b.base+"/api/events?since=0", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewReaderSize(resp.Body, 64<<10)
+	n := 0
+	for {
+		l, err := lines.ReadSlice('\n')
+		for err == bufio.ErrBufferFull { // a long data line: the rest of it
+			_, err = lines.ReadSlice('\n')
+		}
+		if err != nil {
+			return n, err
+		}
+		if bytes.HasPrefix(l, []byte("id: ")) {
+			n++
+			if id, _ := strconv.ParseUint(string(bytes.TrimSpace(l[4:])), 10, 64); id >= upTo {
+				return n, nil
+			}
+		}
+	}
+}
+
 // watcher follows the whole chat and tells who waits for a thread when
 // the bot has answered there: a finished message of the bot saying how a
 // command on local ended.

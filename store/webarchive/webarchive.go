@@ -13,7 +13,10 @@ import (
 // Archive is a web.Archive in SQLite.
 type Archive struct{ Store *store.Store }
 
-var _ web.Archive = Archive{}
+var (
+	_ web.Archive      = Archive{}
+	_ web.ChangeLister = Archive{}
+)
 
 // Save stores a message's latest state.
 func (a Archive) Save(ctx context.Context, m web.StoredMessage) error {
@@ -45,6 +48,16 @@ func (a Archive) ThreadMessages(ctx context.Context, thread string, before uint6
 // Changed returns a page of what changed after a seq, in seq order.
 func (a Archive) Changed(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.StoredMessage, error) {
 	return convert(a.Store.WebMessagesChanged(ctx, after, upTo, channel, thread, limit))
+}
+
+// ChangedIDs lists a page of what changed after a seq, ids and seqs only.
+func (a Archive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.Change, error) {
+	rows, err := a.Store.WebChangedIDs(ctx, after, upTo, channel, thread, limit)
+	out := make([]web.Change, len(rows))
+	for i, c := range rows {
+		out[i] = web.Change{ID: c.ID, Seq: c.Seq}
+	}
+	return out, err
 }
 
 // DeleteThreads deletes the threads' messages.
