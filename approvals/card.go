@@ -94,7 +94,7 @@ func (c Card) Text() string {
 	}
 	switch c.State {
 	case store.ApprovalPending, "":
-		fmt.Fprintf(&b, "Needs %d approval(s); expires %s", c.Quorum, FormatTime(c.ExpiresAt))
+		fmt.Fprintf(&b, "Needs %s; expires %s", Approvals(c.Quorum), FormatTime(c.ExpiresAt))
 	case store.ApprovalExpired:
 		fmt.Fprintf(&b, "Nobody decided by %s", FormatTime(c.DecidedAt))
 	default:
@@ -166,4 +166,12 @@ func (g *Gate) WhoMayApprove(a store.Approval) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Approvals says n approvals in words: "1 approval", "2 approvals".
+func Approvals(n int) string {
+	if n == 1 {
+		return "1 approval"
+	}
+	return fmt.Sprintf("%d approvals", n)
 }

@@ -158,7 +158,7 @@ func TestCardText(t *testing.T) {
 	c := NewCard(store.Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
 		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: store.ApprovalPending}, DisplayOptions{Width: 80, Limit: 3000})
 	text := c.Text()
-	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "Requested by: @U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approval(s); expires " + FormatTime(exp)} {
+	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "Requested by: @U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approvals; expires " + FormatTime(exp)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("card lacks %q:\n%s", want, text)
 		}
@@ -234,6 +234,17 @@ func TestWhoMayApproveNamesPlatformPeopleAsMentions(t *testing.T) {
 		a := store.Approval{Host: "db-1", Channel: "ops", Requester: tc.requester}
 		if got := g.WhoMayApprove(a); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.requester, got, tc.want)
+		}
+	}
+}
+
+// A count is said in words, singular or plural, never "approval(s)".
+func TestCardSaysHowManyApprovalsInWords(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[int]string{1: "Needs 1 approval;", 2: "Needs 2 approvals;"} {
+		text := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", Quorum: q, State: store.ApprovalPending}, DisplayOptions{}).Text()
+		if !strings.Contains(text, want) || strings.Contains(text, "(s)") {
+			t.Errorf("quorum %d: %q, want %q", q, text, want)
 		}
 	}
 }

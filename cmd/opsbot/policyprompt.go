@@ -80,8 +80,8 @@ func approversLine(g approvals.GateConfig) string {
 	if g.AllowSelfApproval {
 		self = "the person who asked may approve their own request"
 	}
-	return fmt.Sprintf("Approval: %d approval(s) needed, from %s; %s; a request nobody decides within %s is denied.\n",
-		quorum, strings.Join(who, "; or "), self, expiry)
+	return fmt.Sprintf("Approval: %s needed, from %s; %s; a request nobody decides within %s is denied.\n",
+		approvals.Approvals(quorum), strings.Join(who, "; or "), self, expiry)
 }
 
 func approverWords(a approvals.ApproverConfig) string {

@@ -24,7 +24,7 @@ func TestPolicyPromptFollowsTheConfig(t *testing.T) {
 		"Rule: `systemctl restart nginx` on group web: runs at once (safe to bounce).",
 		"Anything else: waits for a person to approve it.",
 		"rm -r of / or of a top-level directory",
-		"2 approval(s) needed, from slack S0SRE for group db",
+		"2 approvals needed, from slack S0SRE for group db",
 		"within 30m0s is denied",
 	} {
 		if !strings.Contains(got, want) {

@@ -421,3 +421,36 @@ func TestBrowserPersonalKeyNamesThePerson(t *testing.T) {
 		t.Errorf("the post reached the bot as %q, want carol", ev.User.ID)
 	}
 }
+
+// A notice (the toast after Approve, Stop or Deny) never covers a control:
+// a click on Reply, or any button, while it shows reaches that control.
+func TestBrowserNoticeCoversNoControl(t *testing.T) {
+	bot, url := startScriptBot(t)
+	browser := testutil.Browser(t)
+	alice := testutil.Open(t, browser, url, "alice")
+	alice.StartThread("@opsbot restart nginx on web-1")
+	<-bot.events
+	ms := alice.WaitFor("the approval card", func(ms []testutil.Message) bool {
+		m, ok := botMessage(ms)
+		return ok && len(m.Buttons) == 2
+	})
+	card, _ := botMessage(ms)
+	alice.Click(card.ID, "Deny")
+	<-bot.events
+	alice.WaitNotice("You denied req-1.")
+	// Each control's centre, where a click lands, is the control's own.
+	covered := alice.Eval(`[...document.querySelectorAll('button, textarea, input, select, a[href]')]
+		.filter(el => !el.closest('#notices') && el.offsetParent !== null)
+		.filter(el => { const r = el.getBoundingClientRect(); if (r.width === 0 || r.height === 0) return false;
+			const x = r.left + r.width / 2, y = r.top + r.height / 2;
+			if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+			const hit = document.elementFromPoint(x, y); return hit && hit.closest('#notices') !== null; })
+		.map(el => el.textContent || el.placeholder || el.tagName)`)
+	if covered != "[]" {
+		t.Errorf("a notice covers %s", covered)
+	}
+	alice.Reply("thanks")
+	if ev := <-bot.events; ev.Text != "thanks" {
+		t.Errorf("the reply reached the bot as %q", ev.Text)
+	}
+}

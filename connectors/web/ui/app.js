@@ -463,13 +463,9 @@
     div.className = 'notice' + (n.error ? ' error' : '');
     const text = document.createElement('span');
     text.textContent = n.text;
-    const close = document.createElement('button');
-    close.type = 'button';
-    close.className = 'link';
-    close.textContent = '×';
-    close.title = 'Dismiss';
-    close.addEventListener('click', () => div.remove());
-    div.append(text, close);
+    // No dismiss button: a notice lets clicks through (see app.css), and
+    // goes by itself.
+    div.append(text);
     $('#notices').appendChild(div);
     setTimeout(() => div.remove(), 10000);
     if (n.message_id) { // the bot answered the click: the buttons may be used again
