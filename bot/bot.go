@@ -67,6 +67,7 @@ type Bot struct {
 	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
+	settle  settleWatch
 	// slots bound the threads running work at once (bot.max_turns).
 	slots  *turnSlots
 	wg     sync.WaitGroup
@@ -123,6 +124,8 @@ type queued struct {
 	// message still queued at a stop or a crash is routed again by the
 	// next start.
 	inboxID int64
+	// jobEnd: the turn a job's end asked for; never turned away.
+	jobEnd bool
 }
 
 // AddConnector registers a platform; its events reach Handle.
@@ -199,15 +202,11 @@ func (v valuesOf) Value(key any) any { return v.values.Value(key) }
 // goroutine, or by the thread's worker as the message's turn begins.
 func (b *Bot) route(it inboxItem) {
 	ctx, ev := it.ctx, it.ev
-	if it.id == 0 && ev.ID != "" {
-		// Not on record (the inbox write failed): drop a retry here.
-		first, err := b.Store.SeenEvent(ctx, ev.Platform, ev.ID)
-		if err != nil {
-			b.log().Error("dedup event", "err", err)
-		} else if !first {
-			b.Metrics.event(ev, true)
-			return // a platform retry of an event already handled
-		}
+	if it.jobEnd {
+		// A job's end asked for this turn: no person's message to check.
+		// Not queued while shutting down: the next start has it.
+		b.enqueue(threadOf(ev), queued{ev: ev, inboxID: it.id, jobEnd: true})
+		return
 	}
 	b.Metrics.event(ev, false)
 	if !b.dispatch(ctx, ev, it.id) {
@@ -303,7 +302,8 @@ func threadOf(ev connectors.Event) threadID {
 // (not while the bot shuts down), and why a person's message was not
 // taken (the bot is full: see Full). A follow-up already queued is not
 // queued twice; a follow-up is never turned away (its approval is
-// decided, and the thread must hear what came of it).
+// decided, and the thread must hear what came of it), nor is a job-end
+// turn (the job's notice is posted, and its turn is on record).
 func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -311,7 +311,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 		return false, false, ""
 	}
 	b.initLocked()
-	if q.followUp == "" {
+	if q.followUp == "" && !q.jobEnd {
 		if full = b.fullLocked(id); full != "" {
 			return false, false, full
 		}
@@ -361,6 +361,7 @@ func (b *Bot) work(t *thread) {
 		b.runInSlot(ctx, slots, t, q)
 		settleClaims(ctx, b.Store, "")
 		cancel(nil)
+		b.kickSettle()
 	}
 }
 
