@@ -72,7 +72,7 @@ func (b *Bot) followUps() *followUps {
 		fu.policy = b.Guard.Policy
 	}
 	if b.Agent != nil {
-		fu.resume, fu.settle = b.resumeAgent, b.Agent.Settle
+		fu.resume, fu.settle = b.answers().resume, b.Agent.Settle
 	}
 	return fu
 }

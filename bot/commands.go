@@ -41,7 +41,7 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 	}
 	b.followUps().first(ctx, ev, sess)
 	if ev.Question {
-		b.turn(ctx, ev, sess)
+		b.answers().turn(ctx, ev, sess)
 		return
 	}
 	word, rest := firstWord(ev.Text)
@@ -50,11 +50,11 @@ func (b *Bot) process(ctx context.Context, id threadID, q queued) {
 		b.runner().command(ctx, ev, sess, rest)
 	default:
 		if b.Agent != nil && !commandLine(word, rest) {
-			b.turn(ctx, ev, sess) // "help me read this log" is a question
+			b.answers().turn(ctx, ev, sess) // "help me read this log" is a question
 			return
 		}
 		if !b.commands().answer(ctx, ev, sess, word, rest) {
-			b.turn(ctx, ev, sess)
+			b.answers().turn(ctx, ev, sess)
 		}
 	}
 }
@@ -89,7 +89,7 @@ func (b *Bot) commands() *commands {
 
 // runner answers `run` through b's guard, executor and jobs.
 func (b *Bot) runner() *runner {
-	rn := &runner{guard: b.Guard, claims: b.Store, turns: b, refreshCards: b.cards().refresh,
+	rn := &runner{guard: b.Guard, claims: b.Store, turns: b.answers(), refreshCards: b.cards().refresh,
 		timeout: b.Config.WithDefaults().RunTimeout, log: b.log()}
 	if b.Guard != nil {
 		rn.exec = b.Guard.Exec
@@ -98,6 +98,15 @@ func (b *Bot) runner() *runner {
 		rn.jobs = b.Jobs
 	}
 	return rn
+}
+
+// answers runs agent turns through b: its agent, streams and cards.
+func (b *Bot) answers() *answers {
+	an := &answers{answerOut: b, noAgentHelp: b.NoAgentHelp, store: b.Store, cards: b.cards(), metrics: b.Metrics, log: b.log()}
+	if b.Agent != nil {
+		an.agent = b.Agent
+	}
+	return an
 }
 
 func firstWord(s string) (string, string) {

@@ -54,6 +54,7 @@ type Renderer struct {
 	replaced bool            // the text is a view set by Replace, not a growing answer
 	settled  int             // the text is complete up to here: tool activity followed it
 	status   []string        // recent tool activity
+	waiting  bool            // the last status line is a wait the next line replaces
 	errText  string
 	dirty    bool
 	done     bool
@@ -151,8 +152,20 @@ func (r *Renderer) MaxText() int { return r.maxText() }
 // "running…" line becoming its result), except where the platform keeps
 // every line in view (a terminal): there each line is shown.
 func (r *Renderer) Status(line string, replace bool) {
+	r.setStatus(line, replace, false)
+}
+
+// Waiting shows a status line that lasts only until the next one: a wait
+// (for an approval) that ends when what it waited for starts or ends.
+func (r *Renderer) Waiting(line string) {
+	r.setStatus(line, true, true)
+}
+
+func (r *Renderer) setStatus(line string, replace, waiting bool) {
 	r.mu.Lock()
 	r.settled = r.text.Len()
+	replace = replace || r.waiting
+	r.waiting = waiting
 	if replace && len(r.status) > 0 && !r.limits.KeepsStatus {
 		r.status[len(r.status)-1] = line
 	} else {

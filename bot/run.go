@@ -110,7 +110,6 @@ var (
 	_ permitter   = (*approvals.Guard)(nil)
 	_ commandExec = hosts.Executor(nil)
 	_ jobStarter  = (*hosts.Jobs)(nil)
-	_ runTurns    = (*Bot)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an

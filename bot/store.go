@@ -15,6 +15,7 @@ type Store interface {
 	eventStore
 	sessionStore
 	turnStore
+	FollowUpFinisher
 	LedgerStore
 	StreamRecorder
 	commandStore
@@ -47,7 +48,6 @@ type turnStore interface {
 	BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
 	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
 	RecordFollowUp(ctx context.Context, f store.FollowUp) error
-	FinishFollowUp(ctx context.Context, approvalID string) (won bool, err error)
 }
 
 // LedgerStore keeps the commands running, for the sweep after a crash

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -36,10 +37,55 @@ func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) 
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
+// answers runs agent turns in threads: the model's answer streams into
+// the thread, its approval cards are posted as it asks, the commands it
+// ran are listed after it, and how it ended is said in words. Its way out
+// (answerOut) is embedded: a chat `run` streams and replies through
+// answers too (runTurns).
+type answers struct {
+	answerOut
+	// agent answers; nil when no model is configured, and noAgentHelp
+	// says how to turn it on.
+	agent       turnAgent
+	noAgentHelp string
+	store       turnStore
+	cards       approvalCards
+	metrics     *Metrics
+	log         *slog.Logger
+}
+
+// turnAgent runs the model's turns (agent.Agent does).
+type turnAgent interface {
+	Turn(ctx context.Context, sess agent.SessionInfo, text string, emit func(agent.Event)) error
+	Resume(ctx context.Context, sess agent.SessionInfo, emit func(agent.Event)) (resumed bool, err error)
+}
+
+// answerOut is where answers show: streams into threads, plain replies,
+// and the life of the bot's requests to platforms.
+type answerOut interface {
+	runsOut
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
+	lifeCtx(ctx context.Context) context.Context
+}
+
+// approvalCards posts a request's card and shows the decisions on the
+// thread's cards.
+type approvalCards interface {
+	post(ctx context.Context, ev connectors.Event, id string)
+	refresh(ctx context.Context, ev connectors.Event)
+}
+
+var (
+	_ turnAgent     = (*agent.Agent)(nil)
+	_ answerOut     = (*Bot)(nil)
+	_ approvalCards = (*cards)(nil)
+	_ runTurns      = (*answers)(nil)
+)
+
 // emitter turns agent events into what the thread shows. spec is set for a
 // chat `run`, whose approval's follow-up is to run it; ran, for an agent
 // turn, collects the commands it runs.
-func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
+func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -57,48 +103,48 @@ func (b *Bot) emitter(ctx context.Context, ev connectors.Event, sess agent.Sessi
 				line = fmt.Sprintf("%s `%s` on %s: %s", mark, oneLine(e.Runs[0].Command), e.Runs[0].Host, e.Summary)
 			}
 			r.Status(line, true)
-			b.cards().refresh(ctx, ev)
+			an.cards.refresh(ctx, ev)
 		case agent.Notice:
 			r.Status(e.Text, false)
 		case agent.ApprovalPending:
 			// The tool's "running …" line would claim a run that waits
 			// for people: until they decide, the line says so.
-			r.Status(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target), true)
+			r.Waiting(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target))
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
-			if err := b.Store.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
-				b.log().Error("record approval follow-up", "err", err)
+			if err := an.store.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
+				an.log.Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {
-				b.cards().post(b.lifeCtx(ctx), ev, e.Approval.ID)
+				an.cards.post(an.lifeCtx(ctx), ev, e.Approval.ID)
 			}
 		}
 	}
 }
 
 // turn runs the agent on the event's text and streams the answer.
-func (b *Bot) turn(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	if b.Agent == nil {
-		b.reply(ctx, ev, b.NoAgentHelp)
+func (an *answers) turn(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	if an.agent == nil {
+		an.reply(ctx, ev, an.noAgentHelp)
 		return
 	}
-	r, _ := b.renderer(ctx, ev, true)
-	end := b.recordTurn(ctx, sess)
+	r, _ := an.renderer(ctx, ev, true)
+	end := an.record(ctx, sess)
 	ran := &ranList{}
-	err := b.Agent.Turn(ctx, sess, ev.Text, b.emitter(ctx, ev, sess, r, nil, ran))
+	err := an.agent.Turn(ctx, sess, ev.Text, an.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
-	b.finishTurn(ctx, ev, r, err)
-	ran.show(b.lifeCtx(ctx), b, ev)
+	an.finish(ctx, ev, r, err)
+	ran.show(an.lifeCtx(ctx), an, ev)
 }
 
-// recordTurn notes a running turn in the store; the returned func records
+// record notes a running turn in the store; the returned func records
 // how it ended. A turn still "running" at start-up was cut by a crash.
-func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error) {
+func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(error) {
 	start := time.Now()
-	t, err := b.Store.BeginTurn(ctx, sess.ID)
+	t, err := an.store.BeginTurn(ctx, sess.ID)
 	if err != nil {
-		b.log().Warn("record turn", "err", err)
+		an.log.Warn("record turn", "err", err)
 	}
 	return func(err error) {
 		status := store.TurnDone
@@ -108,29 +154,32 @@ func (b *Bot) recordTurn(ctx context.Context, sess agent.SessionInfo) func(error
 		case err != nil:
 			status = store.TurnFailed
 		}
-		b.Metrics.turnEnded(status, time.Since(start))
+		an.metrics.turnEnded(status, time.Since(start))
 		if t.ID != 0 {
-			b.Store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+			an.store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
 		}
 	}
 }
 
-// resumeAgent continues an agent turn cut by a restart, once its approval
+// resume continues an agent turn cut by a restart, once its approval
 // is decided. It reports false when the history holds no call to resume
 // (a newer message settled it); then nothing is posted.
-func (b *Bot) resumeAgent(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
-	r, _ := b.renderer(ctx, ev, true)
-	end := b.recordTurn(ctx, sess)
+func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
+	r, _ := an.renderer(ctx, ev, true)
+	end := an.record(ctx, sess)
 	ran := &ranList{}
-	resumed, err := b.Agent.Resume(ctx, sess, b.emitter(ctx, ev, sess, r, nil, ran))
+	resumed, err := an.agent.Resume(ctx, sess, an.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)
-	b.finishTurn(ctx, ev, r, err)
-	ran.show(b.lifeCtx(ctx), b, ev)
+	an.finish(ctx, ev, r, err)
+	ran.show(an.lifeCtx(ctx), an, ev)
 	return resumed || err != nil
 }
 
-func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
-	b.cards().refresh(b.lifeCtx(ctx), ev)
+// finish closes an answer's stream, saying in words how it ended: stopped
+// (by whom), cut by a restart, out of steps or time, or failed (with an
+// id the operator's log has).
+func (an *answers) finish(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+	an.cards.refresh(an.lifeCtx(ctx), ev)
 	var stop stoppedBy
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
@@ -147,7 +196,7 @@ func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, 
 		// The model's service or the store failed: the person sees that
 		// and an id, the operator's log the error.
 		id := errorID()
-		b.log().Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
+		an.log.Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
 		err = fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
 	}
 	r.Close(context.WithoutCancel(ctx), err)
@@ -155,11 +204,11 @@ func (b *Bot) finishTurn(ctx context.Context, ev connectors.Event, r *Renderer, 
 
 // closeRefused ends a chat `run` that did not run: a refusal (policy,
 // approval) is for people as it is; a stop or restart says so.
-func (b *Bot) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+func (an *answers) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
 	if errors.Is(err, context.Canceled) {
-		b.finishTurn(ctx, ev, r, err)
+		an.finish(ctx, ev, r, err)
 		return
 	}
-	b.cards().refresh(b.lifeCtx(ctx), ev)
+	an.cards.refresh(an.lifeCtx(ctx), ev)
 	r.Close(context.WithoutCancel(ctx), err)
 }

@@ -86,28 +86,90 @@ func (r *remoteRun) run(ctx context.Context, command string, out *sink) (Result,
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- r.sess.Wait() }() // ends with the session: it is closed below at the latest
-	guard := time.NewTimer(r.opts.Timeout + killAfter + lostGrace)
-	defer guard.Stop()
-	var err error
-	cancelled, lost := false, false
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		cancelled, err = true, r.stop(waited)
-	case <-guard.C:
-		lost, err = true, r.stop(waited)
-	}
+	end, err := r.await(ctx, waited)
 	res.Duration = time.Since(start)
 	_ = r.pid.finish()
 	out.fill(&res)
-	switch {
-	case cancelled:
+	switch end {
+	case endCancelled:
 		return res, fmt.Errorf("cancelled, command killed: %w", context.Cause(ctx))
-	case lost:
+	case endFrozen:
+		return res, fmt.Errorf("%w: no end at the command's %v deadline and no answer to a keepalive within %v (ssh.connect_timeout); the connection was dropped, and on the host the command stops at its own deadline",
+			errFrozen, r.opts.Timeout, r.pool.cfg.ConnectTimeout)
+	case endLost:
 		r.conn.drop(r.client)
 		return res, fmt.Errorf("no end %v past the %v deadline: connection presumed lost, command killed", killAfter+lostGrace, r.opts.Timeout)
 	}
 	return r.outcome(res, err)
+}
+
+// How the wait for a command ended.
+type ending int
+
+const (
+	endExited    ending = iota // the session ended: the command's own end
+	endCancelled               // ctx ended first: the command was stopped
+	endFrozen                  // at the deadline, the host answered nothing
+	endLost                    // the host answers, but the command never ends
+)
+
+// await waits for the command's end, or ctx, until the command's deadline.
+// There the command's timeout(1) stops it on the host, so its end is due:
+// a host that does not even answer a keepalive then has stopped answering
+// (a frozen host or sshd, a connection the network dropped unseen), and
+// the command fails at once instead of waiting for a grace that only a
+// live host needs (killAfter + lostGrace, or the pool's keepalive, 30 s).
+func (r *remoteRun) await(ctx context.Context, waited <-chan error) (ending, error) {
+	deadline := time.NewTimer(r.opts.Timeout)
+	defer deadline.Stop()
+	select {
+	case err := <-waited:
+		return endExited, err
+	case <-ctx.Done():
+		return endCancelled, r.stop(waited)
+	case <-deadline.C:
+	}
+	alive, err, ended := r.answering(waited)
+	switch {
+	case ended:
+		return endExited, err
+	case !alive:
+		r.conn.drop(r.client) // ends the session, and so the wait
+		<-waited
+		return endFrozen, nil
+	}
+	guard := time.NewTimer(killAfter + lostGrace)
+	defer guard.Stop()
+	select {
+	case err := <-waited:
+		return endExited, err
+	case <-ctx.Done():
+		return endCancelled, r.stop(waited)
+	case <-guard.C:
+		return endLost, r.stop(waited)
+	}
+}
+
+// answering sends an OpenSSH keepalive and reports whether the host
+// answered within ssh.connect_timeout (a "failure" reply proves it is
+// there as well as a success would); the command's end, if it comes
+// first, ends the wait.
+func (r *remoteRun) answering(waited <-chan error) (alive bool, err error, ended bool) {
+	answered := make(chan error, 1)
+	go func() { // returns at the latest when the client is closed (dropped)
+		_, _, err := r.client.SendRequest("keepalive@openssh.com", true, nil)
+		answered <- err
+	}()
+	t := time.NewTimer(r.pool.cfg.ConnectTimeout)
+	defer t.Stop()
+	select {
+	case err := <-waited:
+		return false, err, true
+	case err := <-answered:
+		return err == nil, nil, false
+	case <-t.C:
+		return false, nil, false
+	}
 }
 
 // start requests a pty if wanted and starts the wrapped command.
