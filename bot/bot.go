@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +67,7 @@ type Bot struct {
 	budgets map[budgetKey]*EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
+	settle  settleWatch
 	// slots bound the threads running work at once (bot.max_turns).
 	slots  *turnSlots
 	wg     sync.WaitGroup
@@ -126,6 +124,8 @@ type queued struct {
 	// message still queued at a stop or a crash is routed again by the
 	// next start.
 	inboxID int64
+	// jobEnd: the turn a job's end asked for; never turned away.
+	jobEnd bool
 }
 
 // AddConnector registers a platform; its events reach Handle.
@@ -202,15 +202,11 @@ func (v valuesOf) Value(key any) any { return v.values.Value(key) }
 // goroutine, or by the thread's worker as the message's turn begins.
 func (b *Bot) route(it inboxItem) {
 	ctx, ev := it.ctx, it.ev
-	if it.id == 0 && ev.ID != "" {
-		// Not on record (the inbox write failed): drop a retry here.
-		first, err := b.Store.SeenEvent(ctx, ev.Platform, ev.ID)
-		if err != nil {
-			b.log().Error("dedup event", "err", err)
-		} else if !first {
-			b.Metrics.event(ev, true)
-			return // a platform retry of an event already handled
-		}
+	if it.jobEnd {
+		// A job's end asked for this turn: no person's message to check.
+		// Not queued while shutting down: the next start has it.
+		b.enqueue(threadOf(ev), queued{ev: ev, inboxID: it.id, jobEnd: true})
+		return
 	}
 	b.Metrics.event(ev, false)
 	if !b.dispatch(ctx, ev, it.id) {
@@ -306,7 +302,8 @@ func threadOf(ev connectors.Event) threadID {
 // (not while the bot shuts down), and why a person's message was not
 // taken (the bot is full: see Full). A follow-up already queued is not
 // queued twice; a follow-up is never turned away (its approval is
-// decided, and the thread must hear what came of it).
+// decided, and the thread must hear what came of it), nor is a job-end
+// turn (the job's notice is posted, and its turn is on record).
 func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -314,7 +311,7 @@ func (b *Bot) enqueue(id threadID, q queued) (behind, ok bool, full string) {
 		return false, false, ""
 	}
 	b.initLocked()
-	if q.followUp == "" {
+	if q.followUp == "" && !q.jobEnd {
 		if full = b.fullLocked(id); full != "" {
 			return false, false, full
 		}
@@ -364,6 +361,7 @@ func (b *Bot) work(t *thread) {
 		b.runInSlot(ctx, slots, t, q)
 		settleClaims(ctx, b.Store, "")
 		cancel(nil)
+		b.kickSettle()
 	}
 }
 
@@ -392,60 +390,6 @@ func (b *Bot) setSlot(t *thread, held bool) {
 	b.mu.Lock()
 	t.slot = held
 	b.mu.Unlock()
-}
-
-// stopTurn cancels a thread's running turn on behalf of by; it reports
-// whether one ran.
-func (b *Bot) stopTurn(id threadID, by stoppedBy) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.threads[id]
-	if t == nil || !t.running || t.cancel == nil {
-		return false
-	}
-	t.cancel(by)
-	return true
-}
-
-// stopperOf is who asks to stop, from their event.
-func stopperOf(ev connectors.Event) stoppedBy {
-	name := ev.User.Name
-	if name == "" {
-		name = ev.User.ID
-	}
-	return stoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
-}
-
-// stopRefusal says why the person of ev may not stop the work running in
-// thread id, or "": the person who asked for it may, and so may anyone who
-// may approve commands in the channel.
-func (b *Bot) stopRefusal(id threadID, ev connectors.Event) string {
-	b.mu.Lock()
-	t := b.threads[id]
-	owner := ""
-	if t != nil && t.running {
-		owner = t.owner
-	}
-	b.mu.Unlock()
-	if owner == "" || owner == ev.User.ID || b.isApprover(ev) {
-		return ""
-	}
-	return fmt.Sprintf("Not stopped: only %s, who asked for it, or an approver may stop it.", connectors.Mention(owner))
-}
-
-// isApprover reports whether the person of ev may approve commands in the
-// event's channel, on at least one host.
-func (b *Bot) isApprover(ev connectors.Event) bool {
-	if b.Gate == nil {
-		return false
-	}
-	p := stopperOf(ev).Person
-	for _, h := range b.Hosts {
-		if b.Gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // Close stops every running turn and waits for the workers: for the
@@ -492,56 +436,6 @@ func (b *Bot) goAsyncOK(fn func()) bool {
 	}
 	b.wg.Go(fn)
 	return true
-}
-
-// session finds or creates the thread's session, with its working
-// directory.
-func (b *Bot) session(ctx context.Context, ev connectors.Event) (agent.SessionInfo, error) {
-	s, _, err := b.Store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
-	if err != nil {
-		return agent.SessionInfo{}, err
-	}
-	if s.Cwd == "" {
-		dir, err := filepath.Abs(filepath.Join(b.Config.WithDefaults().DataDir, "sessions", strconv.FormatInt(s.ID, 10)))
-		if err != nil {
-			return agent.SessionInfo{}, err
-		}
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return agent.SessionInfo{}, fmt.Errorf("bot: session directory: %w", err)
-		}
-		if err := b.Store.SetSessionCwd(ctx, s.ID, dir); err != nil {
-			return agent.SessionInfo{}, err
-		}
-		s.Cwd = dir
-	}
-	return agent.SessionInfo{ID: s.ID, Requester: ev.User.ID, Cwd: s.Cwd, Platform: ev.Platform, Channel: ev.Channel}, nil
-}
-
-// destOf is the event's thread, answering the event's person.
-func destOf(ev connectors.Event) connectors.Dest {
-	return connectors.Dest{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, Recipient: ev.User}
-}
-
-// reply posts a plain message into the event's thread.
-func (b *Bot) reply(ctx context.Context, ev connectors.Event, text string) {
-	if _, err := b.post(ctx, destOf(ev), connectors.Message{Text: text}); err != nil {
-		b.log().Warn("post reply", "channel", ev.Channel, "err", err)
-	}
-}
-
-// post posts a complete message to d, within its platform's limits and
-// waiting out its rate limits a few times.
-func (b *Bot) post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
-	c, ok := b.conn(d.Platform)
-	if !ok {
-		return connectors.Ref{}, fmt.Errorf("bot: no %q connector", d.Platform)
-	}
-	var ref connectors.Ref
-	err := retryLimited(ctx, func() (err error) {
-		ref, err = c.Post(ctx, d, m)
-		return err
-	})
-	return ref, err
 }
 
 func (b *Bot) log() *slog.Logger {

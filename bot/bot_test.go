@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,8 @@ type botOptions struct {
 	limits func(*Config)
 	// dbDir holds the database (default: the bot's directory).
 	dbDir string
+	// log is the bot's logger (default slog's).
+	log *slog.Logger
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -148,6 +151,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
+	b.Log = opt.log
 	b.Metrics = opt.metrics
 	if opt.limits != nil {
 		opt.limits(&b.Config)

@@ -205,6 +205,7 @@ func (c *cards) refresh(ctx context.Context, ev connectors.Event) {
 // just before a crash cut the card's edit — so a card never offers a
 // click that can only be refused. It runs with the expiry sweep.
 func (c *cards) refreshAll(ctx context.Context) {
+	c.placeUnplaced(ctx)
 	as, channels, messages, err := c.store.AllStaleCards(ctx, 100)
 	if err != nil {
 		c.log.Warn("stale cards", "err", err)

@@ -12,7 +12,9 @@ import (
 // TestNothingRunsWhoseRowCouldNotBeWritten: on a database whose disk is
 // full (a real tmpfs, filled), a command that needs an approval is not put
 // up for one and does not run, and a background job does not start: their
-// rows could not be written. The thread is told, in words.
+// rows could not be written. The thread is told, in words. (The requests
+// are on record before the disk fills: a full disk refuses new events at
+// the inbox, TestEventTheDiskRefusesIsNotActedOn.)
 func TestNothingRunsWhoseRowCouldNotBeWritten(t *testing.T) {
 	t.Parallel()
 	disk := filepath.Join(t.TempDir(), "disk")
@@ -21,10 +23,12 @@ func TestNothingRunsWhoseRowCouldNotBeWritten(t *testing.T) {
 	marks := t.TempDir()
 	h.say("alice", "t1", "help") // the thread's session exists before the disk fills
 	h.eventually("the help", h.has("t1", "run"))
-	fill(t, disk)
+	h.restart(botOptions{dbDir: disk, held: true})
 	approve := filepath.Join(marks, "approved")
 	h.say("alice", "t1", "run local touch "+approve)
 	h.say("alice", "t1", "run --bg local uptime")
+	fill(t, disk)
+	h.bot.Start(t.Context())
 	h.eventually("both refused", func() bool { return h.count("t1", "the disk is full") >= 2 })
 	if _, _, ok := h.find("t1", "Approval needed"); ok {
 		t.Errorf("an approval card was posted with no approval row behind it:%s", h.dump())

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -196,4 +197,23 @@ func (f *fakeConn) editsIn(workspace string) int {
 		}
 	}
 	return n
+}
+
+// FindButton finds the newest message of d's thread showing the button,
+// as the web chat does (connectors.ButtonFinder).
+func (f *fakeConn) FindButton(_ context.Context, d connectors.Dest, actionID, value string) (connectors.Ref, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range slices.Backward(f.order) {
+		m := f.msgs[id]
+		if m.thread != d.Thread {
+			continue
+		}
+		for _, b := range m.msg.Buttons {
+			if b.ActionID == actionID && b.Value == value {
+				return connectors.Ref{Platform: f.name, Workspace: d.Workspace, Channel: m.channel, Thread: m.thread, ID: id}, true, nil
+			}
+		}
+	}
+	return connectors.Ref{}, false, nil
 }

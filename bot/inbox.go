@@ -3,10 +3,13 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
 )
 
 // The inbox: record, then acknowledge, then act (design §1.8). Handle
@@ -18,9 +21,8 @@ import (
 // is routed, once, by the next start (Recover loads it, Start lets it go).
 
 // recordWait bounds how long Handle waits for the inbox write: a platform
-// wants its ack within 3 s (Slack, Discord). An event whose write takes
-// longer (a database locked by another writer) is queued once written,
-// and is acknowledged before it is on record.
+// wants its ack within 3 s (Slack, Discord). An event whose write has not
+// begun by then is not recorded, and Handle says so.
 const recordWait = 2 * time.Second
 
 // inbox holds the recorded events waiting for the router, in order.
@@ -42,53 +44,83 @@ type inbox struct {
 type inboxItem struct {
 	ctx context.Context
 	ev  connectors.Event
-	// id is the event's inbox row; 0 when it could not be written (the
-	// event is then handled from memory, and dropped retries are told
-	// apart by SeenEvent).
+	// id is the event's inbox row; 0 for an event without a store (the
+	// bot runs without one in some tests).
 	id int64
+	// jobEnd marks the turn a job's end asked for: no person's message,
+	// so neither bot.access nor thread_replies apply to it.
+	jobEnd bool
+}
+
+// inboxRecord is an event as the inbox row keeps it: the neutral event,
+// and what the bot itself adds.
+type inboxRecord struct {
+	connectors.Event
+	JobEnd bool `json:"job_end,omitempty"`
 }
 
 // Handle receives one event, as connectors.Handler: it records the event
-// durably (a fast insert) and returns, doing no platform I/O; the work is
-// done by goroutines the bot owns, in the order the events came. A write
-// that does not finish within recordWait goes on in the background.
-func (b *Bot) Handle(ctx context.Context, ev connectors.Event) {
+// durably (a fast insert) and returns nil, doing no platform I/O; the
+// work is done by goroutines the bot owns, in the order the events came.
+// An event it could not record within recordWait it returns an error for
+// (connectors.ErrNotRecorded), and does not act on.
+func (b *Bot) Handle(ctx context.Context, ev connectors.Event) error {
 	ctx = context.WithoutCancel(ctx)
-	done := make(chan struct{})
-	if !b.goAsyncOK(func() { defer close(done); b.inbox.record(b, ctx, ev) }) {
-		return // shutting down: the platform's retry, or the next start, has it
+	// The write's statements end with the deadline: a write that only
+	// gets the database after it records nothing. One that commits just
+	// past it is acted on (see connectors.Handler for why that is safe).
+	wctx, cancel := context.WithTimeout(ctx, recordWait)
+	defer cancel()
+	done := make(chan error, 1)
+	if !b.goAsyncOK(func() { done <- b.inbox.record(b, wctx, ctx, inboxItem{ctx: ctx, ev: ev}) }) {
+		return fmt.Errorf("%w: it is stopping", connectors.ErrNotRecorded)
 	}
-	t := time.NewTimer(recordWait)
-	defer t.Stop()
 	select {
-	case <-done:
-	case <-t.C:
-		b.log().Warn("an event is acknowledged before it is on record: the database did not take it in time",
-			"platform", ev.Platform, "wait", recordWait)
+	case err := <-done:
+		return err
+	case <-wctx.Done():
+		b.log().Error("an event was not taken: the database did not record it in time", "platform", ev.Platform, "wait", recordWait)
+		return fmt.Errorf("%w: its database did not answer within %s", connectors.ErrNotRecorded, recordWait)
 	}
 }
 
-// record writes ev to the store's inbox and queues it; a platform's retry
-// of an event already recorded is dropped.
-func (in *inbox) record(b *Bot, ctx context.Context, ev connectors.Event) {
+// record writes an event to the store's inbox within wctx and queues it
+// for the router with ctx; a platform's retry of an event already
+// recorded is dropped (nil: it is on record).
+func (in *inbox) record(b *Bot, wctx, ctx context.Context, it inboxItem) error {
 	in.rec.Lock()
 	defer in.rec.Unlock()
-	it := inboxItem{ctx: ctx, ev: ev}
 	if b.Store != nil {
-		data, err := json.Marshal(ev)
-		if err == nil {
-			var first bool
-			it.id, first, err = b.Store.RecordEvent(ctx, ev.Platform, ev.ID, data)
-			if err == nil && !first {
-				b.Metrics.event(ev, true)
-				return
-			}
-		}
+		data, err := json.Marshal(inboxRecord{Event: it.ev, JobEnd: it.jobEnd})
 		if err != nil {
-			b.log().Error("an event could not be recorded: it is handled, but a crash now would lose it", "platform", ev.Platform, "err", err)
+			return fmt.Errorf("%w: %v", connectors.ErrNotRecorded, err)
+		}
+		var first bool
+		it.id, first, err = b.Store.RecordEvent(wctx, it.ev.Platform, it.ev.ID, data)
+		if err != nil {
+			b.log().Error("an event could not be recorded; it was not taken", "platform", it.ev.Platform, "err", err)
+			return notRecorded(err)
+		}
+		if !first {
+			b.Metrics.event(it.ev, true)
+			return nil
 		}
 	}
+	it.ctx = ctx
 	in.push(b, it)
+	return nil
+}
+
+// notRecorded is the Handler's error for a failed inbox write, in words:
+// the store's own for a disk that refuses writes.
+func notRecorded(err error) error {
+	if u := (*store.Unavailable)(nil); errors.As(err, &u) {
+		return fmt.Errorf("%w: %s", connectors.ErrNotRecorded, u.Error())
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: its database did not answer within %s", connectors.ErrNotRecorded, recordWait)
+	}
+	return fmt.Errorf("%w: its database refused the write (tell its operator if this persists)", connectors.ErrNotRecorded)
 }
 
 // replayInbox queues, before anything new, every event a previous process
@@ -102,16 +134,16 @@ func (b *Bot) replayInbox(ctx context.Context) {
 	b.inbox.hold()
 	n := 0
 	for _, e := range open {
-		var ev connectors.Event
-		if err := json.Unmarshal(e.Event, &ev); err != nil {
+		var rec inboxRecord
+		if err := json.Unmarshal(e.Event, &rec); err != nil {
 			b.log().Error("an event on record cannot be read; it is skipped", "id", e.ID, "err", err)
 			b.finishEvent(ctx, e.ID)
 			continue
 		}
-		if _, ok := b.conn(ev.Platform); !ok {
+		if _, ok := b.conn(rec.Platform); !ok {
 			continue // its platform is not configured now; kept for a start that has it
 		}
-		b.inbox.push(b, inboxItem{ctx: context.Background(), ev: ev, id: e.ID})
+		b.inbox.push(b, inboxItem{ctx: context.Background(), ev: rec.Event, id: e.ID, jobEnd: rec.JobEnd})
 		n++
 	}
 	if n > 0 {
@@ -127,6 +159,7 @@ func (b *Bot) finishEvent(ctx context.Context, id int64) {
 	if err := b.Store.FinishEvent(context.WithoutCancel(ctx), id); err != nil {
 		b.log().Warn("mark an event handled", "id", id, "err", err)
 	}
+	b.kickSettle()
 }
 
 // hold keeps the router from starting until release, unless Start ran.

@@ -3,6 +3,9 @@ package bot
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +18,13 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 )
 
-// Handle is a connectors.Handler: it returns at once even while the
-// database is locked by another writer (dropping a retried event is a
-// write), so a connector that calls it after its ack is never held up;
-// the event is handled once the lock is gone.
-func TestHandleReturnsWhileTheDatabaseIsLocked(t *testing.T) {
+// An event the database cannot take within recordWait (it is locked by
+// another writer) is refused, not acknowledged unrecorded: Handle returns
+// within the platform's ack deadline with an error that says why, and the
+// bot never acts on it, also once the lock is gone. Before, Handle logged
+// the late write and acted on the event anyway, while the platform had
+// been acknowledged for an event not on record (issue 12, item 0).
+func TestEventNotRecordedInTimeIsRefusedAndNotActedOn(t *testing.T) {
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	dir := t.TempDir()
@@ -39,30 +44,54 @@ func TestHandleReturnsWhileTheDatabaseIsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	returned := make(chan struct{})
+	returned := make(chan error)
 	go func() {
-		b.Handle(context.Background(), connectors.Event{ID: "e1", Kind: connectors.EventMessage, Platform: "web",
+		returned <- b.Handle(context.Background(), connectors.Event{ID: "e1", Kind: connectors.EventMessage, Platform: "web",
 			Channel: "ops", Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "help", Mention: true})
-		close(returned)
 	}()
 	guard := time.NewTimer(time.Minute) // the writer would wait an hour
 	defer guard.Stop()
 	select {
-	case <-returned:
+	case err = <-returned:
 	case <-guard.C:
-		t.Fatal("Handle waited for the database lock: a connector's goroutine is held up")
+		t.Fatal("Handle waited for the database lock: a connector's goroutine is held up past its ack deadline")
 	}
-	if got := len(conn.thread("t1")); got != 0 {
-		t.Fatalf("%d messages posted while the event could not be recorded yet", got)
+	if !errors.Is(err, connectors.ErrNotRecorded) || !strings.Contains(err.Error(), "did not answer within 2s") {
+		t.Errorf("Handle of an event the database did not take in time: %v; want ErrNotRecorded saying why", err)
 	}
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
-	h.eventually("the help text once the lock is gone", func() bool {
-		_, _, ok := h.find("t1", "run <target> <command>")
-		return ok
-	})
+	h.settled("t1") // a help asked now, behind the refused one if it had been queued
+	if n := h.count("t1", "`help` — this text"); n != 1 {
+		t.Errorf("help answered %d times, want 1 (the refused event must not be acted on): %s", n, h.dump())
+	}
+}
+
+// An event the database refuses (its disk is full: a real tmpfs, filled)
+// is refused to the connector in words — the disk is full — and not acted
+// on; once space returns, the next one is taken. Before, Handle logged
+// the failed write and acted on the event unrecorded.
+func TestEventTheDiskRefusesIsNotActedOn(t *testing.T) {
+	t.Parallel()
+	disk := filepath.Join(t.TempDir(), "disk")
+	mountTmpfs(t, disk, "4m")
+	h := newHarnessWith(t, botOptions{dbDir: disk})
+	h.settled("t1") // the thread's session exists before the disk fills
+	fill(t, disk)
+	err := h.bot.Handle(context.Background(), connectors.Event{ID: "full-1", Kind: connectors.EventMessage, Platform: "web",
+		Channel: "ops", Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "help", Mention: true})
+	if !errors.Is(err, connectors.ErrNotRecorded) || !strings.Contains(err.Error(), "the disk is full") {
+		t.Errorf("Handle on a full disk: %v; want ErrNotRecorded saying the disk is full", err)
+	}
+	if err := os.Remove(filepath.Join(disk, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	h.settled("t1")
+	if n := h.count("t1", "`help` — this text"); n != 2 {
+		t.Errorf("help answered %d times, want 2 (before the disk filled, and after; not the refused one): %s", n, h.dump())
+	}
 }
 
 // slowDownConn asks every edit to wait an hour.
@@ -163,5 +192,60 @@ func TestRecordedClickIsActedOnOnceAfterARestart(t *testing.T) {
 	h.settled("t1")
 	if n := runs(t, target); n != 1 {
 		t.Errorf("the approved command ran %d times, want 1: %s", n, h.dump())
+	}
+}
+
+// messageLog is a slog handler that hands each record's message to a
+// channel, for a test to wait on a line as a supervisor would.
+type messageLog struct{ msgs chan string }
+
+func (l messageLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l messageLog) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l.msgs <- r.Message:
+	default: // nobody waits for it
+	}
+	return nil
+}
+func (l messageLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l messageLog) WithGroup(string) slog.Handler      { return l }
+
+// A restart logs SettledAfterStart once it has acted on what the previous
+// run left — here a click on record, whose approved command runs — so
+// that a supervisor (the kill loop) waits on that line instead of polling
+// the database; when it comes, nothing on record is left to act on.
+func TestSettledIsLoggedOnceTheRestartActedOnWhatItFound(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	target := filepath.Join(h.dir, "runs.txt")
+	h.say("alice", "t1", "run local echo ran >> "+target)
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	_, ref, _ := h.find("t1", "Approval needed")
+	card := h.msg(ref)
+	h.restart(botOptions{held: true})
+	for _, btn := range card.msg.Buttons {
+		if btn.ActionID == ActionApprove {
+			h.bot.Handle(context.Background(), connectors.Event{ID: "click-1", Kind: connectors.EventAction, Platform: "web", Channel: "ops",
+				Thread: "t1", User: connectors.User{ID: "bob", Name: "bob"}, ActionID: btn.ActionID, Value: btn.Value, Ref: ref})
+		}
+	}
+
+	lines := messageLog{msgs: make(chan string, 1000)}
+	h.restart(botOptions{log: slog.New(lines)})
+	guard := time.NewTimer(2 * time.Minute)
+	defer guard.Stop()
+	for settled := false; !settled; {
+		select {
+		case m := <-lines.msgs:
+			settled = m == SettledAfterStart
+		case <-guard.C:
+			t.Fatalf("no %q within two minutes of the restart: %s", SettledAfterStart, h.dump())
+		}
+	}
+	if n := runs(t, target); n != 1 {
+		t.Errorf("when the restart said it settled, the approved command had run %d times, want 1", n)
+	}
+	if n, err := h.st.Unsettled(context.Background()); err != nil || n != 0 {
+		t.Errorf("when the restart said it settled, %d things on record were left to act on (%v)", n, err)
 	}
 }

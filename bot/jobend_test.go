@@ -45,3 +45,41 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 		t.Errorf("the model was not given the job's output as opsbot's note: %q", sent.String())
 	}
 }
+
+// The turn a job's end asks for is in the inbox like any event: queued
+// behind a running command when opsbot stops, it runs after the restart,
+// once, and the job's notice is not posted again. Before, it was queued in
+// memory only, after its notification was marked delivered and injected:
+// a stop or a crash lost it for good (issue 12, item 0).
+func TestJobEndTurnSurvivesAStop(t *testing.T) {
+	t.Parallel()
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		text("The backup finished; 1 table was skipped: audit_log."),
+	}}
+	opt := botOptions{gate: approvals.GateConfig{}, model: m, jobEndTurns: true}
+	conn := newFakeConn(webLimits)
+	conn.name = "web"
+	h := &harness{t: t, conn: conn, dir: t.TempDir()}
+	h.bot, h.stop = startBot(t, h.dir, conn, opt)
+	h.st = storeOf(h.bot)
+	t.Cleanup(h.stop)
+	h.say("alice", "t9", "run local sleep 30") // the thread is busy: the job's turn waits behind it
+	h.eventually("the run to start", h.has("t9", "running `sleep 30`"))
+	sess, _, _ := h.st.SessionFor(context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
+	if _, err := h.bot.Jobs.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+		Command: "printf 'skipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the job's notice", h.has("t9", "🔔"))
+
+	h.restart(opt)
+	h.eventually("the job's turn after the restart", h.has("t9", "1 table was skipped: audit_log"))
+	h.restart(opt)
+	h.settled("t9")
+	if n := len(m.requests()); n != 1 {
+		t.Errorf("the job's turn ran %d times, want 1: %s", n, h.dump())
+	}
+	if n := h.count("t9", "🔔"); n != 1 {
+		t.Errorf("the job's notice was posted %d times, want 1: %s", n, h.dump())
+	}
+}

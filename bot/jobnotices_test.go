@@ -3,8 +3,10 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,9 +32,13 @@ func (f *fakeNoticeStore) MarkDelivered(_ context.Context, ids ...int64) (int64,
 	f.delivered = append(f.delivered, ids...)
 	return int64(len(ids)), nil
 }
-func (f *fakeNoticeStore) MarkInjected(_ context.Context, ids ...int64) (int64, error) {
-	f.injected = append(f.injected, ids...)
-	return int64(len(ids)), nil
+func (f *fakeNoticeStore) DeliverNotification(_ context.Context, id int64, _ string, turn []byte) (int64, error) {
+	f.delivered = append(f.delivered, id)
+	if turn == nil {
+		return 0, nil
+	}
+	f.injected = append(f.injected, id)
+	return 1000 + id, nil
 }
 func (f *fakeNoticeStore) Session(_ context.Context, id int64) (store.Session, error) {
 	if s, ok := f.sessions[id]; ok {
@@ -71,7 +77,11 @@ func TestJobNoticesDeliver(t *testing.T) {
 	conn.limits.MaxText = 30 // the fourth notice is too long for the platform: its post fails
 	var woken []int64
 	n := &jobNotices{store: st, out: onePlatform{conn}, log: slog.New(slog.DiscardHandler),
-		wake: func(_ store.Session, j store.Job) { woken = append(woken, j.ID) }}
+		turn: func(_ store.Session, j store.Job) connectors.Event { return connectors.Event{Text: fmt.Sprint(j.ID)} },
+		queue: func(ev connectors.Event, _ int64) {
+			id, _ := strconv.ParseInt(ev.Text, 10, 64)
+			woken = append(woken, id)
+		}}
 	n.deliver(t.Context())
 	if m := conn.thread("T1"); len(m) != 1 || m[0].msg.Text != "🔔 job 100 on web-1: exit 0" {
 		t.Errorf("the notice in its thread: %+v", m)

@@ -10,14 +10,21 @@ import (
 )
 
 // Start delivers job notifications and expires overdue approvals until ctx
-// ends. Call Recover first, before any event can arrive.
+// ends, and logs when what is on record is acted on (settled.go). Call
+// Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
 	b.inbox.release(b)
+	b.goAsync(func() { b.watchSettled(ctx) })
 	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
 	if b.Gate != nil {
 		b.goAsync(func() {
-			b.loop(ctx, 15*time.Second, b.expireAndFollowUp)
+			b.loop(ctx, 15*time.Second, func(ctx context.Context) {
+				b.expireAndFollowUp(ctx)
+				b.swept()
+			})
 		})
+	} else {
+		b.swept()
 	}
 	b.goAsync(func() { b.loop(ctx, time.Hour, b.forgetOldEvents) })
 }
@@ -76,22 +83,28 @@ func (b *Bot) recovery() *recovery {
 func (b *Bot) deliver(ctx context.Context) { b.jobNotices().deliver(ctx) }
 
 // jobNotices delivers job notifications through b; with
-// agent.on_job_end: turn, each wakes the agent in its thread.
+// agent.on_job_end: turn, each wakes the agent in its thread, through the
+// inbox like any event.
 func (b *Bot) jobNotices() *jobNotices {
 	n := &jobNotices{store: b.Store, out: b, log: b.log(), serves: b.platformNames}
 	if b.JobEndTurns && b.Agent != nil {
-		n.wake = b.wakeAgent
+		n.turn, n.queue = jobEndTurn, b.queueJobEnd
 	}
 	return n
 }
 
-// wakeAgent runs a short agent turn in the thread of a job that ended
-// (agent.on_job_end: turn): the model reads the job's outcome and output
-// and says what it means, without waiting for someone to speak.
-func (b *Bot) wakeAgent(sess store.Session, job store.Job) {
-	b.enqueue(threadID{sess.Platform, sess.Channel, sess.Thread}, queued{ev: connectors.Event{
-		Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread,
-		User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}})
+// jobEndTurn is the event of a short agent turn in the thread of a job
+// that ended (agent.on_job_end: turn): the model reads the job's outcome
+// and output and says what it means, without waiting for someone to
+// speak.
+func jobEndTurn(sess store.Session, job store.Job) connectors.Event {
+	return connectors.Event{Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel,
+		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}
+}
+
+// queueJobEnd hands a job-end turn on record (inbox row id) to the router.
+func (b *Bot) queueJobEnd(ev connectors.Event, id int64) {
+	b.inbox.push(b, inboxItem{ctx: context.Background(), ev: ev, id: id, jobEnd: true})
 }
 
 // finalize gives a message left half-written its last form: a stream the

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -43,4 +44,31 @@ func fit(m connectors.Message, l connectors.Limits) connectors.Message {
 		m.Buttons = m.Buttons[:l.MaxButtons]
 	}
 	return m
+}
+
+// destOf is the event's thread, answering the event's person.
+func destOf(ev connectors.Event) connectors.Dest {
+	return connectors.Dest{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, Recipient: ev.User}
+}
+
+// reply posts a plain message into the event's thread.
+func (b *Bot) reply(ctx context.Context, ev connectors.Event, text string) {
+	if _, err := b.post(ctx, destOf(ev), connectors.Message{Text: text}); err != nil {
+		b.log().Warn("post reply", "channel", ev.Channel, "err", err)
+	}
+}
+
+// post posts a complete message to d, within its platform's limits and
+// waiting out its rate limits a few times.
+func (b *Bot) post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	c, ok := b.conn(d.Platform)
+	if !ok {
+		return connectors.Ref{}, fmt.Errorf("bot: no %q connector", d.Platform)
+	}
+	var ref connectors.Ref
+	err := retryLimited(ctx, func() (err error) {
+		ref, err = c.Post(ctx, d, m)
+		return err
+	})
+	return ref, err
 }

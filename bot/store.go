@@ -33,6 +33,8 @@ type eventStore interface {
 	OpenEvents(ctx context.Context) ([]store.InboxEvent, error)
 	SeenEvent(ctx context.Context, platform, eventID string) (first bool, err error)
 	ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error)
+	// Unsettled counts what is on record and not yet acted on (settled.go).
+	Unsettled(ctx context.Context) (int, error)
 }
 
 // sessionStore finds a thread's session (the router).

@@ -8,22 +8,9 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
-
-// ActionStop is the Stop button's action id; its value is the thread.
-const ActionStop = "stop"
-
-// stoppedBy is the cancel cause of a turn a person stopped (a shutdown's is
-// agent.ErrShutdown).
-type stoppedBy struct {
-	Person approvals.Person
-	Name   string
-}
-
-func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
 
 // renderer starts a stream into the event's thread; done waits for it.
 func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func()) {

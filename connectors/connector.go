@@ -202,20 +202,36 @@ var ErrStreamEnded = errors.New("the message is no longer streaming")
 // Handler receives events. Record, then acknowledge, then act (design
 // §1.8). The contract, on both sides:
 //   - a connector calls the Handler first, and acknowledges the event to
-//     its platform (a Slack Socket Mode envelope, a Discord interaction
-//     response, the web chat's 201/202) only after it returns: a
-//     platform that retries an event nobody acknowledged then never loses
-//     one, and a connector whose ack is its answer (web) answers "taken"
-//     only for what is on record;
+//     its platform (a Slack envelope, a Discord interaction response, the
+//     web chat's 201/202) only after it returned nil: a platform that
+//     retries an event nobody acknowledged then never loses one, and a
+//     connector whose ack is its answer (web) answers "taken" only for
+//     what is on record;
 //   - the Handler records the event durably (one fast insert into the
-//     bot's inbox, tens of µs) and returns: it does no platform I/O and
-//     waits for nothing else; the work is done by goroutines it owns, and
-//     what a crash or a stop leaves undone is done by the next start,
-//     once. It returns within 2 s even when the database is slow (the
-//     event is then acknowledged before it is on record), so a platform's
-//     3 s ack deadline holds. ctx carries values only: the work does not
-//     end with it.
-type Handler func(ctx context.Context, ev Event)
+//     bot's inbox, tens of µs) and returns nil: it does no platform I/O
+//     and waits for nothing else; the work is done by goroutines it owns,
+//     and what a crash or a stop leaves undone is done by the next start,
+//     once. A retry of an event already on record also returns nil (it is
+//     dropped by its ID). ctx carries values only: the work does not end
+//     with it;
+//   - when the event could not be recorded — the write failed (a full
+//     disk, a read-only database), did not finish within 2 s (a locked or
+//     slow disk: a platform's 3 s ack deadline must hold), or the bot is
+//     stopping — the Handler returns an error that says why in words a
+//     person can read (it wraps ErrNotRecorded; the connector adds what
+//     to do), and nothing is acted on. The
+//     connector then does not acknowledge the event as taken: Slack's
+//     envelope goes unacknowledged (Slack delivers it again), the web API
+//     answers 503, a Discord click is answered "press it again". A write
+//     that commits after the 2 s is acted on: the platform's retry of it
+//     carries the same ID and is dropped, and a second press of a button
+//     is the same person's vote, counted once.
+type Handler func(ctx context.Context, ev Event) error
+
+// ErrNotRecorded is wrapped by a Handler's error for an event it could
+// not put on record: nothing was done with it, and the platform (or the
+// person) should send it again.
+var ErrNotRecorded = errors.New("opsbot could not record this event")
 
 // Connector is one chat platform.
 type Connector interface {
@@ -254,6 +270,14 @@ func RetryAfter(err error) (time.Duration, bool) {
 type Shown struct {
 	Ref     Ref
 	Message Message
+}
+
+// ButtonFinder is a Connector that can find, among the newest messages of
+// d's thread, the bot's message showing a button (the web chat can). After
+// a crash that came between an approval card's post and the bot's record
+// of where it is, the bot finds the card there, to show its decision.
+type ButtonFinder interface {
+	FindButton(ctx context.Context, d Dest, actionID, value string) (ref Ref, ok bool, err error)
 }
 
 // UnfinishedLister is a Connector that keeps which of the bot's messages

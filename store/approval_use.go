@@ -109,3 +109,25 @@ func (s *Store) MarkCardShown(ctx context.Context, id string) error {
 		return err
 	}))
 }
+
+// UnplacedCards lists decided requests whose card's place was never
+// recorded (a crash came between the card's post and SetApprovalCard, or
+// the post failed) and that are not marked shown, oldest first, at most
+// limit: their card, if it was posted, still offers buttons.
+func (s *Store) UnplacedCards(ctx context.Context, limit int) ([]Approval, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
+		WHERE state != 'pending' AND card_message = '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
+	if err != nil {
+		return nil, wrap("unplaced cards", err)
+	}
+	defer rows.Close()
+	var out []Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, wrap("unplaced cards", err)
+		}
+		out = append(out, a)
+	}
+	return out, wrap("unplaced cards", rows.Err())
+}

@@ -73,3 +73,41 @@ func (s *Store) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
 	}
 	return out, wrap("open events", rows.Err())
 }
+
+// DeliverNotification records that a notification was posted and, when
+// turn is not nil, puts the agent turn it asks for (an event, as
+// RecordEvent's) into the inbox and marks the notification injected (the
+// turn's message carries the news), in one transaction: the turn is on
+// record exactly when the notice is marked posted, so a crash after it
+// is finished by the next start and a crash before it posts the notice
+// again. It returns the turn's inbox id, 0 when there is none or the
+// notification was marked posted before.
+func (s *Store) DeliverNotification(ctx context.Context, id int64, platform string, turn []byte) (eventID int64, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := s.now()
+		res, err := tx.ExecContext(ctx, `UPDATE notifications SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL`, now, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 || turn == nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE notifications SET injected_at = ? WHERE id = ? AND injected_at IS NULL`, now, id); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `INSERT INTO inbox (platform, event, received_at) VALUES (?, ?, ?) RETURNING id`,
+			platform, string(turn), now).Scan(&eventID)
+	})
+	return eventID, wrap("deliver notification", err)
+}
+
+// Unsettled counts what is on record and not yet acted on: inbox events
+// not handed to their work, and decided approvals whose follow-up is not
+// done. 0 means a restart has acted on everything it found.
+func (s *Store) Unsettled(ctx context.Context) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM inbox WHERE done_at IS NULL)
+		+ (SELECT count(*) FROM approval_followups f JOIN approvals a ON a.id = f.approval_id
+		   WHERE f.done_at IS NULL AND a.state != 'pending')`).Scan(&n)
+	return n, wrap("unsettled", err)
+}

@@ -21,17 +21,31 @@ type WebMessage struct {
 	Seq      uint64
 	Created  time.Time
 	Updated  time.Time
+	// Request is what a person's message was posted with; written with
+	// the message's first save, never changed after.
+	Request WebPostRequest
+}
+
+// WebPostRequest is the request that posted a person's message: its key
+// (the client and its X-Request-Id) and the digest of what it posted, so
+// that a retry finds its first answer after a restart; ForBot says the
+// message went to the bot.
+type WebPostRequest struct {
+	Key, Digest string
+	ForBot      bool
 }
 
 // SaveWebMessage stores a message's latest state (an upsert by id); an
 // older state (lower seq) never replaces a newer one.
 func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
 	return wrap("save web message", s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO web_messages (id, channel, thread, user, bot, message, finished, seq, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO web_messages (id, channel, thread, user, bot, message, finished, seq, created_at, updated_at,
+				request_key, request_digest, for_bot)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET message = excluded.message, finished = excluded.finished, seq = excluded.seq,
 				updated_at = excluded.updated_at WHERE excluded.seq >= web_messages.seq`,
-			m.ID, m.Channel, m.Thread, m.User, m.Bot, string(m.Message), m.Finished, int64(m.Seq), m.Created.UnixMilli(), m.Updated.UnixMilli())
+			m.ID, m.Channel, m.Thread, m.User, m.Bot, string(m.Message), m.Finished, int64(m.Seq), m.Created.UnixMilli(), m.Updated.UnixMilli(),
+			m.Request.Key, m.Request.Digest, m.Request.ForBot)
 		return err
 	}))
 }
@@ -210,4 +224,27 @@ func scanWebMessage(rows *sql.Rows) (WebMessage, error) {
 	}
 	m.Message, m.Seq, m.Created, m.Updated = json.RawMessage(msg), uint64(seq), fromMS(created), fromMS(updated)
 	return m, nil
+}
+
+// WebPostRequests returns the latest limit person's messages posted with
+// a request key, newest first, with only their ids, places and requests:
+// what the web chat remembers to answer retries after a restart.
+func (s *Store) WebPostRequests(ctx context.Context, limit int) ([]WebMessage, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, channel, thread, seq, request_key, request_digest, for_bot FROM web_messages
+		WHERE request_key != '' ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, wrap("web post requests", err)
+	}
+	defer rows.Close()
+	var out []WebMessage
+	for rows.Next() {
+		var m WebMessage
+		var seq int64
+		if err := rows.Scan(&m.ID, &m.Channel, &m.Thread, &seq, &m.Request.Key, &m.Request.Digest, &m.Request.ForBot); err != nil {
+			return nil, wrap("web post requests", err)
+		}
+		m.Seq = uint64(seq)
+		out = append(out, m)
+	}
+	return out, wrap("web post requests", rows.Err())
 }

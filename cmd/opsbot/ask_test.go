@@ -51,7 +51,7 @@ func TestAskRunsARealCommandAndStreamsTheAnswer(t *testing.T) {
 	if out := stdout.String(); !strings.HasPrefix(out, "Let me check.") || !strings.Contains(out, "\n\nThe command said: Filesystem") {
 		t.Errorf("stdout = %q", out)
 	}
-	if !strings.Contains(stderr.String(), "running `df -h` on local") {
+	if !strings.Contains(stderr.String(), "running df -h on local") {
 		t.Errorf("no tool activity on stderr: %q", stderr.String())
 	}
 }

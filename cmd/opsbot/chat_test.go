@@ -36,7 +36,7 @@ func TestChatWithoutModelOffersTheChatCommands(t *testing.T) {
 	}
 	out, errs := stdout.String(), stderr.String()
 	for _, want := range []string{
-		"`run <target> <command>` — run a command", // help
+		"run <target> <command> — run a command", // help, its Markdown shown as text
 		"local",            // hosts
 		"hello-from-chat",  // run's output
 		"The agent is off", // the question
@@ -45,7 +45,7 @@ func TestChatWithoutModelOffersTheChatCommands(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{"agent off: the chat commands work", "✓ `echo hello-from-chat` on local: exit 0", "no terminal"} {
+	for _, want := range []string{"agent off: the chat commands work", "✓ echo hello-from-chat on local: exit 0", "no terminal"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
@@ -96,7 +96,7 @@ func TestChatWithoutModelAsksApprovalAtTheTerminal(t *testing.T) {
 		t.Errorf("the question does not show the command: %q", seen.String())
 	}
 	master.Write([]byte("y\n"))
-	waitFor("touch " + target + "` on local: exit 0")
+	waitFor("touch " + target + " on local: exit 0")
 	if _, err := os.Stat(target); err != nil {
 		t.Errorf("approved at the terminal, the command did not run: %v", err)
 	}
@@ -112,6 +112,12 @@ func TestChatWithoutModelAsksApprovalAtTheTerminal(t *testing.T) {
 		t.Errorf("the card and the reply differ on what n did: %q", got)
 	}
 	waitFor("you> ")
+	// The terminal shows the card's Markdown as text.
+	for _, mark := range []string{"**", "```", "`"} {
+		if strings.Contains(seen.String(), mark) {
+			t.Errorf("the terminal shows Markdown %q:\n%s", mark, seen.String())
+		}
+	}
 	master.Close() // end of input ends the chat
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -150,7 +156,7 @@ func TestChatRunUsesExecTimeout(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chat: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
-	if want := "`sleep 120` on local: stopped at its deadline of 1s"; !strings.Contains(stderr.String(), want) {
+	if want := "sleep 120 on local: stopped at its deadline of 1s"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\nstdout: %s\nstderr: %s", want, stdout.String(), stderr.String())
 	}
 }

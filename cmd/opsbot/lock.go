@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opsbot/opsbot/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -14,6 +15,9 @@ import (
 // the first one's running jobs and live streams for a crash's leftovers.
 // The lock file holds the owner's pid; the lock ends with the process.
 func lockStore(db string) (release func(), err error) {
+	if err := store.CheckFolder(db); err != nil {
+		return nil, usageError(err)
+	}
 	f, err := os.OpenFile(db+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("cannot create the lock file %s.lock beside the database: %w", db, err))

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -24,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/hosts/sshtest"
 )
 
@@ -68,6 +70,12 @@ type soak struct {
 	// since is when the running bot was started: what is older is the
 	// killed one's.
 	since time.Time
+	// settled counts the running bot's settled log lines (bot.Settled);
+	// settledNow is closed and replaced at each.
+	settledMu  sync.Mutex
+	settled    int
+	settledNow chan struct{}
+	gen        int // the running bot's: a killed one's late lines are not its
 
 	mu      sync.Mutex
 	asked   map[string]string // marker → thread
@@ -87,7 +95,8 @@ func newSoak(t *testing.T) *soak {
 	s := &soak{t: t, dir: dir, runs: filepath.Join(dir, "runs.log"), asked: map[string]string{},
 		kills: map[string]int{}, counts: map[string]int{}, seen: map[string]int{}}
 	s.cfg = filepath.Join(dir, "opsbot.yaml")
-	conf := "web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\nstore:\n  path: " + filepath.Join(dir, "opsbot.db") + "\n"
+	// Debug: the harness waits on the bot's settled lines (bot.Settled).
+	conf := "web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n  level: debug\nstore:\n  path: " + filepath.Join(dir, "opsbot.db") + "\n"
 	if err := os.WriteFile(s.cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +134,44 @@ func (s *soak) start() {
 		s.t.Fatal(err)
 	}
 	s.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s.bot, s.base = cmd, waitForListen(s.t, logs)
+	s.settledMu.Lock()
+	s.gen++
+	s.settled, s.settledNow = 0, make(chan struct{})
+	gen := s.gen
+	s.settledMu.Unlock()
+	listen := make(chan string, 1)
+	go s.follow(logs, gen, listen)
+	select {
+	case s.base = <-listen:
+	case <-time.After(2 * time.Minute): // a guard against a hang
+		s.t.Fatal("opsbot run did not log its address within two minutes")
+	}
+	s.bot = cmd
+}
+
+// follow reads the bot's log (JSON lines) until it ends: it hands on the
+// address it listens on, and counts the lines that say it settled.
+func (s *soak) follow(logs io.Reader, gen int, listen chan<- string) {
+	addr := regexp.MustCompile(`"listen":"(http://[^"]+)"`)
+	lines := bufio.NewScanner(logs)
+	lines.Buffer(make([]byte, 64<<10), 1<<20)
+	for lines.Scan() {
+		l := lines.Text()
+		if m := addr.FindStringSubmatch(l); m != nil {
+			listen <- m[1]
+		}
+		if strings.Contains(l, `"msg":"`+bot.Settled+`"`) {
+			s.settledMu.Lock()
+			if gen != s.gen {
+				s.settledMu.Unlock()
+				continue
+			}
+			s.settled++
+			close(s.settledNow)
+			s.settledNow = make(chan struct{})
+			s.settledMu.Unlock()
+		}
+	}
 }
 
 func (s *soak) kill() {
@@ -314,21 +360,34 @@ func (s *soak) retryClicks() {
 	}
 }
 
-// settle waits until the restarted bot has acted on what it found: no
-// event open in the inbox, no decided approval without its follow-up.
+// settle waits until the restarted bot has acted on what it found — no
+// event open in the inbox, no decided approval without its follow-up —
+// and its first expiry sweep has shown every decision on its card: it
+// waits for the bot's settled log line (bot.Settled, logged only once
+// the first sweep is done), and takes one that came before the clicks it
+// retried only if the database shows nothing open since. No polling: a
+// settled line comes after each change that settles the bot.
 func (s *soak) settle() {
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
+	guard := time.NewTimer(2 * time.Minute) // a guard against a hang, not a pace
+	defer guard.Stop()
+	for {
+		s.settledMu.Lock()
+		seen, next := s.settled, s.settledNow
+		s.settledMu.Unlock()
 		var open int
 		s.db.QueryRow(`SELECT (SELECT count(*) FROM inbox WHERE done_at IS NULL)
 			+ (SELECT count(*) FROM approval_followups f JOIN approvals a ON a.id = f.approval_id
 			   WHERE f.done_at IS NULL AND a.state != 'pending')`).Scan(&open)
-		if open == 0 {
+		if seen > 0 && open == 0 {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-next:
+		case <-guard.C:
+			s.count(s.counts, "restarts that never settled (events or decisions left undone)")
+			return
+		}
 	}
-	s.count(s.counts, "restarts that never settled (events or decisions left undone)")
 }
 
 // checkRestart counts, right after a restart, what the killed process

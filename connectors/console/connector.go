@@ -40,6 +40,7 @@ type Connector struct {
 	ctx      context.Context
 	next     int
 	shown    map[string]connectors.Message // what each message shows now
+	md       map[string]*mdStream          // each message's text, converted for the terminal as it grows
 	threads  map[string]string             // message id → thread
 	finished chan string                   // threads whose message without vote buttons was finished
 	asks     []context.CancelFunc          // questions still waiting for an answer
@@ -96,6 +97,7 @@ func (c *Connector) bind(ctx context.Context, h connectors.Handler) {
 func (c *Connector) init() {
 	if c.shown == nil {
 		c.shown, c.threads, c.finished = map[string]connectors.Message{}, map[string]string{}, make(chan string, 64)
+		c.md = map[string]*mdStream{}
 		c.bound = make(chan struct{})
 	}
 }
@@ -141,8 +143,13 @@ func (c *Connector) Say(ctx context.Context, l Line, interrupt <-chan os.Signal)
 	}
 	c.forget()
 	user := connectors.User{ID: c.User, Name: c.User}
-	h(ctx, connectors.Event{ID: l.ID, Kind: connectors.EventMessage, Platform: c.Name(), Channel: c.User, Thread: l.Thread,
-		User: user, Text: l.Text, Mention: true, Question: l.Question})
+	if err := h(ctx, connectors.Event{ID: l.ID, Kind: connectors.EventMessage, Platform: c.Name(), Channel: c.User, Thread: l.Thread,
+		User: user, Text: l.Text, Mention: true, Question: l.Question}); err != nil {
+		// Not taken: nothing will finish it.
+		c.Term.Answer(err.Error() + "; nothing was done with it: say it again.")
+		c.Term.EndAnswer()
+		return
+	}
 	defer c.withdraw()
 	for {
 		select {
@@ -218,16 +225,16 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.mu.Lock()
 		c.shown[ref.ID] = m
 		c.mu.Unlock()
-		c.ask(ref, m, vote)
+		c.ask(ctx, ref, m, vote)
 		return ref, nil
 	}
-	c.show(ref.ID, m)
+	c.show(ref.ID, m, false)
 	return ref, nil
 }
 
 // Edit prints what changed: new text at the end, a new context line.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	c.show(ref.ID, m)
+	c.show(ref.ID, m, true)
 	return nil
 }
 
@@ -237,14 +244,14 @@ func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text s
 	m := c.shown[ref.ID]
 	c.mu.Unlock()
 	m.Text += text
-	c.show(ref.ID, m)
+	c.show(ref.ID, m, false)
 	return nil
 }
 
 // StopStream shows the answer's last form and ends what the line asked
 // for.
 func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
-	c.show(ref.ID, final)
+	c.show(ref.ID, final, true)
 	c.finish(ref)
 	return nil
 }
@@ -254,7 +261,11 @@ func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final co
 func (c *Connector) finish(ref connectors.Ref) {
 	c.mu.Lock()
 	m, thread := c.shown[ref.ID], c.threads[ref.ID]
+	md := c.md[ref.ID]
 	c.mu.Unlock()
+	if md != nil {
+		c.Term.Answer(md.write("", true))
+	}
 	if c.voteButtons(m) != nil || (c.Hide != nil && c.Hide(m)) {
 		return
 	}
@@ -262,27 +273,34 @@ func (c *Connector) finish(ref connectors.Ref) {
 	c.signal(thread)
 }
 
-func (c *Connector) show(id string, m connectors.Message) {
+// show prints what m adds to what message id showed, its Markdown
+// converted for the terminal; flush prints its last line even if it may
+// still grow.
+func (c *Connector) show(id string, m connectors.Message, flush bool) {
 	m = plain(m)
 	c.mu.Lock()
 	before, seen := c.shown[id]
 	c.shown[id] = m
+	md := c.md[id]
+	rewritten := md == nil || !strings.HasPrefix(m.Text, before.Text)
+	if rewritten {
+		md = &mdStream{styled: c.Term.Styled}
+		c.md[id] = md
+		before.Text = ""
+	}
 	c.mu.Unlock()
 	if c.voteButtons(before) != nil {
 		// A decided card: its context says how.
 		c.context(before.Context, m.Context)
 		return
 	}
-	switch {
-	case strings.HasPrefix(m.Text, before.Text):
-		c.Term.Answer(m.Text[len(before.Text):])
-	default: // rewritten: show it again whole
+	if rewritten && seen { // show it again whole
 		c.Term.EndAnswer()
-		c.Term.Answer(m.Text)
 	}
+	c.Term.Answer(md.write(m.Text[len(before.Text):], flush))
 	if !seen {
 		for _, f := range m.Fields {
-			c.Term.Activity(f.Title + ": " + f.Value)
+			c.Term.Activity(f.Title + ": " + renderMarkdown(f.Value, false))
 		}
 	}
 	c.context(before.Context, m.Context)
@@ -298,7 +316,7 @@ func (c *Connector) context(before, now string) {
 	}
 	for _, line := range added(strings.Split(before, "\n"), strings.Split(now, "\n")) {
 		if line != "" {
-			c.Term.Activity(line)
+			c.Term.Activity(renderLine(line, false))
 		}
 	}
 }
@@ -328,22 +346,27 @@ func plain(m connectors.Message) connectors.Message {
 
 // ask puts an approval card to the person at the terminal and sends the
 // answer back as a click on Approve or Deny. Without a terminal the answer
-// is Deny.
-func (c *Connector) ask(ref connectors.Ref, m connectors.Message, vote map[string]connectors.Button) {
+// is Deny. A card posted before Start has the bot's handler waits for it
+// (or for ctx): its answer has nowhere to go before.
+func (c *Connector) ask(ctx context.Context, ref connectors.Ref, m connectors.Message, vote map[string]connectors.Button) {
+	if c.handlerOf(ctx) == nil {
+		return
+	}
 	c.mu.Lock()
-	h, ctx := c.handler, c.ctx
+	h, life := c.handler, c.ctx
 	if h == nil || c.closed {
 		c.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The question lives as long as the connector, not the post.
+	ctx, cancel := context.WithCancel(life)
 	c.asks = append(c.asks, cancel)
 	c.asking.Add(1)
 	c.mu.Unlock()
 	m = plain(m)
-	text := m.Text
+	text := strings.TrimRight(renderMarkdown(m.Text, false), "\n")
 	for _, f := range m.Fields {
-		text += "\n" + f.Title + ": " + f.Value
+		text += "\n" + f.Title + ": " + renderMarkdown(f.Value, false)
 	}
 	go func() {
 		defer c.asking.Done()
@@ -358,7 +381,7 @@ func (c *Connector) ask(ref connectors.Ref, m connectors.Message, vote map[strin
 		h(ctx, connectors.Event{Kind: connectors.EventAction, Platform: c.Name(), Channel: ref.Channel, Thread: ref.Thread,
 			User: connectors.User{ID: c.User, Name: c.User}, ActionID: b.ActionID, Value: b.Value, Ref: ref,
 			Respond: func(_ context.Context, text string) error {
-				c.Term.Activity(connectors.PlainMentions(text))
+				c.Term.Activity(renderMarkdown(connectors.PlainMentions(text), false))
 				return nil
 			}})
 	}()

@@ -30,6 +30,9 @@ type Terminal struct {
 	// Interactive says TTY is a terminal a person answers on; when false
 	// (input piped in), approval questions are answered no.
 	Interactive bool
+	// Styled says Out shows ANSI styles (a terminal, NO_COLOR unset):
+	// bold text is shown bold there, plain elsewhere.
+	Styled bool
 
 	mu      sync.Mutex
 	midLine bool // Out's last byte was not a newline
@@ -40,7 +43,8 @@ type Terminal struct {
 // Open returns a Terminal on the process's stdout and stderr, reading
 // answers from stdin when it is a terminal.
 func Open() *Terminal {
-	return &Terminal{Out: os.Stdout, Err: os.Stderr, TTY: os.Stdin, Interactive: IsTerminal(os.Stdin)}
+	return &Terminal{Out: os.Stdout, Err: os.Stderr, TTY: os.Stdin, Interactive: IsTerminal(os.Stdin),
+		Styled: IsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
 }
 
 // IsTerminal reports whether f is a terminal (not merely a character

@@ -72,7 +72,13 @@ func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 		ev.Channel, ev.Thread = m.ChannelID, m.ID
 		c.expectThread(m.ID, threadName(ev.Text))
 	}
-	h(ctx, ev)
+	if err := h(ctx, ev); err != nil {
+		// Discord does not deliver a message again: the person is told,
+		// where they wrote, to send it again.
+		c.log.Error("a message was not recorded; its author is asked to send it again", "err", err)
+		d := connectors.Dest{Platform: Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread}
+		c.Post(ctx, d, connectors.Message{Text: notRecorded("this message", err) + " Send it again."})
+	}
 }
 
 // addressed reports whether guild message m mentions the bot: its user,

@@ -154,7 +154,7 @@ func TestDisallowedIntentSaysWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.Start(t.Context(), func(ctx context.Context, ev connectors.Event) {})
+	err = c.Start(t.Context(), func(ctx context.Context, ev connectors.Event) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "Message Content") || !strings.Contains(err.Error(), "developer portal") {
 		t.Errorf("Start: %v; want the intent named and where to turn it on", err)
 	}
@@ -168,7 +168,7 @@ func TestRefusedTokenSaysWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.Start(t.Context(), func(ctx context.Context, ev connectors.Event) {})
+	err = c.Start(t.Context(), func(ctx context.Context, ev connectors.Event) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "Reset Token") || strings.Contains(err.Error(), testToken) {
 		t.Errorf("Start: %v; want where to get a token, and no token", err)
 	}

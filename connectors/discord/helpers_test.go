@@ -21,6 +21,13 @@ const wait = 30 * time.Second
 // arrive on the returned channel.
 func started(t *testing.T, f *discordtest.Fake, cfg Config) (*Connector, <-chan connectors.Event) {
 	t.Helper()
+	return startedWith(t, f, cfg, nil)
+}
+
+// startedWith is started whose handler answers each event with refuse's
+// error (nil refuse: every event is taken).
+func startedWith(t *testing.T, f *discordtest.Fake, cfg Config, refuse func(connectors.Event) error) (*Connector, <-chan connectors.Event) {
+	t.Helper()
 	cfg.Token, cfg.APIURL = testToken, f.URL
 	c, err := New(cfg, Options{Log: slog.New(slog.DiscardHandler), StuckAfter: stuckAfter})
 	if err != nil {
@@ -30,7 +37,13 @@ func started(t *testing.T, f *discordtest.Fake, cfg Config) (*Connector, <-chan 
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	done := make(chan error, 1)
 	go func() {
-		done <- c.Start(ctx, func(_ context.Context, ev connectors.Event) { events <- ev })
+		done <- c.Start(ctx, func(_ context.Context, ev connectors.Event) error {
+			events <- ev
+			if refuse != nil {
+				return refuse(ev)
+			}
+			return nil
+		})
 	}()
 	t.Cleanup(func() {
 		cancel()

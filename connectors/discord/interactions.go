@@ -41,7 +41,6 @@ func (c *Connector) onInteraction(i *discordgo.InteractionCreate) {
 		c.respond(ctx, i.Interaction, refusal)
 		return
 	}
-	defer ack()
 	interaction := i.Interaction
 	ev.Respond = func(ctx context.Context, text string) error {
 		select { // a followup needs the click acknowledged first
@@ -51,7 +50,21 @@ func (c *Connector) onInteraction(i *discordgo.InteractionCreate) {
 		}
 		return c.respond(ctx, interaction, text)
 	}
-	h(ctx, ev)
+	err := h(ctx, ev)
+	ack()
+	if err != nil {
+		// Not on record, so not acted on: the clicker alone is told, and
+		// presses again.
+		c.log.Error("a click was not recorded; the clicker is asked to press again", "err", err)
+		c.respond(ctx, interaction, notRecorded("this click", err)+" Press the button again.")
+	}
+}
+
+// notRecorded says in words that the bot did not take what (the
+// Handler's error names why).
+func notRecorded(what string, err error) string {
+	why := strings.TrimPrefix(err.Error(), connectors.ErrNotRecorded.Error()+": ")
+	return "opsbot could not record " + what + ", so it did nothing with it (" + why + ")."
 }
 
 // clickEvent is the neutral event of a click, or why it cannot be acted

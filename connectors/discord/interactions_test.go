@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -84,5 +85,35 @@ func TestUnknownButtonIsRefusedPolitely(t *testing.T) {
 	})
 	if !ok {
 		t.Error("the clicker of an unreadable button was told nothing")
+	}
+}
+
+// A click the bot could not record (its Handler refused it) is answered
+// to the clicker alone, in words: nothing was done, press it again.
+// Before, it was acknowledged as if taken, and the person saw nothing.
+func TestClickNotRecordedAsksToPressAgain(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	th := f.AddThread(ch, "incident")
+	bob := f.NewUser("bob")
+	c, events := startedWith(t, f, Config{}, func(connectors.Event) error {
+		return fmt.Errorf("%w: its database did not answer within 2s", connectors.ErrNotRecorded)
+	})
+	ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Workspace: guild, Channel: ch, Thread: th},
+		connectors.Message{Text: "ok?", Buttons: []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Click(bob, ref.ID, f.Buttons(ref.ID)[0])
+	next(t, events, connectors.EventAction)
+	want := "opsbot could not record this click, so it did nothing with it (its database did not answer within 2s). Press the button again."
+	ok := f.Wait(wait, func(f *discordtest.Fake) bool {
+		return slices.ContainsFunc(f.MessagesLocked(th), func(m discordtest.Message) bool {
+			return m.Ephemeral && m.For == bob.ID && m.Content == want
+		})
+	})
+	if !ok {
+		t.Errorf("the clicker was not told %q: %+v", want, f.Messages(th))
 	}
 }

@@ -2,9 +2,11 @@ package slack_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +44,9 @@ type rig struct {
 	events chan connectors.Event
 	logs   *logBuffer
 	done   chan error
+	// refuse, while set, makes the handler refuse each event it is
+	// handed (as the bot does one it could not record).
+	refuse atomic.Bool
 }
 
 // startRig starts a connector in socket mode over a new fake and waits
@@ -73,7 +78,15 @@ func startOn(t *testing.T, fake *slackfake.Server, cfg slack.Config, opt slack.O
 	}
 	r.conn = c
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { r.done <- c.Start(ctx, func(_ context.Context, ev connectors.Event) { r.events <- ev }) }()
+	go func() {
+		r.done <- c.Start(ctx, func(_ context.Context, ev connectors.Event) error {
+			r.events <- ev
+			if r.refuse.Load() {
+				return fmt.Errorf("%w: its database did not answer within 2s", connectors.ErrNotRecorded)
+			}
+			return nil
+		})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		<-r.done

@@ -115,6 +115,8 @@ func sameOrigin(origin, host string) bool {
 // answer instead of a second message, while another client's post with the
 // same id is its own. Each answer is kept with a digest of the post it
 // answered, so the id reused for another post is told apart from a retry.
+// The Archive keeps the same with each message (PostRequest), and New
+// loads the latest into the log: a retry after a restart is answered too.
 type requestLog struct {
 	mu    sync.Mutex
 	limit int
@@ -124,38 +126,65 @@ type requestLog struct {
 
 type loggedPost struct {
 	res    postResult
-	digest [sha256.Size]byte
+	digest string
 }
 
 func newRequestLog(limit int) *requestLog {
 	return &requestLog{limit: limit, byID: map[string]loggedPost{}}
 }
 
+// requestKey names a client's request id, as the log and the Archive
+// keep it.
+func requestKey(id identity, requestID string) string {
+	sum := sha256.Sum256([]byte(id.client() + "\x00" + requestID))
+	return hex.EncodeToString(sum[:])
+}
+
 // digestOf identifies a post by everything that makes it that post.
-func digestOf(req postRequest) [sha256.Size]byte {
+func digestOf(req postRequest) string {
 	b, _ := json.Marshal(req) // strings only: cannot fail
-	return sha256.Sum256(b)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
-// get returns the answer to an earlier post with id; same says whether
-// that post was req.
-func (l *requestLog) get(id string, req postRequest) (res postResult, same, ok bool) {
+// get returns the answer to an earlier post under key; same says whether
+// that post had this digest.
+func (l *requestLog) get(key, digest string) (res postResult, same, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p, ok := l.byID[id]
-	return p.res, ok && p.digest == digestOf(req), ok
+	p, ok := l.byID[key]
+	return p.res, ok && p.digest == digest, ok
 }
 
-func (l *requestLog) put(id string, req postRequest, res postResult) {
+func (l *requestLog) put(key, digest string, res postResult) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.byID[id]; ok {
+	if _, ok := l.byID[key]; ok {
 		return
 	}
 	if len(l.order) == l.limit {
 		delete(l.byID, l.order[0])
 		l.order = l.order[1:]
 	}
-	l.order = append(l.order, id)
-	l.byID[id] = loggedPost{res: res, digest: digestOf(req)}
+	l.order = append(l.order, key)
+	l.byID[key] = loggedPost{res: res, digest: digest}
+}
+
+// load remembers the latest posts an Archive kept with their request, as
+// if they had just been answered.
+func (l *requestLog) load(ctx context.Context, a Archive) error {
+	k, ok := a.(RequestKeeper)
+	if !ok {
+		return nil
+	}
+	posts, err := k.PostRequests(ctx, l.limit)
+	if err != nil {
+		return err
+	}
+	for i := len(posts) - 1; i >= 0; i-- { // oldest first, as they came
+		p := posts[i]
+		l.put(p.Request.Key, p.Request.Digest, postResult{ID: p.ID, Channel: p.Channel, Thread: p.Thread,
+			Seq: uint64(idNumber(p.ID)), ForBot: p.Request.ForBot})
+	}
+	return nil
 }

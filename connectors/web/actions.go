@@ -54,8 +54,9 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 	ev := connectors.Event{ID: clickID(id, requestIDOf(r)), Kind: connectors.EventAction,
 		Channel: m.Channel, Thread: m.Thread, User: c.user(id),
 		ActionID: req.ActionID, Value: req.Value, Ref: ref, Respond: c.responder(req.Client, m)}
-	if !c.dispatch(ev) {
-		writeError(w, r, http.StatusServiceUnavailable, errBotDown.Error())
+	if err := c.dispatch(ev); err != nil {
+		c.logger().Error("web: a click was not taken", "request_id", requestIDOf(r), "err", err)
+		writeError(w, r, http.StatusServiceUnavailable, notTaken("opsbot did not take your click", err))
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"request_id": requestIDOf(r)})

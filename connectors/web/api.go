@@ -274,14 +274,22 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 			req.Text, req.note = red, RedactedNote
 		}
 	}
-	res, forBot, status, err := c.addOnce(r, id, req)
+	res, status, err := c.addOnce(r, id, req)
 	if err != nil {
 		writeError(w, r, status, err.Error())
 		return
 	}
-	if forBot { // false for a retry: the first copy went to the bot
-		c.dispatch(connectors.Event{ID: res.ID, Kind: connectors.EventMessage, Channel: res.Channel, Thread: res.Thread,
-			User: c.user(id), Text: stripMention(req.Text), Mention: mentions(req.Text), MentionsOthers: mentionsOthers(req.Text)})
+	// A retry's message goes to the bot again: its event id is the
+	// message's, so the bot drops it if the first copy is on record, and
+	// takes it if a crash came between the message and its record.
+	if res.ForBot {
+		if err := c.dispatch(connectors.Event{ID: res.ID, Kind: connectors.EventMessage, Channel: res.Channel, Thread: res.Thread,
+			User: c.user(id), Text: stripMention(req.Text), Mention: mentions(req.Text), MentionsOthers: mentionsOthers(req.Text)}); err != nil {
+			c.logger().Error("web: a message for the bot was not taken", "id", res.ID, "request_id", requestIDOf(r), "err", err)
+			writeError(w, r, http.StatusServiceUnavailable, notTaken(
+				"your message is in the thread, but opsbot did not take it and will not answer it", err))
+			return
+		}
 	}
 	writeJSON(w, status, res)
 }
@@ -308,38 +316,45 @@ func statusOfName(id identity) int {
 }
 
 // addOnce adds a person's message, unless the client already posted it
-// with the same X-Request-Id: then it returns the first answer with 200,
-// or 409 when that id came with another message.
+// with the same X-Request-Id (before a restart too): then it returns the
+// first answer with 200, or 409 when that id came with another message.
 // postMu makes the lookup and the record one step, so two copies that
-// arrive together still make one message.
-func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res postResult, forBot bool, status int, err error) {
+// arrive together still make one message. The request is saved in the
+// message's own record, so no crash can keep one without the other.
+func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res postResult, status int, err error) {
 	c.postMu.Lock()
 	defer c.postMu.Unlock()
 	rid := requestIDOf(r)
-	key := id.client() + "\x00" + rid
-	if res, same, ok := c.requests.get(key, req); ok && r.Header.Get(HeaderRequestID) != "" {
-		if !same {
-			return res, false, http.StatusConflict, fmt.Errorf("X-Request-Id %s was already used for another message: "+
-				"send a new X-Request-Id with each new message, and the same one only to retry the same message", rid)
+	var request PostRequest
+	if r.Header.Get(HeaderRequestID) == rid { // the client's own id: a retry can send it again
+		request = PostRequest{Key: requestKey(id, rid), Digest: digestOf(req)}
+		if res, same, ok := c.requests.get(request.Key, request.Digest); ok {
+			if !same {
+				return res, http.StatusConflict, fmt.Errorf("X-Request-Id %s was already used for another message: "+
+					"send a new X-Request-Id with each new message, and the same one only to retry the same message", rid)
+			}
+			res.RequestID, res.Redacted = rid, req.note != ""
+			return res, http.StatusOK, nil
 		}
-		return res, false, http.StatusOK, nil
 	}
 	v, forBot, err := c.hub.add(r.Context(), post{channel: req.Channel, thread: req.Thread, user: req.User,
-		body: body{Text: req.Text, Context: req.note}, botUp: c.botUp()})
+		body: body{Text: req.Text, Context: req.note}, botUp: c.botUp(), request: request})
 	if v.ID == "" {
 		if _, down := unavailable(err); down || statusOf(err) == http.StatusInternalServerError {
 			c.logger().Error("web: a message could not be saved", "request_id", rid, "err", err)
-			return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
+			return res, http.StatusServiceUnavailable, notSaved(err, rid)
 		}
-		return res, false, statusOf(err), err
+		return res, statusOf(err), err
 	}
 	if err != nil { // shown, but not archived: the poster is told, and the bot never acts on it
 		c.logger().Error("web: a message was posted but not archived", "id", v.ID, "request_id", rid, "err", err)
-		return res, false, http.StatusServiceUnavailable, notSaved(err, rid)
+		return res, http.StatusServiceUnavailable, notSaved(err, rid)
 	}
 	res = postResult{ID: v.ID, Channel: v.Channel, Thread: v.Thread, Seq: v.Seq, ForBot: forBot, RequestID: rid, Redacted: req.note != ""}
-	c.requests.put(key, req, res)
-	return res, forBot, http.StatusCreated, nil
+	if request.Key != "" {
+		c.requests.put(request.Key, request.Digest, res)
+	}
+	return res, http.StatusCreated, nil
 }
 
 // checkPost checks a post's fields; its user was checked by

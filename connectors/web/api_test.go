@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -148,7 +149,9 @@ func TestPostRefused(t *testing.T) {
 }
 
 // Every response names its request; a post retried with the same
-// X-Request-Id makes one message and one event.
+// X-Request-Id makes one message, and its event goes to the bot again
+// with the message's id (the bot drops a copy it has on record, and takes
+// one a crash kept from it).
 func TestRequestIDs(t *testing.T) {
 	t.Parallel()
 	c, bot := started(t, Config{}, nil)
@@ -172,7 +175,9 @@ func TestRequestIDs(t *testing.T) {
 	if first.Code != 201 || again.Code != 200 || a != b || a.RequestID != "retry-1" {
 		t.Errorf("retry: %d %+v then %d %+v, want 201 then 200 with the same answer", first.Code, a, again.Code, b)
 	}
-	bot.next(t)
+	if e1, e2 := bot.next(t), bot.next(t); e1.ID != a.ID || e2.ID != a.ID {
+		t.Errorf("the events of a post and its retry are %q and %q, want both %q", e1.ID, e2.ID, a.ID)
+	}
 	bot.none(t)
 	if threads, _, _, _ := c.hub.threadList(context.Background(), "ops", page{limit: 50}); len(threads) != 1 {
 		t.Errorf("%d threads after a retried post, want 1", len(threads))
@@ -300,7 +305,7 @@ func TestPostEditFinish(t *testing.T) {
 func TestStartOnce(t *testing.T) {
 	t.Parallel()
 	c, _ := started(t, Config{}, nil)
-	if err := c.Start(context.Background(), func(context.Context, connectors.Event) {}); err == nil {
+	if err := c.Start(context.Background(), func(context.Context, connectors.Event) error { return nil }); err == nil {
 		t.Error("a second Start was accepted")
 	}
 	if c.Name() != "web" || c.Limits().MaxText == 0 || c.Limits().EditInterval == 0 {
@@ -323,4 +328,39 @@ type brokenArchive struct{ *MemoryArchive }
 
 func (brokenArchive) Threads(context.Context, string) ([]StoredThread, error) {
 	return nil, errors.New("disk I/O error")
+}
+
+// A message or click for the bot that the bot could not record (its
+// Handler refused it) is answered 503 in words, never 201/202: the client
+// knows it was not taken and sends it again. Before, the API answered
+// 201/202 whatever the Handler did.
+func TestEventNotRecordedIsAnswered503(t *testing.T) {
+	t.Parallel()
+	c := unstarted(t, Config{}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		c.Start(ctx, func(context.Context, connectors.Event) error {
+			return fmt.Errorf("%w: the database /var/lib/opsbot/opsbot.db cannot be written: the disk is full", connectors.ErrNotRecorded)
+		})
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-c.Running()
+	h := c.Handler()
+	w := call(t, h, "POST", "/api/messages", `{"channel":"ops","user":"alice","text":"@opsbot is web-3 up?"}`)
+	if msg := decodeBody[apiError](t, w).Error; w.Code != http.StatusServiceUnavailable || !strings.Contains(msg, "did not take it") ||
+		!strings.Contains(msg, "the disk is full") || !strings.HasSuffix(msg, "send it again") {
+		t.Errorf("a post the bot did not record: %d %s; want 503 saying it was not taken, why, and what to do", w.Code, w.Body)
+	}
+	ref, err := c.Post(context.Background(), connectors.Dest{Channel: "ops"}, connectors.Message{Text: "ok?",
+		Buttons: []connectors.Button{{ActionID: "deny", Value: "a1", Label: "Deny"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = call(t, h, "POST", "/api/actions", fmt.Sprintf(`{"message_id":%q,"action_id":"deny","value":"a1","user":"bob"}`, ref.ID))
+	if msg := decodeBody[apiError](t, w).Error; w.Code != http.StatusServiceUnavailable || !strings.Contains(msg, "did not take your click") ||
+		!strings.Contains(msg, "the disk is full") {
+		t.Errorf("a click the bot did not record: %d %s; want 503 in words", w.Code, w.Body)
+	}
 }

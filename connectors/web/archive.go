@@ -81,6 +81,26 @@ type StoredMessage struct {
 	Seq     uint64
 	Created time.Time
 	Updated time.Time
+	// Request is what a person's message was posted with (zero for the
+	// bot's messages); an Archive keeps it from the first Save on.
+	Request PostRequest
+}
+
+// PostRequest is the request that posted a person's message: Key names
+// the client and its X-Request-Id, Digest what it posted, and ForBot says
+// whether the message went to the bot. A post retried with the same id
+// finds its first answer by it.
+type PostRequest struct {
+	Key, Digest string
+	ForBot      bool
+}
+
+// RequestKeeper is an Archive that lists the latest posts made with a
+// request id, newest first (ID, Channel, Thread and Request are enough):
+// the connector remembers them at New, so that a post retried after a
+// restart gets its first answer instead of making a second message.
+type RequestKeeper interface {
+	PostRequests(ctx context.Context, limit int) ([]StoredMessage, error)
 }
 
 // StoredThread sums up one thread of an Archive.
@@ -106,8 +126,9 @@ type MemoryArchive struct {
 }
 
 var (
-	_ Archive      = (*MemoryArchive)(nil)
-	_ ChangeLister = (*MemoryArchive)(nil)
+	_ Archive       = (*MemoryArchive)(nil)
+	_ RequestKeeper = (*MemoryArchive)(nil)
+	_ ChangeLister  = (*MemoryArchive)(nil)
 )
 
 // NewMemoryArchive returns an empty MemoryArchive.
@@ -217,4 +238,11 @@ func (a *MemoryArchive) filter(keep func(StoredMessage) bool) []StoredMessage {
 		}
 	}
 	return out
+}
+
+// PostRequests returns the latest posts made with a request id.
+func (a *MemoryArchive) PostRequests(_ context.Context, limit int) ([]StoredMessage, error) {
+	out := a.filter(func(m StoredMessage) bool { return m.Request.Key != "" })
+	slices.SortFunc(out, func(x, y StoredMessage) int { return idNumber(y.ID) - idNumber(x.ID) })
+	return out[:min(limit, len(out))], nil
 }

@@ -51,7 +51,10 @@ func startScriptBotWith(t *testing.T, cfg web.Config) (*scriptBot, string) {
 	b := &scriptBot{conn: conn, steps: make(chan struct{}), events: make(chan connectors.Event, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { conn.Start(ctx, b.handle); close(done) }()
+	go func() {
+		conn.Start(ctx, func(ctx context.Context, ev connectors.Event) error { b.handle(ctx, ev); return nil })
+		close(done)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		close(b.steps)

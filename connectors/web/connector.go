@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,6 +92,9 @@ func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
 	if err := c.hub.load(ctx); err != nil {
 		return nil, fmt.Errorf("web: load messages: %w", err)
 	}
+	if err := c.requests.load(ctx, archive); err != nil {
+		return nil, fmt.Errorf("web: load the latest posts' request ids: %w", err)
+	}
 	return c, nil
 }
 
@@ -147,18 +151,27 @@ func (c *Connector) keepPruning(ctx context.Context) {
 	}
 }
 
-// dispatch hands ev to the bot; false when the bot is not running. The
-// bot's Handler returns once the event is on record (connectors.Handler),
+// dispatch hands ev to the bot: errBotDown when the bot is not running,
+// the Handler's error when it could not record the event. The bot's
+// Handler returns nil once the event is on record (connectors.Handler),
 // and the API answers 201/202 only after it: an answered post or click is
 // never lost to a crash.
-func (c *Connector) dispatch(ev connectors.Event) bool {
+func (c *Connector) dispatch(ev connectors.Event) error {
 	r := c.run.Load()
 	if r == nil {
-		return false
+		return errBotDown
 	}
 	ev.Platform = Platform
-	r.h(r.ctx, ev)
-	return true
+	return r.h(r.ctx, ev)
+}
+
+// notTaken is what a client is told of an event the bot did not take:
+// why, in the Handler's words, and what to do.
+func notTaken(what string, err error) string {
+	if errors.Is(err, errBotDown) {
+		return what + ": " + errBotDown.Error() + "; send it again once it runs"
+	}
+	return what + " (" + strings.TrimPrefix(err.Error(), connectors.ErrNotRecorded.Error()+": ") + "); send it again"
 }
 
 func (c *Connector) botUp() bool { return c.run.Load() != nil }

@@ -126,7 +126,10 @@ func (b *uptimeBot) serve(t *testing.T) string {
 	b.conn = conn
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { conn.Start(ctx, b.handle); close(done) }()
+	go func() {
+		conn.Start(ctx, func(ctx context.Context, ev connectors.Event) error { b.handle(ctx, ev); return nil })
+		close(done)
+	}()
 	t.Cleanup(func() { cancel(); <-done; b.wg.Wait() })
 	select {
 	case <-conn.Running():

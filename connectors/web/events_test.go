@@ -130,7 +130,7 @@ func TestStreamsEndWithStart(t *testing.T) {
 	c := unstarted(t, Config{}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.Start(ctx, func(context.Context, connectors.Event) {}); close(done) }()
+	go func() { c.Start(ctx, func(context.Context, connectors.Event) error { return nil }); close(done) }()
 	s := openStream(t, serve(t, c), "", nil)
 	s.ready()
 	cancel()

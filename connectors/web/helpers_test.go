@@ -20,7 +20,7 @@ const wait = 10 * time.Second
 // recorder is a bot that records the events it gets.
 type recorder struct{ events chan connectors.Event }
 
-func (r *recorder) handle(_ context.Context, ev connectors.Event) { r.events <- ev }
+func (r *recorder) handle(_ context.Context, ev connectors.Event) error { r.events <- ev; return nil }
 
 func (r *recorder) next(t *testing.T) connectors.Event {
 	t.Helper()

@@ -23,6 +23,8 @@ type message struct {
 	seq                       uint64
 	created, updated          time.Time
 	size                      int // in the cache
+	// request is what a person's post was sent with (PostRequest).
+	request PostRequest
 }
 
 // thread is a conversation's entry in the index: the messages themselves
@@ -203,6 +205,8 @@ type post struct {
 	botUp                 bool
 	// finished is set for a bot's message that is complete when posted.
 	finished bool
+	// request is what a person's post was sent with, kept with it.
+	request PostRequest
 }
 
 // add posts a message and reports whether it is for the bot.
@@ -212,7 +216,7 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 			return nil, errNoChannel
 		}
 		m := &message{id: "m" + strconv.FormatUint(seq, 10), channel: p.channel, thread: p.thread,
-			user: p.user, bot: p.bot, body: p.body, finished: !p.bot || p.finished, created: now}
+			user: p.user, bot: p.bot, body: p.body, finished: !p.bot || p.finished, created: now, request: p.request}
 		if m.thread == "" {
 			m.thread = m.id
 		} else if t := h.threads[m.thread]; t == nil || t.channel != p.channel {
@@ -232,6 +236,9 @@ func (h *hub) add(ctx context.Context, p post) (v messageView, forBot bool, err 
 			t.replies++
 		}
 		t.botJoined = t.botJoined || m.bot || (!m.bot && mentions(m.body.Text))
+		if m.request.Key != "" {
+			m.request.ForBot = forBot
+		}
 		return m, nil
 	})
 	return v, forBot, err

@@ -8,7 +8,10 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 )
 
-var _ connectors.UnfinishedLister = (*Connector)(nil)
+var (
+	_ connectors.UnfinishedLister = (*Connector)(nil)
+	_ connectors.ButtonFinder     = (*Connector)(nil)
+)
 
 // unfinishedScan is how many of a thread's newest messages Unfinished
 // looks at: a message being written is among the last few.
@@ -35,4 +38,27 @@ func (c *Connector) Unfinished(ctx context.Context, d connectors.Dest) ([]connec
 			Message: connectors.Message{Text: m.body.Text, Context: m.body.Context}})
 	}
 	return out, nil
+}
+
+// FindButton finds, among the newest messages of d's thread, the bot's
+// latest message that shows the button (actionID, value).
+func (c *Connector) FindButton(ctx context.Context, d connectors.Dest, actionID, value string) (connectors.Ref, bool, error) {
+	c.hub.settle()
+	stored, err := c.hub.archive.ThreadMessages(ctx, d.Thread, 0, unfinishedScan)
+	if err != nil {
+		return connectors.Ref{}, false, fmt.Errorf("web: find a button: %w", err)
+	}
+	for _, s := range stored { // newest first
+		if !s.Bot {
+			continue
+		}
+		m, err := fromStored(s)
+		if err != nil {
+			return connectors.Ref{}, false, err
+		}
+		if m.body.hasButton(actionID, value) {
+			return connectors.Ref{Platform: Platform, Channel: m.channel, Thread: m.thread, ID: m.id}, true, nil
+		}
+	}
+	return connectors.Ref{}, false, nil
 }

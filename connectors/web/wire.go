@@ -106,12 +106,12 @@ func (m *message) view() messageView {
 func (m *message) stored() StoredMessage {
 	raw, _ := json.Marshal(m.body) // plain strings and slices: cannot fail
 	return StoredMessage{ID: m.id, Channel: m.channel, Thread: m.thread, User: m.user, Bot: m.bot,
-		Message: raw, Finished: m.finished, Seq: m.seq, Created: m.created, Updated: m.updated}
+		Message: raw, Finished: m.finished, Seq: m.seq, Created: m.created, Updated: m.updated, Request: m.request}
 }
 
 func fromStored(s StoredMessage) (*message, error) {
 	m := &message{id: s.ID, channel: s.Channel, thread: s.Thread, user: s.User, bot: s.Bot,
-		finished: s.Finished, seq: s.Seq, created: s.Created, updated: s.Updated}
+		finished: s.Finished, seq: s.Seq, created: s.Created, updated: s.Updated, request: s.Request}
 	if err := json.Unmarshal(s.Message, &m.body); err != nil {
 		return nil, err
 	}

@@ -14,14 +14,17 @@ import (
 type Archive struct{ Store *store.Store }
 
 var (
-	_ web.Archive      = Archive{}
-	_ web.ChangeLister = Archive{}
+	_ web.Archive       = Archive{}
+	_ web.SeqKeeper     = Archive{}
+	_ web.RequestKeeper = Archive{}
+	_ web.ChangeLister  = Archive{}
 )
 
 // Save stores a message's latest state.
 func (a Archive) Save(ctx context.Context, m web.StoredMessage) error {
 	return a.Store.SaveWebMessage(ctx, store.WebMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
-		Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated})
+		Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated,
+		Request: store.WebPostRequest{Key: m.Request.Key, Digest: m.Request.Digest, ForBot: m.Request.ForBot}})
 }
 
 // Threads sums up every thread.
@@ -69,7 +72,8 @@ func convert(rows []store.WebMessage, err error) ([]web.StoredMessage, error) {
 	out := make([]web.StoredMessage, len(rows))
 	for i, m := range rows {
 		out[i] = web.StoredMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
-			Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated}
+			Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated,
+			Request: web.PostRequest{Key: m.Request.Key, Digest: m.Request.Digest, ForBot: m.Request.ForBot}}
 	}
 	return out, err
 }
@@ -81,3 +85,8 @@ func (a Archive) ReserveSeq(ctx context.Context, upTo uint64) error {
 
 // ReservedSeq is the highest sequence number reserved so far.
 func (a Archive) ReservedSeq(ctx context.Context) (uint64, error) { return a.Store.WebSeq(ctx) }
+
+// PostRequests returns the latest posts made with a request id.
+func (a Archive) PostRequests(ctx context.Context, limit int) ([]web.StoredMessage, error) {
+	return convert(a.Store.WebPostRequests(ctx, limit))
+}

@@ -79,7 +79,7 @@ func run(streams int, duration time.Duration, answer, rate int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := make(chan error, 1)
-	go func() { started <- conn.Start(ctx, func(context.Context, connectors.Event) {}) }()
+	go func() { started <- conn.Start(ctx, func(context.Context, connectors.Event) error { return nil }) }()
 	<-conn.Running()
 	budget := bot.NewEditBudget(conn.Limits().EditsPerMinute)
 	deadline := time.Now().Add(duration)

@@ -75,7 +75,7 @@ func runServer(db string, rate float64) error {
 	if err != nil {
 		return err
 	}
-	go conn.Start(ctx, func(context.Context, connectors.Event) {})
+	go conn.Start(ctx, func(context.Context, connectors.Event) error { return nil })
 	<-conn.Running()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
