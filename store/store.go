@@ -21,9 +21,10 @@ type Config struct {
 	// BusyTimeout is how long a writer waits for another writer's lock
 	// before failing (default 10s).
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
-	// ReadTimeout bounds every read (default 2s): a read the database
-	// does not answer in time fails, saying so, instead of holding a
-	// page, a stream or a health check while the disk stalls.
+	// ReadTimeout bounds every wait of a read (default 5s: generous for
+	// a loaded machine, half SQLite's own 10 s): a read the database does
+	// not answer in time fails, saying so, instead of holding a page, a
+	// stream or a health check while the disk stalls.
 	ReadTimeout time.Duration `yaml:"read_timeout"`
 }
 
@@ -39,7 +40,7 @@ func (c Config) WithDefaults() Config {
 		c.BusyTimeout = 10 * time.Second
 	}
 	if c.ReadTimeout == 0 {
-		c.ReadTimeout = 2 * time.Second
+		c.ReadTimeout = 5 * time.Second
 	}
 	return c
 }
@@ -50,7 +51,7 @@ func (c Config) Validate() error {
 		return fieldError{"busy_timeout", "must be a positive duration, e.g. 10s"}
 	}
 	if c.ReadTimeout < 0 {
-		return fieldError{"read_timeout", "must be a positive duration, e.g. 2s"}
+		return fieldError{"read_timeout", "must be a positive duration, e.g. 5s"}
 	}
 	return nil
 }

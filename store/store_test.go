@@ -57,8 +57,8 @@ func TestOpenAppliesMigrationsOnceAndSetsPragmas(t *testing.T) {
 		s.read.QueryRow("PRAGMA foreign_keys").Scan(&fk)
 		s.write.QueryRow("PRAGMA busy_timeout").Scan(&busy)
 		s.read.QueryRow("PRAGMA busy_timeout").Scan(&readBusy)
-		if mode != "wal" || fk != 1 || busy != 10000 || readBusy != 2000 {
-			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d (reads %d); want wal 1 10000 (reads 2000)", mode, fk, busy, readBusy)
+		if mode != "wal" || fk != 1 || busy != 10000 || readBusy != 5000 {
+			t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d (reads %d); want wal 1 10000 (reads 5000)", mode, fk, busy, readBusy)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
