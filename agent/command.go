@@ -29,9 +29,17 @@ func Authorize(ctx context.Context, guard Permitter, call ToolCall, target, comm
 	defer done()
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: cwd, Channel: call.Session.Channel, SessionID: call.Session.ID,
 		Requester: approvals.Person{Platform: call.Session.Platform, ID: call.Session.Requester}}
-	return guard.Permit(ctx, req, func(p approvals.Pending) {
+	asked := false
+	permit, err := guard.Permit(ctx, req, func(p approvals.Pending) {
+		asked = true
 		call.Emit(Event{Kind: ApprovalPending, Tool: call.Name, ToolID: call.ID, Approval: &p})
 	})
+	if err == nil && asked {
+		// The wait the card showed is over: the call starts now.
+		call.Emit(Event{Kind: ToolStarted, Tool: call.Name, ToolID: call.ID,
+			Summary: fmt.Sprintf("approved: running `%s` on %s…", strings.ReplaceAll(strings.ReplaceAll(command, "\n", " ⏎ "), "`", "'"), target)})
+	}
+	return permit, err
 }
 
 // refusal turns an Authorize error into the tool result the model reads.

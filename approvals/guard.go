@@ -101,9 +101,16 @@ type Guard struct {
 
 // Refusal is a command the Guard did not let run, in words for the person
 // or the model who asked: a result to read, not a failure.
-type Refusal struct{ Reason string }
+type Refusal struct {
+	Reason string
+	// err is the Approver's error the refusal stems from, if any.
+	err error
+}
 
 func (e *Refusal) Error() string { return e.Reason }
+
+// Unwrap is the Approver's error the refusal stems from, or nil.
+func (e *Refusal) Unwrap() error { return e.err }
 
 // Authorize resolves the target and decides: nil means the command may run
 // on the returned hosts now. See Permit.
@@ -123,7 +130,7 @@ func (g *Guard) Authorize(ctx context.Context, req CommandRequest, pending func(
 func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pending)) (Permit, error) {
 	hs, err := g.Exec.Resolve(req.Target)
 	if err != nil {
-		return Permit{}, &Refusal{err.Error()}
+		return Permit{}, &Refusal{Reason: err.Error()}
 	}
 	if !g.DirOnAllHosts && (len(hs) != 1 || hs[0] != hosts.LocalHost) {
 		req.Cwd = ""
@@ -141,7 +148,7 @@ func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pen
 		return Permit{Hosts: hs, Confinement: hosts.Confinement{Approved: true}}, err
 	}
 	g.refused(Deny, "refused")
-	return Permit{}, &Refusal{"denied by policy: " + strings.Join(d.Reasons, "; ")}
+	return Permit{}, &Refusal{Reason: "denied by policy: " + strings.Join(d.Reasons, "; ")}
 }
 
 func (g *Guard) refused(decision Action, result string) {
@@ -181,7 +188,7 @@ func (g *Guard) Decide(hosts []string, command string) HostDecision {
 
 func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pending)) error {
 	if g.Approver == nil {
-		return &Refusal{"needs approval, and no one can approve here: " + strings.Join(req.Reasons, "; ")}
+		return &Refusal{Reason: "needs approval, and no one can approve here: " + strings.Join(req.Reasons, "; ")}
 	}
 	if pending == nil {
 		pending = func(Pending) {}
@@ -191,14 +198,14 @@ func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pe
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Refusal{"approval failed: " + storeWords(err)}
+		return &Refusal{Reason: "approval failed: " + storeWords(err), err: err}
 	}
 	if !out.Approved {
 		who := ""
 		if out.DecidedBy != "" {
 			who = " by " + out.DecidedBy
 		}
-		return &Refusal{fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
+		return &Refusal{Reason: fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
 	}
 	return nil
 }

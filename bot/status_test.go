@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
@@ -49,4 +51,37 @@ func TestWaitGivesWayOnceApproved(t *testing.T) {
 	if strings.Contains(out.msg.Context, "waiting for approval") {
 		t.Errorf("the finished run still says it waits: %q", out.msg.Context)
 	}
+}
+
+// An agent's command, once approved, shows as running while it runs, not
+// as still waiting for the approval it got.
+func TestApprovedAgentCommandShowsAsRunning(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	command := "cp " + fifo + " " + filepath.Join(filepath.Dir(fifo), "copy") // writes: needs an approval
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+		toolCall("run_command", `{"target":"local","command":"`+command+`"}`),
+		text("Done."),
+	}}
+	h := newHarness(t, approvals.GateConfig{}, m)
+	h.say("alice", "t1", "wait on the gate please")
+	h.eventually("the approval card", h.has("t1", "Approval needed"))
+	card, ref, _ := h.find("t1", "Approval needed")
+	h.click("bob", card, ref, ActionApprove)
+	running := "approved: running `" + command + "` on local…"
+	h.eventually("the running line", h.has("t1", running))
+	answer, _, _ := h.find("t1", running)
+	if strings.Contains(answer.msg.Context, "waiting for approval") {
+		t.Errorf("the running command still reads as waiting: %q", answer.msg.Context)
+	}
+	// The command ends when the gate opens.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	h.eventually("the answer", h.has("t1", "Done."))
 }

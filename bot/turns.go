@@ -78,6 +78,9 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 		case agent.TextDelta:
 			r.Write(e.Text)
 		case agent.ToolStarted:
+			if spec != nil {
+				return // a chat `run` shows its own "running" line
+			}
 			r.Status(e.Summary, false)
 		case agent.ToolFinished:
 			mark := "✓"

@@ -21,7 +21,9 @@ import (
 // system call. Neither a context nor sqlite3_interrupt ends such a wait:
 // go-sqlite3 waits for the C call to return. So each call on a read
 // connection runs on the connection's own goroutine (its worker), and the
-// caller stops waiting at the read's deadline: the read fails with an
+// caller stops waiting once one call has taken the read timeout (the
+// query, or a batch of its rows; never the caller's own time between
+// rows): the read fails with an
 // *Unavailable saying the database is not answering, the connection is
 // marked broken (database/sql drops it), and the worker closes it once
 // SQLite returns. At most readSlots connections exist at once, stuck or
@@ -183,11 +185,16 @@ func (rc *readConn) worker() {
 	}
 }
 
-// call runs fn on the worker and waits for it until ctx ends.
+// call runs fn on the worker and waits for it until ctx ends or the read
+// timeout passes. The deadline is each call's, not the whole read's: the
+// time a caller spends between rows (writing each to a slow client) is
+// not the database's.
 func (rc *readConn) call(ctx context.Context, fn func()) error {
 	if rc.broken {
 		return driver.ErrBadConn
 	}
+	ctx, cancel := rc.c.deadline(ctx)
+	defer cancel()
 	rc.work <- fn
 	select {
 	case <-rc.done:
@@ -199,24 +206,20 @@ func (rc *readConn) call(ctx context.Context, fn func()) error {
 	}
 }
 
-// QueryContext runs a query; the read's deadline, which starts here,
-// covers reading its rows as well.
+// QueryContext runs a query; its rows are read within ctx as well.
 func (rc *readConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	ctx, cancel := rc.c.deadline(ctx)
 	var rows driver.Rows
 	var err error
 	if cerr := rc.call(ctx, func() {
 		rows, err = rc.conn.QueryContext(context.Background(), query, args)
 		rc.open = rows
 	}); cerr != nil {
-		cancel()
 		return nil, cerr
 	}
 	if err != nil {
-		cancel()
 		return nil, rc.c.readError(err)
 	}
-	return &readRows{rc: rc, rows: rows, ctx: ctx, cancel: cancel}, nil
+	return &readRows{rc: rc, rows: rows, ctx: ctx}, nil
 }
 
 // IsValid tells database/sql not to reuse a connection a read gave up on.
@@ -238,19 +241,18 @@ func (rc *readConn) Close() error {
 	return nil
 }
 
-// readRows reads a query's rows on the worker, within the read's
-// deadline, a batch at a time (a call to the worker per row would make
+// readRows reads a query's rows on the worker, each call within the read
+// timeout, a batch at a time (a call to the worker per row would make
 // reads several times slower). The rows are read into buffers of their
 // own and copied out only once the worker is done with them: a batch
 // given up on is never written under database/sql's feet.
 type readRows struct {
-	rc     *readConn
-	rows   driver.Rows
-	ctx    context.Context
-	cancel context.CancelFunc
-	batch  [][]driver.Value // rows read and not yet handed out
-	next   int              // the next row of batch to hand out
-	end    error            // how reading ended (io.EOF at the end), once it did
+	rc    *readConn
+	rows  driver.Rows
+	ctx   context.Context  // the query's
+	batch [][]driver.Value // rows read and not yet handed out
+	next  int              // the next row of batch to hand out
+	end   error            // how reading ended (io.EOF at the end), once it did
 }
 
 // readBatch is how many rows one call to the worker reads.
@@ -301,11 +303,8 @@ func (r *readRows) fill(width int) error {
 // Close closes the rows on the worker; on a connection given up on, the
 // worker closes them itself when it stops.
 func (r *readRows) Close() error {
-	defer r.cancel()
-	ctx, cancel := r.rc.c.deadline(context.Background())
-	defer cancel()
 	var err error
-	if r.rc.call(ctx, func() { err = r.rows.Close(); r.rc.open = nil }) != nil {
+	if r.rc.call(context.Background(), func() { err = r.rows.Close(); r.rc.open = nil }) != nil {
 		return nil
 	}
 	return err

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -93,10 +91,8 @@ type Store struct {
 // migrations it lacks.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	cfg = cfg.WithDefaults()
-	if dir := filepath.Dir(cfg.Path); dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("store: the folder of %s does not exist: create %s or set store.path to a file in an existing folder", cfg.Path, dir)
-		}
+	if err := CheckFolder(cfg.Path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	write, err := sql.Open("sqlite3", dsn(cfg, "immediate"))
 	if err != nil {

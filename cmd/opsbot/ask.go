@@ -17,7 +17,7 @@ import (
 )
 
 func newAskCmd() *cobra.Command {
-	return &cobra.Command{
+	return addDataDirFlag(&cobra.Command{
 		Use:   "ask QUESTION",
 		Short: "Ask the agent one question; the answer streams to stdout",
 		Long: `Run one agent turn in the terminal: the answer streams to stdout as it arrives, tool
@@ -39,13 +39,16 @@ cancels the turn. Exit 0 when the turn completed, 1 when it failed or was cancel
 			if p, _, err := newProvider(cfg.Agent); err == nil && p == nil {
 				return usageError(errAgentOff)
 			}
+			if err := cfg.applyRunFlags(cmd, os.Getenv); err != nil {
+				return err
+			}
 			log, err := cfg.terminalLogger(cmd)
 			if err != nil {
 				return err
 			}
 			return ask(cmd.Context(), cmd, cfg, log, question)
 		},
-	}
+	})
 }
 
 // ask puts one question to the agent through the bot, the terminal its

@@ -18,7 +18,7 @@ import (
 )
 
 func newChatCmd() *cobra.Command {
-	return &cobra.Command{
+	return addDataDirFlag(&cobra.Command{
 		Use:   "chat",
 		Short: "Talk with opsbot in the terminal: the chat commands, and the agent when a model is set",
 		Long: `A conversation in the terminal, one thread across lines, as in the web chat: the
@@ -29,7 +29,7 @@ agent when a model is configured. A command that needs approval is asked y/N her
 Ctrl-D (or Ctrl-C at the prompt) ends the chat.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfigFlag(cmd)
+			cfg, err := loadPlacedConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ Ctrl-D (or Ctrl-C at the prompt) ends the chat.`,
 			}
 			return runChat(cmd.Context(), cmd, cfg, log)
 		},
-	}
+	})
 }
 
 // runChat runs the bot with the terminal as its one platform.

@@ -101,23 +101,24 @@ other machines with no web approver: such a problem is a warning naming the key 
 }
 
 func newMigrateCmd() *cobra.Command {
-	return &cobra.Command{
+	return addDataDirFlag(&cobra.Command{
 		Use:   "migrate",
 		Short: "Create or upgrade the database to this version's schema, then exit",
-		Long: `Open the database named by store.path (default ./opsbot.db), apply the migrations
+		Long: `Open the database named by --data-dir (DIR/opsbot.db) or store.path (default
+./opsbot.db), apply the migrations
 it lacks, and print its schema version. 'opsbot run' does the same on start; this
 command lets you do it ahead of a deploy. A database written by a newer opsbot is
 refused (exit 1) and left untouched. While 'opsbot run' uses the database (it holds
 DB.lock), migrate refuses (exit 2) and changes nothing: stop the bot first.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfigFlag(cmd)
+			cfg, err := loadPlacedConfig(cmd)
 			if err != nil {
 				return err
 			}
 			// A running bot migrated at its own start; a newer binary's
 			// migration under it would change the schema it works on.
-			unlock, err := lockStore(cfg.Store.WithDefaults().Path)
+			unlock, err := lockStore(cfg.Store.WithDefaults().Path, cfg.storeSetting())
 			if err != nil {
 				return err
 			}
@@ -135,5 +136,5 @@ DB.lock), migrate refuses (exit 2) and changes nothing: stop the bot first.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d (latest)\n", st.Path(), v)
 			return nil
 		},
-	}
+	})
 }

@@ -47,6 +47,8 @@ type Config struct {
 
 	// file is where the config came from ("" for the embedded default).
 	file string
+	// dataDir is --data-dir, when given (see storeSetting).
+	dataDir string
 	// lines maps dotted key paths to their line in the file.
 	lines map[string]int
 	// red is the process's one redactor (see redactor).

@@ -3,25 +3,33 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opsbot/opsbot/approvals"
-	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/console"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
-// authorizeExec puts `opsbot hosts exec` through the same policy as the
+// errNoTerminal is why `hosts exec` did not run a command that needs
+// approval where nobody can be asked.
+var errNoTerminal = errors.New("not run: it needs an approval, and there is no terminal to ask on; run it from a terminal to answer y/N, or ask for it in the chat")
+
+// authorizeExec puts `opsbot hosts exec` through the same Guard as the
 // bot, once for the whole target (the strictest decision over its hosts
-// wins): allowed commands run; denied ones never do; the rest are asked y/N
-// at the terminal and recorded through the approvals Gate (without a
-// terminal they are refused). A refusal exits with exitNotRun, as an
-// unreachable host does: in both the command did not run.
+// wins): allowed commands run; denied ones never do; the rest wait for the
+// person at the terminal, asked y/N on the bot's own approval card (the
+// terminal is the console connector, and the answer a click the bot
+// counts, as in `opsbot chat`). Without a terminal nobody can answer: the
+// command is refused before any request opens. A refusal exits with
+// exitNotRun, as an unreachable host does: in both the command did not
+// run.
 func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *store.Store, f *hosts.Fleet, target, command, dir string) error {
 	policy, err := approvals.NewPolicy(policyConfig(cfg))
 	if err != nil {
@@ -34,26 +42,83 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 		}
 		return nil
 	}
-	gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
-	term := console.Open()
-	term.Out = cmd.ErrOrStderr()
-	voter := &terminalVoter{term: term, gate: gate, store: st, user: user, red: cfg.redactor()}
-	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory},
-		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}, Exec: &bot.FleetExecutor{Fleet: f},
-		DirOnAllHosts: true}
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}, Approver: nobodyToAsk{},
+		Exec: &bot.FleetExecutor{Fleet: f}, DirOnAllHosts: true}
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
-	pending := func(p approvals.Pending) { wg.Go(func() { voter.ask(ctx, &p) }) }
-	if _, err := guard.Authorize(ctx, req, pending); err != nil {
-		if voter.noTerminal.Load() {
-			// The refusal is the missing terminal's, not a person's.
-			err = errors.New("not run: it needs an approval, and there is no terminal to ask on; run it from a terminal to answer y/N, or ask for it in the chat")
+	term := console.Open()
+	term.Out, term.Err = cmd.ErrOrStderr(), cmd.ErrOrStderr() // stdout is the hosts' output
+	var show func(approvals.Pending)
+	var cards *terminalCards
+	if term.Interactive {
+		gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
+		cards, err = openTerminalCards(cmd, cfg, st, gate, term, user)
+		if err != nil {
+			return err
+		}
+		defer cards.close()
+		guard.Approver = bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
+		show = cards.show(ctx)
+	}
+	_, err = guard.Authorize(ctx, req, show)
+	if cards != nil {
+		cards.close() // what the vote said comes before the output
+	}
+	if err != nil {
+		if errors.Is(err, errNoTerminal) {
+			err = errNoTerminal // the refusal is the missing terminal's, not a person's
 		}
 		return &exitError{code: exitNotRun, err: err}
 	}
 	return nil
 }
+
+// nobodyToAsk is the Approver where there is no terminal: a command that
+// needs people is refused before a request opens that nobody could see.
+type nobodyToAsk struct{}
+
+func (nobodyToAsk) Approve(context.Context, approvals.CommandRequest, func(approvals.Pending)) (approvals.Outcome, error) {
+	return approvals.Outcome{}, errNoTerminal
+}
+
+// terminalCards shows the approval requests of `hosts exec` (which runs
+// without the bot: no thread, no model) on the terminal as the bot's
+// approval cards, and takes the person's y/N as their vote: the console
+// connector asks, and the bot counts the click through its cards, the one
+// path every front's votes take.
+type terminalCards struct {
+	bot  *bot.Bot
+	dest connectors.Dest
+	stop func()
+}
+
+// openTerminalCards starts a bot whose one platform is the terminal, to
+// show cards and route clicks; it runs no turn, sweep or schedule.
+func openTerminalCards(cmd *cobra.Command, cfg *Config, st *store.Store, gate *approvals.Gate, term *console.Terminal, user string) (*terminalCards, error) {
+	log, err := cfg.terminalLogger(cmd)
+	if err != nil {
+		return nil, err
+	}
+	conn := console.New(term, user, bot.ActionApprove, bot.ActionDeny)
+	b := &bot.Bot{Store: st, Gate: gate, Log: log, Redactor: cfg.redactor()}
+	b.AddConnector(conn)
+	life, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- conn.Start(life, b.Handle) }()
+	thread := fmt.Sprintf("exec-%d", time.Now().UnixNano())
+	return &terminalCards{bot: b, dest: connectors.Dest{Platform: conn.Name(), Channel: user, Thread: thread},
+		stop: sync.OnceFunc(func() { cancel(); <-done; b.Close() })}, nil
+}
+
+// show is the Guard's pending callback: the request's card, on the
+// terminal. A request found open from an earlier run is shown again: the
+// terminal that saw it is gone.
+func (c *terminalCards) show(ctx context.Context) func(approvals.Pending) {
+	return func(p approvals.Pending) { c.bot.ShowApproval(ctx, c.dest, p.ID) }
+}
+
+// close stops asking and waits for the votes cast to be shown; safe to
+// call twice.
+func (c *terminalCards) close() { c.stop() }
 
 // auditedExec is r with every command `hosts exec` runs written to the
 // audit trail, as the bot's are: the person at the terminal, the host, the
@@ -66,49 +131,4 @@ func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) h
 	}
 	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st, Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}
-}
-
-// terminalVoter asks the person at the terminal about a pending request of
-// `opsbot hosts exec` (which runs without the bot: no thread, no model)
-// and records their answer as a vote through the Gate.
-type terminalVoter struct {
-	term  *console.Terminal
-	gate  *approvals.Gate
-	store *store.Store
-	user  string
-	// red redacts the card before it is shown (nil: as it is).
-	red *redact.Redactor
-	// noTerminal is set when a request was refused for want of a terminal.
-	noTerminal atomic.Bool
-}
-
-// ask puts a pending request to the person at the terminal and records
-// their vote; without a terminal the request is withdrawn (denied).
-func (v *terminalVoter) ask(ctx context.Context, p *approvals.Pending) {
-	a, err := v.store.Approval(ctx, p.ID)
-	if err != nil {
-		return
-	}
-	card := approvals.NewCard(a, approvals.DisplayOptions{}).Text()
-	if v.red != nil {
-		card = v.red.String(card)
-	}
-	yes, err := v.term.Confirm(ctx, card, "Run it?")
-	if err != nil && !errors.Is(err, console.ErrNoTerminal) {
-		return // cancelled
-	}
-	if errors.Is(err, console.ErrNoTerminal) {
-		v.noTerminal.Store(true)
-	}
-	// Without a terminal nobody can say yes: the request is withdrawn,
-	// which a requester may always do, through the Gate so its waiter
-	// learns at once.
-	vote := approvals.VoteDeny
-	if yes {
-		vote = approvals.VoteApprove
-	}
-	res, err := v.gate.Vote(context.WithoutCancel(ctx), p.ID, approvals.Person{Platform: "console", ID: v.user}, vote)
-	if err == nil && res.Status != approvals.VoteDecided && res.Status != approvals.VoteCounted {
-		v.term.Activity(res.Message())
-	}
 }

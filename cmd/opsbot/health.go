@@ -38,6 +38,7 @@ func newHealthCmd() *cobra.Command {
 			return usageError(errors.New("say what to do: 'opsbot health list' or 'opsbot health run [NAME]'"))
 		},
 	}
+	c.PersistentFlags().String("data-dir", "", "folder of the database, as 'opsbot run --data-dir' (default: store.path)")
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the schedules of the config, each with its next run and last result",
@@ -72,7 +73,7 @@ Safe while the bot runs: the bot's next report compares against this run.`,
 // withScheduler builds the parts and a scheduler that is never started:
 // the CLI runs schedules itself.
 func withScheduler(cmd *cobra.Command, fn func(context.Context, *checks.Scheduler) error) error {
-	cfg, err := loadConfigFlag(cmd)
+	cfg, err := loadPlacedConfig(cmd)
 	if err != nil {
 		return err
 	}

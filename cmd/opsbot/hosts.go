@@ -100,6 +100,7 @@ the command, or its approval was refused (answered N, or no terminal to ask on).
 	}
 	c.Flags().Duration("timeout", 0, "the command's deadline (default: exec.timeout of the config, 60s)")
 	c.Flags().String("dir", "", "working directory on the hosts")
+	addDataDirFlag(c)
 	return c
 }
 
@@ -204,7 +205,7 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfigFlag(cmd)
+	cfg, err := loadPlacedConfig(cmd)
 	if err != nil {
 		return err
 	}

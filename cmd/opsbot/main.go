@@ -4,7 +4,7 @@
 // Exit codes: 0 success; 1 failure (a command failed, a host was
 // unreachable); 2 usage or configuration error (bad arguments, a config
 // file with a problem, a file it names missing or unreadable), the same for
-// every subcommand; 3 and 4 are the policy decisions "approve" and "deny"
+// every subcommand, and for a port or a database another process uses; 3 and 4 are the policy decisions "approve" and "deny"
 // of `opsbot policy check`; `opsbot hosts exec` passes on the command's own
 // code, or 255 when the command did not run (unreachable, refused).
 package main
@@ -86,7 +86,8 @@ approve anything risky, and answers in the thread.
 
 Exit codes, the same for every command: 0 ok, 1 failure, 2 usage or configuration
 error (bad arguments; a config file with a problem, or a file it names that is
-missing or unreadable); 3/4 the "approve"/"deny" decisions of 'opsbot policy check';
+missing or unreadable; it cannot start as configured: its port or its database in
+use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy check';
 'opsbot hosts exec' passes on the command's own code, or 255 when it did not run.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -134,7 +134,7 @@ func TestMigrateRefusesWhileTheBotRuns(t *testing.T) {
 	db := filepath.Join(dir, "x.db")
 	cfg := filepath.Join(dir, "c.yaml")
 	os.WriteFile(cfg, []byte("store:\n  path: "+db+"\n"), 0o600)
-	unlock, err := lockStore(db) // as `opsbot run` holds it
+	unlock, err := lockStore(db, "") // as `opsbot run` holds it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,4 +219,59 @@ func waitForListen(t *testing.T, r io.Reader) string {
 	}
 	t.Fatal("opsbot run ended without logging its address")
 	return ""
+}
+
+// Every command that opens the database takes run's --data-dir, and a
+// refusal by the lock names the setting the person used to choose it.
+func TestDataDirOnEveryCommandThatOpensTheDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	code, out, stderr := runOpsbot(t, "migrate", "--data-dir", data)
+	if code != 0 || !strings.Contains(out, filepath.Join(data, "opsbot.db")) {
+		t.Fatalf("migrate --data-dir: exit %d %q %q", code, out, stderr)
+	}
+	for _, args := range [][]string{{"chat"}, {"ask", "q"}, {"hosts", "exec"}, {"health", "run"}} {
+		cmd := newRootCmd()
+		sub, _, err := cmd.Find(args)
+		if err != nil || sub.Flag("data-dir") == nil {
+			t.Errorf("opsbot %s has no --data-dir (%v)", strings.Join(args, " "), err)
+		}
+	}
+	chat := opsbot(t, dir, "chat", "--data-dir", filepath.Join(dir, "chat"))
+	chat.Stdin = strings.NewReader("hosts\n")
+	if b, err := chat.CombinedOutput(); err != nil {
+		t.Fatalf("chat --data-dir: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chat", "opsbot.db")); err != nil {
+		t.Errorf("chat --data-dir did not use the folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "opsbot.db")); err == nil {
+		t.Error("a command given --data-dir created ./opsbot.db")
+	}
+
+	db := filepath.Join(data, "opsbot.db")
+	unlock, err := lockStore(db, "") // as `opsbot run --data-dir` holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("store:\n  path: "+db+"\n"), 0o600)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"migrate", "--data-dir", data}, "with --data-dir DIR"},
+		{[]string{"MAKELEVEL=1"}, []string{"migrate", "--data-dir", data}, "with DATA_DIR"},
+		{nil, []string{"migrate", "--config", cfg}, "with store.path in " + cfg},
+	} {
+		cmd := opsbot(t, dir, tc.args...)
+		cmd.Env = append(cmd.Env, tc.env...)
+		b, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%v %v: exit %d %q; want 2 and %q", tc.env, tc.args, cmd.ProcessState.ExitCode(), b, tc.want)
+		}
+	}
 }

@@ -97,6 +97,7 @@ func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string)
 		return nil
 	}
 	c.Store.Path = filepath.Join(dir, "opsbot.db")
+	c.dataDir = dir
 	c.Bot.DataDir = dir // the bot keeps its sessions' folders in DataDir/sessions
 	return nil
 }
@@ -149,7 +150,7 @@ type runHooks struct {
 
 // serveBot is runBot with hooks for tests.
 func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
-	unlock, err := lockStore(cfg.Store.WithDefaults().Path)
+	unlock, err := lockStore(cfg.Store.WithDefaults().Path, cfg.storeSetting())
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,8 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// policy as the bot's own listener, as a configured one is.
 	ln, err := net.Listen("tcp", cfg.Web.Listen)
 	if err != nil {
-		return listenError(cfg.Web.Listen, err)
+		// It cannot start as configured, as with a database in use: 2.
+		return usageError(listenError(cfg.Web.Listen, err))
 	}
 	defer ln.Close()
 	if _, port, _ := net.SplitHostPort(cfg.Web.Listen); port == "0" {

@@ -225,7 +225,7 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.mu.Lock()
 		c.shown[ref.ID] = m
 		c.mu.Unlock()
-		c.ask(ref, m, vote)
+		c.ask(ctx, ref, m, vote)
 		return ref, nil
 	}
 	c.show(ref.ID, m, false)
@@ -346,15 +346,20 @@ func plain(m connectors.Message) connectors.Message {
 
 // ask puts an approval card to the person at the terminal and sends the
 // answer back as a click on Approve or Deny. Without a terminal the answer
-// is Deny.
-func (c *Connector) ask(ref connectors.Ref, m connectors.Message, vote map[string]connectors.Button) {
+// is Deny. A card posted before Start has the bot's handler waits for it
+// (or for ctx): its answer has nowhere to go before.
+func (c *Connector) ask(ctx context.Context, ref connectors.Ref, m connectors.Message, vote map[string]connectors.Button) {
+	if c.handlerOf(ctx) == nil {
+		return
+	}
 	c.mu.Lock()
-	h, ctx := c.handler, c.ctx
+	h, life := c.handler, c.ctx
 	if h == nil || c.closed {
 		c.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The question lives as long as the connector, not the post.
+	ctx, cancel := context.WithCancel(life)
 	c.asks = append(c.asks, cancel)
 	c.asking.Add(1)
 	c.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -162,4 +163,41 @@ func TestSayInterruptStopsTheWork(t *testing.T) {
 	if !strings.Contains(r.err.String(), "stopping…") || !strings.Contains(r.out.String(), "stopped by @alice") {
 		t.Errorf("stdout %q, stderr %q", r.out.String(), r.err.String())
 	}
+}
+
+// A card posted before Start has the bot's handler (a front that opens
+// the terminal and asks at once, as `opsbot hosts exec` does) is asked
+// once Start has it, and the answer reaches the handler: it was dropped.
+func TestCardPostedBeforeStartIsAsked(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tty, typed := io.Pipe()
+		errs := &lockedBuffer{}
+		conn := New(&Terminal{Out: &lockedBuffer{}, Err: errs, TTY: tty, Interactive: true}, "alice", "approve", "deny")
+		card := connectors.Message{Text: "Approval needed: `touch x`", Buttons: []connectors.Button{
+			{ActionID: "approve", Value: "r1", Label: "Approve"}, {ActionID: "deny", Value: "r1", Label: "Deny"}}}
+		posted := make(chan error, 1)
+		go func() {
+			_, err := conn.Post(t.Context(), connectors.Dest{Platform: "console", Channel: "alice", Thread: "exec-1"}, card)
+			posted <- err
+		}()
+		synctest.Wait() // the post has gone as far as it can without Start
+		clicks := make(chan connectors.Event, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			conn.Start(ctx, func(_ context.Context, ev connectors.Event) { clicks <- ev })
+		}()
+		typed.Write([]byte("y\n"))
+		if ev := <-clicks; ev.Kind != connectors.EventAction || ev.ActionID != "approve" || ev.Value != "r1" || ev.User.ID != "alice" {
+			t.Errorf("the answer reached the bot as %+v", ev)
+		}
+		if err := <-posted; err != nil || !strings.Contains(errs.String(), "touch x") {
+			t.Errorf("post: %v; the terminal showed %q", err, errs.String())
+		}
+		cancel()
+		typed.Close()
+		<-done
+	})
 }
