@@ -187,7 +187,7 @@ func TestCardPostedBeforeStartIsAsked(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			conn.Start(ctx, func(_ context.Context, ev connectors.Event) { clicks <- ev })
+			conn.Start(ctx, func(_ context.Context, ev connectors.Event) error { clicks <- ev; return nil })
 		}()
 		typed.Write([]byte("y\n"))
 		if ev := <-clicks; ev.Kind != connectors.EventAction || ev.ActionID != "approve" || ev.Value != "r1" || ev.User.ID != "alice" {
