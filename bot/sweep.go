@@ -54,17 +54,39 @@ func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
 	}
 }
 
-// endOrphans ends, before anything new starts, every command a previous
+// orphans ends, before anything new starts, every command a previous
 // process recorded as running and did not see end (it was killed), and
 // tells each command's thread that it was cut off. Commands of a process
 // that still runs are left alone.
+type orphans struct {
+	store   orphanStore
+	sweeper Sweeper
+	out     replier
+	log     *slog.Logger
+}
+
+// orphanStore is the record of running commands the sweep reads and
+// clears.
+type orphanStore interface {
+	RunningCommands(ctx context.Context) ([]store.RunningCommand, error)
+	RemoveRunning(ctx context.Context, id int64) error
+}
+
+var _ orphanStore = (*store.Store)(nil)
+
+// endOrphans sweeps what a crash left running, through b's Sweeper (none:
+// nothing is swept).
 func (b *Bot) endOrphans(ctx context.Context) {
-	if b.Sweeper == nil {
-		return
+	if b.Sweeper != nil {
+		(&orphans{store: b.Store, sweeper: b.Sweeper, out: b, log: b.log()}).end(ctx)
 	}
-	left, err := b.Store.RunningCommands(ctx)
+}
+
+// end ends the orphans and tells their threads.
+func (o *orphans) end(ctx context.Context) {
+	left, err := o.store.RunningCommands(ctx)
 	if err != nil {
-		b.log().Error("find commands a crash left running", "err", err)
+		o.log.Error("find commands a crash left running", "err", err)
 		return
 	}
 	var wg sync.WaitGroup
@@ -76,28 +98,28 @@ func (b *Bot) endOrphans(ctx context.Context) {
 		// timeout once, not once per command.
 		wg.Go(func() {
 			p := hosts.Process{Host: c.Host, PID: c.PID, Start: c.Start, Boot: c.Boot, Token: c.Token, Command: c.Command}
-			ended, err := b.Sweeper.End(ctx, p)
+			ended, err := o.sweeper.End(ctx, p)
 			if err != nil {
-				b.log().Warn("command cut off by a restart; whether it still runs could not be checked", "host", c.Host, "err", err)
+				o.log.Warn("command cut off by a restart; whether it still runs could not be checked", "host", c.Host, "err", err)
 			} else {
-				b.log().Warn("command cut off by a restart", "host", c.Host, "ended_now", ended)
+				o.log.Warn("command cut off by a restart", "host", c.Host, "ended_now", ended)
 			}
-			b.tellCutOff(ctx, c, ended, err)
-			if err := b.Store.RemoveRunning(ctx, c.ID); err != nil {
-				b.log().Error("forget a swept command", "err", err)
+			o.tell(ctx, c, ended, err)
+			if err := o.store.RemoveRunning(ctx, c.ID); err != nil {
+				o.log.Error("forget a swept command", "err", err)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-// tellCutOff says in the command's thread what became of it.
-func (b *Bot) tellCutOff(ctx context.Context, c store.RunningCommand, ended bool, err error) {
+// tell says in the command's thread what became of it.
+func (o *orphans) tell(ctx context.Context, c store.RunningCommand, ended bool, err error) {
 	id, ok := parseThreadID(c.Label)
 	if !ok {
 		return // not started from a thread
 	}
-	b.reply(ctx, connectors.Event{Platform: id.platform, Channel: id.channel, Thread: id.thread}, cutOffText(c, ended, err))
+	o.out.reply(ctx, connectors.Event{Platform: id.platform, Channel: id.channel, Thread: id.thread}, cutOffText(c, ended, err))
 }
 
 // cutOffText is what a thread reads about a command a restart cut off.

@@ -101,3 +101,43 @@ func TestCutOffWordsShowNoGoErrors(t *testing.T) {
 		t.Errorf("cut-off note: %q", text)
 	}
 }
+
+// fakeOrphanStore lists rows and fails as set.
+type fakeOrphanStore struct {
+	rows      []store.RunningCommand
+	listErr   error
+	removeErr error
+}
+
+func (f *fakeOrphanStore) RunningCommands(context.Context) ([]store.RunningCommand, error) {
+	return f.rows, f.listErr
+}
+func (f *fakeOrphanStore) RemoveRunning(context.Context, int64) error { return f.removeErr }
+
+// The sweep over fakes: a store that cannot list the running commands is
+// logged and nothing is ended; one that cannot forget a swept command is
+// logged, and the thread is still told.
+func TestOrphansOverAFailingStore(t *testing.T) {
+	t.Parallel()
+	conn := newFakeConn(webLimits)
+	out := &fakeOut{c: conn}
+	sw := &sweeperFunc{end: func(hosts.Process) (bool, error) { return true, nil }}
+	var logged strings.Builder
+	st := &fakeOrphanStore{listErr: errors.New("disk I/O error")}
+	o := &orphans{store: st, sweeper: sw, out: out, log: logTo(&logged)}
+	o.end(t.Context())
+	if len(sw.asked) != 0 || !strings.Contains(logged.String(), "find commands a crash left running") {
+		t.Errorf("with no list: asked to end %v; logged %s", sw.asked, logged.String())
+	}
+
+	st.listErr, st.removeErr = nil, errors.New("disk I/O error")
+	st.rows = []store.RunningCommand{{ID: 1, Host: "local", PID: 4242, Command: "sleep 300", Label: "fake/C1/T1",
+		OwnerPID: 1 << 22, OwnerStart: 1, OwnerBoot: "a boot long gone"}}
+	o.end(t.Context())
+	if said := out.said(); len(sw.asked) != 1 || len(said) != 1 || !strings.Contains(said[0], "it has been stopped, and was not re-run") {
+		t.Errorf("asked to end %v; the thread was told %q", sw.asked, said)
+	}
+	if !strings.Contains(logged.String(), "forget a swept command") {
+		t.Errorf("a store that cannot forget is not logged: %s", logged.String())
+	}
+}

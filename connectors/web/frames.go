@@ -13,30 +13,35 @@ import (
 const frameCacheBytes = 8 << 20
 
 // frameCache keeps the event-stream frames of recent changes, keyed by
-// the change's seq, least recently used evicted first. A change's frame
-// never changes (every change takes a new seq), so twenty clients
-// replaying the same history encode each message once between them
-// instead of once each: decoding the stored JSON and encoding the frame
-// was most of a replay's CPU (docs/BENCHMARKS.md). It has its own mutex,
-// never held with another: a replay's look-ups do not contend with a
-// post for the hub's.
+// the change's seq, least recently used evicted first, and only each
+// message's latest: a replay sends a message's latest state, so the
+// frames of an answer's earlier edits would only take the room. A
+// change's frame never changes (every change takes a new seq), so twenty
+// clients replaying the same history encode each message once between
+// them instead of once each: decoding the stored JSON and encoding the
+// frame was most of a replay's CPU (docs/BENCHMARKS.md). It has its own
+// mutex, never held with another: a replay's look-ups do not contend
+// with a post for the hub's.
 type frameCache struct {
 	mu          sync.Mutex
 	limit, size int
 	lru         *list.List // of *cachedFrame, most recent at the front
 	bySeq       map[uint64]*list.Element
+	byID        map[string]*list.Element
 }
 
-// cachedFrame is one change's frame; last says the change is the bot's
-// finished message, which ends a stream opened with until=finished.
+// cachedFrame is one change's frame of message id; last says the change
+// is the bot's finished message, which ends a stream opened with
+// until=finished.
 type cachedFrame struct {
+	id    string
 	seq   uint64
 	frame []byte
 	last  bool
 }
 
 func newFrameCache(limit int) *frameCache {
-	return &frameCache{limit: limit, lru: list.New(), bySeq: map[uint64]*list.Element{}}
+	return &frameCache{limit: limit, lru: list.New(), bySeq: map[uint64]*list.Element{}, byID: map[string]*list.Element{}}
 }
 
 // get returns the frame of the change seq, if kept.
@@ -51,24 +56,34 @@ func (c *frameCache) get(seq uint64) (cachedFrame, bool) {
 	return *e.Value.(*cachedFrame), true
 }
 
-// put keeps f (its bytes are never changed after), evicting the least
+// put keeps f (its bytes are never changed after) in place of its
+// message's earlier frame, unless a later one is kept already (a replay
+// may read a state a change has just replaced), then evicts the least
 // recently used frames past the limit.
 func (c *frameCache) put(f cachedFrame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e := c.bySeq[f.seq]; e != nil {
-		c.lru.MoveToFront(e)
-		return
+	if e := c.byID[f.id]; e != nil {
+		if kept := e.Value.(*cachedFrame); kept.seq >= f.seq {
+			c.lru.MoveToFront(e)
+			return
+		}
+		c.remove(e)
 	}
-	c.bySeq[f.seq] = c.lru.PushFront(&f)
+	e := c.lru.PushFront(&f)
+	c.bySeq[f.seq], c.byID[f.id] = e, e
 	c.size += frameCost(f.frame)
 	for c.size > c.limit {
-		e := c.lru.Back()
-		old := e.Value.(*cachedFrame)
-		c.size -= frameCost(old.frame)
-		c.lru.Remove(e)
-		delete(c.bySeq, old.seq)
+		c.remove(c.lru.Back())
 	}
+}
+
+func (c *frameCache) remove(e *list.Element) {
+	f := e.Value.(*cachedFrame)
+	c.size -= frameCost(f.frame)
+	c.lru.Remove(e)
+	delete(c.bySeq, f.seq)
+	delete(c.byID, f.id)
 }
 
 // frameCost is about the memory a kept frame holds.
@@ -76,7 +91,7 @@ func frameCost(frame []byte) int { return 96 + cap(frame) }
 
 // frameOf is m's frame for the cache.
 func frameOf(m *message, frame []byte) cachedFrame {
-	return cachedFrame{seq: m.seq, frame: frame, last: m.bot && m.finished}
+	return cachedFrame{id: m.id, seq: m.seq, frame: frame, last: m.bot && m.finished}
 }
 
 // replaySlotCount is how many replays may read and frame at once: half

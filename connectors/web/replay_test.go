@@ -227,11 +227,11 @@ func TestFrameCacheIsBounded(t *testing.T) {
 	t.Parallel()
 	c := newFrameCache(10 * frameCost(make([]byte, 1000)))
 	for seq := range uint64(10) {
-		c.put(cachedFrame{seq: seq, frame: make([]byte, 1000)})
+		c.put(cachedFrame{id: "m" + strconv.FormatUint(seq, 10), seq: seq, frame: make([]byte, 1000)})
 	}
 	c.get(0) // used now: frame 1 is the least recently used
 	for seq := uint64(10); seq < 100; seq++ {
-		c.put(cachedFrame{seq: seq, frame: make([]byte, 1000)})
+		c.put(cachedFrame{id: "m" + strconv.FormatUint(seq, 10), seq: seq, frame: make([]byte, 1000)})
 		if seq == 10 {
 			if _, ok := c.get(1); ok {
 				t.Error("frame 1, the least recently used, was kept past the bound")
@@ -303,5 +303,25 @@ func sameFrame(t *testing.T, got, want []byte) {
 	json.Unmarshal([]byte(w[1]), &wv)
 	if !reflect.DeepEqual(gv, wv) {
 		t.Errorf("frame data\n%s, want\n%s", g[1], w[1])
+	}
+}
+
+// The cache keeps a message's latest frame only: an answer's edits do
+// not fill it, and a state read late never replaces a later one.
+func TestFrameCacheKeepsEachMessagesLatest(t *testing.T) {
+	t.Parallel()
+	c := newFrameCache(1 << 20)
+	for seq := range uint64(50) { // one answer, edited 50 times
+		c.put(cachedFrame{id: "m7", seq: seq + 7, frame: []byte("frame")})
+	}
+	if len(c.bySeq) != 1 || c.size != frameCost([]byte("frame")) {
+		t.Errorf("%d frames (%d bytes) kept for one message, want 1", len(c.bySeq), c.size)
+	}
+	c.put(cachedFrame{id: "m7", seq: 20, frame: []byte("older")})
+	if f, ok := c.get(56); !ok || string(f.frame) != "frame" {
+		t.Errorf("the latest frame: %q, %v; an older state replaced it", f.frame, ok)
+	}
+	if _, ok := c.get(20); ok {
+		t.Error("an older state was kept beside the latest")
 	}
 }

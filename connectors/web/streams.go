@@ -219,7 +219,7 @@ func (h *hub) framesOf(ctx context.Context, changes []Change) ([]cachedFrame, er
 // encode frames a message read from the Archive and keeps the frame.
 func (h *hub) encode(s StoredMessage) (cachedFrame, error) {
 	if frame, ok := storedFrame(s); ok {
-		f := cachedFrame{seq: s.Seq, frame: frame, last: s.Bot && s.Finished}
+		f := cachedFrame{id: s.ID, seq: s.Seq, frame: frame, last: s.Bot && s.Finished}
 		h.frames.put(f)
 		return f, nil
 	}
