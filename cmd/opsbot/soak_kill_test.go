@@ -96,7 +96,10 @@ func newSoak(t *testing.T) *soak {
 		kills: map[string]int{}, counts: map[string]int{}, seen: map[string]int{}}
 	s.cfg = filepath.Join(dir, "opsbot.yaml")
 	// Debug: the harness waits on the bot's settled lines (bot.Settled).
-	conf := "web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n  level: debug\nstore:\n  path: " + filepath.Join(dir, "opsbot.db") + "\n"
+	// A minute's expiry: a loop of a few minutes sees unclicked requests
+	// expire (by the sweep, across kills) and their cards edited.
+	conf := "web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\n  level: debug\napprovals:\n  expiry: 1m\nstore:\n  path: " +
+		filepath.Join(dir, "opsbot.db") + "\n"
 	if err := os.WriteFile(s.cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
