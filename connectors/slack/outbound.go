@@ -27,6 +27,22 @@ func (c *Connector) call(ctx context.Context, method, channel string, fn func() 
 	return nil
 }
 
+// callNow is call without the wait: when the method's budget has nothing
+// left now it reports false and makes no call.
+func (c *Connector) callNow(ctx context.Context, method, channel string, fn func() error) (called bool, err error) {
+	team := c.team()
+	if !c.bud.allow(team, method, channel) {
+		return false, nil
+	}
+	if err := c.bud.limited(team, method, channel, fn()); err != nil {
+		if _, ok := connectors.RetryAfter(err); ok {
+			return true, err
+		}
+		return true, &apiError{method: method, code: errorCode(err)}
+	}
+	return true, nil
+}
+
 // apiError is Slack's refusal of a call: the method and Slack's error
 // code (never a token, never a request's content).
 type apiError struct{ method, code string }

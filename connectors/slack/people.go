@@ -16,6 +16,9 @@ const (
 	namesKept   = time.Hour
 	groupsKept  = 5 * time.Minute
 	lookupLimit = 2 * time.Second // a slow lookup does not hold events up longer
+	// missKept is how long a name that could not be had is not asked
+	// again (user_not_found, an error, a 429).
+	missKept = time.Minute
 )
 
 type people struct {
@@ -23,6 +26,7 @@ type people struct {
 
 	mu     sync.Mutex
 	names  map[string]cached[string]
+	misses map[string]time.Time
 	groups map[string]cached[map[string]bool]
 	// noGroups is set while the workspace's plan has no user groups
 	// (plan_upgrade_required): only user rules apply; said once.
@@ -36,26 +40,35 @@ type cached[T any] struct {
 }
 
 func newPeople(c *Connector) *people {
-	return &people{c: c, names: map[string]cached[string]{}, groups: map[string]cached[map[string]bool]{}}
+	return &people{c: c, names: map[string]cached[string]{}, misses: map[string]time.Time{}, groups: map[string]cached[map[string]bool]{}}
 }
 
 // name is the display name of user id, or "" when it cannot be had now.
 func (p *people) name(ctx context.Context, id string) string {
 	p.mu.Lock()
 	n, ok := p.names[id]
+	missed, tried := p.misses[id]
 	p.mu.Unlock()
-	if ok && time.Since(n.at) < namesKept {
+	if ok && time.Since(n.at) < namesKept || tried && time.Since(missed) < missKept {
 		return n.v
 	}
+	// The name is looked up where Slack waits for the event's ack (after
+	// the Handler has it on record): it never waits for the budget. With
+	// none left now, the event goes on without a name (shown as the id).
 	ctx, cancel := context.WithTimeout(ctx, lookupLimit)
 	defer cancel()
 	var u *slack.User
-	err := p.c.call(ctx, "users.info", "", func() (err error) {
+	called, err := p.c.callNow(ctx, "users.info", "", func() (err error) {
 		u, err = p.c.api.GetUserInfoContext(ctx, id)
 		return err
 	})
-	if err != nil {
-		p.c.log.Debug("slack: users.info", "user", id, "err", err)
+	if !called || err != nil {
+		p.c.log.Debug("slack: users.info", "user", id, "called", called, "err", err)
+		if err != nil {
+			p.mu.Lock()
+			p.misses[id] = time.Now() // not asked again at once: each ask spends the budget
+			p.mu.Unlock()
+		}
 		return n.v // an old name is better than none
 	}
 	name := u.Profile.DisplayName
