@@ -226,11 +226,6 @@ var ErrStreamEnded = errors.New("the message is no longer streaming")
 //     that commits after the 2 s is acted on: the platform's retry of it
 //     carries the same ID and is dropped, and a second press of a button
 //     is the same person's vote, counted once.
-//
-// Not yet kept: Slack's connector acknowledges an envelope before it
-// calls the Handler (the users.info lookups that name the person would
-// hold a queue of acks past Slack's 3 s), so an event it could not record
-// is logged as lost there.
 type Handler func(ctx context.Context, ev Event) error
 
 // ErrNotRecorded is wrapped by a Handler's error for an event it could

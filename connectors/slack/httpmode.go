@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // HTTP mode: Slack posts events to /slack/events and clicks to
@@ -74,10 +76,33 @@ func (c *Connector) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	if cb.Type == "event_callback" {
 		if ev, ok := c.message(cb); ok {
-			c.accept(ev)
+			c.acceptHTTP(w, ev)
+			return
 		}
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// httpAckWait bounds how long an HTTP delivery waits for the Handler:
+// Slack gives up on an answer after 3 s, and delivers the event again.
+const httpAckWait = 2500 * time.Millisecond
+
+// acceptHTTP hands ev to the Handler and answers Slack 200 once it is on
+// record; 503 otherwise, so that Slack delivers it again.
+func (c *Connector) acceptHTTP(w http.ResponseWriter, ev connectors.Event) {
+	done := make(chan error, 1)
+	c.accept(inbound{ev: ev, ack: func(err error) { done <- err }})
+	t := time.NewTimer(httpAckWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+	case <-t.C:
+	}
+	http.Error(w, "not recorded; deliver it again", http.StatusServiceUnavailable)
 }
 
 // serveActions is POST /slack/actions (a form with the payload).
@@ -92,7 +117,8 @@ func (c *Connector) serveActions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ev, ok := c.click([]byte(form.Get("payload"))); ok {
-		c.accept(ev)
+		c.acceptHTTP(w, ev)
+		return
 	}
 	w.WriteHeader(http.StatusOK)
 }

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -11,22 +12,31 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 )
 
-// inboxSize bounds the events acknowledged and not yet handed on: each is
-// small, and the Handler takes them at once.
+// inboxSize bounds the events not yet handed on: each is small, and the
+// Handler takes them at once.
 const inboxSize = 4096
 
-// inbound is an acknowledged event on its way to the Handler.
+// inbound is an event on its way to the Handler, and how to acknowledge
+// it to Slack once the Handler has it on record.
 type inbound struct {
 	ev connectors.Event
+	// ack acknowledges the event when err is nil; with an error it leaves
+	// it unacknowledged, and Slack delivers it again.
+	ack func(err error)
 }
 
-// accept queues an acknowledged event for the Handler; it never blocks
-// (it runs where Slack waits for the acknowledgement).
-func (c *Connector) accept(ev connectors.Event) {
+// errInboxFull is an event's error when too many wait for the Handler.
+var errInboxFull = errors.New("slack: too many events waiting")
+
+// accept queues an event for the Handler; it never blocks (it runs where
+// Slack waits for the acknowledgement). One that does not fit is not
+// acknowledged: Slack delivers it again.
+func (c *Connector) accept(in inbound) {
 	select {
-	case c.inbox <- inbound{ev}:
+	case c.inbox <- in:
 	default:
-		c.log.Error("slack: too many events waiting; this one is dropped", "event", ev.ID)
+		c.log.Error("slack: too many events waiting; this one is left unacknowledged, for Slack to deliver again", "event", in.ev.ID)
+		in.ack(errInboxFull)
 	}
 }
 
@@ -41,15 +51,20 @@ func (c *Connector) deliver(ctx context.Context) {
 		case in := <-c.inbox:
 			r := c.dispatch.Load()
 			ev := in.ev
-			ev.User.Name = c.ppl.name(ctx, ev.User.ID)
+			// Slack waits for the ack until the Handler has the event on
+			// record (up to 2 s): the lookups before it get a bound of
+			// their own, so the two stay within Slack's 3 s.
+			lctx, cancel := context.WithTimeout(ctx, lookupLimit)
+			ev.User.Name = c.ppl.name(lctx, ev.User.ID)
 			if ev.Kind == connectors.EventAction {
-				ev.User.Groups = c.ppl.groupsOf(ctx, ev.User.ID)
+				ev.User.Groups = c.ppl.groupsOf(lctx, ev.User.ID)
 			}
-			if err := r.h(r.ctx, ev); err != nil {
-				// Acknowledged before it was recorded (Slack's ack does
-				// not wait for the users.info lookups): it is lost.
-				c.log.Error("slack: an acknowledged event could not be recorded; it is lost", "event", ev.ID, "err", err)
+			cancel()
+			err := r.h(r.ctx, ev)
+			if err != nil {
+				c.log.Error("slack: an event was not recorded; it is left unacknowledged, for Slack to deliver again", "event", ev.ID, "err", err)
 			}
+			in.ack(err)
 		}
 	}
 }

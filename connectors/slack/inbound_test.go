@@ -163,3 +163,31 @@ func TestWrongAppTokenNamesIt(t *testing.T) {
 		t.Errorf("Ready = %v; want the same reason", ready)
 	}
 }
+
+// Record, then acknowledge: an envelope whose event the bot could not
+// record (its Handler returned an error) is left unacknowledged, so that
+// Slack delivers it again; the redelivery, recorded, is acknowledged.
+// Before, every envelope was acknowledged before the bot saw it.
+func TestEnvelopeNotRecordedIsNotAcknowledged(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, slack.Config{}, slack.Options{})
+	r.fake.AddUser("U0ALICE", "alice")
+	r.refuse.Store(true)
+	m := r.fake.Mention("C0OPS", "U0ALICE", "", "disk full on web-1?")
+	r.next(t)                  // refused
+	r.acked(t, m.Envelopes[1]) // the message's copy is not for the bot: acknowledged at once
+	r.refuse.Store(false)
+	dm := r.fake.DirectMessage("D0ALICE", "U0ALICE", "status of web-1")
+	r.next(t)
+	r.acked(t, dm.Envelopes[0]) // envelopes are handled in order: the refused one's turn has passed
+	select {
+	case <-r.fake.Acked(m.Envelopes[0]):
+		t.Fatal("an envelope whose event was not recorded was acknowledged: Slack will not deliver it again")
+	default:
+	}
+	again := r.fake.Resend("events_api", m.Payloads[0], 1)
+	if ev := r.next(t); ev.ID != m.EventID {
+		t.Errorf("the redelivery came as %+v", ev)
+	}
+	r.acked(t, again)
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/opsbot/opsbot/connectors"
 )
 
 // runSocket receives events over Socket Mode until ctx ends or Slack
@@ -69,16 +71,26 @@ func (c *Connector) socketOnce(ctx context.Context) error {
 	}
 }
 
-// socketEvent acts on one Socket Mode event: an envelope is acknowledged
-// before anything else is done with it. It returns a refusal of a token.
+// socketEvent acts on one Socket Mode event: an envelope for the bot is
+// acknowledged once the Handler has it on record (connectors.Handler),
+// any other at once. It returns a refusal of a token.
 func (c *Connector) socketEvent(smc *socketmode.Client, evt socketmode.Event) error {
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive:
 		if evt.Request == nil {
 			return nil
 		}
-		smc.Ack(*evt.Request)
-		c.envelope(evt.Type, evt.Request.Payload)
+		req := *evt.Request
+		ev, ok := c.envelope(evt.Type, req.Payload)
+		if !ok {
+			smc.Ack(req)
+			return nil
+		}
+		c.accept(inbound{ev: ev, ack: func(err error) {
+			if err == nil {
+				smc.Ack(req)
+			}
+		}})
 	case socketmode.EventTypeSlashCommand:
 		if evt.Request != nil {
 			smc.Ack(*evt.Request)
@@ -100,19 +112,15 @@ func (c *Connector) socketEvent(smc *socketmode.Client, evt socketmode.Event) er
 	return nil
 }
 
-// envelope hands an acknowledged envelope's payload on.
-func (c *Connector) envelope(kind socketmode.EventType, payload json.RawMessage) {
+// envelope is the event an envelope's payload carries for the bot; false
+// when it carries none.
+func (c *Connector) envelope(kind socketmode.EventType, payload json.RawMessage) (connectors.Event, bool) {
 	if kind == socketmode.EventTypeInteractive {
-		if ev, ok := c.click(payload); ok {
-			c.accept(ev)
-		}
-		return
+		return c.click(payload)
 	}
 	var cb callback
 	if json.Unmarshal(payload, &cb) != nil || cb.Type != "event_callback" {
-		return
+		return connectors.Event{}, false
 	}
-	if ev, ok := c.message(cb); ok {
-		c.accept(ev)
-	}
+	return c.message(cb)
 }
