@@ -13,8 +13,8 @@ import (
 // user group approver rules name (at most groupsKept old, so that a
 // person removed from a group soon stops counting as one of its members).
 const (
-	namesKept   = time.Hour
-	groupsKept  = 5 * time.Minute
+	namesKept  = time.Hour
+	groupsKept = 5 * time.Minute
 	// lookupLimit bounds the lookups of one event: they hold its ack.
 	lookupLimit = 800 * time.Millisecond
 	// missKept is how long a name that could not be had is not asked
