@@ -30,7 +30,7 @@ export CGO_ENABLED := 1
 ## as CONFIG says; LISTEN=host:port moves the web chat
 DATA_DIR     ?= $(HOME)/.local/state/opsbot
 run: build
-	./bin/opsbot run $(if $(CONFIG),--config $(CONFIG),--data-dir $(DATA_DIR)) $(if $(LISTEN),--listen $(LISTEN))
+	OPSBOT_DATA_DIR_FROM=DATA_DIR ./bin/opsbot run $(if $(CONFIG),--config $(CONFIG),--data-dir $(DATA_DIR)) $(if $(LISTEN),--listen $(LISTEN))
 
 ## build: bin/opsbot, stamped with version and commit
 build:

@@ -43,11 +43,13 @@ func lockStore(db, other string) (release func(), err error) {
 }
 
 // storeSetting names, for a person, the setting that chose the database:
-// --data-dir (DATA_DIR when make passed it on), store.path in the config
-// file, or, for the default ./opsbot.db, the flag to choose another.
+// --data-dir (DATA_DIR when `make run` passed it on, as it says in
+// OPSBOT_DATA_DIR_FROM; MAKELEVEL would not do, as every make sets it),
+// store.path in the config file, or, for the default ./opsbot.db, the
+// flag to choose another.
 func (c *Config) storeSetting() string {
 	switch {
-	case c.dataDir != "" && os.Getenv("MAKELEVEL") != "":
+	case c.dataDir != "" && os.Getenv("OPSBOT_DATA_DIR_FROM") == "DATA_DIR": // make run says so
 		return "DATA_DIR (make run DATA_DIR=DIR)"
 	case c.dataDir != "":
 		return "--data-dir DIR"

@@ -264,7 +264,8 @@ func TestDataDirOnEveryCommandThatOpensTheDatabase(t *testing.T) {
 		want string
 	}{
 		{nil, []string{"migrate", "--data-dir", data}, "with --data-dir DIR"},
-		{[]string{"MAKELEVEL=1"}, []string{"migrate", "--data-dir", data}, "with DATA_DIR"},
+		{[]string{"OPSBOT_DATA_DIR_FROM=DATA_DIR"}, []string{"migrate", "--data-dir", data}, "with DATA_DIR"},
+		{[]string{"MAKELEVEL=1"}, []string{"migrate", "--data-dir", data}, "with --data-dir DIR"}, // any make, not make run
 		{nil, []string{"migrate", "--config", cfg}, "with store.path in " + cfg},
 	} {
 		cmd := opsbot(t, dir, tc.args...)

@@ -116,7 +116,7 @@ func TestSecondRunOnOneDatabaseRefuses(t *testing.T) {
 	guard := time.AfterFunc(60*time.Second, func() { second.Process.Kill() }) // a second bot that runs, not a speed bound
 	err := second.Wait()
 	guard.Stop()
-	want := "another opsbot (pid " + strconv.Itoa(first.Process.Pid) + ") is using opsbot.db; stop it or use another store.path"
+	want := "another opsbot (pid " + strconv.Itoa(first.Process.Pid) + ") is using opsbot.db; stop it, or give this one another database with --data-dir DIR"
 	if code := second.ProcessState.ExitCode(); code != 2 || !strings.Contains(out.String(), want) {
 		t.Errorf("second run: exit %d (%v), %q; want 2 with %q", code, err, out.String(), want)
 	}
