@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,17 @@ func TestKilledRunnerTakesItsUnrecordedCommandAlong(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "started ") {
 		t.Fatalf("the helper said %q (%v)", line, err)
 	}
-	procs := findRunning(t, sleep)
+	// The leader by its pid, not by its command line: that reads empty
+	// while the shell execs the sleep, and a scan then finds nothing.
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "started ")))
+	if err != nil {
+		t.Fatalf("the helper said %q", line)
+	}
+	leader, err := sshtest.Hold(pid)
+	if err != nil {
+		t.Fatalf("the command's leader %d: %v", pid, err)
+	}
+	procs := []*sshtest.Proc{leader}
 	helper.Process.Kill()
 	helper.Wait()
 	for _, p := range procs {

@@ -100,13 +100,13 @@ func (inv *Inventory) Resolve(target string) ([]Host, error) {
 
 func (inv *Inventory) resolveOne(part string) ([]Host, error) {
 	if part == "" {
-		return nil, fmt.Errorf("hosts: empty target: give a host name, group:NAME, or a comma list of those")
+		return nil, fmt.Errorf("empty target: give a host name, group:NAME, or a comma list of those")
 	}
 	if g, ok := strings.CutPrefix(part, "group:"); ok {
 		if hosts, ok := inv.groups[g]; ok {
 			return hosts, nil
 		}
-		return nil, fmt.Errorf("hosts: unknown group %q (groups: %s)", g, listOrNone(inv.Groups()))
+		return nil, fmt.Errorf("unknown group %q: the groups are %s (the hosts command lists them)", g, listOrNone(inv.Groups()))
 	}
 	if h, ok := inv.byName[part]; ok {
 		return []Host{h}, nil
@@ -115,7 +115,7 @@ func (inv *Inventory) resolveOne(part string) ([]Host, error) {
 	for i, h := range inv.hosts {
 		names[i] = h.Name
 	}
-	return nil, fmt.Errorf("hosts: unknown host %q (hosts: %s; groups: %s)", part, strings.Join(names, ", "), listOrNone(inv.Groups()))
+	return nil, fmt.Errorf("unknown host %q: the hosts are %s; groups: %s (the hosts command lists them)", part, strings.Join(names, ", "), listOrNone(inv.Groups()))
 }
 
 func listOrNone(s []string) string {

@@ -74,6 +74,10 @@ func reasonInText(msg string) (string, bool) {
 		{"connection presumed lost", "the host stopped answering while the command ran; the command was killed"},
 		{"bash is required", "bash is missing on the host (commands run with bash -c)"},
 		{"no SSH hosts are configured", "no SSH hosts are configured"},
+		// Something answered on the port and hung up before SSH began: a
+		// server that is not sshd, or sshd refusing this client early.
+		{"connection reset by peer", hungUp},
+		{"handshake failed: EOF", hungUp},
 	} {
 		if strings.Contains(msg, c.in) {
 			return c.say, true
@@ -81,6 +85,8 @@ func reasonInText(msg string) (string, bool) {
 	}
 	return "", false
 }
+
+const hungUp = "the host closed the connection before SSH began: is an SSH server listening at its address, and does it accept this client?"
 
 // authReason keeps the advice of an authentication failure, not its chain.
 func authReason(msg string) string {

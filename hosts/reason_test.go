@@ -46,10 +46,23 @@ func TestReasonSaysWhatHappenedInWords(t *testing.T) {
 		}
 	}()
 
+	hangup, _ := net.Listen("tcp", "127.0.0.1:0") // accepts and hangs up at once
+	defer hangup.Close()
+	go func() {
+		for {
+			c, err := hangup.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+
 	for _, tt := range []struct {
 		name, addr, user, want string
 		p                      *hosts.Pool
 	}{
+		{"hung up", hangup.Addr().String(), srv.User, "the host closed the connection before SSH began", long},
 		{"refused", refused, srv.User, "nothing answers on its SSH port (connection refused)", long},
 		{"silent", silent.Addr().String(), srv.User, "the host did not answer in time", short},
 		{"wrong user", srv.Addr(), "nobody-" + fmt.Sprint(time.Now().UnixNano()%1000), "authentication as", long},

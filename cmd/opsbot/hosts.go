@@ -319,7 +319,7 @@ func (p *prefixer) write(host string, s hosts.Stream, line []byte) {
 func (p *prefixer) result(r hosts.HostResult) int {
 	switch {
 	case r.Err != nil:
-		p.write(r.Host.Name, hosts.Stderr, []byte(fmt.Sprintf("error: %v\n", r.Err)))
+		p.write(r.Host.Name, hosts.Stderr, []byte(fmt.Sprintf("error: %s\n", hosts.Reason(r.Err))))
 		return exitNotRun
 	case !r.Result.OK():
 		fmt.Fprintf(p.stderr, "%-*s | %s\n", p.width, r.Host.Name, r.Result.Status())
