@@ -21,7 +21,7 @@ func TestTerminalFront(t *testing.T) {
 	conn := newFakeConn(connectors.Limits{MaxText: 4000, KeepsStatus: true})
 	conn.name = "web"
 	h := newHarnessOn(t, conn, botOptions{model: m})
-	h.bot.Handle(context.Background(), connectors.Event{ID: fmt.Sprintf("ev%d", eventSeq.Add(1)), Kind: connectors.EventMessage, Platform: "web",
+	h.deliver(connectors.Event{ID: fmt.Sprintf("ev%d", eventSeq.Add(1)), Kind: connectors.EventMessage, Platform: "web",
 		Channel: "ops", Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "help me count", Mention: true, Question: true})
 	h.eventually("the answer", h.has("t1", "Counted to three."))
 	h.say("alice", "t1", "help")

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 // reply is a message in a thread without a mention of the bot, as a
 // connector delivers it; others says it mentions someone else.
 func (h *harness) reply(user, thread, text string, others bool) {
-	h.bot.Handle(context.Background(), connectors.Event{ID: fmt.Sprintf("ev%d", eventSeq.Add(1)), Kind: connectors.EventMessage, Platform: "web",
+	h.deliver(connectors.Event{ID: fmt.Sprintf("ev%d", eventSeq.Add(1)), Kind: connectors.EventMessage, Platform: "web",
 		Channel: "ops", Thread: thread, User: connectors.User{ID: user, Name: user}, Text: text, MentionsOthers: others})
 }
 
