@@ -34,7 +34,7 @@ func TestAReadTheDatabaseDoesNotAnswerFailsInWords(t *testing.T) {
 	if _, err := s.PendingApprovals(ctx); err != nil {
 		t.Fatal(err)
 	}
-	release := storetest.HoldReadLocks(t, path)
+	release := holdReadLocks(t, path)
 
 	t0 := time.Now()
 	_, err = s.PendingApprovals(ctx)
@@ -85,4 +85,15 @@ func TestTheReadPoolOnlyQueries(t *testing.T) {
 	if _, err := s.read.Exec(`INSERT INTO counters (name, value) VALUES ('x', 1)`); !errors.Is(err, errQueriesOnly) {
 		t.Errorf("an insert through the read pool: %v; want it refused", err)
 	}
+}
+
+// holdReadLocks is storetest.HoldReadLocks, released when the test ends.
+func holdReadLocks(t *testing.T, path string) func() {
+	t.Helper()
+	release, err := storetest.HoldReadLocks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return release
 }

@@ -29,7 +29,11 @@ func TestReadyzNamesADatabaseThatDoesNotAnswerReads(t *testing.T) {
 	if code, rep := readyz(t, r); code != http.StatusOK {
 		t.Fatalf("database up: %d %+v", code, rep)
 	}
-	storetest.HoldReadLocks(t, path)
+	release, err := storetest.HoldReadLocks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 	code, rep := readyz(t, r)
 	if code != http.StatusServiceUnavailable || len(rep.Down) != 1 || rep.Down[0] != "database" || rep.Checks["database"] != "no answer within 1s" {
 		t.Errorf("database not answering reads: %d %+v; want 503 naming the database", code, rep)

@@ -42,7 +42,11 @@ func TestNewStreamIsAnsweredAtOnceWhileSQLiteIsLocked(t *testing.T) {
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 
-	release := storetest.HoldReadLocks(t, path)
+	release, err := storetest.HoldReadLocks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 	locked := openSSE(t, srv.URL, "since=0")
 	if f := locked.next(); !strings.HasPrefix(f, "ready: ") {
 		t.Fatalf("first frame %q, want the ready event", f)
