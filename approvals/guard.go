@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ type HostDecision struct {
 	// ConnectPorts are the TCP ports of the network destinations an
 	// allowed command names: its sandbox lets it connect to those only.
 	ConnectPorts []uint16
+	// Hidden are the secret paths the sandbox masks for an allowed
+	// command (hosts.Confinement.Hidden).
+	Hidden []string
 }
 
 // HostPolicy classifies a command for a host of the fleet.
@@ -138,7 +142,7 @@ func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pen
 	d := g.Decide(hs, req.Command)
 	switch d.Action {
 	case Allow:
-		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts}}, nil
+		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden}}, nil
 	case Approve:
 		req.Hosts, req.Reasons = hs, d.Reasons
 		err := g.approve(ctx, req, pending)
@@ -181,6 +185,7 @@ func (g *Guard) Decide(hosts []string, command string) HostDecision {
 		}
 		if d.Action == Allow && worst.Action == Allow {
 			worst.ConnectPorts = append(worst.ConnectPorts, d.ConnectPorts...)
+			worst.Hidden = mergeHidden(worst.Hidden, d.Hidden)
 		}
 	}
 	return worst
@@ -218,4 +223,14 @@ func storeWords(err error) string {
 		return u.Error()
 	}
 	return err.Error()
+}
+
+// mergeHidden is the union of two lists of secret paths, in order.
+func mergeHidden(a, b []string) []string {
+	for _, p := range b {
+		if !slices.Contains(a, p) {
+			a = append(a, p)
+		}
+	}
+	return a
 }

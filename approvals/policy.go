@@ -175,3 +175,16 @@ func (v *verdict) lines() []string {
 	}
 	return out
 }
+
+// SecretPaths are the entries of the policy's secret list (the defaults,
+// policy.secret_paths and opsbot's own places), for the sandboxes that
+// mask them (hosts.Confinement.Hidden).
+func (p *Policy) SecretPaths() []string {
+	out := make([]string, 0, len(p.secrets.entries))
+	for _, e := range p.secrets.entries {
+		if !slices.Contains(out, e.raw) {
+			out = append(out, e.raw)
+		}
+	}
+	return out
+}

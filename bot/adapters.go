@@ -165,7 +165,11 @@ func (p PolicyChecker) Check(host, command string) approvals.HostDecision {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
-	return approvals.HostDecision{Action: d.Action, Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
+	hd := approvals.HostDecision{Action: d.Action, Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
+	if d.Action == approvals.Allow {
+		hd.Hidden = p.Policy.SecretPaths()
+	}
+	return hd
 }
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it

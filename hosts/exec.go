@@ -27,6 +27,15 @@ type Confinement struct {
 	// ConnectPorts are the TCP ports the policy let an unapproved command
 	// connect to.
 	ConnectPorts []uint16
+	// Hidden are the policy's secret paths (entries as in
+	// policy.secret_paths: absolute paths, ~/ paths, bare file names, with
+	// wildcards): the sandbox masks each that exists on the host, so an
+	// unapproved command cannot read it whatever the classifier missed.
+	Hidden []string
+	// Scheduled marks a health check an operator wrote in the config: it
+	// runs sandboxed where the host has a sandbox, and where it has none it
+	// runs as before (a scheduled report never waits for a click).
+	Scheduled bool
 }
 
 // ExecOptions tunes one command run.
