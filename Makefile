@@ -9,7 +9,7 @@ LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
 # tests run; systemd-analyze for deploy/opsbot.service; strace and
 # iproute2 for approvals/nsverify, which runs allowed commands for real.
-TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2
+TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2 bubblewrap
 # How long make test and make fuzz fuzz the policy against reality.
 FUZZ_SHORT   ?= 20s
 FUZZTIME     ?= 10m

@@ -142,7 +142,7 @@ func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pen
 	d := g.Decide(hs, req.Command)
 	switch d.Action {
 	case Allow:
-		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden}}, nil
+		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: UnattendedEnv()}}, nil
 	case Approve:
 		req.Hosts, req.Reasons = hs, d.Reasons
 		err := g.approve(ctx, req, pending)

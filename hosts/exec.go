@@ -32,6 +32,10 @@ type Confinement struct {
 	// wildcards): the sandbox masks each that exists on the host, so an
 	// unapproved command cannot read it whatever the classifier missed.
 	Hidden []string
+	// Env are set in an unapproved command's environment: they shut the
+	// ways read-only tools run code named in files (git's config keys that
+	// name commands, python's import path); see approvals.UnattendedEnv.
+	Env []string
 	// Scheduled marks a health check an operator wrote in the config: it
 	// runs sandboxed where the host has a sandbox, and where it has none it
 	// runs as before (a scheduled report never waits for a click).
