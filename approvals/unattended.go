@@ -1,5 +1,7 @@
 package approvals
 
+import "strconv"
+
 // UnattendedEnv is the environment every command the policy allows without
 // a person runs with, on every host: it shuts the ways "read-only" tools
 // run code named in files the command does not name, which the classifier
@@ -19,17 +21,10 @@ func UnattendedEnv() []string {
 		{"diff.external", ""},
 		{"credential.helper", ""},
 	}
-	env = append(env, "GIT_CONFIG_COUNT="+itoa(len(overrides)))
+	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(overrides)))
 	for i, kv := range overrides {
-		env = append(env, "GIT_CONFIG_KEY_"+itoa(i)+"="+kv[0], "GIT_CONFIG_VALUE_"+itoa(i)+"="+kv[1])
+		env = append(env, "GIT_CONFIG_KEY_"+strconv.Itoa(i)+"="+kv[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(i)+"="+kv[1])
 	}
 	return env
 }
 
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
-}
