@@ -27,4 +27,3 @@ func UnattendedEnv() []string {
 	}
 	return env
 }
-
