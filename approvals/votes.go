@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/opsbot/opsbot/store"
 )
@@ -120,7 +124,7 @@ func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
 	if voter.Platform == "" || voter.ID == "" {
 		return "the vote does not say who cast it"
 	}
-	self := voter.Key() == a.Requester
+	self := samePerson(voter.Key(), a.Requester)
 	platform, _, _ := strings.Cut(a.Requester, ":")
 	switch {
 	case voter.Platform != platform:
@@ -187,4 +191,22 @@ func (e ApproverConfig) names(p Person) bool {
 		return slices.Contains(e.Console.Users, p.ID)
 	}
 	return false
+}
+
+// samePerson reports whether two person keys ("platform:id") name one
+// person. On web and console the id is a name someone typed, so keys that
+// differ only in case, width (fullwidth letters), combining marks or
+// invisible characters are one person: `web:alice\u200b` may not approve
+// `web:alice`'s request. Connectors refuse such names too (the web chat's
+// names.go); this is the Gate's own check.
+func samePerson(a, b string) bool { return foldPerson(a) == foldPerson(b) }
+
+func foldPerson(key string) string {
+	s := strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+			return -1
+		}
+		return r
+	}, norm.NFKD.String(key))
+	return norm.NFKC.String(cases.Fold().String(s))
 }

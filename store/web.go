@@ -73,6 +73,26 @@ func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
 	return out, wrap("web messages", rows.Err())
 }
 
+// WebPeople lists the names of the people who posted in the web chat,
+// each once, in the order they first posted (the bot left out).
+func (s *Store) WebPeople(ctx context.Context) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT user FROM web_messages WHERE bot = 0
+		GROUP BY user ORDER BY min(CAST(substr(id, 2) AS INTEGER))`)
+	if err != nil {
+		return nil, wrap("web people", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, wrap("web people", err)
+		}
+		out = append(out, name)
+	}
+	return out, wrap("web people", rows.Err())
+}
+
 // WebThread sums up one thread of the web chat.
 type WebThread struct {
 	ID      string

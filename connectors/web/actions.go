@@ -32,7 +32,7 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	id, msg := identityOf(r).named(req.User)
+	id, msg := c.named(identityOf(r), req.User)
 	if msg != "" {
 		writeError(w, r, statusOfName(id), msg)
 		return

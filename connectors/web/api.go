@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -190,23 +189,6 @@ func (c *Connector) listModels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }
 
-// checkUser says what is wrong with a person's chosen name, or "".
-func checkUser(name string) string {
-	switch n := utf8.RuneCountInString(name); {
-	case strings.TrimSpace(name) != name || n == 0:
-		return "user: give a name without leading or trailing blanks"
-	case n > 40:
-		return "user: at most 40 characters"
-	case strings.EqualFold(name, BotName):
-		return "user: " + BotName + " is the bot's name"
-	case reservedName(name):
-		return "user: " + name + " is kept for what the chat marks itself (the scripts' name, or a self-named mark): choose another"
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return "user: no control characters"
-	}
-	return ""
-}
-
 // postRequest is the body of POST /api/messages.
 type postRequest struct {
 	Channel string `json:"channel"`
@@ -249,7 +231,7 @@ func (c *Connector) postMessage(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	id, msg := identityOf(r).named(req.User)
+	id, msg := c.named(identityOf(r), req.User)
 	if msg != "" {
 		writeError(w, r, statusOfName(id), msg)
 		return
@@ -357,8 +339,7 @@ func (c *Connector) addOnce(r *http.Request, id identity, req postRequest) (res 
 	return res, http.StatusCreated, nil
 }
 
-// checkPost checks a post's fields; its user was checked by
-// identity.named.
+// checkPost checks a post's fields; its user was checked by named.
 func (c *Connector) checkPost(req postRequest) string {
 	if req.Channel == "" {
 		return "channel: required"

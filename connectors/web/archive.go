@@ -129,6 +129,7 @@ var (
 	_ Archive       = (*MemoryArchive)(nil)
 	_ RequestKeeper = (*MemoryArchive)(nil)
 	_ ChangeLister  = (*MemoryArchive)(nil)
+	_ PeopleLister  = (*MemoryArchive)(nil)
 )
 
 // NewMemoryArchive returns an empty MemoryArchive.
@@ -245,4 +246,20 @@ func (a *MemoryArchive) PostRequests(_ context.Context, limit int) ([]StoredMess
 	out := a.filter(func(m StoredMessage) bool { return m.Request.Key != "" })
 	slices.SortFunc(out, func(x, y StoredMessage) int { return idNumber(y.ID) - idNumber(x.ID) })
 	return out[:min(limit, len(out))], nil
+}
+
+// People lists the names of the people who posted, in the order they
+// first posted.
+func (a *MemoryArchive) People(_ context.Context) ([]string, error) {
+	msgs := a.filter(func(m StoredMessage) bool { return !m.Bot })
+	slices.SortFunc(msgs, func(x, y StoredMessage) int { return idNumber(x.ID) - idNumber(y.ID) })
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if !seen[m.User] {
+			seen[m.User] = true
+			out = append(out, m.User)
+		}
+	}
+	return out, nil
 }

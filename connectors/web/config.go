@@ -158,10 +158,11 @@ func (c Config) validateUsers() error {
 		if b, err := hex.DecodeString(u.KeySHA256); err != nil || len(b) != 32 {
 			return fieldError{"users", fmt.Sprintf("%s: key_sha256 must be the SHA-256 of the key as 64 hex digits: printf %%s \"$KEY\" | sha256sum", u.Name)}
 		}
-		if names[u.Name] || keys[strings.ToLower(u.KeySHA256)] {
-			return fieldError{"users", fmt.Sprintf("%s: each name and each key_sha256 may be listed once", u.Name)}
+		if names[foldName(u.Name)] || keys[strings.ToLower(u.KeySHA256)] {
+			return fieldError{"users", fmt.Sprintf("%s: each name and each key_sha256 may be listed once "+
+				"(names that differ only in case, width or accents read as one)", u.Name)}
 		}
-		names[u.Name], keys[strings.ToLower(u.KeySHA256)] = true, true
+		names[foldName(u.Name)], keys[strings.ToLower(u.KeySHA256)] = true, true
 	}
 	return nil
 }

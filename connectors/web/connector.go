@@ -57,6 +57,7 @@ type Connector struct {
 	postMu   sync.Mutex // see addOnce
 	proxies  []netip.Prefix
 	limits   *postLimits
+	people   *people
 	// writeTimeout bounds each write to an event stream (streamWriteTimeout).
 	writeTimeout time.Duration
 	// streamEnded, when set (by tests), is called as each event stream's
@@ -86,11 +87,14 @@ func New(ctx context.Context, cfg Config, archive Archive) (*Connector, error) {
 		archive = NewMemoryArchive()
 	}
 	c := &Connector{cfg: cfg, up: make(chan struct{}), stopped: make(chan struct{}), requests: newRequestLog(1024),
-		limits: newPostLimits(cfg.PostRate, cfg.PostBurst, time.Now), writeTimeout: streamWriteTimeout}
+		limits: newPostLimits(cfg.PostRate, cfg.PostBurst, time.Now), people: newPeople(), writeTimeout: streamWriteTimeout}
 	c.proxies, _ = cfg.proxies() // checked by Validate
 	c.hub = newHub(archive, cfg.Channels, time.Now)
 	if err := c.hub.load(ctx); err != nil {
 		return nil, fmt.Errorf("web: load messages: %w", err)
+	}
+	if err := c.people.load(ctx, cfg.Users, archive); err != nil {
+		return nil, fmt.Errorf("web: load the names of the chat's people: %w", err)
 	}
 	if err := c.requests.load(ctx, archive); err != nil {
 		return nil, fmt.Errorf("web: load the latest posts' request ids: %w", err)

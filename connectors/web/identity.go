@@ -75,6 +75,7 @@ func (c *Connector) identify(r *http.Request) (identity, int, string) {
 				if msg := checkUser(name); msg != "" {
 					return identity{}, http.StatusForbidden, "the signing-in proxy's " + h + " is not a usable name (" + msg + "): fix the proxy's user mapping"
 				}
+				c.people.claim(name) // a signed-in name is not the client's choice: never refused
 				return identity{kind: viaProxy, name: name, addr: addr.String()}, 0, ""
 			}
 		}
@@ -145,18 +146,23 @@ func remoteAddr(r *http.Request) netip.Addr {
 
 // named is the identity with the name a request body gives, which only a
 // self-named client may choose: a signed-in one may leave it out or repeat
-// its own. It returns a message for the client when the name is refused.
-func (id identity) named(given string) (identity, string) {
-	if id.kind == selfNamed {
-		if msg := checkUser(given); msg != "" {
-			return id, msg
+// its own. It returns a message for the client when the name is refused:
+// a chosen name must read as what it is (checkUser) and must not read as
+// another spelling the chat knows (people).
+func (c *Connector) named(id identity, given string) (identity, string) {
+	if id.kind != selfNamed {
+		if given != "" && given != id.name {
+			return id, "user: you are signed in as " + id.name + "; leave user out or send that name"
 		}
-		id.name = given
 		return id, ""
 	}
-	if given != "" && given != id.name {
-		return id, "user: you are signed in as " + id.name + "; leave user out or send that name"
+	if msg := checkUser(given); msg != "" {
+		return id, msg
 	}
+	if held := c.people.claim(given); held != "" {
+		return id, nameTaken(given, held)
+	}
+	id.name = given
 	return id, ""
 }
 
@@ -217,11 +223,4 @@ func identityOf(r *http.Request) identity {
 
 func withIdentity(r *http.Request, id identity) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
-}
-
-// reservedName reports whether a chosen name would pass for someone else:
-// the bot, the scripts' name, or a name carrying the self-named mark.
-func reservedName(name string) bool {
-	return strings.EqualFold(name, BotName) || strings.EqualFold(name, ScriptUser) ||
-		strings.HasSuffix(strings.ToLower(name), strings.TrimSpace(selfNamedMark))
 }

@@ -18,6 +18,7 @@ var (
 	_ web.SeqKeeper     = Archive{}
 	_ web.RequestKeeper = Archive{}
 	_ web.ChangeLister  = Archive{}
+	_ web.PeopleLister  = Archive{}
 )
 
 // Save stores a message's latest state.
@@ -61,6 +62,12 @@ func (a Archive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, th
 		out[i] = web.Change{ID: c.ID, Seq: c.Seq}
 	}
 	return out, err
+}
+
+// People lists the names of the people who posted, in the order they
+// first posted.
+func (a Archive) People(ctx context.Context) ([]string, error) {
+	return a.Store.WebPeople(ctx)
 }
 
 // DeleteThreads deletes the threads' messages.
