@@ -29,6 +29,9 @@ func TestConfigValidate(t *testing.T) {
 		{"twice", Config{Channels: []string{"ops", "ops"}}, "channels"},
 		{"on_busy cancel", Config{OnBusy: "cancel"}, ""},
 		{"on_busy unknown", Config{OnBusy: "drop"}, "on_busy"},
+		{"two users", Config{Users: []User{{Name: "alice", KeySHA256: strings.Repeat("a", 64)}, {Name: "bob", KeySHA256: strings.Repeat("b", 64)}}}, ""},
+		{"two users who read alike", Config{Users: []User{{Name: "alice", KeySHA256: strings.Repeat("a", 64)}, {Name: "Ａlice", KeySHA256: strings.Repeat("b", 64)}}}, "users"},
+		{"a user with a zero-width space", Config{Users: []User{{Name: "alice\u200b", KeySHA256: strings.Repeat("a", 64)}}}, "users"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.WithDefaults().Validate()

@@ -40,11 +40,11 @@ func checkUser(name string) string {
 	}
 	switch key := foldName(name); {
 	case key == foldName(BotName):
-		return "user: " + BotName + " is the bot's name"
+		return "user: " + BotName + " is the bot's name: choose another"
 	case reservedName(name):
 		return "user: " + name + " is kept for what the chat marks itself (the scripts' name, or a self-named mark): choose another"
 	case strings.IndexFunc(key, isLetterOrDigit) < 0:
-		return fmt.Sprintf("user: %q has no letter or digit; a name needs at least one", name)
+		return fmt.Sprintf("user: %q has no letter or digit; a name needs at least one: choose another", name)
 	}
 	return ""
 }
@@ -102,16 +102,10 @@ func hiddenKind(r rune) string {
 		return "a private-use or non-character code point"
 	case unicode.Is(unicode.Z, r) && r != ' ', unicode.IsSpace(r) && r != ' ':
 		return "a space other than the plain space"
-	case !assigned(r):
+	case unicode.Is(unicode.Cn, r):
 		return "a code point Unicode has not assigned"
 	}
 	return ""
-}
-
-// assigned reports whether r has a character in the Unicode version Go
-// knows: unassigned code points are in none of the general categories.
-func assigned(r rune) bool {
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C)
 }
 
 // foldName is the key under which two names are one person to a reader:
