@@ -28,6 +28,11 @@ func init() {
 		allowlist[name] = nil
 	}
 	checks := map[string]argCheck{
+		// lsb_release prints the release from /etc/os-release; the file it
+		// sources instead when LSB_OS_RELEASE is set is an assignment,
+		// which needs approval on its own.
+		"lsb_release": maxOperands(lsbReleaseSpec, 0, "lsb_release takes no operands"),
+
 		"sort": checkSort, "uniq": checkUniq, "tree": checkTree, "file": checkFile, "lastlog": checkLastlog,
 		"test": checkTest, "[": checkTest, "wait": checkWait, "pidstat": checkPidstat,
 		"xxd": checkXxd, "find": checkFind, "sed": checkSed, "tar": checkTar,
@@ -51,6 +56,10 @@ func init() {
 		allowlist[name] = c
 	}
 }
+
+// lsbReleaseSpec is lsb_release's options: Debian's shell script and the
+// Python one it replaced take the same, and no operands.
+var lsbReleaseSpec = optSpec{short: "hvidrcas", long: []string{"help", "version", "id", "description", "release", "codename", "all", "short"}}
 
 // neverAllowlisted names programs whose arguments are code or a command:
 // allowlisting them would allow anything.
