@@ -21,6 +21,7 @@ type Store interface {
 	Approval(ctx context.Context, id string) (store.Approval, error)
 	PendingApprovals(ctx context.Context) ([]store.Approval, error)
 	RecordVote(ctx context.Context, approvalID, voter, vote string) (store.VoteTally, error)
+	Votes(ctx context.Context, approvalID string) ([]store.Vote, error)
 	DecideApproval(ctx context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error)
 }
 

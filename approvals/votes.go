@@ -85,6 +85,9 @@ func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (
 	if why := g.refusal(a, voter, vote); why != "" {
 		return VoteResult{Status: VoteRefused, Approval: a, Reason: why}, nil
 	}
+	if again, err := g.votedAs(ctx, id, voter); err != nil || again {
+		return VoteResult{Status: VoteDuplicate, Approval: a}, err
+	}
 	t, err := g.store.RecordVote(ctx, id, voter.Key(), vote)
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("approvals: vote: %w", err)
@@ -115,6 +118,20 @@ func (g *Gate) late(ctx context.Context, a store.Approval) (VoteResult, error) {
 		a = r.Approval
 	}
 	return VoteResult{Status: VoteLate, Approval: a}, nil
+}
+
+// votedAs reports whether someone whose key reads as voter's, in another
+// spelling, has voted on the request: `web:Alice` after `web:alice` is
+// one person's second vote, which the store (keyed by spelling) would
+// count.
+func (g *Gate) votedAs(ctx context.Context, id string, voter Person) (bool, error) {
+	votes, err := g.store.Votes(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("approvals: vote: %w", err)
+	}
+	return slices.ContainsFunc(votes, func(v store.Vote) bool {
+		return v.Voter != voter.Key() && samePerson(v.Voter, voter.Key())
+	}), nil
 }
 
 // refusal says why voter may not cast this vote, or "". The requester may

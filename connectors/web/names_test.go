@@ -30,6 +30,13 @@ type namedChat struct {
 
 func openNamedChat(t *testing.T, path string) *namedChat {
 	t.Helper()
+	return openNamedChatQuorum(t, path, 1)
+}
+
+// openNamedChatQuorum is openNamedChat with requests that need quorum
+// approvals.
+func openNamedChatQuorum(t *testing.T, path string, quorum int) *namedChat {
+	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +46,7 @@ func openNamedChat(t *testing.T, path string) *namedChat {
 		st.Close()
 		t.Fatal(err)
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
+	gate := approvals.NewGate(st, approvals.GateConfig{Quorum: quorum, Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
 		approvals.GateOptions{})
 	c := &namedChat{st: st, conn: conn, gate: gate, events: make(chan connectors.Event, 64), votes: make(chan approvals.VoteResult, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -258,5 +265,50 @@ func TestZeroWidthAliceCannotApproveAlicesRequest(t *testing.T) {
 	<-c.events
 	if res := <-c.votes; res.Status != approvals.VoteDecided || res.Approval.DecidedBy != "web:bob" {
 		t.Errorf("bob's approve: %+v, want it to decide the request as web:bob", res)
+	}
+}
+
+// One person's vote counts once however they spell their name: bob
+// approves carol's request (two approvals needed) by a click, opsbot
+// restarts, and "Bob" — unknown to the new process, since bob never
+// posted — clicks Approve. The Gate finds bob's vote under the other
+// spelling and answers "already voted"; the request still waits.
+func TestLookAlikeVotesOnceAfterRestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	ctx := context.Background()
+	first := openNamedChatQuorum(t, path, 2)
+	if code, msg := first.post(t, "carol", "@opsbot restart nginx on web-1"); code != http.StatusCreated {
+		t.Fatalf("carol's request: %d %s", code, msg)
+	}
+	ask := <-first.events
+	a, err := first.gate.Open(ctx, approvals.Request{Host: "web-1", Command: "systemctl restart nginx", Channel: ask.Channel,
+		Requester: approvals.Person{Platform: ask.Platform, ID: ask.User.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	card, err := first.conn.Post(ctx, connectors.Dest{Platform: web.Platform, Channel: ask.Channel, Thread: ask.Thread},
+		connectors.Message{Text: "Approve?", Buttons: []connectors.Button{{ActionID: approvals.VoteApprove, Value: a.ID, Label: "Approve"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve := func(c *namedChat, user string) approvals.VoteResult {
+		t.Helper()
+		code, msg := c.send(t, "/api/actions", map[string]string{"message_id": card.ID, "action_id": approvals.VoteApprove, "value": a.ID, "user": user})
+		if code != http.StatusAccepted {
+			t.Fatalf("%s's approve: %d %s", user, code, msg)
+		}
+		<-c.events
+		return <-c.votes
+	}
+	if res := approve(first, "bob"); res.Status != approvals.VoteCounted {
+		t.Fatalf("bob's approve: status %v, want counted (1 of 2)", res.Status)
+	}
+	first.stop()
+
+	again := openNamedChatQuorum(t, path, 2)
+	defer again.stop()
+	if res := approve(again, "Bob"); res.Status != approvals.VoteDuplicate || res.Approval.State != store.ApprovalPending {
+		t.Errorf("Bob's approve after bob's: status %v, request %s; want already voted, still pending", res.Status, res.Approval.State)
 	}
 }
