@@ -164,13 +164,15 @@ func TestAllowedJqAndAwkPrintNoEnvironment(t *testing.T) {
 func TestAllowedPsPrintsNoEnvironment(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	holder := exec.CommandContext(ctx, "sleep", "600") // killed by cancel when the test ends
 	holder.Env = append(os.Environ(), "TOKEN="+envMarker)
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Wait() //nolint:errcheck // killed on purpose, by the cancel deferred before
+	defer func() {
+		cancel()
+		_ = holder.Wait() // killed on purpose
+	}()
 	p := defaultPolicy(t)
 	leaked := 0
 	for _, args := range []string{"axe", "ax eo pid,args", "axeww", "-ef e", "ax -o pid,args e", "aux", "-ef", "axOe", "-eo pid,args", "axo pid,cmd", "ax"} {
