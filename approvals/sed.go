@@ -34,13 +34,26 @@ func checkSed(args []arg) (Action, string) {
 		}
 		scripts = append(scripts, p.operands[0].val)
 	}
-	cmds, why := parseSedScripts(scripts, p.has("posix"))
+	prog, why := parseSed(scripts, p.has("posix"))
 	if why != "" {
 		return Approve, "GNU sed would not read the script (" + why + "), and may have opened its w files by then"
 	}
-	for _, c := range cmds {
+	for _, c := range prog.cmds {
 		if why := sedRunsOrWrites(c, args); why != "" {
 			return Approve, why
+		}
+	}
+	// GNU sed, and POSIX, go on with an a, i or c text after a backslash
+	// at the end of a line or of an -e; a sed that ended the text there
+	// (another implementation or version on the host) would read the
+	// next line as commands, so those lines must be harmless as commands.
+	for _, line := range prog.continued {
+		if more, why := parseSedScripts([]string{line}, false); why == "" {
+			for _, c := range more {
+				if why := sedRunsOrWrites(c, args); why != "" {
+					return Approve, "a sed that ends the a, i or c text at the line's end would read the next line as commands: " + why
+				}
+			}
 		}
 	}
 	return Allow, "sed only prints"

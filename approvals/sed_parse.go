@@ -34,11 +34,24 @@ type sedParser struct {
 	blocks  int  // open { blocks
 	pending bool // an a, i, c or e text goes on in the next script
 	cmds    []sedCommand
+	// continued are the lines of a, i, c and e texts after an escaped
+	// newline or an -e's end, where GNU goes on with the text
+	continued []string
 }
 
 // parseSedScripts reads the -e scripts in order; it returns the commands,
 // or why GNU sed refuses the program.
 func parseSedScripts(scripts []string, posix bool) ([]sedCommand, string) {
+	p, why := parseSed(scripts, posix)
+	if why != "" {
+		return nil, why
+	}
+	return p.cmds, ""
+}
+
+// parseSed reads the -e scripts in order; it returns the parser's state
+// after them, or why GNU sed refuses the program.
+func parseSed(scripts []string, posix bool) (*sedParser, string) {
 	p := &sedParser{posix: posix}
 	for _, s := range scripts {
 		if why := p.script(s); why != "" {
@@ -48,7 +61,7 @@ func parseSedScripts(scripts []string, posix bool) ([]sedCommand, string) {
 	if p.blocks > 0 {
 		return nil, "unmatched `{'"
 	}
-	return p.cmds, ""
+	return p, ""
 }
 
 func (p *sedParser) inchar() int {
@@ -94,7 +107,7 @@ func isSedSpace(c int) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 func (p *sedParser) script(src string) string {
 	p.src, p.i = src, 0
 	if p.pending {
-		p.readText('\n')
+		p.readText('\n', true)
 	}
 	for {
 		c := p.inchar()
@@ -316,23 +329,41 @@ func (p *sedParser) filename() string {
 
 // readText is read_text: the text of a, i, c or e after leadin, up to an
 // unescaped newline; a backslash at the end of the script leaves the text
-// pending, to go on with the next script's first line.
-func (p *sedParser) readText(leadin int) {
+// pending, to go on with the next script's first line. The lines after
+// the first, which another sed could end the text before, are kept in
+// p.continued; so is the first when it goes on from an earlier script.
+func (p *sedParser) readText(leadin int, continued bool) {
 	p.pending = true
 	if leadin == sedEOF {
 		return
 	}
+	start := p.i
 	c := p.inchar()
 	for c != sedEOF && c != '\n' {
 		if c == '\\' {
-			c = p.inchar()
+			if c = p.inchar(); c == '\n' {
+				p.keepLine(start, p.i-2, continued)
+				start, continued = p.i, true
+			}
 		}
 		if c == sedEOF {
+			p.keepLine(start, p.i, continued)
 			return
 		}
 		c = p.inchar()
 	}
+	end := p.i
+	if c == '\n' {
+		end--
+	}
+	p.keepLine(start, end, continued)
 	p.pending = false
+}
+
+func (p *sedParser) keepLine(start, end int, continued bool) {
+	if continued && start <= end {
+		p.continued = append(p.continued, p.src[start:end])
+	}
 }
 
 // verb reads the command letter c and what follows it, as the switch of
@@ -441,7 +472,7 @@ func (p *sedParser) text(cmd int) string {
 		p.savchar(c)
 		c = '\n'
 	}
-	p.readText(c)
+	p.readText(c, false)
 	return ""
 }
 
