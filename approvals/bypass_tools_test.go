@@ -23,7 +23,7 @@ var toolCases = []struct {
 		"sed -e '1{' -e 'e id' -e '}' f"}, Approve},
 	{"sed text lines a sed ending the text early would run", []string{"sed '1a\\\nhello\\\n1e id' f", "sed -e '1a\\' -e 'e id' f",
 		"sed '1i\\\nfoo\\\nw out' f", "sed -e 'c x\\' -e 's/x/id/e' f"}, Approve},
-	{"sed texts", []string{"sed '1a\\\nhello\\\nworld' f", "sed '$a end' f", "sed -e '1i\\' -e 'header' f"}, Allow},
+	{"sed texts", []string{"sed '1a\\\nhello\\\nthere' f", "sed '$a end' f", "sed -e '1i\\' -e 'header' f"}, Allow},
 	{"sed s flags", []string{"sed 's/x/y/e' f", "sed 's/x/y/3e' f", "sed 's/x/y/ w out' f", "sed 's/x/y/gpw out' f",
 		"sed 's/[/]/x/w out' f"}, Approve},
 	{"sed r and R of a name the secret check cannot see", []string{"sed rshadow f", "sed '1R.ssh/id_rsa' f", "sed 'r /etc/my secret' f"}, Approve},

@@ -36,7 +36,7 @@ var (
 	jqFlags = []string{"--slurp", "--raw-input", "--null-input", "--compact-output", "--tab", "--color-output", "--monochrome-output",
 		"--ascii-output", "--unbuffered", "--sort-keys", "--raw-output", "--raw-output0", "--join-output", "--nul-output", "--exit-status",
 		"--seq", "--stream", "--stream-errors", "--args", "--jsonargs", "--help", "--version", "--build-configuration"}
-	jqShortFlags = "srncCMaSrjeh0V"
+	jqShortFlags = "sRrncCMaSjeh0V"
 )
 
 // checkJq allows a jq filter given on the line that neither reads the
