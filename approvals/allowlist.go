@@ -22,7 +22,7 @@ func init() {
 		sha512sum b2sum cksum cmp comm join paste fold fmt expand unexpand rev seq echo true false : type
 		which whereis id whoami groups w who last lastb users locale nproc arch tty pwd
 		du df free uptime pgrep pidof pstree lsof netstat dig host nslookup traceroute traceroute6 tracepath
-		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat jq base64 base32 diff sleep
+		uname lsblk lscpu lsmem lspci lsusb lsmod findmnt vmstat iostat mpstat base64 base32 diff sleep
 		cd pushd popd dirs exit return break continue umask ulimit getconf whatis namei lsattr getfacl
 		pg_isready lsns lsipc`) {
 		allowlist[name] = nil
@@ -50,7 +50,7 @@ func init() {
 		"apt-cache": noConfig(verbs(aptSpec, 0, "policy", "show", "search", "depends", "rdepends", "madison", "showpkg", "stats")),
 		"git":       checkGit, "kubectl": checkKubectl, "helm": checkHelm, "docker": checkDocker, "podman": checkDocker,
 		"nginx": onlyOptions(nginxSpec, "t", "T", "v", "V", "q"), "apachectl": checkApachectl, "apache2ctl": checkApachectl,
-		"redis-cli": checkRedis, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": checkGo,
+		"redis-cli": checkRedis, "jq": checkJq, "mysql": versionOnly, "psql": versionOnly, "java": versionOnly, "go": checkGo,
 	}
 	for name, c := range checks {
 		allowlist[name] = c

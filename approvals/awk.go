@@ -37,7 +37,7 @@ func checkAwk(args []arg) (Action, string) {
 	if len(p.operands) == 0 || !p.operands[0].static() {
 		return Approve, "awk without a program known now"
 	}
-	if why := awkUnsafe(p.operands[0].val); why != "" {
+	if why := awkUnsafe(p.operands[0].val, args); why != "" {
 		return Approve, why
 	}
 	// gawk opens /inet/tcp/… and /inet/udp/… as network connections, in
@@ -53,16 +53,40 @@ func checkAwk(args []arg) (Action, string) {
 // awkUnsafe reads an awk program with awkLexer and awkParser and
 // returns why it needs approval, or "" when it parses completely under
 // the small grammar they accept: patterns, print and printf to standard
-// output, arithmetic, string functions, control flow. No system(), no
-// redirection, no pipes, no user functions, no @include or @load.
-func awkUnsafe(prog string) string {
+// output, arithmetic, string functions, control flow, getline from a
+// file named by a constant that args show where the secret-path check
+// sees it. No system(), no redirection, no pipes, no user functions, no
+// @include or @load, and none of the arrays that dump the environment or
+// name the files awk reads.
+func awkUnsafe(prog string, args []arg) string {
 	toks, why := awkLex(prog)
 	if why != "" {
 		return why
+	}
+	for _, t := range toks {
+		if why := awkSpecialArrays[t.text]; why != "" && (t.kind == 'n' || t.kind == 'f') {
+			return "awk " + t.text + " " + why
+		}
 	}
 	ps := &awkParser{toks: toks}
 	if err := ps.program(); err != "" {
 		return err
 	}
+	for _, f := range ps.files {
+		if !namedAlone(f, args) {
+			return fmt.Sprintf("awk getline reads %q, a file the policy cannot check for credentials", f)
+		}
+	}
 	return ""
+}
+
+// awkSpecialArrays are the variables that dump the environment or the
+// process, reach any variable or function by a computed name, or change
+// which files awk reads.
+var awkSpecialArrays = map[string]string{
+	"ENVIRON":  "holds the whole environment, which holds credentials",
+	"PROCINFO": "(gawk) exposes the process and changes how I/O works",
+	"SYMTAB":   "(gawk) reaches any variable by a computed name, ENVIRON among them",
+	"FUNCTAB":  "(gawk) reaches any function by a computed name",
+	"ARGV":     "names the files awk reads, which the program may change to any file",
 }

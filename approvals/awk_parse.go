@@ -1,14 +1,18 @@
 package approvals
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // awkParser is a recursive-descent parser for the part of awk the
 // policy allows (POSIX awk's grammar, without functions, getline from a
 // command, or output redirection). Each method returns "" or why the
 // program is not in that part.
 type awkParser struct {
-	toks []awkTok
-	i    int
+	toks  []awkTok
+	i     int
+	files []string // the files getline reads, each a string constant
 }
 
 func (p *awkParser) peek() awkTok {
@@ -433,10 +437,29 @@ func (p *awkParser) primary(noGT bool) string {
 			}
 		}
 		if p.accept('o', "<") {
-			return p.primary(noGT)
+			return p.getlineFile()
 		}
 	default:
 		return p.unexpected()
 	}
+	return ""
+}
+
+// getlineFile reads the file of getline < FILE: only a string constant
+// without escapes is read, and it must end the getline (a ")" or the end
+// of the statement): awks disagree on how far FILE runs (mawk and gawk end
+// `getline < "/etc/" "shadow"` after "/etc/", POSIX calls it ambiguous),
+// and a name computed at run time could be any file, a credential or a
+// gawk /inet/ socket.
+func (p *awkParser) getlineFile() string {
+	t := p.peek()
+	if t.kind != 's' || strings.ContainsRune(t.text, '\\') {
+		return "awk getline reads a file whose name is computed when it runs (only a plain string constant is read)"
+	}
+	p.i++
+	if !p.endOfSimple() && !p.op(")") {
+		return "awk getline < FILE is followed by more of an expression, where awks disagree on the file's name"
+	}
+	p.files = append(p.files, t.text[1:len(t.text)-1])
 	return ""
 }

@@ -86,36 +86,65 @@ func checkPrintenv(args []arg) (Action, string) {
 // attached.
 const psValueOpts = "oOpqUuGgtCsN"
 
-// checkPs refuses ps's BSD "e" (ps e, ps auxe, ps eww), which prints
-// every process's environment after its command.
+// checkPs refuses ps's BSD "e" (ps e, ps auxe, ps eww, ps eo args),
+// which prints every process's environment after its command, and a
+// format naming the environment (-o environ).
 func checkPs(args []arg) (Action, string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.static() {
 			return Approve, fmt.Sprintf("the ps argument %s is computed at run time", a.src)
 		}
-		v := a.val
+		v, value := a.val, ""
 		switch {
 		case strings.HasPrefix(v, "--"):
-			if !strings.Contains(v, "=") && slices.Contains([]string{"--sort", "--format", "--pid", "--ppid", "--user", "--User", "--group",
-				"--Group", "--tty", "--cols", "--columns", "--rows", "--lines", "--width", "--quick-pid", "--sid", "--deselect"}, v) {
+			name, val, attached := strings.Cut(v, "=")
+			if !attached && slices.Contains(psLongValueOpts, v) && i+1 < len(args) {
 				i++
+				val = args[i].val
+			}
+			if name == "--format" {
+				value = val
 			}
 		case strings.HasPrefix(v, "-"):
 			for j := 1; j < len(v); j++ {
-				if strings.IndexByte(psValueOpts, v[j]) >= 0 {
-					if j == len(v)-1 {
-						i++
-					}
-					break
+				if strings.IndexByte(psValueOpts, v[j]) < 0 {
+					continue
 				}
+				val := v[j+1:]
+				if val == "" && i+1 < len(args) {
+					i++
+					val = args[i].val
+				}
+				if v[j] == 'o' || v[j] == 'O' {
+					value = val
+				}
+				break
 			}
-		case strings.IndexByte(v, 'e') >= 0 && strings.Trim(v, "aAcCefghjlLmMnrsStTuvVwxXZ") == "":
-			return Approve, fmt.Sprintf("ps %s prints every process's environment, which holds credentials", v)
+		default:
+			letters, val := v, ""
+			if k := strings.IndexAny(v, psBSDValueOpts); k >= 0 {
+				letters, val = v[:k], v[k+1:]
+			}
+			if strings.ContainsRune(letters, 'e') {
+				return Approve, fmt.Sprintf("ps %s prints every process's environment, which holds credentials", v)
+			}
+			value = val
+		}
+		if strings.Contains(strings.ToLower(value), "env") {
+			return Approve, fmt.Sprintf("ps %s shows processes' environments, which hold credentials", v)
 		}
 	}
 	return Allow, ""
 }
+
+// psLongValueOpts are ps's long options whose value may be the next word.
+var psLongValueOpts = []string{"--sort", "--format", "--pid", "--ppid", "--user", "--User", "--group",
+	"--Group", "--tty", "--cols", "--columns", "--rows", "--lines", "--width", "--quick-pid", "--sid", "--deselect"}
+
+// psBSDValueOpts are the BSD-style letters whose value is the rest of
+// the word (ps axo pid, ps Oe: o's value is "pid", O's is "e").
+const psBSDValueOpts = "OoptUkq"
 
 // checkGetent: shadow and gshadow are the password hashes.
 func checkGetent(args []arg) (Action, string) {

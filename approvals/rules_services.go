@@ -205,17 +205,22 @@ func checkApachectl(args []arg) (Action, string) {
 var redisReads = []string{"ping", "info", "dbsize", "time", "lastsave", "role", "memory", "slowlog", "latency", "client", "config", "cluster", "--version", "--latency", "--stat", "--bigkeys", "--memkeys"}
 
 // checkRedis allows a read-only redis-cli command given on the line; the
-// subcommand of config/client/cluster must be a read (get, list, info).
+// subcommand of config/client/cluster must be a read (get, list, info),
+// and config get must not name a credential or a pattern that could.
 func checkRedis(args []arg) (Action, string) {
 	p := redisSpec.parse(args)
 	if p.unknown != "" {
 		return Approve, p.unknown
 	}
-	if p.has("x", "eval", "pipe", "rdb", "functions-rdb") {
-		return Approve, "redis-cli with these options runs scripts or writes files"
+	for _, r := range redisRefused {
+		if o := p.find(r.opts...); o != nil {
+			return Approve, fmt.Sprintf("redis-cli %s %s", redisOpt(*o), r.why)
+		}
 	}
-	if o := p.find("r", "i", "intrinsic-latency", "lru-test"); o != nil {
-		return Approve, fmt.Sprintf("redis-cli %s repeats commands or loads the server or the host", o)
+	if o := p.find("p"); o != nil && !p.has("h", "u", "s") && o.value != "6379" {
+		// 127.0.0.1 on that port: a service the egress check of -h
+		// would judge, reached without naming a host.
+		return Approve, fmt.Sprintf("redis-cli -p %s talks to whatever listens on that port of 127.0.0.1", o.value)
 	}
 	if len(p.operands) == 0 {
 		if p.has("version", "latency", "stat", "bigkeys", "memkeys") {
@@ -233,5 +238,56 @@ func checkRedis(args []arg) (Action, string) {
 			return Approve, "redis-cli " + cmd + " " + sub + " may change the server"
 		}
 	}
+	if why := redisConfigSecret(cmd, p.operands[1:]); why != "" {
+		return Approve, why
+	}
 	return Allow, "reads server state"
+}
+
+// redisOpt is an option as redis-cli spells it: one dash before a
+// letter, two before a word.
+func redisOpt(o opt) string {
+	if len(o.name) == 1 {
+		return "-" + o.name
+	}
+	return "--" + o.name
+}
+
+// redisRefused are redis-cli's options that read commands or arguments
+// from elsewhere than the line, write files, or act on other servers.
+var redisRefused = []struct {
+	opts []string
+	why  string
+}{
+	{[]string{"x", "X", "pipe"}, "sends what it reads on its standard input as a command or an argument"},
+	{[]string{"eval", "ldb", "ldb-sync-mode"}, "runs a Lua script from a file the policy cannot read"},
+	{[]string{"rdb", "functions-rdb"}, "writes the server's data to a file"},
+	{[]string{"replica", "slave"}, "streams every write the server takes, data included"},
+	{[]string{"cluster"}, "manages the cluster: it can run commands on every node and move data"},
+	{[]string{"r", "i", "intrinsic-latency", "lru-test"}, "repeats commands or loads the server or the host"},
+}
+
+// redisSecretParams are the fragments of configuration names whose
+// values are credentials (requirepass, masterauth, tls-key-file-pass).
+var redisSecretParams = []string{"pass", "auth", "secret", "key", "acl", "user"}
+
+// redisConfigSecret: CONFIG GET takes glob patterns, matched without
+// case: one that could match a credential's name (requirepass, *,
+// ?equirepass, [r]equirepass) prints it.
+func redisConfigSecret(cmd string, rest []arg) string {
+	if cmd != "config" || len(rest) == 0 || strings.ToLower(rest[0].val) != "get" {
+		return ""
+	}
+	for _, a := range rest[1:] {
+		v := strings.ToLower(a.val)
+		if !a.static() || strings.ContainsAny(v, "*?[\\") {
+			return fmt.Sprintf("redis-cli config get %s is a pattern that could match a password", a.show())
+		}
+		for _, frag := range redisSecretParams {
+			if strings.Contains(v, frag) {
+				return fmt.Sprintf("redis-cli config get %s prints a credential", a.show())
+			}
+		}
+	}
+	return ""
 }

@@ -76,7 +76,7 @@ var (
 	tloadSpec    = optSpec{short: "d:hs:V", long: []string{"delay=", "help", "scale=", "version"}}
 	xargsSpec    = optSpec{short: "0a:E:e::i::I:l::L:n:oprs:tP:xd:", long: []string{"null", "arg-file=", "delimiter=", "eof=?", "replace=?", "max-lines=?", "max-args=", "open-tty", "max-procs=", "interactive", "process-slot-var=", "no-run-if-empty", "max-chars=", "show-limits", "verbose", "exit", "help", "version"}, stopAtOperand: true}
 	watchSpec    = optSpec{short: "bcCd::eEgn:pq:rtwxhv", long: []string{"beep", "color", "no-color", "differences=?", "errexit", "chgexit", "equexit=", "interval=", "precise", "no-rerun", "no-title", "no-wrap", "no-linewrap", "exec", "shotsdir=", "help", "version"}, stopAtOperand: true}
-	sedSpec      = optSpec{short: "nrsuEzi::l:e:f:", long: []string{"quiet", "silent", "debug", "expression=", "file=", "follow-symlinks", "in-place=?", "line-length=", "posix", "regexp-extended", "separate", "sandbox", "unbuffered", "null-data", "zero-terminated", "help", "version"}}
+	sedSpec      = optSpec{short: "bnrsuEzi::l:e:f:", long: []string{"binary", "quiet", "silent", "debug", "expression=", "file=", "follow-symlinks", "in-place=?", "line-length=", "posix", "regexp-extended", "separate", "sandbox", "unbuffered", "null-data", "zero-terminated", "help", "version"}}
 	ncSpec       = optSpec{short: "46bCDdFhklNnrStUuvZzc:e:I:i:M:m:O:P:p:q:s:T:V:W:w:X:x:", long: nil}
 	// ncat's getopt_long: the short options of nmap's ncat.
 	ncatSpec = optSpec{short: "46UCc:e:g:G:i:I:klm:no:p:s:tuvw:xzh", long: []string{"crlf", "sh-exec=", "exec=", "lua-exec=",
