@@ -234,3 +234,100 @@ func TestRemoteSandboxNetwork(t *testing.T) {
 		t.Errorf("a command allowed a destination could not connect: %s", res.Output)
 	}
 }
+
+// startHostWithoutBwrap starts an sshd whose sessions have a PATH that
+// holds every program of /usr/bin and /usr/sbin but bwrap: a host where
+// bubblewrap is not installed, as far as its commands can tell.
+func startHostWithoutBwrap(t *testing.T) (*sshtest.Server, string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"/usr/sbin", "/usr/bin"} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() == "bwrap" {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(d, e.Name()), filepath.Join(bin, e.Name())); err != nil && !errors.Is(err, os.ErrExist) {
+				t.Fatal(err)
+			}
+		}
+	}
+	// sshd sets PATH after SetEnv, so the forced command sets it before
+	// running what the client asked, as a host's own profile would.
+	force := `ForceCommand PATH=` + bin + ` exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"`
+	return sshtest.Start(t, sshtest.Options{Extra: []string{force}}), bin
+}
+
+// TestRemoteSandboxMissing: on a host without bubblewrap or a
+// readonly_user, an unapproved command does not run under required (the
+// error says how to fix the host), runs under best_effort (the pool's or
+// the host's own), and a scheduled check runs whatever the mode.
+func TestRemoteSandboxMissing(t *testing.T) {
+	t.Parallel()
+	srv, bin := startHostWithoutBwrap(t)
+	p, err := hosts.NewPool(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts, IdentityFiles: []string{srv.IdentityFile}, User: srv.User}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	h := hosts.Host{Name: "bare-1", Address: srv.Addr()}
+	if res := mustRun(t, p, h, "echo $PATH; command -v bwrap || echo no-bwrap", hosts.Options{}); !strings.Contains(string(res.Output), bin) || !strings.Contains(string(res.Output), "no-bwrap") {
+		t.Fatalf("the host's PATH does not hide bwrap: %s", res.Output)
+	}
+	kind, why, err := p.RemoteSandbox(bg, h)
+	if err != nil || kind != hosts.RemoteNone || why != "not installed" {
+		t.Fatalf("RemoteSandbox = %q, %q, %v; want none, not installed", kind, why, err)
+	}
+	var missing *hosts.NoSandboxError
+	if err := p.MissingSandbox(bg, h); !errors.As(err, &missing) || !strings.Contains(err.Error(), "install bubblewrap") || !strings.Contains(err.Error(), "readonly_user") {
+		t.Fatalf("MissingSandbox = %v", err)
+	}
+	dir := scratchDir(t)
+	_, err = p.Run(bg, h, "touch "+dir+"/required", unapproved(), nil)
+	if !errors.As(err, &missing) {
+		t.Errorf("under required, an unapproved command on a host without a sandbox: %v", err)
+	}
+	scheduled := unapproved()
+	scheduled.Scheduled = true
+	mustRun(t, p, h, "touch "+dir+"/scheduled", scheduled)
+	own := h
+	own.RemoteSandbox = hosts.RemoteSandboxBestEffort
+	mustRun(t, p, own, "touch "+dir+"/host-best-effort", unapproved())
+	if err := p.MissingSandbox(bg, own); err != nil {
+		t.Errorf("MissingSandbox under the host's best_effort = %v", err)
+	}
+	for name, ran := range map[string]bool{"required": false, "scheduled": true, "host-best-effort": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != ran {
+			t.Errorf("%s: ran = %v, want %v", name, err == nil, ran)
+		}
+	}
+}
+
+// TestRemoteSandboxBestEffortPool: the pool's own mode (policy.remote_sandbox)
+// applies to the hosts that set none.
+func TestRemoteSandboxBestEffortPool(t *testing.T) {
+	t.Parallel()
+	srv, _ := startHostWithoutBwrap(t)
+	p, err := hosts.NewPool(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts, IdentityFiles: []string{srv.IdentityFile}, User: srv.User}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	p.RemoteSandboxMode = hosts.RemoteSandboxBestEffort
+	h := hosts.Host{Name: "bare-2", Address: srv.Addr()}
+	if res := mustRun(t, p, h, "echo ran", unapproved()); !strings.Contains(string(res.Output), "ran") {
+		t.Errorf("best_effort did not run it: %s", res.Output)
+	}
+	strict := h
+	strict.RemoteSandbox = hosts.RemoteSandboxRequired
+	var missing *hosts.NoSandboxError
+	if _, err := p.Run(bg, strict, "echo ran", unapproved(), nil); !errors.As(err, &missing) {
+		t.Errorf("the host's own required lost to the pool's best_effort: %v", err)
+	}
+}
