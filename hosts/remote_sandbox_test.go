@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -329,5 +330,30 @@ func TestRemoteSandboxBestEffortPool(t *testing.T) {
 	var missing *hosts.NoSandboxError
 	if _, err := p.Run(bg, strict, "echo ran", unapproved(), nil); !errors.As(err, &missing) {
 		t.Errorf("the host's own required lost to the pool's best_effort: %v", err)
+	}
+}
+
+// TestRemoteSandboxMasksHomeAndBareNames: "~/" entries are masked in the
+// login user's home (and /root, /home/*), bare names there and in its
+// .ssh; the wrapper is run by sh as a login shell would, with HOME set.
+func TestRemoteSandboxMasksHomeAndBareNames(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(scratchDir(t), "it's home")
+	for name, body := range map[string]string{".aws/credentials": "SECRET-aws", ".ssh/id_ed25519": "SECRET-key", "notes.txt": "plain"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := unapproved("~/.aws", "id_ed25519")
+	opts.Timeout = time.Minute
+	line := hosts.SandboxedCommand(`cat "$HOME/.aws/credentials" "$HOME/.ssh/id_ed25519" "$HOME/notes.txt"; ls -A "$HOME/.aws"`, opts, "tok")
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	out, _ := cmd.CombinedOutput()
+	if strings.Contains(string(out), "SECRET") || !strings.Contains(string(out), "plain") {
+		t.Errorf("home secrets read, or the plain file not:\n%s", out)
 	}
 }
