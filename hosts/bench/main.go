@@ -145,7 +145,10 @@ func newFleet(dir string, n int) (*fleet, error) {
 		f.hosts = append(f.hosts, hosts.Host{Name: fmt.Sprintf("h%03d", i+1), Address: a})
 	}
 	f.cfg = hosts.Config{
-		SSH:  hosts.SSHConfig{KnownHosts: srv.KnownHosts, IdentityFiles: []string{srv.IdentityFile}, User: srv.User, DialConcurrency: concurrency},
+		// A minute to connect, as parallel-ssh gets -t 120: a loaded
+		// machine must slow a round down, not fail it.
+		SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts, IdentityFiles: []string{srv.IdentityFile}, User: srv.User, DialConcurrency: concurrency,
+			ConnectTimeout: time.Minute},
 		Exec: hosts.ExecConfig{Concurrency: concurrency},
 	}
 	return f, f.writeFiles()
