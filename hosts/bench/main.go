@@ -18,9 +18,10 @@
 //	go run ./hosts/bench -hosts 100 -runs 5
 //	go run ./hosts/bench -hosts 100 -runs 5 -sandbox -skip ansible
 //
-// With -sandbox, opsbot's commands run as the ones no person approved do:
-// inside bubblewrap on each host (hosts.RemoteBwrap), the default secret
-// paths masked. -skip leaves out the tools whose name contains it.
+// With -sandbox, two more rows run opsbot's commands as the ones no person
+// approved do: inside bubblewrap on each host (hosts.RemoteBwrap), the
+// default secret paths masked; cold includes each host's probe. -skip
+// leaves out the tools whose name contains it.
 //
 // Needs /usr/sbin/sshd (openssh-server), parallel-ssh (pssh), ansible and
 // ssh (openssh-client); a missing tool is an error, not a skipped row.
@@ -47,7 +48,7 @@ func main() {
 	runs := flag.Int("runs", 5, "timed runs per tool (Ansible: at most 3, it is slow)")
 	only := flag.String("only", "", "run only the tools whose name contains this (e.g. opsbot)")
 	skip := flag.String("skip", "", "leave out the tools whose name contains this (e.g. ansible)")
-	flag.BoolVar(&sandboxed, "sandbox", false, "run opsbot's commands in the SSH hosts' sandbox (bubblewrap), as unapproved commands run")
+	flag.BoolVar(&sandboxed, "sandbox", false, "add opsbot rows whose commands run in the SSH hosts' sandbox (bubblewrap), as unapproved commands run")
 	flag.IntVar(&concurrency, "concurrency", 0, "opsbot's fan-out and dial concurrency (0: the defaults, 64)")
 	flag.Parse()
 	if err := run(*n, *runs, *only, *skip); err != nil {
@@ -67,8 +68,12 @@ type tool struct {
 // concurrency overrides opsbot's ssh.dial_concurrency and exec.concurrency.
 var concurrency int
 
-// sandboxed runs opsbot's commands in the hosts' sandbox (-sandbox).
+// sandboxed adds the rows of opsbot's commands in the hosts' sandbox
+// (-sandbox).
 var sandboxed bool
+
+// inSandbox are the options of a command no person approved.
+var inSandbox = hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: approvals.DefaultSecretPaths}
 
 // wanted says whether the tool named name is run.
 func wanted(name, only, skip string) bool {
@@ -203,38 +208,44 @@ func (f *fleet) tools(ctx context.Context, runs int) ([]*tool, func(), error) {
 		_ = f.warmPool.Close()
 		f.stopMasters(masters)
 	}
-	if err := f.opsbotRound(ctx, f.warmPool); err != nil { // warm it up
+	if err := f.opsbotRound(ctx, f.warmPool, hosts.Options{}); err != nil { // warm it up
 		return nil, cleanup, fmt.Errorf("opsbot warm-up: %w", err)
 	}
 	if err := f.startMasters(ctx, masters); err != nil {
 		return nil, cleanup, err
 	}
-	return []*tool{
-		{name: "opsbot cold (new pool)", runs: runs, round: f.opsbotCold},
+	tools := []*tool{
+		{name: "opsbot cold (new pool)", runs: runs, round: func(ctx context.Context) error { return f.opsbotCold(ctx, hosts.Options{}) }},
 		{name: "parallel-ssh -p 32", runs: runs, round: f.pssh},
 		{name: "ansible -f 100", runs: min(runs, 3), round: f.ansible},
-		{name: "opsbot warm (pooled)", runs: runs, round: func(ctx context.Context) error { return f.opsbotRound(ctx, f.warmPool) }},
+		{name: "opsbot warm (pooled)", runs: runs, round: func(ctx context.Context) error { return f.opsbotRound(ctx, f.warmPool, hosts.Options{}) }},
 		{name: "ssh ControlMaster (warm)", runs: runs, round: func(ctx context.Context) error { return f.controlMaster(ctx, masters) }},
-	}, cleanup, nil
+	}
+	if !sandboxed {
+		return tools, cleanup, nil
+	}
+	if err := f.opsbotRound(ctx, f.warmPool, inSandbox); err != nil { // probe every host
+		return nil, cleanup, fmt.Errorf("opsbot sandboxed warm-up: %w", err)
+	}
+	return append(tools,
+		&tool{name: "opsbot cold sandboxed", runs: runs, round: func(ctx context.Context) error { return f.opsbotCold(ctx, inSandbox) }},
+		&tool{name: "opsbot warm sandboxed", runs: runs, round: func(ctx context.Context) error { return f.opsbotRound(ctx, f.warmPool, inSandbox) }},
+	), cleanup, nil
 }
 
 // opsbotCold dials every host afresh.
-func (f *fleet) opsbotCold(ctx context.Context) error {
+func (f *fleet) opsbotCold(ctx context.Context, opts hosts.Options) error {
 	p, err := hosts.NewPool(f.cfg)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	return f.opsbotRound(ctx, p)
+	return f.opsbotRound(ctx, p, opts)
 }
 
 // opsbotRound runs uptime on every host with the default fan-out limit.
-func (f *fleet) opsbotRound(ctx context.Context, p *hosts.Pool) error {
+func (f *fleet) opsbotRound(ctx context.Context, p *hosts.Pool, opts hosts.Options) error {
 	var failed []string
-	opts := hosts.Options{}
-	if sandboxed {
-		opts.Sandbox, opts.Hidden = &hosts.Sandbox{}, approvals.DefaultSecretPaths
-	}
 	for _, r := range hosts.RunMany(ctx, p, f.hosts, "uptime", opts, hosts.FanOut{Limit: f.cfg.Exec.Concurrency}) {
 		if r.Err != nil || !r.Result.OK() || !strings.Contains(string(r.Result.Output), "load average") {
 			failed = append(failed, fmt.Sprintf("%s: %v %s", r.Host.Name, r.Err, r.Result.Output))
@@ -347,11 +358,7 @@ func median(d []time.Duration) time.Duration {
 // report prints the Markdown table for docs/BENCHMARKS.md.
 func report(tools []*tool, n int) {
 	med := map[string]time.Duration{}
-	fmt.Printf("\n`uptime` on %d loopback hosts, median of the runs", n)
-	if sandboxed {
-		fmt.Print(" (opsbot's commands in the hosts' bubblewrap sandbox)")
-	}
-	fmt.Print(":\n\n")
+	fmt.Printf("\n`uptime` on %d loopback hosts, median of the runs:\n\n", n)
 	fmt.Println("| tool | runs | median | min | max |")
 	fmt.Println("|---|---:|---:|---:|---:|")
 	for _, t := range tools {
@@ -365,6 +372,10 @@ func report(tools []*tool, n int) {
 		{"opsbot cold (new pool)", "parallel-ssh -p 32", "≤ 0.25×"},
 		{"opsbot cold (new pool)", "ansible -f 100", "≤ 0.1×"},
 		{"opsbot warm (pooled)", "ssh ControlMaster (warm)", "≤ 0.5×"},
+		{"opsbot cold sandboxed", "parallel-ssh -p 32", "≤ 0.25×"},
+		{"opsbot warm sandboxed", "ssh ControlMaster (warm)", "≤ 0.5×"},
+		{"opsbot cold sandboxed", "opsbot cold (new pool)", ""},
+		{"opsbot warm sandboxed", "opsbot warm (pooled)", ""},
 	} {
 		if med[r.a] > 0 && med[r.b] > 0 {
 			fmt.Printf("| %s / %s | %.3f× | %s |\n", strings.TrimSuffix(strings.TrimSuffix(r.a, " (new pool)"), " (pooled)"), r.b, float64(med[r.a])/float64(med[r.b]), r.target)
