@@ -57,6 +57,13 @@ type PolicyConfig struct {
 	// (the default) makes it need approval, "best_effort" runs it without
 	// the sandbox.
 	Sandbox string `yaml:"sandbox"`
+	// RemoteSandbox is what a command allowed without approval does on an
+	// SSH host that has no sandbox for it (neither a working bubblewrap
+	// nor a readonly_user): "required" (the default) makes it need
+	// approval, "best_effort" runs it unconfined, with a warning. A host
+	// of the inventory may set its own (hosts[].remote_sandbox). Health
+	// checks run there either way.
+	RemoteSandbox string `yaml:"remote_sandbox"`
 }
 
 // RuleConfig is one policy rule of the config file.
@@ -164,7 +171,7 @@ func (c PolicyConfig) Validate() error {
 	}
 	errs = append(errs, validateSecretPaths(c.SecretPaths)...)
 	errs = append(errs, validateEgress(c.EgressAllow)...)
-	errs = append(errs, c.validateSandbox())
+	errs = append(errs, c.validateSandbox(), c.validateRemoteSandbox())
 	return errors.Join(errs...)
 }
 

@@ -33,6 +33,22 @@ func (c PolicyConfig) validateSandbox() error {
 	return fieldError{"sandbox", fmt.Sprintf("%q is not a sandbox mode: use required (commands that cannot be sandboxed wait for approval) or best_effort (they run without the sandbox)", c.Sandbox)}
 }
 
+// RemoteSandboxMode is c.RemoteSandbox with its default: required.
+func (c PolicyConfig) RemoteSandboxMode() string {
+	if c.RemoteSandbox == "" {
+		return SandboxRequired
+	}
+	return c.RemoteSandbox
+}
+
+func (c PolicyConfig) validateRemoteSandbox() error {
+	switch c.RemoteSandbox {
+	case "", SandboxRequired, SandboxBestEffort:
+		return nil
+	}
+	return fieldError{"remote_sandbox", fmt.Sprintf("%q is not a sandbox mode: use required (commands the policy allows wait for approval on an SSH host with neither bubblewrap nor a readonly_user) or best_effort (they run there unconfined)", c.RemoteSandbox)}
+}
+
 // WithoutSandbox is p for a deployment where commands on host cannot run in
 // the sandbox that holds what runs without a person (the bot's own host on
 // a kernel without Landlock, under policy.sandbox: required): there, what

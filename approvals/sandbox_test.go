@@ -81,3 +81,19 @@ func TestDecisionConnectPorts(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoteSandboxModeIsValidated(t *testing.T) {
+	t.Parallel()
+	for mode, ok := range map[string]bool{"": true, "required": true, "best_effort": true, "off": false, "none": false} {
+		err := PolicyConfig{RemoteSandbox: mode}.Validate()
+		if (err == nil) != ok {
+			t.Errorf("remote_sandbox %q: %v", mode, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "remote_sandbox: \""+mode+"\" is not a sandbox mode: use required") {
+			t.Errorf("remote_sandbox %q: the error does not say what to use: %v", mode, err)
+		}
+	}
+	if m := (PolicyConfig{}).RemoteSandboxMode(); m != SandboxRequired {
+		t.Errorf("default mode %q, want required", m)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -66,6 +67,7 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	hopts := hosts.Options{Timeout: opts.Timeout, Dir: opts.Dir}
 	if !opts.Approved { // what no person approved runs in the sandbox
 		hopts.Sandbox = &hosts.Sandbox{ConnectPorts: opts.ConnectPorts}
+		hopts.Hidden, hopts.Env, hopts.Scheduled = opts.Hidden, opts.Env, opts.Scheduled
 	}
 	if opts.Stdin != "" {
 		hopts.Stdin = strings.NewReader(opts.Stdin)
@@ -150,25 +152,58 @@ func (t *tailBuffer) String() string {
 }
 
 // PolicyChecker is the approvals.HostPolicy of a real deployment: the approvals
-// policy, told each host's groups.
+// policy, told each host's groups, and which SSH hosts can hold what it
+// allows.
 type PolicyChecker struct {
 	Policy    *approvals.Policy
 	Inventory *hosts.Inventory
+	// Sandboxes, when set, finds the SSH hosts that have no sandbox for
+	// the commands that run without approval while their remote_sandbox
+	// is required (a *hosts.Pool): what the policy allows there needs
+	// approval instead. Nil: no SSH hosts.
+	Sandboxes RemoteSandboxes
 }
 
-var _ approvals.HostPolicy = PolicyChecker{}
+// RemoteSandboxes says whether an SSH host lacks the sandbox its
+// remote_sandbox requires; *hosts.Pool is one.
+type RemoteSandboxes interface {
+	// MissingSandbox is an error saying how to fix the host when it has
+	// none and must, else nil; it may connect to the host.
+	MissingSandbox(ctx context.Context, h hosts.Host) error
+}
 
-// Check classifies command for host.
+var (
+	_ approvals.HostPolicy = PolicyChecker{}
+	_ RemoteSandboxes      = (*hosts.Pool)(nil)
+)
+
+// sandboxProbeBound bounds how long a decision waits for a host to say
+// which sandbox it has (a connect and one short command, once per
+// connection).
+const sandboxProbeBound = 30 * time.Second
+
+// Check classifies command for host: the policy decides, and an allow on
+// an SSH host that cannot sandbox it (under remote_sandbox: required)
+// becomes approve, with the reason and the fix.
 func (p PolicyChecker) Check(host, command string) approvals.HostDecision {
 	t := approvals.Target{Host: host}
-	if h, ok := p.Inventory.Lookup(host); ok {
+	h, known := p.Inventory.Lookup(host)
+	if known {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
 	hd := approvals.HostDecision{Action: d.Action, Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
-	if d.Action == approvals.Allow {
-		hd.Hidden = p.Policy.SecretPaths()
+	if d.Action != approvals.Allow {
+		return hd
 	}
+	if known && !h.IsLocal() && p.Sandboxes != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sandboxProbeBound)
+		defer cancel()
+		if err := p.Sandboxes.MissingSandbox(ctx, h); err != nil {
+			return approvals.HostDecision{Action: approvals.Approve, Reasons: append([]string{err.Error()}, d.Reasons...)}
+		}
+	}
+	hd.Hidden = p.Policy.SecretPaths()
 	return hd
 }
 

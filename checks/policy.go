@@ -54,11 +54,28 @@ type Sandboxer interface {
 	ConnectPorts(h hosts.Host, command string) []uint16
 }
 
-// sandbox is the confinement of command on h.
-func sandbox(p Policy, h hosts.Host, command string) *hosts.Sandbox {
-	sb := &hosts.Sandbox{}
+// SecretPaths are the policy's secret paths, which a check's sandbox
+// masks (hosts.Options.Hidden).
+func (a approvalsPolicy) SecretPaths() []string { return a.p.SecretPaths() }
+
+// secretPather is a Policy that names the secret paths to mask.
+type secretPather interface{ SecretPaths() []string }
+
+// unattended is o for a check's run: a check runs without a person, so in
+// the sandbox of its host (hosts.Sandbox on the bot's host, bubblewrap on
+// an SSH host that has it), with the policy's secret paths masked and the
+// environment of unattended commands (approvals.UnattendedEnv); marked
+// Scheduled, so that on an SSH host with no sandbox it still runs (under
+// remote_sandbox: required a chat command there would wait for approval;
+// a scheduled report must not).
+func unattended(p Policy, h hosts.Host, command string, o hosts.Options) hosts.Options {
+	o.Sandbox = &hosts.Sandbox{}
 	if s, ok := p.(Sandboxer); ok {
-		sb.ConnectPorts = s.ConnectPorts(h, command)
+		o.Sandbox.ConnectPorts = s.ConnectPorts(h, command)
 	}
-	return sb
+	if s, ok := p.(secretPather); ok {
+		o.Hidden = s.SecretPaths()
+	}
+	o.Env, o.Scheduled = approvals.UnattendedEnv(), true
+	return o
 }

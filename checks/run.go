@@ -147,8 +147,8 @@ func (r *Runner) runOne(ctx context.Context, j job) Result {
 	if ctx.Err() != nil {
 		hr.Err = context.Cause(ctx)
 	} else {
-		hr.Result, hr.Err = r.Hosts.Run(ctx, j.host, j.check.Command, hosts.Options{Timeout: j.check.Timeout, OutputLimit: 64 << 10,
-			Sandbox: sandbox(r.Policy, j.host, j.check.Command)}, nil)
+		hr.Result, hr.Err = r.Hosts.Run(ctx, j.host, j.check.Command, unattended(r.Policy, j.host, j.check.Command,
+			hosts.Options{Timeout: j.check.Timeout, OutputLimit: 64 << 10}), nil)
 	}
 	return Judge(j.check, hr)
 }

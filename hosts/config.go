@@ -63,6 +63,11 @@ type HostConfig struct {
 	ReadOnlyUser string `yaml:"readonly_user"`
 	// Groups lets targets name several hosts at once: group:NAME.
 	Groups []string `yaml:"groups"`
+	// RemoteSandbox overrides policy.remote_sandbox for this host:
+	// required (commands the policy allows wait for approval when the
+	// host has neither bubblewrap nor a readonly_user) or best_effort
+	// (they run unconfined).
+	RemoteSandbox string `yaml:"remote_sandbox"`
 }
 
 // ExecConfig holds the defaults of every command run on a host.
@@ -150,6 +155,9 @@ func (c Config) Validate() error {
 		}
 		if strings.ContainsAny(h.ReadOnlyUser, " \t@:/") {
 			errs = append(errs, fieldError{key + ".readonly_user", fmt.Sprintf("%q is not a user name", h.ReadOnlyUser)})
+		}
+		if !validRemoteSandboxMode(h.RemoteSandbox) {
+			errs = append(errs, fieldError{key + ".remote_sandbox", fmt.Sprintf("%q is not a remote_sandbox mode: use required (commands the policy allows wait for approval on a host without a sandbox) or best_effort (they run unconfined there)", h.RemoteSandbox)})
 		}
 		for j, g := range h.Groups {
 			if !validName(g) {

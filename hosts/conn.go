@@ -17,12 +17,16 @@ type conn struct {
 	host  Host
 	user  string
 	slots chan struct{} // one token per session running, cap ssh.max_sessions
+	// probing is held (cap 1) while the connection is probed for
+	// bubblewrap, so concurrent first commands share one probe.
+	probing chan struct{}
 
 	mu       sync.Mutex
 	client   *ssh.Client
 	dialing  *dialCall // the dial in flight, shared by every waiter
 	active   int       // sessions open now
 	lastUsed time.Time
+	probed   *bwrapProbe // what the current client's probe found; nil: not probed yet
 }
 
 // dialCall is one dial; done is closed when client or err is set.
@@ -137,7 +141,7 @@ func (c *conn) drop(cl *ssh.Client) {
 	c.mu.Lock()
 	current := c.client == cl
 	if current {
-		c.client = nil
+		c.client, c.probed = nil, nil // a new connection is probed anew
 	}
 	c.mu.Unlock()
 	cl.Close()

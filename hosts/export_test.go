@@ -10,8 +10,15 @@ import (
 // ShellQuote exposes shellQuote.
 var ShellQuote = shellQuote
 
-// RemoteCommand exposes remoteCommand.
-var RemoteCommand = remoteCommand
+// RemoteCommand exposes remoteCommand, unsandboxed.
+func RemoteCommand(command string, o Options, token string) string {
+	return remoteCommand(command, o, token, false)
+}
+
+// SandboxedCommand exposes remoteCommand inside bubblewrap.
+func SandboxedCommand(command string, o Options, token string) string {
+	return remoteCommand(command, o, token, true)
+}
 
 // NewCapture exposes the output capture: write to w, then read the kept
 // output, the truncated flag and the bytes held in memory.

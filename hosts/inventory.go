@@ -22,6 +22,9 @@ type Host struct {
 	ReadOnlyUser string
 	// Groups are the inventory groups the host is in.
 	Groups []string
+	// RemoteSandbox is the host's own remote_sandbox (required or
+	// best_effort); empty: the pool's (policy.remote_sandbox).
+	RemoteSandbox string
 }
 
 // IsLocal reports whether h is the bot's own machine.
@@ -46,7 +49,8 @@ func NewInventory(cfg Config) (*Inventory, error) {
 	inv := &Inventory{byName: map[string]Host{LocalHost: localHost}, groups: map[string][]Host{}}
 	inv.hosts = append(inv.hosts, localHost)
 	for _, hc := range cfg.Hosts {
-		h := Host{Name: hc.Name, Address: withPort(hc.Address), User: hc.User, ReadOnlyUser: hc.ReadOnlyUser, Groups: slices.Clone(hc.Groups)}
+		h := Host{Name: hc.Name, Address: withPort(hc.Address), User: hc.User, ReadOnlyUser: hc.ReadOnlyUser, Groups: slices.Clone(hc.Groups),
+			RemoteSandbox: hc.RemoteSandbox}
 		inv.hosts = append(inv.hosts, h)
 		inv.byName[h.Name] = h
 		for _, g := range h.Groups {

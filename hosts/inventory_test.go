@@ -96,6 +96,7 @@ func TestConfigValidate(t *testing.T) {
 		{"local is built in", hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"}, Hosts: []hosts.HostConfig{{Name: "local", Address: "h"}}}, []string{"hosts[0].name"}},
 		{"duplicate", hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"}, Hosts: []hosts.HostConfig{{Name: "a", Address: "h"}, {Name: "a", Address: "h"}}}, []string{"hosts[1].name"}},
 		{"target syntax in names", hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"}, Hosts: []hosts.HostConfig{{Name: "a,b", Address: "h", Groups: []string{"g:x"}}}}, []string{"hosts[0].name", "hosts[0].groups[0]"}},
+		{"remote_sandbox mode", hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"}, Hosts: []hosts.HostConfig{{Name: "a", Address: "h", RemoteSandbox: "off"}, {Name: "b", Address: "h", RemoteSandbox: "best_effort"}}}, []string{"hosts[0].remote_sandbox"}},
 		{"negative numbers", hosts.Config{SSH: hosts.SSHConfig{MaxSessions: -1}, Exec: hosts.ExecConfig{Timeout: -1}}, []string{"ssh.max_sessions", "exec.timeout"}},
 	}
 	for _, tt := range tests {

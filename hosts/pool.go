@@ -42,6 +42,11 @@ type Pool struct {
 	// start-up sweep after a crash (End).
 	Tracker Tracker
 
+	// RemoteSandboxMode is the remote_sandbox of the hosts that set none
+	// (policy.remote_sandbox): RemoteSandboxRequired (also when empty) or
+	// RemoteSandboxBestEffort. Set it before the first Run.
+	RemoteSandboxMode string
+
 	// afterStart, when set (by tests), runs once a command's exec
 	// request has been answered: it stands for a late reply.
 	afterStart func(*remoteRun)
@@ -159,7 +164,7 @@ func (p *Pool) conn(h Host, user string) (*conn, error) {
 	}
 	c, ok := p.conns[key]
 	if !ok {
-		c = &conn{pool: p, host: h, user: user, slots: make(chan struct{}, p.cfg.MaxSessions)}
+		c = &conn{pool: p, host: h, user: user, slots: make(chan struct{}, p.cfg.MaxSessions), probing: make(chan struct{}, 1)}
 		p.conns[key] = c
 	}
 	return c, nil

@@ -39,12 +39,18 @@ func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, on
 		return res, fmt.Errorf("hosts: %s: waiting for a session: %w", h.Name, err)
 	}
 	defer c.release()
+	box := false
+	if opts.Sandbox != nil { // no person approved it: the host's sandbox holds it
+		if box, err = p.confinement(ctx, c, h, opts); err != nil {
+			return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
+		}
+	}
 	sess, cl, err := c.session(ctx)
 	if err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}
 	defer c.done()
-	r := &remoteRun{pool: p, conn: c, client: cl, sess: sess, opts: opts, token: newToken()}
+	r := &remoteRun{pool: p, conn: c, client: cl, sess: sess, opts: opts, token: newToken(), box: box}
 	res, err = r.run(ctx, command, newSink(h.Name, opts.OutputLimit, onChunk))
 	res.Host = h.Name
 	if err != nil {
@@ -61,6 +67,7 @@ type remoteRun struct {
 	sess   *ssh.Session
 	opts   Options
 	token  string
+	box    bool // run inside bubblewrap (remoteCommand)
 	pid    *pidWriter
 }
 
@@ -187,7 +194,7 @@ func (r *remoteRun) start(command string, out *sink) error {
 		stderr = r.pid
 	}
 	r.sess.Stdout, r.sess.Stderr, r.sess.Stdin = stdout, stderr, r.opts.Stdin
-	if err := r.sess.Start(remoteCommand(command, r.opts, r.token)); err != nil {
+	if err := r.sess.Start(remoteCommand(command, r.opts, r.token, r.box)); err != nil {
 		r.conn.drop(r.client)
 		return fmt.Errorf("start: %w", err)
 	}

@@ -65,6 +65,15 @@ type Options struct {
 	// connection of its own. An approved command leaves it nil and runs as
 	// the normal user.
 	Sandbox *Sandbox
+	// Hidden are the policy's secret paths (Confinement.Hidden): the
+	// sandbox of a command with Sandbox set masks each that exists (on
+	// SSH hosts with bubblewrap, see maskScript).
+	Hidden []string
+	// Scheduled marks a health check an operator wrote in the config
+	// (Confinement.Scheduled): on an SSH host without a sandbox it runs
+	// unconfined even under remote_sandbox: required, since a scheduled
+	// report must never wait for a person.
+	Scheduled bool
 }
 
 // withDefaults fills the zero fields from the exec config.

@@ -85,10 +85,33 @@ var quietEnv = []string{"GIT_OPTIONAL_LOCKS=0"}
 //   - the command runs under `bash -c` as one single-quoted word, so no
 //     quoting of the caller's command can escape; opsbot-run-TOKEN is its
 //     $0, which makes the run findable with `pgrep -f`.
-func remoteCommand(command string, o Options, token string) string {
+//
+// With box (RemoteBwrap, for a command no person approved) the command
+// runs inside bubblewrap: the wrapper first collects the masks of the
+// policy's secret paths that exist (maskScript) into "$@", then runs
+// `timeout … bwrap OPTIONS "$@" -- bash -c 'COMMAND'` (bwrapArgs). The pid
+// line, the deadline and the kill keep their meaning: bwrap is in the
+// process group the kill signals, and the command's own processes die
+// with it (its pid namespace ends).
+func remoteCommand(command string, o Options, token string, box bool) string {
 	var b strings.Builder
 	b.WriteString("echo opsbot-pid:" + token + ":$$ >&2; ")
 	b.WriteString("command -v " + RunnerShell + " >/dev/null 2>&1 || { echo " + shellQuote(bashMissing) + " >&2; exit " + strconv.Itoa(exitBashMissing) + "; }; ")
+	if !box {
+		b.WriteString(execLine(command, o, token, ""))
+		return b.String()
+	}
+	// The masks are collected by /bin/sh whatever the login shell is: zsh,
+	// for one, fails a whole line on a wildcard that matches nothing.
+	bwrap := strings.Join(bwrapArgs(o.Sandbox != nil && len(o.Sandbox.ConnectPorts) > 0), " ") + ` "$@" -- `
+	b.WriteString("exec /bin/sh -c " + shellQuote(maskScript(o.Hidden)+execLine(command, o, token, bwrap)))
+	return b.String()
+}
+
+// execLine is `[cd DIR &&] exec env … timeout … [BWRAP] bash -c 'COMMAND'
+// opsbot-run-TOKEN`, the part of the wrapper that becomes the command.
+func execLine(command string, o Options, token, bwrap string) string {
+	var b strings.Builder
 	if o.Dir != "" {
 		b.WriteString("cd " + shellQuote(o.Dir) + " && ")
 	}
@@ -99,7 +122,7 @@ func remoteCommand(command string, o Options, token string) string {
 	for _, kv := range append(slices.Clone(quietEnv), o.Env...) {
 		b.WriteString(" " + shellQuote(kv))
 	}
-	b.WriteString(" timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " " + RunnerShell + " -c ")
+	b.WriteString(" timeout -k " + seconds(killAfter) + " " + seconds(o.Timeout) + " " + bwrap + RunnerShell + " -c ")
 	b.WriteString(shellQuote(command) + " " + shellQuote("opsbot-run-"+token))
 	return b.String()
 }

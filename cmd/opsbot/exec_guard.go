@@ -42,7 +42,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 		}
 		return nil
 	}
-	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}, Approver: nobodyToAsk{},
+	guard := &approvals.Guard{Policy: withRemoteSandbox(cfg.Policy, f, policy), Approver: nobodyToAsk{},
 		Exec: &bot.FleetExecutor{Fleet: f}, DirOnAllHosts: true}
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
 	term := console.Open()
@@ -127,7 +127,7 @@ func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) h
 	policy, err := approvals.NewPolicy(policyConfig(cfg))
 	var checker approvals.HostPolicy
 	if err == nil {
-		checker = bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}
+		checker = withRemoteSandbox(cfg.Policy, f, policy)
 	}
 	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st, Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}

@@ -115,6 +115,9 @@ func fleet(cmd *cobra.Command) (*hosts.Fleet, context.Context, func(), error) {
 	if err != nil {
 		return nil, nil, nil, usageError(err)
 	}
+	if f.Pool != nil {
+		f.Pool.RemoteSandboxMode = cfg.Policy.RemoteSandboxMode()
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	return f, ctx, func() { stop(); _ = f.Close() }, nil
 }
@@ -143,7 +146,7 @@ func (h *hostsCmd) ping(cmd *cobra.Command, targets []string, timeout time.Durat
 	}
 	results := hosts.RunMany(ctx, pingRunner{f, timeout}, list, "true", hosts.Options{Timeout: timeout}, hosts.FanOut{Limit: len(list)})
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "HOST\tADDRESS\tLATENCY\tSTATUS")
+	fmt.Fprintln(w, "HOST\tADDRESS\tLATENCY\tSTATUS\tSANDBOX")
 	failed := 0
 	for _, r := range results {
 		addr := r.Host.Address
@@ -155,7 +158,7 @@ func (h *hostsCmd) ping(cmd *cobra.Command, targets []string, timeout time.Durat
 			failed++
 			status = "error: " + strings.TrimPrefix(err.Error(), "hosts: "+r.Host.Name+": ")
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Host.Name, addr, r.Result.Duration.Round(100*time.Microsecond), status)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Host.Name, addr, r.Result.Duration.Round(100*time.Microsecond), status, pingSandbox(ctx, f, r, timeout))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -179,6 +182,18 @@ func (p pingRunner) Run(ctx context.Context, h hosts.Host, command string, o hos
 	res, err := p.r.Run(ctx, h, command, o, onChunk)
 	res.Duration = time.Since(start)
 	return res, err
+}
+
+// pingSandbox is what holds the commands allowed without approval on an
+// SSH host that answered (bwrap, readonly_user, none…): "-" for the
+// local host (see /readyz) and a host that did not answer.
+func pingSandbox(ctx context.Context, f *hosts.Fleet, r hosts.HostResult, timeout time.Duration) string {
+	if r.Host.IsLocal() || pingError(r) != nil || f.Pool == nil {
+		return "-"
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return describeRemoteSandbox(ctx, f.Pool, r.Host)
 }
 
 // pingError says why a ping failed, or nil.

@@ -51,8 +51,8 @@ func TestHostsPingPrintsTable(t *testing.T) {
 		wantCode int
 		wantRows []string // regexps, one per row
 	}{
-		{"reachable group", []string{"group:web"}, 0, []string{`^web-1\s+127\.0\.0\.1:\d+\s+[\d.]+[µm]?s\s+ok$`, `^web-22\s+127\.0\.0\.1:\d+\s+[\d.]+[µm]?s\s+ok$`}},
-		{"all hosts, one dead", nil, 1, []string{`^local\s+-\s+\S+\s+ok$`, `^web-1\s+.*\s+ok$`, `^web-22\s+.*\s+ok$`, `^dead-1\s+127\.0\.0\.1:1\s+\S+\s+error: connect: .*refused$`}},
+		{"reachable group", []string{"group:web"}, 0, []string{`^web-1\s+127\.0\.0\.1:\d+\s+[\d.]+[µm]?s\s+ok\s+bwrap$`, `^web-22\s+127\.0\.0\.1:\d+\s+[\d.]+[µm]?s\s+ok\s+bwrap$`}},
+		{"all hosts, one dead", nil, 1, []string{`^local\s+-\s+\S+\s+ok\s+-$`, `^web-1\s+.*\s+ok\s+bwrap$`, `^web-22\s+.*\s+ok\s+bwrap$`, `^dead-1\s+127\.0\.0\.1:1\s+\S+\s+error: connect: .*refused\s+-$`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestHostsPingPrintsTable(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
 			}
 			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-			if len(lines) != len(tt.wantRows)+1 || !regexp.MustCompile(`^HOST\s+ADDRESS\s+LATENCY\s+STATUS$`).MatchString(lines[0]) {
+			if len(lines) != len(tt.wantRows)+1 || !regexp.MustCompile(`^HOST\s+ADDRESS\s+LATENCY\s+STATUS\s+SANDBOX$`).MatchString(lines[0]) {
 				t.Fatalf("table:\n%s", out)
 			}
 			for i, re := range tt.wantRows {

@@ -204,6 +204,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		rt.ready.Add("connector "+c.Name(), func(ctx context.Context) error { return set.ready(ctx, c) })
 	}
 	rt.ready.Detail("sandbox", rt.sandbox.status)
+	rt.ready.Detail("remote_sandbox", rt.remote.status)
 	reg.MustRegister(connectorsUp{set})
 	mux := newMux(rt.ready, reg)
 	for _, r := range routers {

@@ -43,6 +43,9 @@ type parts struct {
 	// sandbox is what the bot's host does with commands allowed without
 	// approval (Landlock, or the fallback policy.sandbox names).
 	sandbox sandboxState
+	// remote is what each SSH host holds those commands with (bubblewrap,
+	// a readonly_user, or none), probed at start.
+	remote *remoteSandboxes
 	// metrics are the collectors /metrics serves.
 	metrics *metrics
 }
@@ -70,6 +73,8 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
 	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
 	rt.sandbox.logStart(log)
+	withRemoteSandbox(cfg.Policy, rt.fleet, rt.policy)
+	rt.remote = probeRemoteSandboxes(rt.fleet, log)
 	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
 		rt.Close()
 		return nil, err
@@ -92,6 +97,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 func (rt *parts) Close() {
 	if rt.jobs != nil {
 		rt.jobs.Close()
+	}
+	if rt.remote != nil {
+		rt.remote.Close()
 	}
 	if rt.fleet != nil {
 		rt.fleet.Close()
@@ -166,7 +174,7 @@ func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
 }
 
 func (rt *parts) policyChecker() bot.PolicyChecker {
-	return bot.PolicyChecker{Policy: rt.policy, Inventory: rt.fleet.Inventory}
+	return withRemoteSandbox(rt.cfg.Policy, rt.fleet, rt.policy)
 }
 
 // hostGroups gives a host's groups, for approver rules per host group.
