@@ -92,6 +92,9 @@ func checkKubectl(args []arg) (Action, string) {
 	case (verb == "get" || verb == "events" || verb == "wait" || verb == "rollout") && showsSecrets(p, path[1:]):
 		return Approve, "kubectl get of secrets, or of everything with -o, --template or --raw, shows secrets"
 	}
+	if why := kubectlFetches(p); why != "" {
+		return Approve, why
+	}
 	return Allow, "kubectl " + verb + " only reads"
 }
 
@@ -133,6 +136,46 @@ func showsSecrets(p parsed, ops []string) bool {
 	return false
 }
 
+// kubectlFetches says why a read reaches past the API server: -k builds
+// a kustomization, whose bases and resources may be URLs and git
+// repositories anywhere; -f URL fetches the manifest (the egress check
+// judges its host, kubectlDests); --raw through a proxy path
+// (services/NAME/proxy, pods/NAME/proxy, nodes/NAME/proxy) reaches any
+// service in the cluster, the kubelet's API included.
+func kubectlFetches(p parsed) string {
+	if o := p.find("k", "kustomize"); o != nil {
+		return fmt.Sprintf("kubectl %s builds a kustomization, which can fetch bases and resources from anywhere", o)
+	}
+	for _, o := range p.findAll("f", "filename") {
+		if strings.Contains(o.value, "://") {
+			return fmt.Sprintf("kubectl %s %s fetches a manifest from the network", o, o.value)
+		}
+	}
+	for _, o := range p.findAll("raw") {
+		if rawReachesProxy(o.value) {
+			return fmt.Sprintf("kubectl --raw %s goes through the API server's proxy to a service, pod or node", o.value)
+		}
+	}
+	return ""
+}
+
+// rawReachesProxy reports whether a --raw path may go through a proxy
+// subresource, decoded as the API server decodes it.
+func rawReachesProxy(path string) bool {
+	for range 4 {
+		dec, err := url.PathUnescape(path)
+		if err != nil {
+			return true
+		}
+		if dec == path {
+			break
+		}
+		path = dec
+	}
+	lower := strings.ToLower(path)
+	return strings.Contains(lower, "proxy") || strings.Contains(lower, "%") || strings.Contains(lower, "..")
+}
+
 // rawNamesSecret reports whether a --raw path could name secrets: decoded
 // as the API server decodes it, or not decodable at all.
 func rawNamesSecret(path string) bool {
@@ -167,7 +210,10 @@ func checkHelm(args []arg) (Action, string) {
 		return Approve, fmt.Sprintf("helm %s overrides the cluster or the identity", o)
 	}
 	verb := at(path, 0)
-	if slices.Contains([]string{"list", "ls", "status", "history", "hist", "version", "env"}, verb) ||
+	if verb == "env" {
+		return Approve, "helm env prints helm's environment, HELM_KUBETOKEN among it"
+	}
+	if slices.Contains([]string{"list", "ls", "status", "history", "hist", "version"}, verb) ||
 		(verb == "repo" && at(path, 1) == "list") || (verb == "search" && slices.Contains([]string{"repo", "hub"}, at(path, 1))) {
 		return Allow, "helm " + verb + " only reads"
 	}
