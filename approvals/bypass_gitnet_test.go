@@ -33,12 +33,13 @@ var gitnetClasses = []struct {
 	approve []string
 	allow   []string
 }{
-	{"git runs a command its config names per path",
-		[]string{"git diff", "git diff -- a.txt", "git log -p", "git log -c", "git log -L1,2:a.txt", "git show", "git show -p HEAD",
-			"git blame a.txt", "git diff --textconv --stat", "git show --word-diff", "git cat-file --filters HEAD:a"},
-		[]string{"git status", "git log", "git log --oneline -20", "git diff --stat", "git diff --name-only HEAD~1",
-			"git diff --no-ext-diff --no-textconv", "git log -p --no-textconv", "git show HEAD --stat", "git show HEAD:a.txt",
-			"git blame --no-textconv a.txt", "git grep -n TODO", "git diff --text --stat"}},
+	{"git runs a command its config names per path when asked",
+		[]string{"git diff --textconv", "git log -p --textconv", "git show --textc", "git blame --textconv a.txt", "git diff --textconv --stat",
+			"git log --ext-diff", "git diff --ext-diff", "git cat-file --filters HEAD:a", "git cat-file --textconv HEAD:a",
+			"git grep --textconv x", "git stash show -p --textconv"},
+		[]string{"git status", "git log", "git log --oneline -20", "git diff", "git diff --stat", "git diff --name-only HEAD~1",
+			"git diff --no-ext-diff --no-textconv", "git log -p", "git log -p --no-textconv", "git show", "git show HEAD --stat",
+			"git show HEAD:a.txt", "git blame a.txt", "git grep -n TODO", "git diff --text", "git stash show -p"}},
 	{"git skips its ownership check or connects where the config says",
 		[]string{"git --git-dir=.git log", "git --work-tree=. status", "GIT_DIR=/x git status", "git ls-remote", "git ls-remote -h origin",
 			"git remote show origin", "git -c x=y status", "git --exec-path=/tmp status"},

@@ -111,28 +111,20 @@ func checkGit(args []arg) (Action, string) {
 	return Allow, "git " + sub.val + " only reads"
 }
 
-// gitTextconvs are the subcommands that run a textconv command (named by
-// a .gitattributes diff=DRIVER and diff.DRIVER.textconv) on the files of
-// the patches they print, unless given --no-textconv.
-var gitTextconvs = []string{"diff", "log", "show", "whatchanged", "blame", "annotate", "range-diff"}
-
 // gitDrivers says why a read runs a command a repository's config names
-// per path, which no environment override can shut (the driver's name
-// comes from .gitattributes): --textconv, textconv in the patches of the
-// porcelain, and git diff's diff.external and diff.DRIVER.command.
+// per path, when the command line asks for it: --textconv (cat-file,
+// grep, and the patches of the plumbing). The porcelain's default
+// textconv and git diff's diff.external and diff.DRIVER.command, which
+// no environment can shut either (the driver's name comes from
+// .gitattributes, and an empty diff.external breaks every git diff), are
+// left to the sandbox under every unapproved command: approving every
+// git diff, git log -p and git blame would approve the everyday reads.
 func gitDrivers(sub string, p parsed) string {
 	textconv := slices.ContainsFunc(p.opts, func(o opt) bool {
 		return o.long && o.name != "text" && len(o.name) >= 4 && strings.HasPrefix("textconv", o.name)
 	})
-	switch {
-	case textconv:
+	if textconv {
 		return fmt.Sprintf("git %s --textconv runs the command a .gitattributes file and the repository's config name", sub)
-	case !gitPatch(sub, p):
-		return ""
-	case sub == "diff" && !p.has("no-ext-diff"):
-		return "git diff runs the repository's diff.external or diff driver command: add --no-ext-diff --no-textconv to run it without approval"
-	case slices.Contains(gitTextconvs, sub) && !p.has("no-textconv"):
-		return fmt.Sprintf("git %s runs the textconv command a .gitattributes file and the repository's config name on the files it shows: add --no-textconv to run it without approval", sub)
 	}
 	return ""
 }
@@ -237,10 +229,8 @@ func gitListVerb(sub string, args []arg) (Action, string) {
 	if sub == "remote" && verb.val == "show" && !p.has("n") {
 		return Approve, "git remote show without -n connects to the remote, where and how the repository's config says"
 	}
-	if (sub == "stash" || sub == "reflog") && gitPatch("log", p) {
-		if why := gitDrivers("log", p); why != "" {
-			return Approve, why
-		}
+	if why := gitDrivers(sub, p); why != "" {
+		return Approve, why
 	}
 	return Allow, "git " + sub + " " + verb.val + " only reads"
 }

@@ -16,13 +16,15 @@ import "strconv"
 // repository's own values and its include.path and includeIf files.
 // GIT_OPTIONAL_LOCKS=0 keeps status from rewriting the index.
 //
-// Some keys no environment can shut; the classifier judges them instead
-// (checkGit): diff.external and diff.<driver>.command (an empty value
-// breaks every git diff, so `git diff` needs --no-ext-diff),
-// diff.<driver>.textconv (named by .gitattributes: patches need
-// --no-textconv), remote.<name>.uploadpack and url.<base>.insteadOf (git
-// ls-remote needs approval). filter.<driver>.clean and smudge, which
-// status and diff run on work-tree files, are left to the sandbox.
+// Some keys no environment can shut, as their name comes from
+// .gitattributes or an empty value breaks the command:
+// diff.<driver>.textconv (explicit --textconv needs approval, the
+// porcelain's default textconv does not), diff.external and
+// diff.<driver>.command (git diff runs them unless --no-ext-diff),
+// filter.<driver>.clean and smudge (status and diff run them on
+// work-tree files), remote.<name>.uploadpack and url.<base>.insteadOf
+// (git ls-remote needs approval). The sandbox under every unapproved
+// command carries those.
 //
 // python imports modules from the working directory (python3 -m
 // json.tool imports ./json.py); PYTHONSAFEPATH (3.11 and later) keeps it
