@@ -15,6 +15,13 @@ import "strconv"
 // GIT_CONFIG_COUNT entries, which git reads last and so win over the
 // repository's own values and its include.path and includeIf files.
 // GIT_OPTIONAL_LOCKS=0 keeps status from rewriting the index.
+// GIT_ALLOW_PROTOCOL, which git prefers to every protocol.*.allow, lets
+// no transport run: no read the policy allows talks to a remote, and so
+// none runs remote.<name>.uploadpack or fetches a partial clone's
+// missing objects (GIT_NO_LAZY_FETCH does that too from git 2.45). The
+// variables are never empty, so that an executor dropping empty ones
+// cannot give the repository's config back its say; the one empty
+// GIT_CONFIG_VALUE, dropped, makes git refuse to run at all.
 //
 // Some keys no environment can shut, as their name comes from
 // .gitattributes or an empty value breaks the command:
@@ -23,7 +30,7 @@ import "strconv"
 // diff.<driver>.command (git diff runs them unless --no-ext-diff),
 // filter.<driver>.clean and smudge (status and diff run them on
 // work-tree files), remote.<name>.uploadpack and url.<base>.insteadOf
-// (git ls-remote needs approval). The sandbox under every unapproved
+// (git ls-remote needs approval, and no transport runs anyway). The sandbox under every unapproved
 // command carries those.
 //
 // python imports modules from the working directory (python3 -m
@@ -33,8 +40,8 @@ func UnattendedEnv() []string {
 	env := []string{
 		"PYTHONSAFEPATH=1", "PYTHONNOUSERSITE=1",
 		"GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=false", "GIT_SEQUENCE_EDITOR=false",
-		"GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_TERMINAL_PROMPT=0", "GIT_SSH_COMMAND=ssh", "GIT_PROXY_COMMAND=",
-		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_ASKPASS=false", "SSH_ASKPASS=false", "GIT_TERMINAL_PROMPT=0", "GIT_SSH_COMMAND=ssh", "GIT_PROXY_COMMAND=false",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_ALLOW_PROTOCOL=none", "GIT_NO_LAZY_FETCH=1",
 	}
 	for i, kv := range gitOverrides {
 		n := strconv.Itoa(i)
@@ -57,6 +64,5 @@ var gitOverrides = [][2]string{
 	{"gpg.openpgp.program", "gpg"},
 	{"gpg.x509.program", "gpgsm"},
 	{"gpg.ssh.program", "ssh-keygen"},
-	{"protocol.ext.allow", "never"},
 	{"safe.bareRepository", "explicit"},
 }

@@ -1,11 +1,13 @@
 package approvals
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostileRepo makes a git repository whose config names a command that
@@ -40,6 +42,9 @@ func hostileRepo(t *testing.T) (repo, marks string) {
 	}
 	git(t, repo, nil, "config", "log.showSignature", "true")
 	git(t, repo, nil, "config", "alias.st", "!"+mark("alias"))
+	git(t, repo, nil, "config", "remote.origin.url", repo)
+	git(t, repo, nil, "config", "remote.origin.uploadpack", "touch "+filepath.Join(marks, "uploadpack")+"; git-upload-pack")
+	git(t, repo, nil, "config", "protocol.file.allow", "always")
 	git(t, repo, nil, "config", "core.hooksPath", hooks)
 	for _, h := range []string{"post-index-change", "reference-transaction", "post-checkout"} {
 		writeFile(t, filepath.Join(hooks, h), "#!/bin/sh\n"+mark("hook-"+h)+"\n")
@@ -66,7 +71,9 @@ func isolatedEnv(t *testing.T) []string {
 // is nil.
 func git(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a hostile config's command must not hang the test
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(isolatedEnv(t), env...)
 	cmd.Stdin = strings.NewReader("protocol=https\nhost=example.com\n\n")
@@ -132,15 +139,19 @@ func TestUnattendedEnvShutsGitConfigCommands(t *testing.T) {
 			t.Errorf("%q with UnattendedEnv ran the config's commands %v\n%s", line, got, out)
 		}
 	}
-	git(t, repo, env, "credential", "fill")
-	if got := markers(t, marks); len(got) > 0 {
-		t.Errorf("git credential fill with UnattendedEnv ran %v", got)
+	// Needing approval, these still run nothing of the config's unattended.
+	for _, args := range [][]string{{"credential", "fill"}, {"ls-remote", "origin"}, {"ls-remote", repo}} {
+		git(t, repo, env, args...)
+		if got := markers(t, marks); len(got) > 0 {
+			t.Errorf("git %s with UnattendedEnv ran %v", strings.Join(args, " "), got)
+		}
 	}
+	git(t, repo, []string{}, "ls-remote", "origin")
 	git(t, repo, []string{}, "status")
 	git(t, repo, []string{}, "diff")
 	git(t, repo, []string{}, "log", "-p")
 	if got := strings.Join(markers(t, marks), " "); !strings.Contains(got, "include") || !strings.Contains(got, "diff.evil.command") ||
-		!strings.Contains(got, "diff.evil.textconv") {
+		!strings.Contains(got, "diff.evil.textconv") || !strings.Contains(got, "uploadpack") {
 		t.Errorf("without UnattendedEnv the hostile config ran only %q: the test proves nothing", got)
 	}
 	// Plain git diff, log -p, show and blame run textconv and git diff
