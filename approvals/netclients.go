@@ -488,7 +488,19 @@ func wgetDests(args []arg) ([]dest, string) {
 // flagFetchers find where a program that is not a network client fetches
 // from the network because an option or operand says so; any such fetch
 // needs a person.
-var flagFetchers = map[string]func(args []arg) string{"rpm": rpmFetches, "lspci": lspciFetches}
+var flagFetchers = map[string]func(args []arg) string{"rpm": rpmFetches, "lspci": lspciFetches, "openssl": opensslFetches}
+
+// opensslFetches: OpenSSL's apps load a certificate, key or CRL named by
+// an http:// URI over the network (openssl x509 -in http://…, verify
+// -CAfile http://…); s_client's destinations are judged by opensslDests.
+func opensslFetches(args []arg) string {
+	for _, a := range args {
+		if strings.Contains(a.val, "://") {
+			return fmt.Sprintf("openssl %s may fetch it over the network", a.show())
+		}
+	}
+	return ""
+}
 
 // rpmFetches: rpm downloads a package named by URL (rpm -qp URL, rpm
 // -qip URL) over http or ftp.

@@ -91,6 +91,8 @@ func checkKubectl(args []arg) (Action, string) {
 		return Approve, "kubectl cluster-info " + sub + " writes files"
 	case (verb == "get" || verb == "events" || verb == "wait" || verb == "rollout") && showsSecrets(p, path[1:]):
 		return Approve, "kubectl get of secrets, or of everything with -o, --template or --raw, shows secrets"
+	case verb == "describe" && (len(path) < 2 || namesSecrets(path[1:]) || p.has("f", "filename", "k", "kustomize")):
+		return Approve, "kubectl describe of secrets (or of whatever a file or no name selects) shows their keys and sizes"
 	}
 	if why := kubectlFetches(p); why != "" {
 		return Approve, why
@@ -107,14 +109,8 @@ func showsSecrets(p parsed, ops []string) bool {
 	if raws := p.findAll("raw"); len(raws) > 0 {
 		return slices.ContainsFunc(raws, func(raw opt) bool { return rawNamesSecret(raw.value) })
 	}
-	for _, op := range ops {
-		for _, part := range strings.Split(op, ",") {
-			kind, _, _ := strings.Cut(part, "/")
-			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
-			if kind == "secret" || kind == "secrets" {
-				return true
-			}
-		}
+	if namesSecrets(ops) {
+		return true
 	}
 	// kubectl takes the last -o: any that prints objects in full counts.
 	full := p.has("template") || slices.ContainsFunc(p.findAll("o", "output"), func(o opt) bool { return o.value != "wide" && o.value != "name" })
@@ -174,6 +170,21 @@ func rawReachesProxy(path string) bool {
 	}
 	lower := strings.ToLower(path)
 	return strings.Contains(lower, "proxy") || strings.Contains(lower, "%") || strings.Contains(lower, "..")
+}
+
+// namesSecrets reports whether resource operands name secrets, in any
+// case, plural or group form (Secret, secrets.v1., secret.v1).
+func namesSecrets(ops []string) bool {
+	for _, op := range ops {
+		for _, part := range strings.Split(op, ",") {
+			kind, _, _ := strings.Cut(part, "/")
+			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
+			if kind == "secret" || kind == "secrets" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rawNamesSecret reports whether a --raw path could name secrets: decoded

@@ -300,9 +300,30 @@ func (w *walker) gitTrees(sub, base string, p parsed, args []arg) string {
 			return fmt.Sprintf("git %s may read everything under %s, which holds credentials (%s)", sub, gitJoin(base, t), e)
 		}
 	}
-	if strings.HasPrefix(base, "/") && gitShowsContent(sub, p) {
-		if e := w.policy.secrets.under(cleanPattern(base)); e != "" {
-			return fmt.Sprintf("git -C %s %s prints what a repository there holds, which may be a file that holds credentials (%s)", base, sub, e)
+	if gitShowsContent(sub, p) {
+		return w.gitRepoSecret(sub, base)
+	}
+	return ""
+}
+
+// gitRepoSecret says why the repository a command reads may hold a secret
+// path in its history: it is in a directory above one (-C /etc, or cd
+// /etc), or in one known only when it runs (a computed cd, a -C path
+// climbing with ..).
+func (w *walker) gitRepoSecret(sub, base string) string {
+	dirs := []string{base}
+	if !strings.HasPrefix(base, "/") && !strings.HasPrefix(base, "~") {
+		dirs = nil
+		for _, d := range w.cwds {
+			dirs = append(dirs, gitJoin(d, base))
+		}
+	}
+	for _, d := range dirs {
+		if strings.HasPrefix(d, cwdUnknown) || slices.Contains(strings.Split(d, "/"), "..") {
+			return fmt.Sprintf("git %s prints what a repository holds, in a directory known only when it runs, which could hold credentials", sub)
+		}
+		if e := w.policy.secrets.under(cleanPattern(d)); e != "" && d != "" {
+			return fmt.Sprintf("git %s prints what the repository in %s holds, which may be a file that holds credentials (%s)", sub, d, e)
 		}
 	}
 	return ""
@@ -331,8 +352,11 @@ func gitBase(g parsed) (base string, known bool) {
 
 // gitJoin resolves p against dir as git -C does.
 func gitJoin(dir, p string) string {
-	if dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+	switch {
+	case dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~"):
 		return p
+	case p == "" || p == ".":
+		return dir
 	}
 	return strings.TrimSuffix(dir, "/") + "/" + p
 }
