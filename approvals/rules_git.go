@@ -47,7 +47,7 @@ var (
 
 // gitDangerous write a file or run a program in a read-only subcommand:
 // --filters runs the clean and smudge commands a .gitattributes file
-// names (--textconv is judged by gitTextconv, apart from --text).
+// names (--textconv is judged by gitDrivers, apart from --text).
 var gitDangerous = []string{"output", "O", "open-files-in-pager", "ext-diff", "upload-pack", "receive-pack", "exec", "output-directory", "run", "filters"}
 
 // gitReadsFiles are the options of a subcommand that read a file the
