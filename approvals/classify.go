@@ -127,6 +127,10 @@ func (w *walker) program(c *Command, args []arg) {
 	w.secretRead(c, args)
 	w.recursiveRead(c, args)
 	w.egressCheck(c, args)
+	w.dumpCheck(c, args)
+	if c.Program == "git" {
+		w.gitFiles(c, args)
+	}
 }
 
 // allowlisted decides a program no config rule covers: the config's and
@@ -183,7 +187,7 @@ func (w *walker) interpreter(c *Command, args []arg, sc scope) {
 	case len(args) == 1 && args[0].static() && (args[0].val == "--version" || args[0].val == "-V"):
 		c.add(Allow, "prints its version")
 	case isJSONTool(c.Program, args):
-		c.add(Allow, "python -m json.tool only formats JSON")
+		w.jsonTool(c, args)
 	case len(args) == 0 || (args[0].static() && args[0].val == "-"):
 		w.programFromStdin(c, sc)
 	case hasInlineCode(args):
@@ -194,7 +198,10 @@ func (w *walker) interpreter(c *Command, args []arg, sc scope) {
 	w.record(*c)
 }
 
+// isJSONTool reports whether the words run python's json.tool on standard
+// input or one file (a second file is its output), isolated or not.
 func isJSONTool(prog string, args []arg) bool {
+	args, _ = pythonIsolated(args)
 	if !strings.HasPrefix(prog, "python") || len(args) < 2 || len(args) > 3 {
 		return false
 	}

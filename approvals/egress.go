@@ -268,6 +268,11 @@ func (w *walker) sshDestination(c *Command, to arg, p parsed) {
 // egressCheck adds to c when c is a network client whose destination is
 // not known, or whose arguments are computed at run time.
 func (w *walker) egressCheck(c *Command, args []arg) {
+	if fetch, ok := flagFetchers[c.Program]; ok {
+		if why := fetch(args); why != "" {
+			c.add(Approve, why)
+		}
+	}
 	client, ok := netClients[c.Program]
 	if !ok {
 		return

@@ -17,7 +17,7 @@ type netClient func(args []arg) (dests []dest, why string)
 // not on the allowlist need approval anyway; they are listed so that a
 // config allowlist entry for them still has its destinations checked.
 var netClients = map[string]netClient{
-	"curl": curlDests, "wget": urlDests(optSpec{lenient: true, short: "e:i:o:O:a:P:t:T:w:U:Q:"}), "wget2": genericDests,
+	"curl": curlDests, "wget": wgetDests, "wget2": genericDests,
 	"nc": ncDests(ncSpec), "netcat": ncDests(ncSpec), "ncat": ncDests(ncatSpec), "socat": refuseDests("socat's addresses can name any host or run a program"),
 	"telnet": hostPortDests("23"), "ftp": hostPortDests("21"), "sftp": genericDests, "scp": copyDests, "rsync": copyDests, "whois": genericDests,
 	"nmap": genericDests, "hping3": genericDests, "arping": genericDests, "fping": echoDests(optSpec{lenient: true}), "ntpdate": genericDests,

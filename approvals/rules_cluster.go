@@ -91,6 +91,11 @@ func checkKubectl(args []arg) (Action, string) {
 		return Approve, "kubectl cluster-info " + sub + " writes files"
 	case (verb == "get" || verb == "events" || verb == "wait" || verb == "rollout") && showsSecrets(p, path[1:]):
 		return Approve, "kubectl get of secrets, or of everything with -o, --template or --raw, shows secrets"
+	case verb == "describe" && (len(path) < 2 || namesSecrets(path[1:]) || p.has("f", "filename", "k", "kustomize")):
+		return Approve, "kubectl describe of secrets (or of whatever a file or no name selects) shows their keys and sizes"
+	}
+	if why := kubectlFetches(p); why != "" {
+		return Approve, why
 	}
 	return Allow, "kubectl " + verb + " only reads"
 }
@@ -104,14 +109,8 @@ func showsSecrets(p parsed, ops []string) bool {
 	if raws := p.findAll("raw"); len(raws) > 0 {
 		return slices.ContainsFunc(raws, func(raw opt) bool { return rawNamesSecret(raw.value) })
 	}
-	for _, op := range ops {
-		for _, part := range strings.Split(op, ",") {
-			kind, _, _ := strings.Cut(part, "/")
-			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
-			if kind == "secret" || kind == "secrets" {
-				return true
-			}
-		}
+	if namesSecrets(ops) {
+		return true
 	}
 	// kubectl takes the last -o: any that prints objects in full counts.
 	full := p.has("template") || slices.ContainsFunc(p.findAll("o", "output"), func(o opt) bool { return o.value != "wide" && o.value != "name" })
@@ -126,6 +125,61 @@ func showsSecrets(p parsed, ops []string) bool {
 			kind, _, _ := strings.Cut(part, "/")
 			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
 			if kind == "all" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kubectlFetches says why a read reaches past the API server: -k builds
+// a kustomization, whose bases and resources may be URLs and git
+// repositories anywhere; -f URL fetches the manifest (the egress check
+// judges its host, kubectlDests); --raw through a proxy path
+// (services/NAME/proxy, pods/NAME/proxy, nodes/NAME/proxy) reaches any
+// service in the cluster, the kubelet's API included.
+func kubectlFetches(p parsed) string {
+	if o := p.find("k", "kustomize"); o != nil {
+		return fmt.Sprintf("kubectl %s builds a kustomization, which can fetch bases and resources from anywhere", o)
+	}
+	for _, o := range p.findAll("f", "filename") {
+		if strings.Contains(o.value, "://") {
+			return fmt.Sprintf("kubectl %s %s fetches a manifest from the network", o, o.value)
+		}
+	}
+	for _, o := range p.findAll("raw") {
+		if rawReachesProxy(o.value) {
+			return fmt.Sprintf("kubectl --raw %s goes through the API server's proxy to a service, pod or node", o.value)
+		}
+	}
+	return ""
+}
+
+// rawReachesProxy reports whether a --raw path may go through a proxy
+// subresource, decoded as the API server decodes it.
+func rawReachesProxy(path string) bool {
+	for range 4 {
+		dec, err := url.PathUnescape(path)
+		if err != nil {
+			return true
+		}
+		if dec == path {
+			break
+		}
+		path = dec
+	}
+	lower := strings.ToLower(path)
+	return strings.Contains(lower, "proxy") || strings.Contains(lower, "%") || strings.Contains(lower, "..")
+}
+
+// namesSecrets reports whether resource operands name secrets, in any
+// case, plural or group form (Secret, secrets.v1., secret.v1).
+func namesSecrets(ops []string) bool {
+	for _, op := range ops {
+		for _, part := range strings.Split(op, ",") {
+			kind, _, _ := strings.Cut(part, "/")
+			kind, _, _ = strings.Cut(strings.ToLower(kind), ".")
+			if kind == "secret" || kind == "secrets" {
 				return true
 			}
 		}
@@ -167,7 +221,10 @@ func checkHelm(args []arg) (Action, string) {
 		return Approve, fmt.Sprintf("helm %s overrides the cluster or the identity", o)
 	}
 	verb := at(path, 0)
-	if slices.Contains([]string{"list", "ls", "status", "history", "hist", "version", "env"}, verb) ||
+	if verb == "env" {
+		return Approve, "helm env prints helm's environment, HELM_KUBETOKEN among it"
+	}
+	if slices.Contains([]string{"list", "ls", "status", "history", "hist", "version"}, verb) ||
 		(verb == "repo" && at(path, 1) == "list") || (verb == "search" && slices.Contains([]string{"repo", "hub"}, at(path, 1))) {
 		return Allow, "helm " + verb + " only reads"
 	}

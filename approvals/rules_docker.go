@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // dockerGlobal are docker's own flags before the verb, in pflag's family.
@@ -121,6 +122,11 @@ func checkCompose(args []arg) (Action, string) {
 	}
 	if len(g.rest) == 0 || !g.rest[0].static() {
 		return Approve, "docker compose without a verb known now"
+	}
+	for _, o := range g.findAll("f", "file") {
+		if strings.Contains(o.value, "://") || strings.HasPrefix(o.value, "git@") {
+			return Approve, fmt.Sprintf("docker compose %s %s fetches the project from the network", o, o.value)
+		}
 	}
 	verb := g.rest[0].val
 	if verb == "config" {

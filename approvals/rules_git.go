@@ -40,10 +40,20 @@ var (
 	// diff alone have hundreds) only to find the few that write a file or
 	// run a program, matching abbreviations of those.
 	gitLenient = optSpec{lenient: true}
+	// gitGrepSpec knows git grep's options that take a value, to tell
+	// the pattern and the paths apart.
+	gitGrepSpec = optSpec{lenient: true, short: "e:f:A:B:C:m:", long: []string{"max-depth=", "threads=", "after-context=", "before-context=", "context=", "max-count="}}
 )
 
-// gitDangerous write a file or run a program in a read-only subcommand.
-var gitDangerous = []string{"output", "O", "open-files-in-pager", "ext-diff", "upload-pack", "receive-pack", "exec", "output-directory", "run"}
+// gitDangerous write a file or run a program in a read-only subcommand:
+// --filters runs the clean and smudge commands a .gitattributes file
+// names (--textconv is judged by gitDrivers, apart from --text).
+var gitDangerous = []string{"output", "O", "open-files-in-pager", "ext-diff", "upload-pack", "receive-pack", "exec", "output-directory", "run", "filters"}
+
+// gitReadsFiles are the options of a subcommand that read a file the
+// command names outside the repository into what it prints.
+var gitReadsFiles = map[string][]string{"blame": {"contents", "ignore-revs-file", "S"}, "annotate": {"contents", "ignore-revs-file", "S"},
+	"grep": {"f"}}
 
 // checkGit allows the subcommands that read; in them --output writes a
 // file and -O runs a pager command; -c sets config that can run programs.
@@ -56,6 +66,9 @@ func checkGit(args []arg) (Action, string) {
 		if !(o.name == "exec-path" && o.value == "") {
 			return Approve, fmt.Sprintf("git %s can run a program", o)
 		}
+	}
+	if o := g.find("git-dir", "work-tree"); o != nil {
+		return Approve, fmt.Sprintf("git %s names a repository or work tree git then trusts without its safe.directory ownership check, and its config can run programs", o)
 	}
 	if len(g.rest) == 0 {
 		return Allow, ""
@@ -82,14 +95,59 @@ func checkGit(args []arg) (Action, string) {
 	if o := p.find(gitDangerous...); o != nil {
 		return Approve, fmt.Sprintf("git %s %s can write a file or run a program", sub.val, o)
 	}
-	for _, op := range p.operands {
-		// A remote named HELPER::ADDRESS runs git-remote-HELPER: ext::
-		// runs any command where protocol.allow lets it.
-		if sub.val == "ls-remote" && (!op.static() || strings.Contains(op.val, "::")) {
-			return Approve, fmt.Sprintf("git ls-remote %s goes through a remote helper, which can run a command", op.show())
-		}
+	if o := p.find(gitReadsFiles[sub.val]...); o != nil {
+		return Approve, fmt.Sprintf("git %s %s reads a file outside the repository", sub.val, o)
+	}
+	if sub.val == "ls-remote" {
+		// The repository's config picks where and how it connects:
+		// url.<base>.insteadOf rewrites any URL (to ext:: too),
+		// remote.<name>.uploadpack runs a command, and a remote named
+		// HELPER::ADDRESS runs git-remote-HELPER.
+		return Approve, "git ls-remote connects where the repository's config says and can run the command it names (url.*.insteadOf, remote.*.uploadpack)"
+	}
+	if why := gitDrivers(sub.val, p); why != "" {
+		return Approve, why
 	}
 	return Allow, "git " + sub.val + " only reads"
+}
+
+// gitDrivers says why a read runs a command a repository's config names
+// per path, when the command line asks for it: --textconv (cat-file,
+// grep, and the patches of the plumbing). The porcelain's default
+// textconv and git diff's diff.external and diff.DRIVER.command, which
+// no environment can shut either (the driver's name comes from
+// .gitattributes, and an empty diff.external breaks every git diff), are
+// left to the sandbox under every unapproved command: approving every
+// git diff, git log -p and git blame would approve the everyday reads.
+func gitDrivers(sub string, p parsed) string {
+	textconv := slices.ContainsFunc(p.opts, func(o opt) bool {
+		return o.long && o.name != "text" && len(o.name) >= 4 && strings.HasPrefix("textconv", o.name)
+	})
+	if textconv {
+		return fmt.Sprintf("git %s --textconv runs the command a .gitattributes file and the repository's config name", sub)
+	}
+	return ""
+}
+
+// gitPatch reports whether a subcommand prints patches (file contents):
+// diff and show unless told to print only names or statistics (show of
+// REV:PATH prints a blob, without textconv), log and whatchanged when
+// asked, blame and range-diff always.
+func gitPatch(sub string, p parsed) bool {
+	asked := p.has("p", "u", "U", "patch", "unified", "patch-with-stat", "patch-with-raw", "cc", "c", "L", "W", "function-context", "word-diff", "color-words")
+	summary := p.has("stat", "numstat", "shortstat", "name-only", "name-status", "summary", "dirstat", "X", "compact-summary", "raw", "quiet", "s", "no-patch")
+	switch sub {
+	case "diff":
+		return asked || !summary
+	case "show":
+		blobs := len(p.operands) > 0 && !slices.ContainsFunc(p.operands, func(a arg) bool { return !strings.Contains(a.val, ":") })
+		return asked || !summary && !blobs
+	case "log", "whatchanged":
+		return asked
+	case "blame", "annotate", "range-diff":
+		return true
+	}
+	return false
 }
 
 // gitRefList allows git branch and git tag in list mode only: no option
@@ -168,5 +226,137 @@ func gitListVerb(sub string, args []arg) (Action, string) {
 	if o := p.find(gitDangerous...); o != nil {
 		return Approve, fmt.Sprintf("git %s %s %s can write a file or run a program", sub, verb.val, o)
 	}
+	if sub == "remote" && verb.val == "show" && !p.has("n") {
+		return Approve, "git remote show without -n connects to the remote, where and how the repository's config says"
+	}
+	if why := gitDrivers(sub, p); why != "" {
+		return Approve, why
+	}
 	return Allow, "git " + sub + " " + verb.val + " only reads"
+}
+
+// gitFiles judges the files git reads that its arguments name: a path
+// after -C is relative to that directory; diff with --no-index, or with
+// two paths one of which is outside the repository, compares any two
+// files or trees (git diff /etc/shadow /dev/null), grep --no-index reads
+// a tree; and a repository in a directory that holds secrets (etckeeper's
+// /etc) has them in its history, which patches and blobs show.
+func (w *walker) gitFiles(c *Command, args []arg) {
+	g := gitGlobalSpec.parse(args)
+	if len(g.rest) == 0 || !g.rest[0].static() {
+		return
+	}
+	base, known := gitBase(g)
+	if !known {
+		c.add(Approve, "git -C names a directory computed at run time, so the files it reads are not known now")
+		return
+	}
+	sub := g.rest[0].val
+	p := gitLenient.parse(g.rest[1:])
+	for _, a := range p.operands {
+		_, path, _ := strings.Cut(a.pattern(), ":") // REV:PATH, else the path itself
+		if path == "" {
+			path = a.pattern()
+		}
+		if e, unplaced := w.secretIn(gitJoin(base, path)); e != "" {
+			c.add(Approve, fmt.Sprintf("git %s may read %s: %s", sub, a.show(), secretCite(e, unplaced)))
+			return
+		}
+	}
+	if why := w.gitTrees(sub, base, p, g.rest[1:]); why != "" {
+		c.add(Approve, why)
+	}
+}
+
+// gitTrees says why git would read a tree that holds secrets: the paths
+// of a no-index diff or grep (grep's working directory when it names
+// none), or a repository named by -C that holds a secret path (etckeeper
+// keeps /etc/shadow in /etc/.git) when the command prints contents.
+func (w *walker) gitTrees(sub, base string, p parsed, args []arg) string {
+	var trees []string
+	noIndex := p.has("no-index")
+	switch {
+	case sub == "grep" && noIndex:
+		paths := gitGrepSpec.parse(args).operands
+		if !p.has("e", "f") && len(paths) > 0 {
+			paths = paths[1:]
+		}
+		trees = append(trees, ".")
+		for _, a := range paths {
+			trees = append(trees, a.pattern())
+		}
+		if len(paths) > 0 {
+			trees = trees[1:]
+		}
+	case sub == "diff" && (noIndex || len(p.operands) == 2):
+		for _, a := range p.operands {
+			if noIndex || strings.HasPrefix(gitJoin(base, a.pattern()), "/") {
+				trees = append(trees, a.pattern())
+			}
+		}
+	}
+	for _, t := range trees {
+		if e := w.secretUnder(arg{src: t, val: gitJoin(base, t)}); e != "" {
+			return fmt.Sprintf("git %s may read everything under %s, which holds credentials (%s)", sub, gitJoin(base, t), e)
+		}
+	}
+	if gitShowsContent(sub, p) {
+		return w.gitRepoSecret(sub, base)
+	}
+	return ""
+}
+
+// gitRepoSecret says why the repository a command reads may hold a secret
+// path in its history: it is in a directory above one (-C /etc, or cd
+// /etc), or in one known only when it runs (a computed cd, a -C path
+// climbing with ..).
+func (w *walker) gitRepoSecret(sub, base string) string {
+	dirs := []string{base}
+	if !strings.HasPrefix(base, "/") && !strings.HasPrefix(base, "~") {
+		dirs = nil
+		for _, d := range w.cwds {
+			dirs = append(dirs, gitJoin(d, base))
+		}
+	}
+	for _, d := range dirs {
+		if strings.HasPrefix(d, cwdUnknown) || slices.Contains(strings.Split(d, "/"), "..") {
+			return fmt.Sprintf("git %s prints what a repository holds, in a directory known only when it runs, which could hold credentials", sub)
+		}
+		if e := w.policy.secrets.under(cleanPattern(d)); e != "" && d != "" {
+			return fmt.Sprintf("git %s prints what the repository in %s holds, which may be a file that holds credentials (%s)", sub, d, e)
+		}
+	}
+	return ""
+}
+
+// gitShowsContent reports whether a subcommand prints what the files of
+// the repository hold.
+func gitShowsContent(sub string, p parsed) bool {
+	switch sub {
+	case "show", "diff", "grep", "blame", "annotate", "cat-file", "range-diff", "diff-tree", "diff-files", "diff-index":
+		return true
+	}
+	return gitPatch(sub, p)
+}
+
+// gitBase is the directory git's -C options lead to, "" when there is
+// none; known is false when one is computed at run time.
+func gitBase(g parsed) (base string, known bool) {
+	for _, o := range g.findAll("C") {
+		if o.value != "" {
+			base = gitJoin(base, o.value)
+		}
+	}
+	return base, g.unknown == ""
+}
+
+// gitJoin resolves p against dir as git -C does.
+func gitJoin(dir, p string) string {
+	switch {
+	case dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~"):
+		return p
+	case p == "" || p == ".":
+		return dir
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + p
 }
