@@ -14,6 +14,8 @@
 //     GNU getopt_long, pflag, OpenSSL, iproute2, whole words), from a spec
 //     listing every option it accepts; an option not in the spec needs
 //     approval (specs.go, checked against installed tools' --help);
-//   - awk and sed programs with a lexer and a small grammar, checked
-//     against mawk's byte code and GNU sed's own parse.
+//   - sed scripts with GNU sed's own grammar (sed_parse.go follows its
+//     compile.c), checked against GNU sed's --debug parse; awk programs
+//     with a lexer and a small grammar, checked against mawk's byte code;
+//     jq filters for the names that read the environment or files.
 package approvals

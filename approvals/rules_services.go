@@ -217,13 +217,16 @@ func checkRedis(args []arg) (Action, string) {
 			return Approve, fmt.Sprintf("redis-cli %s %s", redisOpt(*o), r.why)
 		}
 	}
-	if o := p.find("p"); o != nil && !p.has("h", "u", "s") && o.value != "6379" {
+	if o := p.find("s"); o != nil {
+		return Approve, fmt.Sprintf("redis-cli -s %s talks to whatever listens on that socket, which the egress check does not see", o.value)
+	}
+	if o := p.find("p"); o != nil && !p.has("h", "u") && o.value != "6379" {
 		// 127.0.0.1 on that port: a service the egress check of -h
 		// would judge, reached without naming a host.
 		return Approve, fmt.Sprintf("redis-cli -p %s talks to whatever listens on that port of 127.0.0.1", o.value)
 	}
 	if len(p.operands) == 0 {
-		if p.has("version", "latency", "stat", "bigkeys", "memkeys") {
+		if p.has("version", "latency", "stat", "bigkeys", "memkeys", "hotkeys", "scan") {
 			return Allow, ""
 		}
 		return Approve, "redis-cli without a command is interactive"
