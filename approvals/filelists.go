@@ -32,7 +32,7 @@ type fileOpt struct {
 var fileOptions = map[string][]fileOpt{
 	"du":     {{long: "files0-from"}, {short: 'X', long: "exclude-from", others: []string{"exclude"}}},
 	"find":   {{word: "-files0-from"}},
-	"tree":   {{long: "fromfile", listOperands: true}, {long: "infofile"}},
+	"tree":   {{long: "fromfile", listOperands: true}, {long: "infofile"}, {long: "gitfile"}},
 	"file":   {{short: 'f', long: "files-from"}, {short: 'm', long: "magic-file"}},
 	"pgrep":  {{short: 'F', long: "pidfile"}},
 	"whatis": {{short: 'C', long: "config-file"}},
@@ -147,4 +147,3 @@ func (o fileOpt) value(p string) (val, as string, next bool) {
 	}
 	return "", "", false
 }
-

@@ -161,8 +161,9 @@ const maxBundle = 64
 
 // pathCandidates are the strings in a word pattern that may be paths:
 // each field between separators, within a field the rest from its first
-// "/" or "~/" (-f/etc/shadow, @/etc/shadow), and in a bundle of short
-// options every tail, as any letter may take the rest as its value
+// "/" or "~/" (-f/etc/shadow, @/etc/shadow) or after a leading "@" (a
+// response file: strings @shadow after cd /etc), and in a bundle of
+// short options every tail, as any letter may take the rest as its value
 // (grep -fshadow after cd /etc).
 func pathCandidates(word string) []string {
 	fields := strings.FieldsFunc(word, func(r rune) bool { return strings.ContainsRune(pathSeparators, r) })
@@ -174,6 +175,9 @@ func pathCandidates(word string) []string {
 		}
 		if i := strings.Index(f, "~/"); i > 0 { // HEAD~1 is no home
 			out = append(out, f[i:])
+		}
+		if len(f) > 1 && f[0] == '@' { // a response file (strings @FILE), curl -d @FILE
+			out = append(out, f[1:])
 		}
 		if len(f) > 2 && len(f) <= maxBundle && f[0] == '-' && f[1] != '-' {
 			for k := 2; k < len(f); k++ {
