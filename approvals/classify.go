@@ -184,6 +184,7 @@ func (w *walker) interpreter(c *Command, args []arg, sc scope) {
 		c.add(Allow, "prints its version")
 	case isJSONTool(c.Program, args):
 		c.add(Allow, "python -m json.tool only formats JSON")
+		w.secretRead(c, args) // it prints the file it formats
 	case len(args) == 0 || (args[0].static() && args[0].val == "-"):
 		w.programFromStdin(c, sc)
 	case hasInlineCode(args):
