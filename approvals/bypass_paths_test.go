@@ -143,6 +143,11 @@ func TestCdTracking(t *testing.T) {
 		{"cd && cat .aws/credentials", Approve},
 		{"cd /etc && grep -fshadow /dev/null", Approve}, // an attached value
 		{"env -C /etc cat shadow", Approve},
+		{"git -C /etc diff --no-index shadow /dev/null", Approve},
+		{"git -c color.ui=never -C / diff --no-index etc/shadow /dev/null", Approve},
+		{"tar -C /etc -tf shadow", Approve},
+		{"git log -C --stat", Allow}, // after the subcommand -C finds copies
+		{"git -C /srv/app log --oneline -5", Allow},
 		{"cd /etc && cat hostname", Allow},
 		{"cd /var/log && grep -i error syslog", Allow},
 		{"command -v cd", Allow},

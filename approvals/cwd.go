@@ -150,3 +150,46 @@ func (w *walker) placeDir(p string) []string {
 	}
 	return out
 }
+
+// programDirs adds to walker.cwds the directories a program's own options
+// make it work in (git -C /etc diff --no-index shadow …, tar -C), for the
+// relative paths among its arguments; the returned func takes them away
+// again.
+func (w *walker) programDirs(prog string, args []arg) (restore func()) {
+	n := len(w.cwds)
+	restore = func() { w.cwds = w.cwds[:n:n] }
+	var dirs []arg
+	switch prog {
+	case "git":
+		dirs = gitDirs(args)
+	case "tar":
+		for _, u := range fileOptUses([]fileOpt{{short: 'C', long: "directory"}}, args) {
+			dirs = append(dirs, u.file)
+		}
+	}
+	for _, d := range dirs {
+		w.chdir(d)
+	}
+	return restore
+}
+
+// gitDirs are the values of git's -C options, which come before the
+// subcommand (after it, -C is another option: git log -C finds copies).
+func gitDirs(args []arg) []arg {
+	var dirs []arg
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.static():
+			return append(dirs, a) // it could be -C
+		case a.val == "-C" && i+1 < len(args):
+			dirs = append(dirs, args[i+1])
+			i++
+		case a.val == "-c" || a.val == "--git-dir" || a.val == "--work-tree" || a.val == "--namespace" || a.val == "--config-env" || a.val == "--super-prefix":
+			i++
+		case !strings.HasPrefix(a.val, "-"):
+			return dirs
+		}
+	}
+	return dirs
+}

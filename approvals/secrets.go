@@ -262,6 +262,7 @@ func (w *walker) secretArg(a arg) (entry string, unplaced bool) {
 // secretRead adds to c when an argument names a secret path, or an
 // option names a file the program reads (filelists.go).
 func (w *walker) secretRead(c *Command, args []arg) {
+	defer w.programDirs(c.Program, args)()
 	w.fileOptionReads(c, args)
 	if metadataOnly[c.Program] {
 		return
