@@ -104,6 +104,8 @@ func TestTildeForms(t *testing.T) {
 		{"cat ~/notes.txt", Allow},
 		{"git log --oneline HEAD~1", Allow}, // no tilde prefix
 		{"ls ~alice", Allow},
+		{"cat ~alice", Allow}, // a directory
+		{"cat ~alice/..", Approve},
 	})
 	// The bot's host has a user database: root's home is /root.
 	expectOn(t, defaultPolicy(t), []string{"local"}, []verdictCase{

@@ -138,6 +138,8 @@ func (w *walker) secretTilde(c string) (entry string, unplaced bool) {
 		return w.secretRelative(orText(rest, "."))
 	case prefix == "":
 		return w.secretInOwnHome(rest)
+	case strings.Trim(rest, "/.") == "" && !climbs(rest):
+		return "", false // the directory itself, which no reader shows
 	case prefix == "-" || strings.Trim(prefix, "+-0123456789") == "":
 		// $OLDPWD or the directory stack: somewhere a cd went, or was
 		// before the command (OLDPWD may come from the environment).
