@@ -31,7 +31,7 @@ const maxLinks = 40
 func (w *walker) placeForms(p string) (forms []string, unplaced bool) {
 	placed, unplaced := w.place(p)
 	forms = []string{placed}
-	if lexical, climbs := placeUnseen(p); w.local() && !climbs && lexical != placed {
+	if lexical, up := placeUnseen(p); w.local() && !up && lexical != placed {
 		forms = append(forms, lexical)
 	}
 	return forms, unplaced
