@@ -129,7 +129,7 @@ func (w *walker) inputFile(a arg) {
 	if a.couldBe("/dev/tcp/") || strings.HasPrefix(a.val, "/dev/tcp/") || strings.HasPrefix(a.val, "/dev/udp/") {
 		w.verdict.add(Approve, fmt.Sprintf("redirection from %s opens a network connection", a.show()))
 	}
-	if e, unplaced := w.secretIn(a.pattern()); e != "" {
+	if e, unplaced := w.secretArg(a); e != "" {
 		w.verdict.add(Approve, fmt.Sprintf("redirection from %s may read a file: %s", a.show(), secretCite(e, unplaced)))
 	}
 }

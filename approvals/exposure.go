@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // grepSpec reads GNU grep's options only to find recursion and which
@@ -156,47 +154,4 @@ func checkGetent(args []arg) (Action, string) {
 		return Approve, "getent " + p.operands[0].val + " prints password hashes"
 	}
 	return Allow, ""
-}
-
-// noteDirChanges records where the cd commands of a parsed script go,
-// before its commands are judged: a relative path after `cd /etc` is
-// read there (cd /etc; cat shadow). A target not known now stands for
-// any directory.
-func (w *walker) noteDirChanges(f *syntax.File, src string) {
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		name := resolveWord(call.Args[0], src)
-		switch {
-		case !name.static():
-		case name.val == "cd" || name.val == "pushd":
-			w.noteDir(call.Args[1:], src)
-		case name.val == "popd":
-			w.cwds = append(w.cwds, cwdUnknown)
-		}
-		return true
-	})
-}
-
-func (w *walker) noteDir(words []*syntax.Word, src string) {
-	for _, word := range words {
-		a := resolveWord(word, src)
-		if a.static() && strings.HasPrefix(a.val, "-") && a.val != "-" {
-			continue // -P, -L, -e, -@
-		}
-		w.chdir(a)
-		return
-	}
-	// cd alone goes home, which relative paths already cover.
-}
-
-// chdir records a change of directory to a.
-func (w *walker) chdir(a arg) {
-	if a.static() && strings.HasPrefix(a.val, "/") {
-		w.cwds = append(w.cwds, cleanPattern(a.val))
-		return
-	}
-	w.cwds = append(w.cwds, cwdUnknown)
 }

@@ -2,9 +2,7 @@ package approvals
 
 import (
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -61,16 +59,16 @@ type secretEntry struct {
 // secretList is the compiled secret list.
 type secretList struct{ entries []secretEntry }
 
-// compileSecrets compiles the entries; an absolute entry that exists on
-// this machine and is reached through a symlink is added again as the
-// path the symlink leads to.
+// compileSecrets compiles the entries; an absolute entry reached on this
+// machine through a symlink is added again as the path the symlink leads
+// to.
 func compileSecrets(list []string) secretList {
 	var s secretList
 	for _, raw := range list {
 		e := compileSecret(raw)
 		s.entries = append(s.entries, e)
 		if e.kind == secretAbs && !hasWildcard(e.pat) {
-			if real, err := filepath.EvalSymlinks(e.pat); err == nil && real != e.pat {
+			if real, _ := placeLocal(e.pat); real != e.pat && real[0] == '/' {
 				s.entries = append(s.entries, secretEntry{raw: raw, kind: secretAbs, pat: real})
 			}
 		}
@@ -153,37 +151,38 @@ func basePattern(p string) string {
 	return base
 }
 
-// cleanPattern cleans an absolute path pattern as the kernel would walk
-// it; ".." after a wildcard could climb anywhere, so what precedes it is
-// then unknown.
-func cleanPattern(p string) string {
-	elems := strings.Split(p, "/")
-	last := -1
-	for i, el := range elems {
-		if el == ".." && hasWildcard(strings.Join(elems[:i], "/")) {
-			last = i
-		}
-	}
-	if last >= 0 {
-		return string(anyString) + "/" + path.Clean(strings.Join(elems[last+1:], "/"))
-	}
-	return path.Clean(p)
-}
-
 // pathSeparators end a path inside a longer word: an option's "=", a
 // HOST:PATH, a list, an awk or sed program's quotes and redirections.
 const pathSeparators = " \t\n'\"`;(){}<>|&,=:"
 
+// maxBundle bounds the short-option bundles whose tails are tried as
+// attached values.
+const maxBundle = 64
+
 // pathCandidates are the strings in a word pattern that may be paths:
-// each field between separators, and within a field the rest from its
-// first "/" or "~" (-f/etc/shadow, @/etc/shadow).
+// each field between separators, within a field the rest from its first
+// "/" or "~/" (-f/etc/shadow, @/etc/shadow) or after a leading "@" (a
+// response file: strings @shadow after cd /etc), and in a bundle of
+// short options every tail, as any letter may take the rest as its value
+// (grep -fshadow after cd /etc).
 func pathCandidates(word string) []string {
 	fields := strings.FieldsFunc(word, func(r rune) bool { return strings.ContainsRune(pathSeparators, r) })
 	var out []string
 	for _, f := range fields {
 		out = append(out, f)
-		if i := strings.IndexAny(f, "/~"); i > 0 {
+		if i := strings.IndexByte(f, '/'); i > 0 {
 			out = append(out, f[i:])
+		}
+		if i := strings.Index(f, "~/"); i > 0 { // HEAD~1 is no home
+			out = append(out, f[i:])
+		}
+		if len(f) > 1 && f[0] == '@' { // a response file (strings @FILE), curl -d @FILE
+			out = append(out, f[1:])
+		}
+		if len(f) > 2 && len(f) <= maxBundle && f[0] == '-' && f[1] != '-' {
+			for k := 2; k < len(f); k++ {
+				out = append(out, f[k:])
+			}
 		}
 	}
 	if len(out) == 0 && word != "" {
@@ -191,10 +190,6 @@ func pathCandidates(word string) []string {
 	}
 	return out
 }
-
-// cwdUnknown stands in walker.cwds for a directory changed to at run time
-// to somewhere not known now.
-const cwdUnknown = "\x00"
 
 // secretIn returns the secret entry the word pattern may name, or "".
 // unplaced says the path's folder is not known before it runs (it climbs
@@ -221,73 +216,29 @@ func secretCite(entry string, unplaced bool) string {
 }
 
 // secretPath judges one path pattern, resolved as the shell and the
-// kernel will: "~" is a home directory (on the bot's host, the bot's
-// own), a relative path is relative to the login or session directory or
-// to any directory a cd in the command line went to, and on the bot's
-// host an existing path is also judged where its symlinks lead.
+// kernel will (paths.go): its "~" forms expanded, a relative path in the
+// login or session directory and in any directory a cd in the command
+// line went to, and ".." walked from where symlinks lead.
 func (w *walker) secretPath(c string) (entry string, unplaced bool) {
-	s := w.policy.secrets
 	switch {
 	case c[0] == '~':
-		_, rest, _ := strings.Cut(c, "/")
-		if w.local() && (c == "~" || strings.HasPrefix(c, "~/")) {
-			if home, err := os.UserHomeDir(); err == nil {
-				if e := w.secretAbsPath(filepath.Join(home, rest)); e != "" {
-					return e, false
-				}
-			}
-		}
-		return s.matchInHome(rest), false
-	case c[0] == '/' || c[0] == anyString || (c[0] == anyName || c[0] == noDot) && strings.Contains(c, "/"):
-		return w.secretAbsPath(c), c[0] == anyString
+		return w.secretTilde(c)
+	case c[0] == '/' || c[0] == anyString:
+		return w.secretAbsPath(c)
 	}
-	rel := c
-	climbs := false
-	for strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "./") || rel == ".." {
-		climbs = climbs || strings.HasPrefix(rel, "..")
-		_, rel, _ = strings.Cut(rel, "/")
-	}
-	if climbs || strings.Contains("/"+rel+"/", "/../") {
-		return s.matchAbs(string(anyString) + "/" + rel), true
-	}
-	for _, d := range w.cwds {
-		unknown := d == cwdUnknown
-		if unknown {
-			d = string(anyString)
-		}
-		if e := w.secretAbsPath(d + "/" + rel); e != "" {
-			return e, unknown
-		}
-	}
-	return s.matchInHome(rel), false
+	return w.secretRelative(c)
 }
 
-// secretAbsPath judges an absolute path pattern, following symlinks on
-// the bot's own host.
-func (w *walker) secretAbsPath(p string) string {
-	p = cleanPattern(p)
-	if e := w.policy.secrets.matchAbs(p); e != "" {
-		return e
-	}
-	if w.local() && !hasWildcard(p) {
-		if real := resolveExisting(p); real != p {
-			return w.policy.secrets.matchAbs(real)
+// secretAbsPath judges an absolute path pattern (or one starting with
+// anyString) in every form it may take once the kernel walks it.
+func (w *walker) secretAbsPath(p string) (entry string, unplaced bool) {
+	forms, unplaced := w.placeForms(p)
+	for _, f := range forms {
+		if e := w.policy.secrets.matchAbs(f); e != "" {
+			return e, unplaced
 		}
 	}
-	return ""
-}
-
-// resolveExisting follows the symlinks of the longest existing prefix
-// of the absolute path p and appends the rest.
-func resolveExisting(p string) string {
-	rest := ""
-	for dir := p; dir != "/" && dir != "."; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-	return p
+	return "", false
 }
 
 // local reports whether the command runs on the bot's own host, where
@@ -298,23 +249,41 @@ func (w *walker) local() bool { return w.target.Host == localHostName }
 // (hosts.LocalHost).
 const localHostName = "local"
 
-// secretRead adds to c when an argument names a secret path.
+// secretArg returns the secret entry the word may name, or "". A process
+// substitution is a pipe from a command classified on its own, not the
+// /dev/fd path that stands for it.
+func (w *walker) secretArg(a arg) (entry string, unplaced bool) {
+	if a.procSubst {
+		return "", false
+	}
+	return w.secretIn(a.pattern())
+}
+
+// secretRead adds to c when an argument names a secret path, or an
+// option names a file the program reads (filelists.go).
 func (w *walker) secretRead(c *Command, args []arg) {
+	defer w.programDirs(c.Program, args)()
+	w.fileOptionReads(c, args)
 	if metadataOnly[c.Program] {
 		return
 	}
 	for _, a := range args {
-		if e, unplaced := w.secretIn(a.pattern()); e != "" {
-			if a.pattern() == string(anyString) {
-				// Not "secret path /etc/shadow": the word is computed
-				// when it runs, so it could name any credential file.
-				c.add(Approve, fmt.Sprintf("%s may read %s, a path computed when it runs, which could be a file that holds credentials", c.Program, a.show()))
-				return
-			}
-			c.add(Approve, fmt.Sprintf("%s may read %s: %s", c.Program, a.show(), secretCite(e, unplaced)))
+		if e, unplaced := w.secretArg(a); e != "" {
+			c.add(Approve, c.Program+" "+secretReadReason(a, e, unplaced))
 			return
 		}
 	}
+}
+
+// secretReadReason says why reading the word a, which matched the secret
+// entry, needs approval.
+func secretReadReason(a arg, entry string, unplaced bool) string {
+	if a.pattern() == string(anyString) {
+		// Not "secret path /etc/shadow": the word is computed when it
+		// runs, so it could name any credential file.
+		return fmt.Sprintf("may read %s, a path computed when it runs, which could be a file that holds credentials", a.show())
+	}
+	return fmt.Sprintf("may read %s: %s", a.show(), secretCite(entry, unplaced))
 }
 
 // metadataOnly programs show names, sizes and types of files, never what
@@ -337,16 +306,13 @@ func (w *walker) secretUnder(dir arg) string {
 	if p == "" || p[0] != '/' && p[0] != anyString {
 		return "files in a home or working directory"
 	}
-	p = cleanPattern(p)
-	if p == "/" || p[0] == anyString || p == "/home" || p == "/root" || strings.HasPrefix(p, "/home/") || strings.HasPrefix(p, "/root/") {
-		return "files in home directories"
-	}
-	if e := w.policy.secrets.under(p); e != "" {
-		return e
-	}
-	if w.local() && !hasWildcard(p) {
-		if real := resolveExisting(p); real != p {
-			return w.policy.secrets.under(real)
+	forms, _ := w.placeForms(p)
+	for _, f := range forms {
+		if f == "/" || f[0] == anyString || f == "/home" || f == "/root" || strings.HasPrefix(f, "/home/") || strings.HasPrefix(f, "/root/") {
+			return "files in home directories"
+		}
+		if e := w.policy.secrets.under(f); e != "" {
+			return e
 		}
 	}
 	return ""

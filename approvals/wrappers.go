@@ -119,6 +119,7 @@ func (w *walker) xargs(c *Command, args []arg, sc scope) {
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
+	w.fileOptionReads(c, args) // -a FILE
 	inner := p.rest
 	if len(inner) == 0 {
 		inner = []arg{{src: "echo", val: "echo"}}
