@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -322,7 +323,7 @@ func (w *walker) gitRepoSecret(sub, base string) string {
 		if strings.HasPrefix(d, cwdUnknown) || slices.Contains(strings.Split(d, "/"), "..") {
 			return fmt.Sprintf("git %s prints what a repository holds, in a directory known only when it runs, which could hold credentials", sub)
 		}
-		if e := w.policy.secrets.under(cleanPattern(d)); e != "" && d != "" {
+		if e := w.policy.secrets.under(path.Clean(d)); e != "" && d != "" {
 			return fmt.Sprintf("git %s prints what the repository in %s holds, which may be a file that holds credentials (%s)", sub, d, e)
 		}
 	}
