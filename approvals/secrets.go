@@ -27,6 +27,9 @@ var DefaultSecretPaths = []string{
 	// the environment, memory and files of other processes
 	"/proc/*/environ", "/proc/*/root", "/proc/*/cwd", "/proc/*/fd", "/proc/*/map_files", "/proc/*/mem",
 	"/proc/kcore", "/dev/mem", "/dev/kmem", "/dev/port",
+	// raw disks and their partitions hold every file, secrets included
+	"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/dm-*", "/dev/md*", "/dev/loop*",
+	"/dev/nbd*", "/dev/rbd*", "/dev/zram*", "/dev/sr*", "/dev/mapper", "/dev/disk", "/dev/block",
 	// cloud, cluster, registry and VCS credentials
 	"~/.aws", "~/.kube", "~/.docker/config.json", "~/.git-credentials", "~/.netrc", "~/.pgpass", "~/.my.cnf",
 	"~/.config/gcloud", "~/.azure", "~/.config/gh", "~/.vault-token", "~/.npmrc", "~/.pypirc", "~/.gnupg",
