@@ -67,7 +67,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
-	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
+	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport, hosts.SandboxIsolation)
 	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
 	rt.sandbox.logStart(log)
 	if rt.skills, err = agent.LoadSkills(cfg.Agent.SkillDirs); err != nil {
