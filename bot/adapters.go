@@ -66,7 +66,7 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 	}
 	hopts := hosts.Options{Timeout: opts.Timeout, Dir: opts.Dir}
 	if !opts.Approved { // what no person approved runs in the sandbox
-		hopts.Sandbox = &hosts.Sandbox{ConnectPorts: opts.ConnectPorts}
+		hopts.Sandbox = &hosts.Sandbox{ConnectPorts: opts.ConnectPorts, Hidden: opts.Hidden, Env: opts.Env}
 		hopts.Hidden, hopts.Env, hopts.Scheduled = opts.Hidden, opts.Env, opts.Scheduled
 	}
 	if opts.Stdin != "" {

@@ -39,6 +39,11 @@ type Local struct {
 	SandboxBestEffort bool
 	// probe replaces SandboxSupport in tests (a kernel without Landlock).
 	probe func() error
+	// isolationProbe replaces SandboxIsolation in tests (a host without
+	// namespaces for the sandbox); forceUserNS makes a root bot use a user
+	// namespace as one that is not root does.
+	isolationProbe func() error
+	forceUserNS    bool
 	// Tracker, when set, records each command's process group while it
 	// runs, for the start-up sweep after a crash (EndLocal).
 	Tracker Tracker
@@ -62,12 +67,13 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	}
 	out := newSink(LocalHost, opts.OutputLimit, onChunk)
 	cmd := l.command(command, opts)
+	var box *launch
 	if opts.Sandbox != nil {
-		cleanup, err := l.confine(cmd, opts.Sandbox)
-		if err != nil {
+		var err error
+		if box, err = l.confine(cmd, opts.Sandbox); err != nil {
 			return res, fmt.Errorf("hosts: local: %w", err)
 		}
-		defer cleanup()
+		defer box.cleanup()
 	}
 	var tty *ptyOutput
 	if opts.PTY {
@@ -78,8 +84,10 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	} else {
 		cmd.Stdout, cmd.Stderr = out.writer(Stdout), out.writer(Stderr)
 	}
+	box.isolate(cmd)
 	start := time.Now()
 	err := cmd.Start()
+	box.started()
 	if tty != nil {
 		tty.started(err == nil)
 	}
@@ -89,6 +97,7 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	done := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command))
 	defer done()
 	res, err = waitLocal(ctx, cmd, opts.Timeout)
+	box.report(&res)
 	if tty != nil {
 		tty.drain()
 	}

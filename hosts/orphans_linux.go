@@ -73,9 +73,9 @@ func procStart(pid int) (uint64, error) {
 }
 
 type statFields struct {
-	pid, pgrp int
-	state     string
-	start     uint64
+	pid, ppid, pgrp int
+	state           string
+	start           uint64
 }
 
 // readStat parses the fields of /proc/PID/stat we need. The command name
@@ -92,13 +92,15 @@ func readStat(path string) (statFields, error) {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:bytes.IndexByte(b, '(')])))
 	rest := strings.Fields(string(b[i+1:]))
-	// rest[0] is field 3 (state): pgrp is field 5, starttime field 22.
+	// rest[0] is field 3 (state): ppid is field 4, pgrp field 5,
+	// starttime field 22.
 	if len(rest) < 20 {
 		return statFields{}, fmt.Errorf("%s: too few fields", path)
 	}
+	ppid, _ := strconv.Atoi(rest[1])
 	pgrp, _ := strconv.Atoi(rest[2])
 	start, err := strconv.ParseUint(rest[19], 10, 64)
-	return statFields{pid: pid, pgrp: pgrp, state: rest[0], start: start}, err
+	return statFields{pid: pid, ppid: ppid, pgrp: pgrp, state: rest[0], start: start}, err
 }
 
 // bootID names this boot of the kernel.

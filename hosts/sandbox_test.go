@@ -40,27 +40,46 @@ func haveSandbox(t *testing.T) bool {
 }
 
 // A command that runs without a person cannot write outside its private
-// directory: the kernel answers EACCES ("Permission denied").
+// directory: the kernel answers EROFS ("Read-only file system") in the
+// sandbox's mount namespace, and Landlock's EACCES ("Permission denied")
+// where there is none.
 func TestSandboxRefusesWritesOutsideItsDirectory(t *testing.T) {
 	t.Parallel()
 	if !haveSandbox(t) {
 		return
 	}
+	for _, ns := range []bool{true, false} {
+		refusesWritesOutside(t, ns)
+	}
+}
+
+// refusesWritesOutside is TestSandboxRefusesWritesOutsideItsDirectory with
+// or without the mount namespace.
+func refusesWritesOutside(t *testing.T, ns bool) {
+	t.Helper()
+	l, want := &hosts.Local{}, "Read-only file system"
+	if ns && hosts.SandboxIsolation() != nil { // this host cannot: Landlock alone
+		want = "Permission denied"
+	}
+	if !ns {
+		hosts.SetSandboxIsolation(l, func() error { return errors.New("no namespaces here") })
+		want = "Permission denied"
+	}
 	dir := t.TempDir() // under /tmp, but not the command's own directory
 	for _, cmd := range []string{"touch %s/x", "echo x > %s/x", "mkdir %s/x", "ln -s /etc/passwd %s/x"} {
-		res, err := sandboxed(t, &hosts.Local{}, fmt.Sprintf(cmd, dir), hosts.Sandbox{})
+		res, err := sandboxed(t, l, fmt.Sprintf(cmd, dir), hosts.Sandbox{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.ExitCode == 0 || !strings.Contains(string(res.Output), "Permission denied") {
-			t.Errorf("%q: exit %d, output %q; want a failure with Permission denied", cmd, res.ExitCode, res.Output)
+		if res.ExitCode == 0 || !strings.Contains(string(res.Output), want) {
+			t.Errorf("namespace %v: %q: exit %d, output %q; want a failure with %s", ns, cmd, res.ExitCode, res.Output, want)
 		}
 	}
 	victim := filepath.Join(dir, "victim")
 	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := sandboxed(t, &hosts.Local{}, "rm -f "+victim+"; : > "+victim, hosts.Sandbox{})
+	res, err := sandboxed(t, l, "rm -f "+victim+"; : > "+victim, hosts.Sandbox{})
 	if err != nil || res.ExitCode == 0 {
 		t.Errorf("rm and truncate: %v, exit %d", err, res.ExitCode)
 	}

@@ -13,11 +13,20 @@ import (
 type sandboxState struct {
 	mode    string // approvals.SandboxRequired or SandboxBestEffort
 	missing error  // nil: the sandbox is in force
+	// partial: the sandbox runs without its mount namespace (no user
+	// namespaces for a bot that is not root), so secret paths are not
+	// masked; nil when it has it.
+	partial error
 }
 
-// newSandboxState asks probe (hosts.SandboxSupport) once.
-func newSandboxState(cfg approvals.PolicyConfig, probe func() error) sandboxState {
-	return sandboxState{mode: cfg.SandboxMode(), missing: probe()}
+// newSandboxState asks probe (hosts.SandboxSupport) and isolation
+// (hosts.SandboxIsolation) once.
+func newSandboxState(cfg approvals.PolicyConfig, probe, isolation func() error) sandboxState {
+	s := sandboxState{mode: cfg.SandboxMode(), missing: probe()}
+	if s.missing == nil {
+		s.partial = isolation()
+	}
+	return s
 }
 
 // apply makes the policy and the local runner keep to the state: without
@@ -39,8 +48,10 @@ func (s sandboxState) apply(p *approvals.Policy, local *hosts.Local) *approvals.
 // bot then asks for approval instead (or, best effort, runs unconfined).
 func (s sandboxState) status() (ok bool, detail string) {
 	switch {
+	case s.missing == nil && s.partial != nil:
+		return true, "sandbox: commands that run without approval on the bot's host are confined by Landlock (no writes, no capabilities, nothing left running, no network but the destinations the policy allowed) but WITHOUT a mount namespace (" + s.partial.Error() + "): secret paths are not masked, and the mode and times of files the bot's user owns stay changeable"
 	case s.missing == nil:
-		return true, "sandbox: commands that run without approval on the bot's host are confined by Landlock (read-only file system, no network but the destinations the policy allowed)"
+		return true, "sandbox: commands that run without approval on the bot's host are confined by Landlock and a mount namespace (read-only file system, secret paths masked, no capabilities, nothing left running, no network but the destinations the policy allowed)"
 	case s.mode == approvals.SandboxBestEffort:
 		return false, "sandbox: not available on the bot's host (" + s.missing.Error() + "); commands the policy allows there run WITHOUT it (policy.sandbox: best_effort)"
 	}
@@ -50,7 +61,7 @@ func (s sandboxState) status() (ok bool, detail string) {
 // logStart says once, at start, what the sandbox state means.
 func (s sandboxState) logStart(log *slog.Logger) {
 	ok, detail := s.status()
-	if ok {
+	if ok && s.partial == nil {
 		// Said at Info: an operator reading the start-up log sees that
 		// the layer is on, not only when it is missing.
 		log.Info(detail)

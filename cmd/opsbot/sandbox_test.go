@@ -39,7 +39,7 @@ func TestSandboxFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		local := &hosts.Local{}
-		s := newSandboxState(cfg, tt.probe)
+		s := newSandboxState(cfg, tt.probe, haveLandlock)
 		pol = s.apply(pol, local)
 		if d := pol.Check(approvals.Target{Host: hosts.LocalHost}, "df -h"); d.Action != tt.want {
 			t.Errorf("%q: df -h on local is %s, want %s", tt.mode, d.Action, tt.want)
@@ -68,23 +68,26 @@ func TestConfigRefusesAnUnknownSandboxMode(t *testing.T) {
 }
 
 // At start, a missing sandbox is one WARN line that says what happens
-// instead; a working one says nothing at the default level.
+// instead, and so is one without its mount namespace (it says what that
+// leaves open); a whole one is one INFO line.
 func TestSandboxStartLine(t *testing.T) {
 	t.Parallel()
-	for _, missing := range []bool{true, false} {
+	ok := func() error { return nil }
+	noLandlock := func() error { return errors.New("this kernel has no Landlock") }
+	noUserNS := func() error { return errors.New("unprivileged user namespaces are off") }
+	for _, tt := range []struct {
+		probe, isolation func() error
+		level, want      string
+	}{
+		{noLandlock, ok, "level=WARN", "wait for approval instead"},
+		{ok, noUserNS, "level=WARN", "WITHOUT a mount namespace (unprivileged user namespaces are off): secret paths are not masked"},
+		{ok, ok, "level=INFO", "confined by Landlock and a mount namespace"},
+	} {
 		var buf bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&buf, nil))
-		probe := func() error { return nil }
-		if missing {
-			probe = func() error { return errors.New("this kernel has no Landlock") }
-		}
-		newSandboxState(approvals.PolicyConfig{}, probe).logStart(log)
-		got := buf.String()
-		switch {
-		case missing && (strings.Count(got, "\n") != 1 || !strings.Contains(got, "level=WARN") || !strings.Contains(got, "wait for approval instead")):
-			t.Errorf("without Landlock the start line is %q", got)
-		case !missing && (strings.Count(got, "\n") != 1 || !strings.Contains(got, "level=INFO") || !strings.Contains(got, "confined by Landlock")):
-			t.Errorf("with Landlock the start line is %q", got)
+		newSandboxState(approvals.PolicyConfig{}, tt.probe, tt.isolation).logStart(log)
+		if got := buf.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, tt.level) || !strings.Contains(got, tt.want) {
+			t.Errorf("the start line is %q; want %s with %q", got, tt.level, tt.want)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
-	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport)
+	rt.sandbox = newSandboxState(cfg.Policy, hosts.SandboxSupport, hosts.SandboxIsolation)
 	rt.policy = rt.sandbox.apply(rt.policy, rt.fleet.Local)
 	rt.sandbox.logStart(log)
 	withRemoteSandbox(cfg.Policy, rt.fleet, rt.policy)
