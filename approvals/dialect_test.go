@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -89,30 +88,6 @@ func confined() *syscall.SysProcAttr {
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 	}
-}
-
-// sameReading reports whether two decisions found the same simple
-// commands: the same number, each found inside the same wrappers, with
-// the same number of words and the same value for every word both
-// resolved. A word one side leaves unresolved (the policy does not decode
-// $'\x72m'; bash's rendering shows 'rm') matches any word: it is
-// classified as computed at run time, never as a value it is not.
-func sameReading(a, b Decision) bool {
-	return slices.EqualFunc(a.Commands, b.Commands, func(x, y Command) bool {
-		return slices.Equal(x.Via, y.Via) && slices.EqualFunc(x.words, y.words, func(v, w arg) bool {
-			return v.dynamic != "" || w.dynamic != "" || v.val == w.val
-		})
-	})
-}
-
-// bashRendering undoes the one place where bash's rendering is not what
-// bash parses back: it names a simple coproc COPROC (coproc COPROC cmd),
-// which bash would read as the command COPROC.
-func bashRendering(line, body string) string {
-	if !strings.Contains(line, "COPROC") {
-		body = strings.ReplaceAll(body, "coproc COPROC ", "coproc ")
-	}
-	return body
 }
 
 // TestCorpusParsesAsTheRunnerShell is the parser differential: for every

@@ -104,6 +104,8 @@ type Policy struct {
 	// unsandboxed names the host whose allowed commands need approval,
 	// for unsandboxedWhy (see WithoutSandbox).
 	unsandboxed, unsandboxedWhy string
+	// bash confirms how bash reads what the policy would allow.
+	bash *bashReader
 }
 
 // NewPolicy builds a policy from its config section.
@@ -111,7 +113,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("approvals: policy: %w", err)
 	}
-	p := &Policy{def: Approve, allow: map[string]bool{}, removed: map[string]bool{}}
+	p := &Policy{def: Approve, allow: map[string]bool{}, removed: map[string]bool{}, bash: newBashReader()}
 	if cfg.Default != "" {
 		p.def, _ = ParseAction(cfg.Default)
 	}
@@ -136,6 +138,9 @@ func (p *Policy) Check(t Target, command string) Decision {
 	w.checkText(command)
 	if w.verdict.action < Deny && len(command) <= maxCommandBytes {
 		w.script(command, scope{})
+	}
+	if w.verdict.action == Allow {
+		p.confirmWithBash(t, w)
 	}
 	return p.sandboxFallback(t, w.decision())
 }

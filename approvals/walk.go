@@ -27,6 +27,9 @@ type walker struct {
 	// (cwdUnknown for one not known now): relative paths are judged
 	// there too.
 	cwds []string
+	// bashScripts are the scripts read in bash's dialect (the line, and
+	// strings and here-documents handed to bash), for confirmWithBash.
+	bashScripts []string
 }
 
 // stdinKind is where a command's standard input comes from, which
@@ -97,6 +100,9 @@ func (w *walker) script(src string, sc scope) {
 	if len(dialects) == 0 {
 		dialects = []syntax.LangVariant{ShellDialect}
 	}
+	if slices.Contains(dialects, syntax.LangBash) {
+		w.bashScripts = append(w.bashScripts, src)
+	}
 	start := len(w.cmds)
 	w.parseAndWalk(src, sc, dialects[0])
 	for _, d := range dialects[1:] {
@@ -123,7 +129,7 @@ func sameCommands(a, b []Command) bool {
 
 // parseAndWalk parses src in one dialect and classifies it.
 func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) {
-	f, err := syntax.NewParser(syntax.Variant(dialect)).Parse(strings.NewReader(src), "")
+	f, src, err := parseShell(src, dialect)
 	if err != nil {
 		w.verdict.add(Approve, fmt.Sprintf("does not parse as a %s command: %v", dialect, err))
 		return
@@ -146,6 +152,46 @@ func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) 
 		}
 		return true
 	})
+}
+
+// parseShell parses src in dialect as the shell does. The parser takes a
+// backslash-newline inside a comment as a line continuation, so that the
+// next line joins the comment's command; bash ends a comment at the
+// newline whatever comes before it. Each such backslash is read as the
+// space it is to bash (same length: positions stay right), and the text
+// parsed again, as the next line may hold another comment.
+func parseShell(src string, dialect syntax.LangVariant) (*syntax.File, string, error) {
+	for {
+		f, err := syntax.NewParser(syntax.Variant(dialect), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return nil, src, err
+		}
+		fixed := src
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.Comment); ok {
+				fixed = endComment(fixed, c)
+			}
+			return true
+		})
+		if fixed == src {
+			return f, src, nil
+		}
+		src = fixed
+	}
+}
+
+// endComment blanks the backslash of a backslash-newline the parser
+// took into comment c.
+func endComment(src string, c *syntax.Comment) string {
+	s, e := int(c.Pos().Offset()), int(c.End().Offset())
+	if s < 0 || e > len(src) || s > e {
+		return src
+	}
+	i := strings.Index(src[s:e], "\\\n")
+	if i < 0 {
+		return src
+	}
+	return src[:s+i] + " " + src[s+i+1:]
 }
 
 func (w *walker) stmts(list []*syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
