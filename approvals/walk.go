@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -30,6 +31,9 @@ type walker struct {
 	// bashScripts are the scripts read in bash's dialect (the line, and
 	// strings and here-documents handed to bash), for confirmWithBash.
 	bashScripts []string
+	// loopVars are the variables of the for loops being walked whose
+	// values are known now (see loopValues).
+	loopVars map[string][]arg
 }
 
 // stdinKind is where a command's standard input comes from, which
@@ -66,6 +70,9 @@ type scope struct {
 	stdin stdinKind
 	text  string // the input when stdin is stdinText, the file when stdinFile
 	depth int
+	// sharedInput marks standard input set up for a compound command:
+	// several commands may read it, each taking a part.
+	sharedInput bool
 	// dialects are how the shell running a script string may read it
 	// (nil: ShellDialect); each reading is classified.
 	dialects []syntax.LangVariant
@@ -204,7 +211,16 @@ func (w *walker) stmt(s *syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
 	if len(s.Redirs) > 0 && runsExec(s.Cmd, sc.src) {
 		w.verdict.add(Approve, "exec with redirections opens descriptors for every later command")
 	}
+	if s.Background {
+		w.verdict.add(Approve, backgroundWhy("&", "runs the command in the background"))
+	}
 	sc = w.redirects(s.Redirs, sc, vis)
+	if setsInput(s.Redirs) {
+		sc.sharedInput = false
+	}
+	if _, simple := s.Cmd.(*syntax.CallExpr); !simple {
+		sc.sharedInput = true
+	}
 	w.command(s.Cmd, sc, vis)
 }
 
@@ -259,7 +275,7 @@ func (w *walker) otherCommand(c syntax.Command, sc scope, vis map[*syntax.CallEx
 		w.stmt(c.Body, sc, vis)
 		return
 	case *syntax.CoprocClause:
-		w.verdict.add(Approve, "starts a coprocess")
+		w.verdict.add(Approve, backgroundWhy("coproc", "starts a coprocess"))
 		w.stmt(c.Stmt, sc, vis)
 		return
 	case *syntax.DeclClause:
@@ -290,7 +306,19 @@ func (w *walker) forClause(c *syntax.ForClause, sc scope, vis map[*syntax.CallEx
 		w.verdict.add(Approve, "arithmetic evaluation can run code hidden in variables")
 		w.nested(l, sc, vis)
 	}
+	name, values, ok := loopValues(c, sc.src)
+	if !ok {
+		w.stmts(c.Do, sc, vis)
+		return
+	}
+	outer := w.loopVars
+	w.loopVars = maps.Clone(outer)
+	if w.loopVars == nil {
+		w.loopVars = map[string][]arg{}
+	}
+	w.loopVars[name] = values
 	w.stmts(c.Do, sc, vis)
+	w.loopVars = outer
 }
 
 // testExpr walks a [[ … ]] expression; arithmetic comparisons evaluate
