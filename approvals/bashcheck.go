@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"os"
 	"os/exec"
@@ -77,7 +78,8 @@ func (b *bashReader) read(src string) bashParse {
 }
 
 // bashProbe wraps a script in a function bash never calls and prints the
-// function back. It never runs what the script holds, and is fenced
+// function back. The body starts with ":" as bash refuses an empty one
+// (a line that is only a comment), and ends with probeEnd. It never runs what the script holds, and is fenced
 // several times over in case the script escapes the function's braces:
 // with extdebug and functrace, a DEBUG trap skips every simple command
 // but the final declare, in subshells and substitutions too; the shell is
@@ -85,12 +87,19 @@ func (b *bashReader) read(src string) bashParse {
 // slash), and PATH names no directory, so only builtins could run. The
 // process also runs without an environment, as nobody when opsbot runs
 // as root, in a process group killed after bashTimeout.
-func bashProbe(src string) string {
+func bashProbe(src, end string) string {
 	return "shopt -s extdebug\nset -T\ntrap '[[ $BASH_COMMAND == \"declare -f opsbot_parsed\" ]]' DEBUG\nset -r\n" +
-		"opsbot_parsed() {\n" + src + "\n}\ndeclare -f opsbot_parsed\n"
+		"opsbot_parsed() {\n:\n" + src + "\n" + end + "\n}\ndeclare -f opsbot_parsed\n"
 }
 
-// ask runs bash on src's probe.
+// probeEnd is the probe's last command, unique to each probe: a script
+// that closes the function's braces early leaves it out of the function
+// bash prints, which is how that is told from a complete reading.
+func probeEnd() string {
+	return ": opsbot_end_" + rand.Text()
+}
+
+// ask runs bash on src's probe and reads its answer.
 func (b *bashReader) ask(src string) bashParse {
 	if b.path == "" {
 		return bashParse{why: "bash is not installed on the bot's host, so how bash reads the command could not be confirmed"}
@@ -98,30 +107,41 @@ func (b *bashReader) ask(src string) bashParse {
 	if strings.ContainsRune(src, 0) {
 		return bashParse{why: "the command holds a NUL byte, which no shell is given"}
 	}
+	end := probeEnd()
+	out, stderr, why := b.probe(src, end)
+	if why != "" {
+		return bashParse{why: why}
+	}
+	return parseProbeOutput(out, stderr, end)
+}
+
+// probe runs bash on src's probe and returns what it printed; why is set
+// when bash could not answer.
+func (b *bashReader) probe(src, end string) (out, stderr, why string) {
 	bashWorkers <- struct{}{}
 	defer func() { <-bashWorkers }()
 	ctx, cancel := context.WithTimeout(context.Background(), bashTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.path, "--norc", "--noprofile", "-c", bashProbe(src))
+	cmd := exec.CommandContext(ctx, b.path, "--norc", "--noprofile", "-c", bashProbe(src, end))
 	cmd.Env = []string{"PATH=/nonexistent/opsbot", "LC_ALL=C.UTF-8"}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = probeAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	var out, stderr limitedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
+	var stdout, errout limitedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &errout
 	err := cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return bashParse{why: "bash took too long to read the command"}
+		return "", "", "bash took too long to read the command"
 	case err != nil && !errors.As(err, new(*exec.ExitError)):
-		return bashParse{why: "bash could not be started to confirm how it reads the command"}
+		return "", "", "bash could not be started to confirm how it reads the command"
 	}
-	return parseProbeOutput(out.String(), stderr.String())
+	return stdout.String(), errout.String(), ""
 }
 
 // parseProbeOutput takes the function's body out of what the probe printed.
-func parseProbeOutput(out, stderr string) bashParse {
+func parseProbeOutput(out, stderr, end string) bashParse {
 	const head, tail = "opsbot_parsed () \n{ \n", "\n}\n"
 	if !strings.HasPrefix(out, head) || !strings.HasSuffix(out, tail) || stderr != "" {
 		why := "bash does not read it as one complete command line"
@@ -130,7 +150,14 @@ func parseProbeOutput(out, stderr string) bashParse {
 		}
 		return bashParse{why: why}
 	}
-	return bashParse{body: strings.TrimSuffix(strings.TrimPrefix(out, head), "}\n"), ok: true}
+	body := strings.TrimSuffix(strings.TrimPrefix(out, head), "}\n")
+	body, closed := strings.CutSuffix(body, " "+end+"\n")
+	for _, colon := range []string{"    :;\n", "    :\n"} {
+		if rest, ok := strings.CutPrefix(body, colon); ok && closed {
+			return bashParse{body: rest, ok: true}
+		}
+	}
+	return bashParse{why: "bash does not read it as one complete command line"}
 }
 
 // probeAttr puts the probe in its own process group, as nobody when
@@ -191,9 +218,17 @@ func (p *Policy) walkOnly(t Target, src string) Decision {
 func programsOf(d Decision) []string {
 	out := make([]string, 0, len(d.Commands))
 	for _, c := range d.Commands {
-		out = append(out, preview(strings.Join(c.Argv, " "), 60))
+		out = append(out, shorten(strings.Join(c.Argv, " "), 60))
 	}
 	return out
+}
+
+// shorten cuts s to n characters, marking the cut.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // sameReading reports whether two decisions found the same simple
