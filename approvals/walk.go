@@ -166,7 +166,10 @@ func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) 
 // next line joins the comment's command; bash ends a comment at the
 // newline whatever comes before it. Each such backslash is read as the
 // space it is to bash (same length: positions stay right), and the text
-// parsed again, as the next line may hold another comment.
+// parsed again, as the next line may hold another comment. (Inside
+// backquotes bash removes the backslash-newline before parsing, so there
+// the comment goes on; reading the next line as a command is the
+// stricter of the two, and confirmWithBash finds the difference.)
 func parseShell(src string, dialect syntax.LangVariant) (*syntax.File, string, error) {
 	for {
 		f, err := syntax.NewParser(syntax.Variant(dialect), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
