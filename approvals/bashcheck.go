@@ -58,6 +58,9 @@ func newBashReader() *bashReader {
 
 // read returns bash's reading of src, from memory when it was read before.
 func (b *bashReader) read(src string) bashParse {
+	if b == nil { // a Policy not made by NewPolicy
+		return bashParse{why: "how bash reads the command was not confirmed"}
+	}
 	b.mu.Lock()
 	r, ok := b.seen[src]
 	b.mu.Unlock()
