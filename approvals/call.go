@@ -71,12 +71,12 @@ func (w *walker) redirects(rs []*syntax.Redirect, sc scope, vis map[*syntax.Call
 		switch r.Op {
 		case syntax.RdrIn:
 			a := resolveWord(r.Word, sc.src)
-			w.inputFile(a)
+			w.inputFrom(r.Word, a)
 			sc.stdin, sc.text = stdinFile, a.show()
 		case syntax.DplIn:
 			sc.stdin, sc.text = stdinFile, ""
 		case syntax.Hdoc, syntax.DashHdoc:
-			sc.stdin, sc.text = heredoc(r.Hdoc)
+			sc.stdin, sc.text = heredoc(r)
 		case syntax.WordHdoc:
 			a := resolveWord(r.Word, sc.src)
 			sc.stdin, sc.text = stdinFile, ""
@@ -95,22 +95,6 @@ func (w *walker) redirects(rs []*syntax.Redirect, sc scope, vis map[*syntax.Call
 		}
 	}
 	return sc
-}
-
-// heredoc returns the here-document's text when it is known now.
-func heredoc(doc *syntax.Word) (stdinKind, string) {
-	if doc == nil {
-		return stdinText, ""
-	}
-	var b strings.Builder
-	for _, p := range doc.Parts {
-		lit, ok := p.(*syntax.Lit)
-		if !ok {
-			return stdinFile, ""
-		}
-		b.WriteString(lit.Value)
-	}
-	return stdinText, b.String()
 }
 
 func isFD(s string) bool {

@@ -49,6 +49,7 @@ var codeBuiltins = map[string]string{
 	"export": "export changes the environment of later commands", "declare": "declare changes variables for later commands",
 	"typeset": "typeset changes variables for later commands", "local": "local changes variables", "readonly": "readonly changes variables",
 	"let": "let evaluates arithmetic, which can run code hidden in variables", "getopts": "getopts changes variables",
+	"disown": backgroundWhy("disown", "keeps a background job running after the shell exits"), "bg": backgroundWhy("bg", "resumes a job in the background"),
 }
 
 func refuse(why string) handler {

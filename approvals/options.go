@@ -53,6 +53,13 @@ type optSpec struct {
 	// stopAtOperand ends option parsing at the first operand, as for
 	// wrappers, whose operands are the command they run.
 	stopAtOperand bool
+	// firstOperandEnds ends the options at the first operand, for a
+	// getopt-like parser that does not permute (a hand-written loop, as
+	// xxd's, or an option string starting with "+"): the words after it
+	// are operands even when they start with "-" (`xxd FILE -s5` writes a
+	// file named -s5). GNU getopt_long and pflag permute: an option after
+	// an operand is still an option, and only "--" ends them.
+	firstOperandEnds bool
 	// exact turns off getopt_long's abbreviations (git's own options).
 	exact bool
 	// lenient reads an option the spec does not list as a flag without a
@@ -108,7 +115,7 @@ func (s optSpec) parse(args []arg) parsed {
 				p.rest = args[i:]
 				return p
 			}
-			if s.family == openssl || s.family == ipStyle || s.family == wholeWord {
+			if s.firstOperandEnds || s.family == openssl || s.family == ipStyle || s.family == wholeWord {
 				p.operands = append(p.operands, args[i:]...)
 				p.noteUnknown(args[i+1:])
 				return p

@@ -104,6 +104,8 @@ type Policy struct {
 	// unsandboxed names the host whose allowed commands need approval,
 	// for unsandboxedWhy (see WithoutSandbox).
 	unsandboxed, unsandboxedWhy string
+	// bash confirms how bash reads what the policy would allow.
+	bash *bashReader
 }
 
 // NewPolicy builds a policy from its config section.
@@ -111,7 +113,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("approvals: policy: %w", err)
 	}
-	p := &Policy{def: Approve, allow: map[string]bool{}, removed: map[string]bool{}}
+	p := &Policy{def: Approve, allow: map[string]bool{}, removed: map[string]bool{}, bash: newBashReader()}
 	if cfg.Default != "" {
 		p.def, _ = ParseAction(cfg.Default)
 	}
@@ -132,10 +134,19 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 // Check classifies a command line for a target. The decision is made by
 // code from the parsed command alone; nothing else is an input.
 func (p *Policy) Check(t Target, command string) Decision {
+	return p.check(t, command, true)
+}
+
+// check is Check; confirm asks bash to confirm an allow (off only for the
+// parser differential test, which compares with bash itself).
+func (p *Policy) check(t Target, command string, confirm bool) Decision {
 	w := &walker{policy: p, target: t}
 	w.checkText(command)
 	if w.verdict.action < Deny && len(command) <= maxCommandBytes {
 		w.script(command, scope{})
+	}
+	if w.verdict.action == Allow && confirm {
+		p.confirmWithBash(t, w)
 	}
 	return p.sandboxFallback(t, w.decision())
 }

@@ -79,9 +79,16 @@ func (w *walker) shell(c *Command, args []arg, sc scope) {
 		c.add(Approve, fmt.Sprintf("%s runs the script file %s, which the policy cannot read", c.Program, s.operands[0].show()))
 	case sc.stdin == stdinText:
 		c.add(Allow, "runs the here-document, classified on its own")
+		if sc.sharedInput {
+			c.add(Approve, "reads its program from input that other commands of the line read too, so which part it runs is not known now")
+		}
+		if scriptLines(sc.text) {
+			c.add(Approve, "reads a program of several lines from its input, which the commands in it read too: one that reads its input takes the next lines, and the shell runs what follows")
+		}
 		w.wrapped(c, args, nil, sc)
 		inner := sc.deeper(c.Program+" <<<", shellDialects(c.Program))
-		inner.stdin, inner.text = stdinNone, "" // the script is the input
+		// The commands of the program read the rest of it.
+		inner.stdin, inner.text, inner.sharedInput = stdinFile, "", true
 		w.script(sc.text, inner)
 		return
 	default:

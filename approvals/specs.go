@@ -21,7 +21,7 @@ var (
 		"mime-encoding", "apple", "extension", "mime-type", "keep-going", "list", "dereference", "no-dereference", "no-buffer", "no-pad",
 		"print0", "preserve-date", "parameter=", "raw", "special-files", "no-sandbox", "compile", "debug"}}
 	lastlogSpec = optSpec{short: "b:ChR:St:u:", long: []string{"before=", "clear", "help", "root=", "set", "time=", "user="}}
-	xxdSpec     = optSpec{short: "abC:c:Eeg:hil:n:o:prs:duvR:", long: nil}
+	xxdSpec     = optSpec{short: "abC:c:Eeg:hil:n:o:prs:duvR:", long: nil, firstOperandEnds: true}
 	readSpec    = optSpec{short: "a:d:ei:n:N:p:rst:u:"}
 	topSpec     = optSpec{short: "bcd:E:e:Hin:Oo:p:SsU:u:w::1hV", long: []string{"batch-mode", "cmdline-toggle", "delay=", "scale-summary-mem=",
 		"scale-task-mem=", "threads-show", "idle-toggle", "iterations=", "list-fields", "sort-override=", "pid=", "accum-time-toggle",

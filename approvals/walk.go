@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +28,12 @@ type walker struct {
 	// (cwdUnknown for one not known now): relative paths are judged
 	// there too.
 	cwds []string
+	// bashScripts are the scripts read in bash's dialect (the line, and
+	// strings and here-documents handed to bash), for confirmWithBash.
+	bashScripts []string
+	// loopVars are the variables of the for loops being walked whose
+	// values are known now (see loopValues).
+	loopVars map[string][]arg
 }
 
 // stdinKind is where a command's standard input comes from, which
@@ -63,6 +70,9 @@ type scope struct {
 	stdin stdinKind
 	text  string // the input when stdin is stdinText, the file when stdinFile
 	depth int
+	// sharedInput marks standard input set up for a compound command:
+	// several commands may read it, each taking a part.
+	sharedInput bool
 	// dialects are how the shell running a script string may read it
 	// (nil: ShellDialect); each reading is classified.
 	dialects []syntax.LangVariant
@@ -97,6 +107,9 @@ func (w *walker) script(src string, sc scope) {
 	if len(dialects) == 0 {
 		dialects = []syntax.LangVariant{ShellDialect}
 	}
+	if slices.Contains(dialects, syntax.LangBash) {
+		w.bashScripts = append(w.bashScripts, src)
+	}
 	start := len(w.cmds)
 	w.parseAndWalk(src, sc, dialects[0])
 	for _, d := range dialects[1:] {
@@ -123,7 +136,7 @@ func sameCommands(a, b []Command) bool {
 
 // parseAndWalk parses src in one dialect and classifies it.
 func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) {
-	f, err := syntax.NewParser(syntax.Variant(dialect)).Parse(strings.NewReader(src), "")
+	f, src, err := parseShell(src, dialect)
 	if err != nil {
 		w.verdict.add(Approve, fmt.Sprintf("does not parse as a %s command: %v", dialect, err))
 		return
@@ -148,6 +161,49 @@ func (w *walker) parseAndWalk(src string, sc scope, dialect syntax.LangVariant) 
 	})
 }
 
+// parseShell parses src in dialect as the shell does. The parser takes a
+// backslash-newline inside a comment as a line continuation, so that the
+// next line joins the comment's command; bash ends a comment at the
+// newline whatever comes before it. Each such backslash is read as the
+// space it is to bash (same length: positions stay right), and the text
+// parsed again, as the next line may hold another comment. (Inside
+// backquotes bash removes the backslash-newline before parsing, so there
+// the comment goes on; reading the next line as a command is the
+// stricter of the two, and confirmWithBash finds the difference.)
+func parseShell(src string, dialect syntax.LangVariant) (*syntax.File, string, error) {
+	for {
+		f, err := syntax.NewParser(syntax.Variant(dialect), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return nil, src, err
+		}
+		fixed := src
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.Comment); ok {
+				fixed = endComment(fixed, c)
+			}
+			return true
+		})
+		if fixed == src {
+			return f, src, nil
+		}
+		src = fixed
+	}
+}
+
+// endComment blanks the backslash of a backslash-newline the parser
+// took into comment c.
+func endComment(src string, c *syntax.Comment) string {
+	s, e := int(c.Pos().Offset()), int(c.End().Offset())
+	if s < 0 || e > len(src) || s > e {
+		return src
+	}
+	i := strings.Index(src[s:e], "\\\n")
+	if i < 0 {
+		return src
+	}
+	return src[:s+i] + " " + src[s+i+1:]
+}
+
 func (w *walker) stmts(list []*syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
 	for _, s := range list {
 		w.stmt(s, sc, vis)
@@ -158,7 +214,16 @@ func (w *walker) stmt(s *syntax.Stmt, sc scope, vis map[*syntax.CallExpr]bool) {
 	if len(s.Redirs) > 0 && runsExec(s.Cmd, sc.src) {
 		w.verdict.add(Approve, "exec with redirections opens descriptors for every later command")
 	}
+	if s.Background {
+		w.verdict.add(Approve, backgroundWhy("&", "runs the command in the background"))
+	}
 	sc = w.redirects(s.Redirs, sc, vis)
+	if setsInput(s.Redirs) {
+		sc.sharedInput = false
+	}
+	if _, simple := s.Cmd.(*syntax.CallExpr); !simple {
+		sc.sharedInput = true
+	}
 	w.command(s.Cmd, sc, vis)
 }
 
@@ -213,7 +278,7 @@ func (w *walker) otherCommand(c syntax.Command, sc scope, vis map[*syntax.CallEx
 		w.stmt(c.Body, sc, vis)
 		return
 	case *syntax.CoprocClause:
-		w.verdict.add(Approve, "starts a coprocess")
+		w.verdict.add(Approve, backgroundWhy("coproc", "starts a coprocess"))
 		w.stmt(c.Stmt, sc, vis)
 		return
 	case *syntax.DeclClause:
@@ -244,7 +309,19 @@ func (w *walker) forClause(c *syntax.ForClause, sc scope, vis map[*syntax.CallEx
 		w.verdict.add(Approve, "arithmetic evaluation can run code hidden in variables")
 		w.nested(l, sc, vis)
 	}
+	name, values, ok := loopValues(c, sc.src)
+	if !ok {
+		w.stmts(c.Do, sc, vis)
+		return
+	}
+	outer := w.loopVars
+	w.loopVars = maps.Clone(outer)
+	if w.loopVars == nil {
+		w.loopVars = map[string][]arg{}
+	}
+	w.loopVars[name] = values
 	w.stmts(c.Do, sc, vis)
+	w.loopVars = outer
 }
 
 // testExpr walks a [[ … ]] expression; arithmetic comparisons evaluate

@@ -203,3 +203,83 @@ func sourceOf(n syntax.Node, src string) string {
 	}
 	return src[s:e]
 }
+
+// loopValues returns a for loop's variable and its values when each is
+// known now: the loop lists its words (no computed word, no brace list),
+// and nothing in its body can give the variable another value (an
+// assignment, ${v:=…}, or the bare name as a word, as read, printf -v,
+// mapfile and declare take it). A word that is a glob stays one: the
+// values are the files it matches.
+func loopValues(c *syntax.ForClause, src string) (string, []arg, bool) {
+	it, ok := c.Loop.(*syntax.WordIter)
+	if !ok || it.Name == nil || !it.InPos.IsValid() {
+		return "", nil, false
+	}
+	name := it.Name.Value
+	values := make([]arg, len(it.Items))
+	for i, word := range it.Items {
+		if values[i] = resolveWord(word, src); values[i].dynamic != "" {
+			return "", nil, false
+		}
+	}
+	return name, values, !mayAssign(c.Do, name)
+}
+
+// mayAssign reports whether any of stmts may set the variable name.
+func mayAssign(stmts []*syntax.Stmt, name string) bool {
+	found := false
+	params := map[*syntax.Lit]bool{} // the names of expansions: reads, not words
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Assign:
+				found = found || (n.Name != nil && n.Name.Value == name)
+			case *syntax.ParamExp:
+				params[n.Param] = true
+				found = found || (n.Param != nil && n.Param.Value == name && (n.Exp != nil || n.Excl || n.Index != nil))
+			case *syntax.WordIter:
+				found = found || (n.Name != nil && n.Name.Value == name)
+			case *syntax.Lit:
+				if params[n] {
+					return true
+				}
+				v := strings.TrimLeft(n.Value, "-")
+				found = found || strings.HasPrefix(v, name) && (len(v) == len(name) || strings.ContainsRune("=[+", rune(v[len(name)])))
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// inputFrom judges an input redirection from word: one value at a time
+// when the word is only a loop variable whose values are known, as a
+// file named at run time otherwise.
+func (w *walker) inputFrom(word *syntax.Word, a arg) {
+	if values, ok := w.loopVars[onlyVariable(word)]; ok {
+		for _, v := range values {
+			w.inputFile(v)
+		}
+		return
+	}
+	w.inputFile(a)
+}
+
+// onlyVariable is the name of the variable a word consists of ($v,
+// ${v}, "$v"); empty for any other word.
+func onlyVariable(word *syntax.Word) string {
+	parts := word.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok && !dq.Dollar {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return ""
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || pe.Exp != nil {
+		return ""
+	}
+	return pe.Param.Value
+}

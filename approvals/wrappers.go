@@ -20,6 +20,8 @@ type wrapSpec struct {
 	refuse map[string]string
 	// env reads NAME=VALUE words before the command.
 	env bool
+	// always is why the wrapper needs approval whatever its options.
+	always string
 }
 
 // wrappers are the plain wrapper programs.
@@ -39,12 +41,12 @@ var wrappers = map[string]wrapSpec{
 	"doas":     {opts: optSpec{short: "a:C:Lnsu:"}, refuse: map[string]string{"s": "doas -s runs a shell", "C": "doas -C reads a config file"}},
 	"env":      {opts: optSpec{short: "i0u:C:S:v", long: []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal=?", "default-signal=?", "ignore-signal=?", "list-signal-handling", "debug", "help", "version"}}, env: true, refuse: map[string]string{"S": "env -S splits a string into a command", "split-string": "env -S splits a string into a command"}},
 	"nice":     {opts: optSpec{short: "n:", long: []string{"adjustment=", "help", "version"}}},
-	"nohup":    {opts: optSpec{long: []string{"help", "version"}}},
+	"nohup":    {opts: optSpec{long: []string{"help", "version"}}, always: backgroundWhy("nohup", "ignores the hang-up signal that ends a command's processes")},
 	"time":     {opts: optSpec{short: "af:o:pqvV", long: []string{"append", "format=", "output=", "portability", "quiet", "verbose", "help", "version"}}, refuse: map[string]string{"o": "time -o writes a file", "output": "time -o writes a file"}},
 	"timeout":  {opts: optSpec{short: "fk:ps:v", long: []string{"foreground", "kill-after=", "preserve-status", "signal=", "verbose", "help", "version"}}, skip: 1},
 	"stdbuf":   {opts: optSpec{short: "i:o:e:", long: []string{"input=", "output=", "error=", "help", "version"}}},
 	"ionice":   {opts: optSpec{short: "c:n:p:P:tu:hV", long: []string{"class=", "classdata=", "pid=", "pgid=", "ignore", "uid=", "help", "version"}}, refuse: map[string]string{"p": "ionice -p changes another process", "P": "ionice -P changes other processes", "u": "ionice -u changes other processes", "pid": "ionice -p changes another process", "pgid": "ionice -P changes other processes", "uid": "ionice -u changes other processes"}},
-	"setsid":   {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}, refuse: map[string]string{"f": "setsid -f leaves the command running in the background", "fork": "setsid -f leaves the command running in the background"}},
+	"setsid":   {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}, always: backgroundWhy("setsid", "moves the command to a session of its own, out of reach of the cleanup that ends the command's processes")},
 	"builtin":  {},
 	"unbuffer": {opts: optSpec{short: "p"}},
 	"chronic":  {opts: optSpec{short: "ev"}},
@@ -56,6 +58,9 @@ func wrapperHandler(spec wrapSpec) handler {
 		opts := spec.opts // a copy: handlers run concurrently
 		opts.stopAtOperand = true
 		p := opts.parseWrapper(args)
+		if spec.always != "" {
+			c.add(Approve, spec.always)
+		}
 		for _, name := range slices.Sorted(maps.Keys(spec.refuse)) {
 			if p.has(name) {
 				c.add(Approve, spec.refuse[name])
@@ -169,7 +174,7 @@ func (w *walker) watch(c *Command, args []arg, sc scope) {
 // ssh runs the words after the host as a command line on the remote host.
 func (w *walker) ssh(c *Command, args []arg, sc scope) {
 	spec := optSpec{short: "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:PQ:R:S:TVw:W:XYy", stopAtOperand: true}
-	p := spec.parseWrapper(args)
+	p := sshOptions(spec, args)
 	if p.unknown != "" {
 		c.add(Approve, p.unknown)
 	}
@@ -188,6 +193,23 @@ func (w *walker) ssh(c *Command, args []arg, sc scope) {
 	}
 	// The remote login shell reads it: bash or a POSIX sh, most often.
 	w.joinedScript(c, args, p.rest[1:], sc, shEither)
+}
+
+// sshOptions reads ssh's command line as ssh does: after the
+// destination it reads options again, up to the first operand (`ssh host
+// -o ProxyCommand=… cmd`), unless "--" came before the destination. rest
+// is the destination and the command.
+func sshOptions(spec optSpec, args []arg) parsed {
+	p := spec.parseWrapper(args)
+	used := len(args) - len(p.rest)
+	if len(p.rest) < 2 || (used > 0 && args[used-1].static() && args[used-1].val == "--") {
+		return p
+	}
+	q := spec.parseWrapper(p.rest[1:])
+	p.opts = append(p.opts, q.opts...)
+	p.unknown = orText(p.unknown, q.unknown)
+	p.rest = append([]arg{p.rest[0]}, q.rest...)
+	return p
 }
 
 func sshOption(o opt) string {
