@@ -1,0 +1,242 @@
+package nsverify
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// seededSecrets are files at the default policy's secret paths, one of
+// each kind of entry: absolute paths and directories, wildcards, "~/"
+// paths in root's and others' homes, bare names in homes and elsewhere.
+// Each holds the run's marker, which no sandboxed output may contain.
+var seededSecrets = []string{
+	"/etc/shadow", "/etc/gshadow", "/etc/ssl/private/server.key", "/etc/ssh/ssh_host_ed25519_key",
+	"/etc/kubernetes/admin.conf", "/etc/kubernetes/pki/ca.key", "/etc/mysql/debian.cnf",
+	"/etc/opsbot/opsbot.env", "/var/lib/opsbot/opsbot.db", "/run/secrets/db-password",
+	"/root/.ssh/id_ed25519", "/root/.aws/credentials", "/root/.bash_history", "/root/.git-credentials",
+	"/root/.kube/config", "/root/.docker/config.json", "/root/.netrc", "/root/.pgpass",
+	"/home/deploy/.kube/config", "/home/deploy/.bash_history", "/home/ops/.ssh/id_rsa", "/home/ops/.zsh_history",
+}
+
+// remoteOptions are the options the bot gives a command the policy
+// allows on an SSH host (bot/adapters.go): the sandbox, with the
+// destinations the policy allowed, the secret paths to mask and the
+// unattended environment.
+func remoteOptions(p *approvals.Policy, d approvals.Decision) hosts.Options {
+	return hosts.Options{
+		Sandbox: &hosts.Sandbox{ConnectPorts: d.ConnectPorts()},
+		Hidden:  p.SecretPaths(),
+		Env:     approvals.UnattendedEnv(),
+		Timeout: DefaultDeadline,
+	}
+}
+
+// controls run unsandboxed (as an approved command would) in the same
+// sshd as the corpus: each must show up in its own check, so no check
+// passes because it cannot see.
+const (
+	controlWrite  = "touch /srv/opsbot-control-write"
+	controlRead   = "cat /etc/shadow /root/.aws/credentials"
+	controlEgress = "echo > /dev/tcp/198.51.100.7/9"
+)
+
+// TestAllowedCorpusOverSSH runs every corpus line the policy allows on an
+// SSH host over SSH, in the remote sandbox (bubblewrap through the
+// session), on a loopback sshd that itself runs in the harness's
+// throwaway namespaces over the copy-on-write root.
+//
+// Why the sshd runs inside the harness rather than strace -f around a
+// plain sshtest server: the overlay's upper layer records every change to
+// the file system whatever the call that made it (open for writing,
+// rename, chmod, utimes, setxattr, a write through an inherited
+// descriptor, a mount leaking out of bubblewrap), where a trace is only
+// as complete as its list of calls and its reading of their paths across
+// the sandbox's own mount namespaces. The strace around sshd still gives
+// the connects and sends of every session process, as for the local
+// harness. Secrets are seed files with a marker at the policy's secret
+// paths, over the machine's own.
+//
+// Every line: 0 changed paths, no marker in its output, no connect or
+// send outside loopback. The controls prove each check can fail.
+func TestAllowedCorpusOverSSH(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	p := defaultPolicy(t)
+	marker := "opsbot-seeded-secret-" + randomHex(t)
+	secrets := map[string]string{}
+	for _, s := range seededSecrets {
+		secrets[s] = marker + " " + s + "\n"
+	}
+	secrets["/etc/shadow"] = shadowWith(t, marker)
+	host, err := StartRemote(t.TempDir(), secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = host.Stop() })
+	pool, err := hosts.NewPool(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: host.KnownHosts, IdentityFiles: []string{host.IdentityFile}, User: host.User}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hosts.Host{Name: target.Host, Address: host.Addr}
+	if kind, why, err := pool.RemoteSandbox(t.Context(), h); err != nil || kind != hosts.RemoteBwrap {
+		pool.Close()
+		t.Fatalf("the loopback host's sandbox: %q (%s), %v; want bwrap\nsshd log:\n%s", kind, why, err, host.Log())
+	}
+	lines, opts := allowedRemote(t, p)
+	results := runRemote(t, pool, h, lines, opts)
+	controls := runControls(t, pool, h)
+	pool.Close()
+	rep, err := host.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(controls[controlRead], marker) {
+		t.Errorf("the unsandboxed control %q did not print the seeded secret: the secret check sees nothing\n%s", controlRead, controls[controlRead])
+	}
+	leaks := 0
+	for i, out := range results {
+		if n := strings.Count(out, marker); n > 0 {
+			leaks += n
+			t.Errorf("%s: %q printed a seeded secret in the sandbox:\n%s", lines[i].Where, lines[i].Command, out)
+		}
+	}
+	changed := checkChanges(t, rep)
+	egress := checkEgress(t, rep)
+	t.Logf("%d allowed corpus lines run over SSH in the remote sandbox: %d changed paths, %d secret markers in output, %d egress attempts (%d loopback), %d files opened for writing unchanged; %v",
+		len(lines), changed, leaks, egress, len(rep.Loopback), len(rep.Copied), time.Since(start).Round(time.Second))
+}
+
+// allowedRemote are the corpus lines the policy allows on an SSH host,
+// with the options the bot would run each with.
+func allowedRemote(t *testing.T, p *approvals.Policy) ([]Line, []hosts.Options) {
+	var lines []Line
+	var opts []hosts.Options
+	for _, l := range readCorpora(t, corpusFiles...) {
+		d := p.Check(target, l.Command)
+		if d.Action != approvals.Allow || strings.ContainsRune(l.Command, 0) {
+			continue // TestAllowedCorpusChangesNothing fails on a NUL
+		}
+		lines = append(lines, l)
+		opts = append(opts, remoteOptions(p, d))
+	}
+	if len(lines) < 200 {
+		t.Fatalf("only %d corpus commands are allowed; the harmless corpus alone should give 300", len(lines))
+	}
+	return lines, opts
+}
+
+// runRemote runs the lines over the pool's one connection, as many at
+// once as it has sessions, and returns each one's output.
+func runRemote(t *testing.T, pool *hosts.Pool, h hosts.Host, lines []Line, opts []hosts.Options) []string {
+	out := make([]string, len(lines))
+	errs := make([]error, len(lines))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range hosts.DefaultMaxSessions {
+		wg.Go(func() {
+			for i := range next {
+				res, err := pool.Run(t.Context(), h, lines[i].Command, opts[i], nil)
+				out[i], errs[i] = string(res.Output), err
+			}
+		})
+	}
+	for i := range lines {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("%s: %q did not run: %v", lines[i].Where, lines[i].Command, err)
+		}
+	}
+	return out
+}
+
+// runControls runs the controls unsandboxed and returns their outputs.
+func runControls(t *testing.T, pool *hosts.Pool, h hosts.Host) map[string]string {
+	out := map[string]string{}
+	for _, c := range []string{controlWrite, controlRead, controlEgress} {
+		res, err := pool.Run(t.Context(), h, c, hosts.Options{Timeout: DefaultDeadline}, nil)
+		if err != nil {
+			t.Fatalf("control %q: %v", c, err)
+		}
+		out[c] = string(res.Output)
+	}
+	return out
+}
+
+// checkChanges fails on every changed path but the write control's, and
+// when that one is missing; it returns how many others there were.
+func checkChanges(t *testing.T, rep Report) int {
+	control, n := false, 0
+	for _, c := range rep.Changes {
+		switch c.Path {
+		case "srv/opsbot-control-write":
+			control = true
+		case "srv": // the control's new name in /srv
+			if _, after, _ := dirState(c.After); len(after) > 0 && onlyAdds(c, map[string]bool{"srv/opsbot-control-write": true}) {
+				continue
+			}
+			fallthrough
+		default:
+			n++
+			t.Errorf("a session changed %s", c)
+		}
+	}
+	if !control {
+		t.Errorf("the unsandboxed control %q changed nothing the harness saw: the check of changed paths sees nothing\n%s", controlWrite, rep)
+	}
+	return n
+}
+
+// checkEgress fails on every attempt outside loopback but the egress
+// control's, and when that one is missing; it returns how many others.
+func checkEgress(t *testing.T, rep Report) int {
+	control, n := false, 0
+	for _, a := range rep.Egress {
+		if a.Addr == "198.51.100.7" && a.Port == "9" {
+			control = true
+			continue
+		}
+		n++
+		t.Errorf("egress from a session: %s", a)
+	}
+	if !control {
+		t.Errorf("the unsandboxed control %q was not seen: the egress check sees nothing", controlEgress)
+	}
+	return n
+}
+
+func randomHex(t *testing.T) string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// shadowWith is an /etc/shadow for this machine's accounts whose password
+// hashes are the marker: sshd, outside the sandbox, reads it (an account
+// without an entry counts as locked), and no sandboxed command may.
+func shadowWith(t *testing.T, marker string) string {
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for l := range strings.Lines(string(passwd)) {
+		if name, _, ok := strings.Cut(l, ":"); ok {
+			b.WriteString(name + ":$6$" + marker + ":19000:0:99999:7:::\n")
+		}
+	}
+	return b.String()
+}
