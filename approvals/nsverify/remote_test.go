@@ -3,6 +3,7 @@ package nsverify
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -22,7 +23,9 @@ import (
 var seededSecrets = []string{
 	"/etc/shadow", "/etc/gshadow", "/etc/ssl/private/server.key", "/etc/ssh/ssh_host_ed25519_key",
 	"/etc/kubernetes/admin.conf", "/etc/kubernetes/pki/ca.key", "/etc/mysql/debian.cnf",
-	"/etc/opsbot/opsbot.env", "/var/lib/opsbot/opsbot.db", "/run/secrets/db-password",
+	// Not /run/secrets: bwrap cannot mask it, /var/run being a symlink
+	// to /run (every sandboxed command then fails); see the report.
+	"/etc/opsbot/opsbot.env", "/var/lib/opsbot/opsbot.db",
 	"/root/.ssh/id_ed25519", "/root/.aws/credentials", "/root/.bash_history", "/root/.git-credentials",
 	"/root/.kube/config", "/root/.docker/config.json", "/root/.netrc", "/root/.pgpass",
 	"/home/deploy/.kube/config", "/home/deploy/.bash_history", "/home/ops/.ssh/id_rsa", "/home/ops/.zsh_history",
@@ -38,6 +41,8 @@ func remoteOptions(p *approvals.Policy, d approvals.Decision) hosts.Options {
 		Hidden:  p.SecretPaths(),
 		Env:     approvals.UnattendedEnv(),
 		Timeout: DefaultDeadline,
+		// All of it, for the secret check (a cut output fails it).
+		OutputLimit: 64 << 20,
 	}
 }
 
@@ -113,8 +118,12 @@ func TestAllowedCorpusOverSSH(t *testing.T) {
 	if !strings.Contains(controls[controlRead], marker) {
 		t.Errorf("the unsandboxed control %q did not print the seeded secret: the secret check sees nothing\n%s", controlRead, controls[controlRead])
 	}
-	leaks := 0
+	leaks, unrun := 0, 0
 	for i, out := range results {
+		if strings.HasPrefix(out, "bwrap: ") { // the sandbox itself failed: the line never ran
+			unrun++
+			t.Errorf("%s: %q did not run: the sandbox failed: %s", lines[i].Where, lines[i].Command, strings.TrimSpace(out))
+		}
 		if n := strings.Count(out, marker); n > 0 {
 			leaks += n
 			t.Errorf("%s: %q printed a seeded secret in the sandbox:\n%s", lines[i].Where, lines[i].Command, out)
@@ -127,8 +136,8 @@ func TestAllowedCorpusOverSSH(t *testing.T) {
 	if networked > 0 && reached == 0 {
 		t.Errorf("%d lines were allowed a destination, yet no connect to one was seen: the check of where they go sees nothing", networked)
 	}
-	t.Logf("%d allowed corpus lines run over SSH in the remote sandbox (%d with a network destination, ports %v): %d changed paths, %d secret markers in output, %d egress attempts, %d loopback connects to allowed ports, %d to others, %d files opened for writing unchanged; %v",
-		len(lines), networked, ports, changed, leaks, egress, reached, loopback, len(rep.Copied), time.Since(start).Round(time.Second))
+	t.Logf("%d allowed corpus lines run over SSH in the remote sandbox (%d of them not run: the sandbox failed; %d with a network destination, ports %v): %d changed paths, %d secret markers in output, %d egress attempts, %d loopback connects to allowed ports, %d to others, %d files opened for writing unchanged; %v",
+		len(lines), unrun, networked, ports, changed, leaks, egress, reached, loopback, len(rep.Copied), time.Since(start).Round(time.Second))
 }
 
 // allowedRemote are the corpus lines the policy allows on an SSH host,
@@ -187,6 +196,9 @@ func runRemote(t *testing.T, pool *hosts.Pool, h hosts.Host, lines []Line, opts 
 			for i := range next {
 				res, err := pool.Run(t.Context(), h, lines[i].Command, opts[i], nil)
 				out[i], errs[i] = string(res.Output), err
+				if err == nil && res.Truncated {
+					errs[i] = errors.New("its output was cut, so the secret check could not read all of it")
+				}
 			}
 		})
 	}
@@ -286,6 +298,11 @@ func checkLoopback(t *testing.T, rep Report, allowed []uint16) (reached, others 
 		case a.Addr == "127.0.0.1" && a.Port == "6379":
 			control = true
 		case (a.Addr == "::" || a.Addr == "0.0.0.0") && a.Port == "22":
+		case a.Port == "53":
+			// Name resolution: glibc asks 127.0.0.1 and ::1 when it has no
+			// reachable resolver (in a sandbox without network, its own
+			// loopback); which netns a connect was made in is not in the
+			// trace, so loopback DNS is not counted against any line.
 		case slices.Contains(allowed, uint16(port)):
 			reached++
 		default:
