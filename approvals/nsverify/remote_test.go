@@ -306,8 +306,13 @@ func checkLoopback(t *testing.T, rep Report, allowed []uint16) (reached, others 
 		case slices.Contains(allowed, uint16(port)):
 			reached++
 		default:
+			// Not a failure: a sandbox without network has a loopback of
+			// its own, and the trace does not say which namespace a
+			// connect was made in (nor TCP from UDP: getaddrinfo connects
+			// datagram sockets to sort addresses), so these cannot be
+			// told from a networked line's. Counted, and logged.
 			others++
-			t.Errorf("a loopback connect to a port no line was allowed: %s", a)
+			t.Logf("a loopback connect to a port no line was allowed (in some network namespace): %s", a.Line)
 		}
 	}
 	if !control {
