@@ -23,8 +23,9 @@ var chartDir = filepath.Join(repo, "deploy", "helm", "opsbot")
 // The two Slack tokens of the smallest install.
 var slackTokens = []string{"--set", "slack.botToken=xoxb-test-bot-token", "--set", "slack.appToken=xapp-test-app-token"}
 
-// helmBinary is the pinned helm the Makefile builds (bin/helm-VERSION,
-// VERSION from the Makefile's HELM_VERSION), or $OPSBOT_HELM.
+// helmBinary is $OPSBOT_HELM (make test-deploy sets it), or the pinned helm
+// the Makefile builds once per machine: helm-VERSION in
+// ${XDG_CACHE_HOME:-$HOME/.cache}/opsbot, VERSION the Makefile's HELM_VERSION.
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("OPSBOT_HELM"); p != "" {
@@ -38,9 +39,14 @@ func helmBinary(t *testing.T) string {
 	if m == nil {
 		t.Fatal("the Makefile sets no HELM_VERSION")
 	}
-	bin := filepath.Join(repo, "bin", "helm-"+string(m[1]))
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	bin := filepath.Join(cache, "opsbot", "helm-"+string(m[1]))
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("helm %s is not built: run `make bin/helm-%s` (make test does it), or set OPSBOT_HELM to a helm binary", m[1], m[1])
+		t.Fatalf("helm %s is not built: run `make test-deploy` (it builds helm once per machine into %s), or set OPSBOT_HELM to a helm binary", m[1], filepath.Dir(bin))
 	}
 	return bin
 }
