@@ -56,6 +56,8 @@ type Config struct {
 	// env is the environment ${NAME} was expanded from (nil: none), for
 	// the warning about a token set for a connector that stays off.
 	env func(string) (string, bool)
+	// literalSecrets are the warnings about secrets written into the file.
+	literalSecrets []*ConfigError
 }
 
 // logConfig is the `log` section.
@@ -187,6 +189,7 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	}
 	var errs []error
 	errs = append(errs, checkKeys(path, root, reflect.TypeOf(Config{}), "", cfg.lines)...)
+	cfg.literalSecrets = literalSecretWarnings(path, root, "")
 	errs = append(errs, expandEnv(path, root, "", lookup)...)
 	if err := root.Decode(cfg); err != nil {
 		for _, e := range flatten(yamlError(path, err)) {
@@ -289,6 +292,8 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.approverIDErrors()...)
+	errs = append(errs, c.webKeyErrors()...)
 	if len(errs) == 0 {
 		errs = append(errs, c.validateChecks()...)
 	}

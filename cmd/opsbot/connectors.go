@@ -151,9 +151,11 @@ var deprecatedKeys = map[string]bool{"web.on_busy": true}
 
 // warnings are the problems of a valid config, for config check and the
 // log at start: nobody may approve; a token in the environment for a
-// connector that stays off; a deprecated key.
+// connector that stays off; a secret written into the file; a deprecated
+// key.
 func (c *Config) warnings() []*ConfigError {
 	w := append(c.approvalWarnings(), c.tokenEnvWarnings()...)
+	w = append(w, c.literalSecrets...)
 	if line, set := c.lines["web.on_busy"]; set {
 		w = append(w, &ConfigError{File: c.file, Line: line, Key: "web.on_busy",
 			Msg: "is deprecated: it applies to every platform now; move it to bot.on_busy (used meanwhile when bot.on_busy is not set)"})
