@@ -93,5 +93,13 @@ func TestCompose(t *testing.T) {
 				t.Errorf("the image's %s needs ${%s}; %s.example does not set it", dest, name, svc.EnvFile[0].Path)
 			}
 		}
+		// The optional ones (${NAME:-}, a connector's token) are in the
+		// example too, commented out, so that a reader finds them there.
+		values := regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(string(conf), "")
+		for _, m := range regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*):-\}`).FindAllStringSubmatch(values, -1) {
+			if !regexp.MustCompile(`(?m)^#?` + m[1] + `=`).Match(example) {
+				t.Errorf("the image's %s reads ${%s:-}; %s.example does not mention it", dest, m[1], svc.EnvFile[0].Path)
+			}
+		}
 	}
 }

@@ -23,8 +23,9 @@ var chartDir = filepath.Join(repo, "deploy", "helm", "opsbot")
 // The two Slack tokens of the smallest install.
 var slackTokens = []string{"--set", "slack.botToken=xoxb-test-bot-token", "--set", "slack.appToken=xapp-test-app-token"}
 
-// helmBinary is the pinned helm the Makefile builds (bin/helm-VERSION,
-// VERSION from the Makefile's HELM_VERSION), or $OPSBOT_HELM.
+// helmBinary is $OPSBOT_HELM (make test-deploy sets it), or the pinned helm
+// the Makefile builds once per machine: helm-VERSION in
+// ${XDG_CACHE_HOME:-$HOME/.cache}/opsbot, VERSION the Makefile's HELM_VERSION.
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("OPSBOT_HELM"); p != "" {
@@ -38,9 +39,14 @@ func helmBinary(t *testing.T) string {
 	if m == nil {
 		t.Fatal("the Makefile sets no HELM_VERSION")
 	}
-	bin := filepath.Join(repo, "bin", "helm-"+string(m[1]))
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	bin := filepath.Join(cache, "opsbot", "helm-"+string(m[1]))
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("helm %s is not built: run `make bin/helm-%s` (make test does it), or set OPSBOT_HELM to a helm binary", m[1], m[1])
+		t.Fatalf("helm %s is not built: run `make test-deploy` (it builds helm once per machine into %s), or set OPSBOT_HELM to a helm binary", m[1], filepath.Dir(bin))
 	}
 	return bin
 }
@@ -141,8 +147,10 @@ func list(v any) []any { l, _ := v.([]any); return l }
 func TestHelmLint(t *testing.T) {
 	for _, args := range [][]string{
 		slackTokens,
-		append(slices(slackTokens), "--set", "serviceMonitor.enabled=true", "--set", "persistence.existingClaim=mine"),
+		append(slices(slackTokens), "--set", "serviceMonitor.enabled=true", "--set", "persistence.existingClaim=mine",
+			"--set", "discord.botToken=test-discord-token"),
 		{"--set", "existingSecret=opsbot-tokens"},
+		{"--set", "existingSecret=opsbot-tokens", "--set", "slack.connector=true", "--set", "discord.connector=true"},
 	} {
 		if out, err := helm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
 			t.Errorf("helm lint %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -473,4 +481,56 @@ func TestHelmRefusesReplicaCount(t *testing.T) {
 			t.Errorf("helm template --set %s: %v; want it refused, naming %s", set, err, name)
 		}
 	}
+}
+
+// TestHelmDiscordConnector: discord.botToken turns the connector on — the
+// discord section reads ${DISCORD_BOT_TOKEN}, which the pod gets from the
+// Secret, required; discord.connector without the token (and without
+// existingSecret) refuses to render, saying what to set; without either,
+// no discord section and the variable optional.
+func TestHelmDiscordConnector(t *testing.T) {
+	const token = "MTIzNDU2Nzg5MDEyMzQ1Njc4.Gabcde.test-discord-token"
+	docs := render(t, "--set", "discord.botToken="+token)
+	var conf struct {
+		Slack   map[string]string `yaml:"slack"`
+		Discord map[string]string `yaml:"discord"`
+	}
+	if err := yaml.Unmarshal([]byte(str(get(only(t, docs, "ConfigMap"), "data", "opsbot.yaml"))), &conf); err != nil {
+		t.Fatal(err)
+	}
+	if conf.Discord["token"] != "${DISCORD_BOT_TOKEN}" || conf.Slack != nil {
+		t.Errorf("discord section %v, slack %v; want token: ${DISCORD_BOT_TOKEN} and no slack section", conf.Discord, conf.Slack)
+	}
+	dep, secret := only(t, docs, "Deployment"), only(t, docs, "Secret")
+	c := get(dep, "spec", "template", "spec", "containers", 0)
+	if env := podEnv(t, c, secret); env["DISCORD_BOT_TOKEN"] != token {
+		t.Errorf("DISCORD_BOT_TOKEN in the pod is %q, want the token from the Secret", env["DISCORD_BOT_TOKEN"])
+	}
+	if optional := discordEnvOptional(t, c); optional {
+		t.Error("DISCORD_BOT_TOKEN is optional with the connector on")
+	}
+	_, err := helm(t, "template", "opsbot", chartDir, "--set", "discord.connector=true")
+	if err == nil || !strings.Contains(err.Error(), "discord.botToken") {
+		t.Errorf("discord.connector without a token rendered (%v), want an error naming discord.botToken", err)
+	}
+	off := render(t)
+	if strings.Contains(str(get(only(t, off, "ConfigMap"), "data", "opsbot.yaml")), "discord") {
+		t.Errorf("without a token the config has a discord section:\n%s", get(only(t, off, "ConfigMap"), "data", "opsbot.yaml"))
+	}
+	if !discordEnvOptional(t, get(only(t, off, "Deployment"), "spec", "template", "spec", "containers", 0)) {
+		t.Error("DISCORD_BOT_TOKEN is required with the connector off: the pod would not start without it")
+	}
+}
+
+// discordEnvOptional reports whether the container's DISCORD_BOT_TOKEN
+// comes from an optional Secret key.
+func discordEnvOptional(t *testing.T, c any) bool {
+	t.Helper()
+	for _, e := range list(get(c, "env")) {
+		if str(get(e, "name")) == "DISCORD_BOT_TOKEN" {
+			return get(e, "valueFrom", "secretKeyRef", "optional") == true
+		}
+	}
+	t.Fatal("the container has no DISCORD_BOT_TOKEN")
+	return false
 }

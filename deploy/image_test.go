@@ -7,6 +7,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
 )
 
 // image is what the runtime stage of deploy/Dockerfile says about how
@@ -182,9 +187,58 @@ func TestImageServesHealthz(t *testing.T) {
 	if _, err := os.Stat(r.path("/data/opsbot.db")); err != nil {
 		t.Errorf("the database is not on the volume: %v", err)
 	}
+	if !strings.Contains(p.log(), `"connectors":["web"]`) {
+		t.Errorf("without Slack or Discord tokens the image should run the web chat alone; it logged:\n%s", p.log())
+	}
 	if !strings.Contains(built.version(t), testVersion) {
 		t.Errorf("opsbot version says %q: the Dockerfile's -ldflags did not set main.version", built.version(t))
 	}
+}
+
+// TestImageTurnsSlackOnFromEnv: the image's own config, with the two Slack
+// tokens in the environment (as deploy/opsbot.env.example sets them), runs
+// the Slack connector: it connects to Slack (a fake on loopback, the one
+// line changed in the config being slack.api_url) and the start log names
+// it beside the web chat.
+func TestImageTurnsSlackOnFromEnv(t *testing.T) {
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	img := readImage(t)
+	files := img.imageFiles(t, nil)
+	r := img.install(t, func(r *rootfs) map[string][]byte {
+		out := files(r)
+		out["/etc/opsbot/opsbot.yaml"] = setConfigKey(t, out["/etc/opsbot/opsbot.yaml"], "slack", "api_url", fake.URL)
+		return out
+	})
+	p := startOpsbot(t, r, img.workdir, img.argv(r), img.environ(r, "OPSBOT_WEB_API_KEY=k-"+t.Name(),
+		"SLACK_BOT_TOKEN="+slackfake.BotToken, "SLACK_APP_TOKEN="+slackfake.AppToken))
+	select {
+	case <-fake.Connected():
+	case <-time.After(60 * time.Second): // a hang, not a pace
+		t.Fatalf("opsbot never connected to Slack with the image's config and the tokens in its environment; it said:\n%s", p.log())
+	}
+	if !strings.Contains(p.log(), `"connectors":["web","slack"]`) {
+		t.Errorf("the start log does not name Slack beside the web chat:\n%s", p.log())
+	}
+}
+
+// setConfigKey sets section.key in a config file's YAML.
+func setConfigKey(t *testing.T, data []byte, section, key, value string) []byte {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	sec := mapValue(&doc, section)
+	if sec == nil || sec.Kind != yaml.MappingNode {
+		t.Fatalf("the config has no %s section:\n%s", section, data)
+	}
+	sec.Content = append(sec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &yaml.Node{Kind: yaml.ScalarNode, Value: value})
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestImageNeedsWebAPIKey: the image listens beyond loopback, so without

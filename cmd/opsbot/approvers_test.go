@@ -29,8 +29,8 @@ func TestWebGateConfig(t *testing.T) {
 		{"ipv6 loopback", "web:\n  listen: '[::1]:18080'\n", []string{"*"}, true},
 		{"slack approvers only", "approvals:\n  approvers:\n    - slack:\n        users: [U1]\n", []string{"*"}, true},
 		{"web approvers named", "approvals:\n  approvers:\n    - web:\n        users: [alice]\n", []string{"alice"}, false},
-		{"api key set", "web:\n  listen: 127.0.0.1:18080\n  api_key: k\n", nil, false},
-		{"open listener", "web:\n  listen: 0.0.0.0:18080\n  api_key: k\n", nil, false},
+		{"api key set", "web:\n  listen: 127.0.0.1:18080\n  api_key: k-0123456789abcdef\n", nil, false},
+		{"open listener", "web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\n", nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,12 +67,12 @@ func TestApprovalWarnings(t *testing.T) {
 		want []string
 	}{
 		{"loopback without approvers", "web:\n  listen: 127.0.0.1:18080\n", nil},
-		{"open listener without approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k\n",
+		{"open listener without approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\n",
 			[]string{"c.yaml: approvals.approvers: warning: " + strings.Replace(addWeb, "%s", "web.api_key is set, so the chat is open to other machines", 1)}},
-		{"open listener, slack approvers only", "web:\n  listen: 0.0.0.0:18080\n  api_key: k\napprovals:\n  approvers:\n    - slack:\n        users: [U1]\n",
+		{"open listener, slack approvers only", "web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\napprovals:\n  approvers:\n    - slack:\n        users: [U1]\n",
 			[]string{"c.yaml:5: approvals.approvers: warning: " + strings.Replace(addWeb, "%s", "web.api_key is set, so the chat is open to other machines", 1)}},
-		{"open listener with web approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k\napprovals:\n  approvers:\n    - web:\n        users: [alice, bob]\n", nil},
-		{"quorum above the approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k\napprovals:\n  quorum: 3\n  approvers:\n    - web:\n        users: [alice, bob]\n",
+		{"open listener with web approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\napprovals:\n  approvers:\n    - web:\n        users: [alice, bob]\n", nil},
+		{"quorum above the approvers", "web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\napprovals:\n  quorum: 3\n  approvers:\n    - web:\n        users: [alice, bob]\n",
 			[]string{"c.yaml:5: approvals.quorum: warning: 3 approvals are needed but the approvers name only 2 web user(s), " +
 				"so no request made in the web chat can be approved: lower approvals.quorum or add users to approvals.approvers[].web.users"}},
 	}
@@ -97,7 +97,7 @@ func TestApprovalWarnings(t *testing.T) {
 func TestConfigCheckWarnsWhenNobodyCanApprove(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "c.yaml")
-	os.WriteFile(path, []byte("web:\n  listen: 0.0.0.0:18080\n  api_key: k\n"), 0o600)
+	os.WriteFile(path, []byte("web:\n  listen: 0.0.0.0:18080\n  api_key: k-0123456789abcdef\n"), 0o600)
 	code, out, stderr := runOpsbot(t, "config", "check", "--config", path)
 	if code != 0 || !strings.Contains(out, "ok, with 1 warning(s)") ||
 		!strings.Contains(stderr, "approvals.approvers: warning: nobody can approve") || !strings.Contains(stderr, "users: [alice, bob]") {

@@ -53,6 +53,11 @@ type Config struct {
 	lines map[string]int
 	// red is the process's one redactor (see redactor).
 	red *redact.Redactor
+	// env is the environment ${NAME} was expanded from (nil: none), for
+	// the warning about a token set for a connector that stays off.
+	env func(string) (string, bool)
+	// literalSecrets are the warnings about secrets written into the file.
+	literalSecrets []*ConfigError
 }
 
 // logConfig is the `log` section.
@@ -122,7 +127,7 @@ func loadConfigFlag(cmd *cobra.Command) (*Config, error) {
 // defaultConfig is the embedded default of design §4: web chat on
 // 127.0.0.1:8080, ./opsbot.db, the built-in host local, the default policy.
 func defaultConfig() *Config {
-	c := &Config{}
+	c := &Config{env: os.LookupEnv}
 	c.applyDefaults()
 	return c
 }
@@ -172,7 +177,7 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	if err := dec.Decode(&doc); err != nil && err.Error() != "EOF" {
 		return nil, afterSyntaxErrors(path, data, syntaxErrors(path, data, err), lookup)
 	}
-	cfg := &Config{file: path, lines: map[string]int{}}
+	cfg := &Config{file: path, lines: map[string]int{}, env: lookup}
 	if doc.Kind == 0 { // empty file: all defaults
 		cfg.applyDefaults()
 		return cfg, nil
@@ -184,6 +189,7 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	}
 	var errs []error
 	errs = append(errs, checkKeys(path, root, reflect.TypeOf(Config{}), "", cfg.lines)...)
+	cfg.literalSecrets = literalSecretWarnings(path, root, "")
 	errs = append(errs, expandEnv(path, root, "", lookup)...)
 	if err := root.Decode(cfg); err != nil {
 		for _, e := range flatten(yamlError(path, err)) {
@@ -286,6 +292,8 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.approverIDErrors()...)
+	errs = append(errs, c.webKeyErrors()...)
 	if len(errs) == 0 {
 		errs = append(errs, c.validateChecks()...)
 	}

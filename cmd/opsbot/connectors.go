@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/opsbot/opsbot/bot"
@@ -148,12 +150,78 @@ func (c *Config) onBusy() string {
 var deprecatedKeys = map[string]bool{"web.on_busy": true}
 
 // warnings are the problems of a valid config, for config check and the
-// log at start: nobody may approve; a deprecated key.
+// log at start: nobody may approve; a token in the environment for a
+// connector that stays off; a secret written into the file; a deprecated
+// key.
 func (c *Config) warnings() []*ConfigError {
-	w := c.approvalWarnings()
+	w := append(c.approvalWarnings(), c.tokenEnvWarnings()...)
+	w = append(w, c.literalSecrets...)
 	if line, set := c.lines["web.on_busy"]; set {
 		w = append(w, &ConfigError{File: c.file, Line: line, Key: "web.on_busy",
 			Msg: "is deprecated: it applies to every platform now; move it to bot.on_busy (used meanwhile when bot.on_busy is not set)"})
 	}
 	return w
+}
+
+// tokenEnv names the environment variables that hold a connector's
+// tokens, as deploy/opsbot.env.example, the image's config and the Helm
+// chart spell them, with the keys that read them (the first turns the
+// connector on).
+var tokenEnv = []struct {
+	platform string
+	vars     []string // each NAME, read by keys[i]
+	keys     []string
+	on       func(*Config) bool
+}{
+	{"Slack", []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}, []string{"slack.bot_token", "slack.app_token"},
+		func(c *Config) bool { return c.Slack.Enabled() }},
+	{"Discord", []string{"DISCORD_BOT_TOKEN"}, []string{"discord.token"},
+		func(c *Config) bool { return c.Discord.Enabled() }},
+}
+
+// tokenEnvWarnings: a token set in the environment for a connector the
+// config leaves off would otherwise be ignored without a word (a config
+// without a slack: or discord: section, or one reading another variable).
+func (c *Config) tokenEnvWarnings() []*ConfigError {
+	if c.env == nil {
+		return nil
+	}
+	var out []*ConfigError
+	for _, t := range tokenEnv {
+		var set []string
+		for _, name := range t.vars {
+			if v, ok := c.env(name); ok && v != "" {
+				set = append(set, name)
+			}
+		}
+		if len(set) == 0 || t.on(c) {
+			continue
+		}
+		section, _, _ := strings.Cut(t.keys[0], ".")
+		fix := "\n    " + section + ":"
+		for i, k := range t.keys {
+			fix += fmt.Sprintf("\n      %s: ${%s}", strings.TrimPrefix(k, section+"."), t.vars[i])
+		}
+		out = append(out, c.warning(t.keys[0], fmt.Sprintf("%s set in the environment, but %s stays off: %s; to turn it on, write%s",
+			strings.Join(set, " and ")+isAre(len(set)), t.platform, c.emptyKeyReason(t.keys[0]), fix)))
+	}
+	return out
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+// emptyKeyReason says why a connector's token key is empty.
+func (c *Config) emptyKeyReason(key string) string {
+	switch {
+	case c.file == "":
+		return "the embedded default has no " + key + " (give a config file with --config)"
+	case c.lines[key] > 0:
+		return key + " is empty"
+	}
+	return "the config sets no " + key
 }

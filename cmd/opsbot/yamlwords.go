@@ -100,7 +100,47 @@ func syntaxErrors(path string, data []byte, err error) []error {
 	if len(errs) > 0 {
 		return errs
 	}
-	return flatten(yamlError(path, err))
+	return []error{parserError(path, data, err)}
+}
+
+// parserOnlyPhrases are the syntax errors yaml.v3 raises in its parser
+// rather than its scanner. For these it reports the line 0-based (the line
+// above the one where the list or block starts), and no line at all for
+// the first one; its scanner errors are 1-based.
+var parserOnlyPhrases = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected key",
+	"did not find expected '-' indicator", "did not find expected node content",
+}
+
+// flowWithReference is a [ ] list holding an unquoted ${NAME}, whose { is
+// read as the start of a { } mapping.
+var flowWithReference = regexp.MustCompile(`\[[^\]'"]*\$\{`)
+
+// parserError locates the parser's one syntax error on the right line and
+// says it in words.
+func parserError(path string, data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	for _, p := range parserOnlyPhrases {
+		if strings.Contains(msg, p) {
+			line++
+			break
+		}
+	}
+	lines := strings.Split(string(data), "\n")
+	// An error at the end of the file is shown on its last written line.
+	for line > len(lines) || line > 1 && strings.TrimSpace(lines[line-1]) == "" {
+		line--
+	}
+	if line >= 1 && line <= len(lines) && flowWithReference.MatchString(lines[line-1]) {
+		return &ConfigError{File: path, Line: line, Msg: "a ${NAME} inside a [ ] list must be quoted, as YAML reads its { as the start of { } keys: " +
+			"write ['${NAME}/file'], or put each item on a line of its own below the key as   - ${NAME}/file"}
+	}
+	return &ConfigError{File: path, Line: line, Msg: plainYAML(msg)}
 }
 
 type indentProblem struct {

@@ -39,6 +39,9 @@ ${ENV} references, expanded by opsbot from the pod's environment.
 {{- if include "opsbot.slack" . -}}
 {{- $_ := set $base "slack" (dict "bot_token" "${SLACK_BOT_TOKEN}" "app_token" "${SLACK_APP_TOKEN}") -}}
 {{- end -}}
+{{- if include "opsbot.discord" . -}}
+{{- $_ := set $base "discord" (dict "token" "${DISCORD_BOT_TOKEN}") -}}
+{{- end -}}
 {{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
 {{- end -}}
 
@@ -48,4 +51,12 @@ or slack.connector says the existing Secret has the tokens; "" otherwise.
 */}}
 {{- define "opsbot.slack" -}}
 {{- if or .Values.slack.connector .Values.slack.botToken -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+opsbot.discord is "true" when the Discord connector is on: its token is
+set, or discord.connector says the existing Secret has it; "" otherwise.
+*/}}
+{{- define "opsbot.discord" -}}
+{{- if or .Values.discord.connector .Values.discord.botToken -}}true{{- end -}}
 {{- end -}}
