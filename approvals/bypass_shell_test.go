@@ -5,15 +5,15 @@ import (
 	"testing"
 )
 
-// verdictCase is a command line and the action it must get.
-type verdictCase struct {
+// shellCase is a command line and the action it must get.
+type shellCase struct {
 	line string
 	want Action
 }
 
 // checkCases runs cases against the fleet policy on an SSH host, and
 // returns the decisions by line.
-func checkCases(t *testing.T, cases []verdictCase) map[string]Decision {
+func checkCases(t *testing.T, cases []shellCase) map[string]Decision {
 	t.Helper()
 	p := fleetPolicy(t)
 	out := map[string]Decision{}
@@ -32,7 +32,7 @@ func checkCases(t *testing.T, cases []verdictCase) map[string]Decision {
 // one (the parser alone would have joined it to the comment's command).
 func TestCommentEndsAtNewline(t *testing.T) {
 	t.Parallel()
-	d := checkCases(t, []verdictCase{
+	d := checkCases(t, []shellCase{
 		{"uptime # \\\nrm -rf /srv/data", Approve},
 		{"uptime # \\\nrm -rf --no-preserve-root /", Deny},
 		{"df -h #\\\ntouch /tmp/x", Approve},
@@ -54,7 +54,7 @@ func TestCommentEndsAtNewline(t *testing.T) {
 // substitutions in an unquoted body run in the outer shell.
 func TestHeredocBodiesClassifiedAsTheirReader(t *testing.T) {
 	t.Parallel()
-	checkCases(t, []verdictCase{
+	checkCases(t, []shellCase{
 		{"bash <<EOF\necho \\`touch /tmp/x\\`\nEOF", Approve},
 		{"bash <<EOF\necho \\$(touch /tmp/x)\nEOF", Approve},
 		{"bash <<EOF\necho `touch /tmp/x`\nEOF", Approve},
@@ -83,7 +83,7 @@ func TestHeredocBodiesClassifiedAsTheirReader(t *testing.T) {
 // outlive the command, whatever it runs.
 func TestBackgroundChildrenNeedApproval(t *testing.T) {
 	t.Parallel()
-	d := checkCases(t, []verdictCase{
+	d := checkCases(t, []shellCase{
 		{"setsid sleep 300 &", Approve},
 		{"setsid sleep 300", Approve},
 		{"setsid -w uptime", Approve},
@@ -111,7 +111,7 @@ func TestBackgroundChildrenNeedApproval(t *testing.T) {
 // options end at the first operand (xxd) reads it as an operand.
 func TestOptionsAfterOperands(t *testing.T) {
 	t.Parallel()
-	checkCases(t, []verdictCase{
+	checkCases(t, []shellCase{
 		{"xxd /etc/hostname -s5", Approve},
 		{"xxd /etc/hostname -c8", Approve},
 		{"xxd /etc/hostname -- -s5", Approve},
@@ -141,7 +141,7 @@ func TestOptionsAfterOperands(t *testing.T) {
 // bash's /dev/tcp.
 func TestLoopVariableRedirection(t *testing.T) {
 	t.Parallel()
-	checkCases(t, []verdictCase{
+	checkCases(t, []shellCase{
 		{`for f in a b; do read x < "$f"; done`, Allow},
 		{`for f in /etc/hostname /etc/os-release; do read -r x < $f; echo "$x"; done`, Allow},
 		{`for f in a /dev/tcp/evil.example/80; do read x < "$f"; done`, Approve},
