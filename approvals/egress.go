@@ -146,7 +146,7 @@ func (e *egressList) addHost(s string, domain bool) {
 // 0x7f000001) is not one: only plain addresses are compared with CIDRs.
 func (e egressList) anyPort(host string) bool {
 	h := normHost(host)
-	if h == "" {
+	if h == "" || rootedName(host) {
 		return false
 	}
 	if a, err := netip.ParseAddr(h); err == nil {
@@ -174,6 +174,15 @@ func (e egressList) anyPort(host string) bool {
 
 // hostName is a DNS name or single label as network tools read it.
 var hostName = regexp.MustCompile(`^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$`)
+
+// rootedName reports a name written with its final dot ("localhost."):
+// the resolver skips the hosts file and the search list for it and asks
+// DNS, so a name the config knows as a local one (localhost, an
+// inventory name) would go out as a query; no such spelling is known.
+func rootedName(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasSuffix(s, ".") && !strings.Contains(s, ":")
+}
 
 func normHost(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))

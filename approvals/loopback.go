@@ -46,6 +46,9 @@ func (w *walker) reach(c *Command, d dest) string {
 	if !ok {
 		return fmt.Sprintf("%s connects to %s, which does not read plainly as one host", c.Program, d.word)
 	}
+	if rootedName(host) {
+		return fmt.Sprintf("%s reaches %s, a name written with its final dot, which the resolver sends to DNS rather than the hosts file: write it without the dot", c.Program, host)
+	}
 	if port == "" {
 		port = d.port
 	}
