@@ -112,8 +112,11 @@ func maskScript(hidden []string) string {
 		"for f in " + list + "; do " + resolveLink + `if [ -d "$f" ]; then set -- "$@" --remount-ro "$f"; fi; done; `
 }
 
-// resolveLink replaces a symlink $f by the absolute path it leads to.
-const resolveLink = `if [ -L "$f" ]; then f=$(readlink -f -- "$f") || continue; case $f in /*) ;; *) continue;; esac; fi; `
+// resolveLink replaces $f, when it exists, by its absolute path with every
+// symlink resolved: its own, and any of its parents' (/var/run/secrets is
+// /run/secrets, and a mask bwrap tries to make under the link /var/run
+// fails, with it every sandboxed command).
+const resolveLink = `if [ -e "$f" ] || [ -L "$f" ]; then f=$(readlink -f -- "$f") || continue; case $f in /*) ;; *) continue;; esac; fi; `
 
 // maskWords turns the policy's secret path entries into shell words whose
 // expansion is the paths to mask:

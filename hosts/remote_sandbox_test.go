@@ -357,3 +357,26 @@ func TestRemoteSandboxMasksHomeAndBareNames(t *testing.T) {
 		t.Errorf("home secrets read, or the plain file not:\n%s", out)
 	}
 }
+
+// TestRemoteSandboxMasksUnderALinkedParent: a secret path whose parent is
+// a symlink (/var/run/secrets, /var/run being /run) is masked where it
+// leads; a mask bwrap tried to make under the link failed every sandboxed
+// command on a host that had the directory (the nsverify SSH run).
+func TestRemoteSandboxMasksUnderALinkedParent(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	dir := scratchDir(t)
+	if err := os.MkdirAll(filepath.Join(dir, "run", "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run", "secrets", "db-password"), []byte("SECRET-db\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "run"), filepath.Join(dir, "varrun")); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, p, h, "cat "+dir+"/varrun/secrets/db-password "+dir+"/run/secrets/db-password; echo ran", unapproved(dir+"/varrun/secrets"))
+	if !strings.Contains(string(res.Output), "ran") || strings.Contains(string(res.Output), "SECRET-") {
+		t.Errorf("the secret under a linked parent was read, or the command did not run:\n%s", res.Output)
+	}
+}

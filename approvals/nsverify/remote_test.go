@@ -23,8 +23,9 @@ import (
 var seededSecrets = []string{
 	"/etc/shadow", "/etc/gshadow", "/etc/ssl/private/server.key", "/etc/ssh/ssh_host_ed25519_key",
 	"/etc/kubernetes/admin.conf", "/etc/kubernetes/pki/ca.key", "/etc/mysql/debian.cnf",
-	// Not /run/secrets: bwrap cannot mask it, /var/run being a symlink
-	// to /run (every sandboxed command then fails); see the report.
+	// /run/secrets is also the policy's /var/run/secrets, under the link
+	// /var/run: the mask must be made where the link leads.
+	"/run/secrets/db-password",
 	"/etc/opsbot/opsbot.env", "/var/lib/opsbot/opsbot.db",
 	"/root/.ssh/id_ed25519", "/root/.aws/credentials", "/root/.bash_history", "/root/.git-credentials",
 	"/root/.kube/config", "/root/.docker/config.json", "/root/.netrc", "/root/.pgpass",
