@@ -51,7 +51,7 @@ build:
 ## deploy/'s under -race, then FUZZ_SHORT (20s) of the policy fuzzed against
 ## reality (see fuzz)
 test: test-deps
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
 	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./approvals/nsverify/
 
 ## test-deploy: deploy/'s checks (CI runs them after make test): the image's
