@@ -36,10 +36,28 @@
 //   - Output is streamed whole to the callback; what is kept in
 //     Result.Output is capped (head and tail), so memory stays bounded
 //     whatever a command prints.
-//   - A local command with Options.Sandbox runs under Landlock (see
-//     Sandbox): read-only file system but a private $TMPDIR, no TCP but the
-//     ports it was given. The bot gives it to every command that runs
-//     without a person's approval.
+//   - A local command with Options.Sandbox runs through opsbot's own
+//     launcher (see Sandbox): Landlock (no write but a private $TMPDIR, no
+//     TCP bind, no connect but the ports it was given), a mount namespace
+//     (everything read-only, the Hidden secret paths masked), every
+//     capability dropped with no_new_privs (CAP_SYSLOG kept for dmesg where
+//     kernel.dmesg_restrict needs it; a root bot joins adm and
+//     systemd-journal to read logs), a seccomp filter (no renice, prlimit
+//     or the like of other processes), and a child subreaper that kills
+//     whatever the command left running. Without user namespaces (a bot
+//     that is not root) it runs without the mount namespace: secrets are
+//     then not masked (SandboxIsolation). The bot gives it to every
+//     command that runs without a person's approval.
+//   - On an SSH host the same Options.Sandbox runs the command inside
+//     bubblewrap, through the SSH session (see remoteCommand, bwrapArgs):
+//     read-only root, private /tmp, minimal /dev, the secret paths that
+//     exist masked, no capabilities, a pid namespace that ends with the
+//     command, and no network unless it was given ports. Nothing is
+//     installed on the host; a probe per connection finds whether bwrap
+//     works (Pool.RemoteSandbox). Without it the command runs as the
+//     readonly_user, if set; with neither, under remote_sandbox: required,
+//     it is refused with a NoSandboxError (the policy asks a person
+//     instead) unless it is a scheduled check (Options.Scheduled).
 //   - Connections are opened on first use, shared (a session per command,
 //     at most ssh.max_sessions at once, the rest queue), health-checked,
 //     redialled after a failure and closed when idle.
