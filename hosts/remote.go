@@ -57,7 +57,13 @@ func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, on
 // marked, carrying the probe, with fold: see foldedRun).
 func (p *Pool) runOn(ctx context.Context, c *conn, h Host, command string, opts Options, box, fold bool, onChunk func(Chunk)) (Result, error) {
 	res, r, err := p.runSession(ctx, c, h, command, opts, box, fold, onChunk)
-	if err != nil || !fold {
+	if !fold {
+		return res, err
+	}
+	if err != nil { // cancelled or lost: the marker still proves the sandbox, if it came
+		if r != nil && r.boxw != nil && r.boxw.found {
+			c.record(r.client, bwrapProbe{ok: true})
+		}
 		return res, err
 	}
 	return p.foldedRun(ctx, r, res, r.out, command, onChunk)

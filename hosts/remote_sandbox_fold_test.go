@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/opsbot/opsbot/hosts"
@@ -83,5 +84,60 @@ func TestRemoteSandboxColdFanoutOneSessionPerHost(t *testing.T) {
 	}
 	if fmt.Sprint(counted) != fmt.Sprint(want) {
 		t.Errorf("sessions per host (address, kind): %v; want one bwrap session each: %v", counted, want)
+	}
+}
+
+// TestRemoteSandboxColdMissing: the first unapproved command on a host
+// without bubblewrap (its sandbox not probed yet) does not run under
+// required, its error says how to fix the host, bubblewrap's complaint is
+// not passed on as the command's output, and the host is then known to
+// have none.
+func TestRemoteSandboxColdMissing(t *testing.T) {
+	t.Parallel()
+	srv, _ := startHostWithoutBwrap(t)
+	p, err := hosts.NewPool(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts, IdentityFiles: []string{srv.IdentityFile}, User: srv.User}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	h := hosts.Host{Name: "bare-cold", Address: srv.Addr()}
+	dir := scratchDir(t)
+	var mu sync.Mutex
+	var streamed strings.Builder
+	onChunk := func(c hosts.Chunk) { mu.Lock(); streamed.Write(c.Data); mu.Unlock() }
+	res, err := p.Run(bg, h, "touch "+dir+"/ran", unapproved(), onChunk)
+	var missing *hosts.NoSandboxError
+	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "install bubblewrap") || missing.Why != "not installed" {
+		t.Fatalf("cold, under required: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran on a host without a sandbox")
+	}
+	if len(res.Output) != 0 || streamed.Len() != 0 {
+		t.Errorf("output of a command that never ran: %q, streamed %q", res.Output, streamed.String())
+	}
+	if kind, _, err := p.RemoteSandbox(bg, h); err != nil || kind != hosts.RemoteNone {
+		t.Errorf("RemoteSandbox = %q, %v; want none", kind, err)
+	}
+}
+
+// TestRemoteSandboxColdWrapperFailure: when a marked first command fails
+// before it starts for a reason of its own (its directory is missing),
+// the host is still found to have bubblewrap, and the failure is the
+// command's result, with the shell's words.
+func TestRemoteSandboxColdWrapperFailure(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	opts := unapproved()
+	opts.Dir = "/nonexistent-opsbot-dir"
+	res, err := p.Run(bg, h, "echo ran", opts, nil)
+	if err != nil || res.ExitCode == 0 || strings.Contains(string(res.Output), "ran") || !strings.Contains(string(res.Output), "nonexistent-opsbot-dir") {
+		t.Fatalf("Run in a missing directory = %d %q, %v; want its failure, in words", res.ExitCode, res.Output, err)
+	}
+	if kind, _, err := p.RemoteSandbox(bg, h); err != nil || kind != hosts.RemoteBwrap {
+		t.Errorf("RemoteSandbox = %q, %v; want bwrap", kind, err)
+	}
+	if res := mustRun(t, p, h, "echo ran", unapproved()); strings.TrimSpace(string(res.Output)) != "ran" {
+		t.Errorf("then: %q", res.Output)
 	}
 }

@@ -27,7 +27,9 @@ const probeOK = "opsbot-bwrap-ok"
 // sandbox), so a bwrap that is installed but cannot work there (a kernel
 // without user namespaces for a non-root user, a version without an
 // option we use) counts as missing. The result is kept until the
-// connection is dropped; concurrent first callers share one probe.
+// connection is dropped; concurrent first callers share one probe. A
+// first unapproved command usually makes it unneeded: it carries the
+// probe itself (remote_sandbox_fold.go), and what it finds is kept alike.
 func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	select {
 	case c.probing <- struct{}{}:
