@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -39,24 +40,47 @@ func (p *Pool) Run(ctx context.Context, h Host, command string, opts Options, on
 		return res, fmt.Errorf("hosts: %s: waiting for a session: %w", h.Name, err)
 	}
 	defer c.release()
-	box := false
+	box, fold := false, false
 	if opts.Sandbox != nil { // no person approved it: the host's sandbox holds it
-		if box, err = p.confinement(ctx, c, h, opts); err != nil {
+		if box, fold, err = p.confinement(ctx, c, h, opts); err != nil {
 			return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 		}
 	}
-	sess, cl, err := c.session(ctx)
-	if err != nil {
-		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
-	}
-	defer c.done()
-	r := &remoteRun{pool: p, conn: c, client: cl, sess: sess, opts: opts, token: newToken(), box: box}
-	res, err = r.run(ctx, command, newSink(h.Name, opts.OutputLimit, onChunk))
-	res.Host = h.Name
+	res, err = p.runOn(ctx, c, h, command, opts, box, fold, onChunk)
 	if err != nil {
 		return res, fmt.Errorf("hosts: %s: %w", h.Name, err)
 	}
 	return res, nil
+}
+
+// runOn runs command on a new session of c (in bubblewrap with box;
+// marked, carrying the probe, with fold: see foldedRun).
+func (p *Pool) runOn(ctx context.Context, c *conn, h Host, command string, opts Options, box, fold bool, onChunk func(Chunk)) (Result, error) {
+	res, r, err := p.runSession(ctx, c, h, command, opts, box, fold, onChunk)
+	if !fold {
+		return res, err
+	}
+	if err != nil { // cancelled or lost: the marker still proves the sandbox, if it came
+		if r != nil && r.boxw != nil && r.boxw.found {
+			c.record(r.client, bwrapProbe{ok: true})
+		}
+		return res, err
+	}
+	return p.foldedRun(ctx, r, res, r.out, command, onChunk)
+}
+
+// runSession runs command on a new session of c, and returns the run.
+func (p *Pool) runSession(ctx context.Context, c *conn, h Host, command string, opts Options, box, fold bool, onChunk func(Chunk)) (Result, *remoteRun, error) {
+	sess, cl, err := c.session(ctx)
+	if err != nil {
+		return Result{Host: h.Name, ExitCode: -1}, nil, err
+	}
+	defer c.done()
+	r := &remoteRun{pool: p, conn: c, client: cl, sess: sess, opts: opts, token: newToken(), box: box, mark: fold,
+		out: newSink(h.Name, opts.OutputLimit, onChunk)}
+	res, err := r.run(ctx, command, r.out)
+	res.Host = h.Name
+	return res, r, err
 }
 
 // remoteRun is one command on one session.
@@ -68,7 +92,10 @@ type remoteRun struct {
 	opts   Options
 	token  string
 	box    bool // run inside bubblewrap (remoteCommand)
+	mark   bool // and prove it started (markedCommand)
+	out    *sink
 	pid    *pidWriter
+	boxw   *boxWriter // with mark: holds the output back until the marker
 }
 
 // run starts the wrapped command and waits for its end, its deadline
@@ -187,18 +214,31 @@ func (r *remoteRun) start(command string, out *sink) error {
 		if err := r.sess.RequestPty("xterm", 40, 120, modes); err != nil {
 			return fmt.Errorf("pty request: %w", err)
 		}
-		r.pid = newPIDWriter(stdout, r.token) // the pty merges stderr into stdout
-		stdout = r.pid
+		stdout = r.markers(stdout) // the pty merges stderr into stdout
 	} else {
-		r.pid = newPIDWriter(stderr, r.token)
-		stderr = r.pid
+		stderr = r.markers(stderr)
 	}
 	r.sess.Stdout, r.sess.Stderr, r.sess.Stdin = stdout, stderr, r.opts.Stdin
-	if err := r.sess.Start(remoteCommand(command, r.opts, r.token, r.box)); err != nil {
+	line := remoteCommand(command, r.opts, r.token, r.box)
+	if r.mark {
+		line = markedCommand(command, r.opts, r.token)
+	}
+	if err := r.sess.Start(line); err != nil {
 		r.conn.drop(r.client)
 		return fmt.Errorf("start: %w", err)
 	}
 	return nil
+}
+
+// markers wraps the stream the wrapper prints its pid (and, marked, the
+// sandbox's marker) on, to take those lines out.
+func (r *remoteRun) markers(w io.Writer) io.Writer {
+	if r.mark {
+		r.boxw = newBoxWriter(w, r.token)
+		w = r.boxw
+	}
+	r.pid = newPIDWriter(w, r.token)
+	return r.pid
 }
 
 // outcome turns the session's end into the result.

@@ -27,7 +27,9 @@ const probeOK = "opsbot-bwrap-ok"
 // sandbox), so a bwrap that is installed but cannot work there (a kernel
 // without user namespaces for a non-root user, a version without an
 // option we use) counts as missing. The result is kept until the
-// connection is dropped; concurrent first callers share one probe.
+// connection is dropped; concurrent first callers share one probe. A
+// first unapproved command usually makes it unneeded: it carries the
+// probe itself (remote_sandbox_fold.go), and what it finds is kept alike.
 func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	select {
 	case c.probing <- struct{}{}:
@@ -35,10 +37,7 @@ func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	case <-ctx.Done():
 		return bwrapProbe{}, ctx.Err()
 	}
-	c.mu.Lock()
-	pr := c.probed
-	c.mu.Unlock()
-	if pr != nil {
+	if pr := c.known(); pr != nil {
 		return *pr, nil
 	}
 	sess, cl, err := c.session(ctx)
@@ -59,11 +58,7 @@ func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	if !res.ok {
 		res.why = probeFailure(stderr.String())
 	}
-	c.mu.Lock()
-	if c.client == cl {
-		c.probed = &res
-	}
-	c.mu.Unlock()
+	c.record(cl, res)
 	return res, nil
 }
 
@@ -148,12 +143,23 @@ func (p *Pool) MissingSandbox(ctx context.Context, h Host) error {
 // confinement decides how an unapproved command runs on the connection c
 // of h: in bubblewrap (box), as the connection's (read-only) user, or, on
 // a host with neither, as that user too when h's remote_sandbox is
-// best_effort or the command is a scheduled check, else not at all.
-func (p *Pool) confinement(ctx context.Context, c *conn, h Host, opts Options) (box bool, err error) {
+// best_effort or the command is a scheduled check, else not at all. While
+// c's sandbox is unknown, the command may carry the probe itself (fold:
+// in bubblewrap, marked; see remote_sandbox_fold.go).
+func (p *Pool) confinement(ctx context.Context, c *conn, h Host, opts Options) (box, fold bool, err error) {
+	if foldable(c, opts) {
+		return true, true, nil
+	}
 	pr, err := c.bwrap(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
+	box, err = p.confineAs(h, pr, opts)
+	return box, false, err
+}
+
+// confineAs is confinement on a host whose probe found pr.
+func (p *Pool) confineAs(h Host, pr bwrapProbe, opts Options) (box bool, err error) {
 	kind := p.sandboxKind(h, pr)
 	if kind == RemoteNone && p.SandboxMode(h) == RemoteSandboxRequired && !opts.Scheduled {
 		return false, &NoSandboxError{Host: h.Name, Why: pr.why}

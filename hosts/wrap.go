@@ -94,16 +94,44 @@ var quietEnv = []string{"GIT_OPTIONAL_LOCKS=0"}
 // process group the kill signals, and the command's own processes die
 // with it (its pid namespace ends).
 func remoteCommand(command string, o Options, token string, box bool) string {
+	if !box {
+		return wrapLine(command, o, token, "")
+	}
+	return wrapLine(command, o, token, bwrapPrefix(o))
+}
+
+// markedCommand is remoteCommand inside bubblewrap, with proof that the
+// sandbox started: inside it, before the command, a shell prints
+// boxMarker(token) on stderr and then execs `bash -c 'COMMAND'
+// opsbot-run-TOKEN` as before (same argv, same environment). The marker
+// comes from inside the sandbox, so seeing it proves bubblewrap works on
+// the host with the options every sandboxed command uses; missing, it
+// proves the command never started (see Pool.foldedRun).
+func markedCommand(command string, o Options, token string) string {
+	inner := "echo " + boxMarker(token) + ` >&2; exec "$@"`
+	return wrapLine(command, o, token, bwrapPrefix(o)+"/bin/sh -c "+shellQuote(inner)+" sh ")
+}
+
+// boxMarker is the line markedCommand prints from inside the sandbox.
+func boxMarker(token string) string { return "opsbot-box:" + token }
+
+// bwrapPrefix is `bwrap OPTIONS "$@" -- `: the masks are in "$@".
+func bwrapPrefix(o Options) string {
+	return strings.Join(bwrapArgs(o.Sandbox != nil && len(o.Sandbox.ConnectPorts) > 0), " ") + ` "$@" -- `
+}
+
+// wrapLine is the wrapper around command; bwrap, when not empty, is the
+// bwrapPrefix (and what follows it) the command runs under.
+func wrapLine(command string, o Options, token, bwrap string) string {
 	var b strings.Builder
 	b.WriteString("echo opsbot-pid:" + token + ":$$ >&2; ")
 	b.WriteString("command -v " + RunnerShell + " >/dev/null 2>&1 || { echo " + shellQuote(bashMissing) + " >&2; exit " + strconv.Itoa(exitBashMissing) + "; }; ")
-	if !box {
+	if bwrap == "" {
 		b.WriteString(execLine(command, o, token, ""))
 		return b.String()
 	}
 	// The masks are collected by /bin/sh whatever the login shell is: zsh,
 	// for one, fails a whole line on a wildcard that matches nothing.
-	bwrap := strings.Join(bwrapArgs(o.Sandbox != nil && len(o.Sandbox.ConnectPorts) > 0), " ") + ` "$@" -- `
 	b.WriteString("exec /bin/sh -c " + shellQuote(maskScript(o.Hidden)+execLine(command, o, token, bwrap)))
 	return b.String()
 }
