@@ -380,3 +380,26 @@ func TestRemoteSandboxMasksUnderALinkedParent(t *testing.T) {
 		t.Errorf("the secret under a linked parent was read, or the command did not run:\n%s", res.Output)
 	}
 }
+
+// TestRemoteSandboxCommentHiddenWriterWritesNothing: the red team's
+// comment ending in a backslash hid `rm -rf DIR` from the classifier (now
+// fixed in approvals, TestCommentEndsAtNewline); were such a line allowed
+// again, the sandbox under it still writes nothing on an SSH host.
+func TestRemoteSandboxCommentHiddenWriterWritesNothing(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	dir := scratchDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("kept\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, p, h, "uptime # \\\ntouch "+dir+"/x; rm -rf "+dir+"/keep", unapproved())
+	if _, err := os.Stat(filepath.Join(dir, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the hidden touch wrote %s/x (stat: %v):\n%s", dir, err, res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep")); err != nil {
+		t.Errorf("the hidden rm removed %s/keep: %v\n%s", dir, err, res.Output)
+	}
+	if !strings.Contains(string(res.Output), "Read-only file system") {
+		t.Errorf("the hidden line did not run in the sandbox:\n%s", res.Output)
+	}
+}
