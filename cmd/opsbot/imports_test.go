@@ -67,7 +67,7 @@ func forbidden(pkg, name, imp string) string {
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
 		return "store is a leaf"
-	case under(pkg, "hosts") && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors"}, func(r string) bool { return under(imp, r) }):
+	case under(pkg, "hosts") && name != "main" && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors"}, func(r string) bool { return under(imp, r) }):
 		return "hosts runs what it is handed: it knows no policy, model, router or platform"
 	case under(pkg, "approvals") && slices.ContainsFunc([]string{"agent", "bot", "checks"}, func(r string) bool { return under(imp, r) }):
 		return "the Guard serves the agent, bot, checks and the terminal alike: approvals imports none of them"

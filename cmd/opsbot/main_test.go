@@ -164,7 +164,7 @@ func TestRunServesEndpointsAndExitsCleanlyOnSignal(t *testing.T) {
 	defer cmd.Process.Kill()
 	base := waitForListen(t, stderr)
 
-	for path, want := range map[string]string{"/healthz": "ok", "/readyz": `"details":{"sandbox":"sandbox: `, "/metrics": "opsbot_build_info"} {
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": `"sandbox":"sandbox: `, "/metrics": "opsbot_build_info"} {
 		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
