@@ -33,8 +33,8 @@ import (
 //
 // On Linux this is Landlock (ABI 4 or later, Linux 6.7+; see
 // SandboxSupport), seccomp, and a mount namespace (see SandboxIsolation).
-// SSH hosts ignore it: there, least privilege is the remote account's
-// business.
+// On SSH hosts it means the host's own sandbox instead: bubblewrap where
+// the host has it, else the read-only account (see remote_sandbox.go).
 type Sandbox struct {
 	// ConnectPorts are the TCP ports the command may connect to, on any
 	// address (Landlock rules are per port): those of the network

@@ -14,11 +14,12 @@ import (
 // Landlock restricts the calling process and what it executes, never its
 // parent, and a Go program cannot restrict only a child it forks. So a
 // sandboxed command is started through this very binary in launcher mode
-// (argv[1] == sandboxArg): the launcher, started by the bot in new mount
-// and pid namespaces (see namespaces), sets up its view of the file
+// (argv[1] == sandboxArg): the launcher, started by the bot in a new mount
+// namespace (see namespaces; no pid namespace: procps's ps cannot find
+// itself in one over the host's /proc), sets up its view of the file
 // system, drops its capabilities, restricts itself, and starts the shell,
-// which inherits all of it; the launcher stays as the namespace's init
-// (see supervise). The mode is entered from this package's init, so that
+// which inherits all of it; the launcher stays as the command's child
+// subreaper and kills what it leaves behind (see supervise). The mode is entered from this package's init, so that
 // every binary that runs local commands — opsbot and the test binaries of
 // any package — can be its own launcher without its main knowing.
 const sandboxArg = "__opsbot-sandbox__"
