@@ -66,14 +66,24 @@ func TestEndLocalEndsTheGroupOfARunningCommand(t *testing.T) {
 func TestEndLocalEndsChildrenTheLeaderLeft(t *testing.T) {
 	t.Parallel()
 	sleep := uniqueSleep()
-	leader := exec.Command("bash", "-c", sleep+" & read -r _")
+	// The shell says "ready" once its child has become the sleep (its
+	// cmdline reads so), so the search below never meets it mid-exec: a
+	// search during the exec found nothing on a loaded machine.
+	leader := exec.Command("bash", "-c", sleep+` & until tr '\0' ' ' < /proc/$!/cmdline | grep -q '^sleep '; do :; done; echo ready; read -r _`)
 	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := leader.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdout, err := leader.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := leader.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the shell said %q, %v; want ready", line, err)
 	}
 	p := hosts.LocalProcess(leader.Process.Pid, sleep)
 	stdin.Close() // the shell exits; its sleep stays in the group
