@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -269,5 +270,25 @@ func checkCapped(t *testing.T, res hosts.Result, limit int) {
 	}
 	if !strings.Contains(out, "bytes of output omitted") {
 		t.Error("no truncation marker in the output")
+	}
+}
+
+// awaitExec waits until process pid has exec'd marker (its command line
+// says so): a shell that said "ready" and then execs is still itself for
+// a moment, and a search by command line in that moment finds nothing.
+// There is no event for an exec's end, so this reads /proc until it shows,
+// bounded by eventBound.
+func awaitExec(t *testing.T, pid int, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(eventBound)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), marker) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never became %q (%v)", pid, marker, err)
+		}
+		runtime.Gosched()
 	}
 }

@@ -119,6 +119,7 @@ func TestEndLocalNeverSignalsAReusedPid(t *testing.T) {
 	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
 		t.Fatalf("the command never said it was ready: %q, %v", line, err)
 	}
+	awaitExec(t, other.Process.Pid, sleep)
 	procs := findRunning(t, sleep)
 	p := hosts.LocalProcess(other.Process.Pid, sleep)
 	later, rebooted := p, p
