@@ -2,8 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,18 +20,7 @@ func loopbackFleet(t *testing.T) (*hosts.Fleet, *sshtest.Server) {
 	}
 	nine := sshtest.Start(t, sshtest.Options{Addrs: ips})
 	lone := sshtest.Start(t, sshtest.Options{Addrs: []string{"127.0.0.10"}})
-	known := filepath.Join(t.TempDir(), "known_hosts")
-	var lines []byte
-	for _, f := range []string{nine.KnownHosts, lone.KnownHosts} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b...)
-	}
-	if err := os.WriteFile(known, lines, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	known := sshtest.KnownHostsOf(t, nine, lone)
 	cfg := hosts.Config{SSH: hosts.SSHConfig{KnownHosts: known, IdentityFiles: []string{nine.IdentityFile, lone.IdentityFile}, User: nine.User}}
 	for i, a := range append(nine.Addrs, lone.Addrs...) {
 		cfg.Hosts = append(cfg.Hosts, hosts.HostConfig{Name: fmt.Sprintf("host-%02d", i+1), Address: a, Groups: []string{"prod"}})

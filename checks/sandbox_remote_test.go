@@ -11,32 +11,6 @@ import (
 	"github.com/opsbot/opsbot/hosts/sshtest"
 )
 
-// hostWithoutBwrap starts an sshd whose sessions find every program of
-// /usr/bin and /usr/sbin but bwrap: a host without bubblewrap, as far as
-// its commands can tell (sshd sets PATH after SetEnv, so a forced command
-// sets it, as a host's profile would).
-func hostWithoutBwrap(t *testing.T) *sshtest.Server {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"/usr/sbin", "/usr/bin"} {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.Name() != "bwrap" {
-				if err := os.Symlink(filepath.Join(d, e.Name()), filepath.Join(bin, e.Name())); err != nil && !errors.Is(err, os.ErrExist) {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	return sshtest.Start(t, sshtest.Options{Extra: []string{`ForceCommand PATH=` + bin + ` exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"`}})
-}
-
 // TestChecksRunInTheRemoteSandbox: a health check runs inside the SSH
 // host's sandbox where it has one (its write goes nowhere), and on a host
 // with none it still runs, under policy.remote_sandbox: required: a
@@ -44,19 +18,8 @@ func hostWithoutBwrap(t *testing.T) *sshtest.Server {
 func TestChecksRunInTheRemoteSandbox(t *testing.T) {
 	t.Parallel()
 	boxed := sshtest.Start(t, sshtest.Options{})
-	bare := hostWithoutBwrap(t)
-	known := filepath.Join(t.TempDir(), "known_hosts")
-	var lines []byte
-	for _, f := range []string{boxed.KnownHosts, bare.KnownHosts} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b...)
-	}
-	if err := os.WriteFile(known, lines, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bare := sshtest.Start(t, sshtest.Options{Without: []string{"bwrap"}})
+	known := sshtest.KnownHostsOf(t, boxed, bare)
 	fleet, err := hosts.NewFleet(hosts.Config{
 		SSH:   hosts.SSHConfig{KnownHosts: known, IdentityFiles: []string{boxed.IdentityFile, bare.IdentityFile}, User: boxed.User},
 		Hosts: []hosts.HostConfig{{Name: "boxed", Address: boxed.Addr()}, {Name: "bare", Address: bare.Addr()}},

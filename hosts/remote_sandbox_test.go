@@ -236,33 +236,13 @@ func TestRemoteSandboxNetwork(t *testing.T) {
 	}
 }
 
-// startHostWithoutBwrap starts an sshd whose sessions have a PATH that
-// holds every program of /usr/bin and /usr/sbin but bwrap: a host where
-// bubblewrap is not installed, as far as its commands can tell.
+// startHostWithoutBwrap starts an sshd whose sessions find every program
+// but bwrap (sshtest.Options.Without), and returns the folder its PATH
+// names.
 func startHostWithoutBwrap(t *testing.T) (*sshtest.Server, string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"/usr/sbin", "/usr/bin"} {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.Name() == "bwrap" {
-				continue
-			}
-			if err := os.Symlink(filepath.Join(d, e.Name()), filepath.Join(bin, e.Name())); err != nil && !errors.Is(err, os.ErrExist) {
-				t.Fatal(err)
-			}
-		}
-	}
-	// sshd sets PATH after SetEnv, so the forced command sets it before
-	// running what the client asked, as a host's own profile would.
-	force := `ForceCommand PATH=` + bin + ` exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"`
-	return sshtest.Start(t, sshtest.Options{Extra: []string{force}}), bin
+	srv := sshtest.Start(t, sshtest.Options{Without: []string{"bwrap"}})
+	return srv, filepath.Join(srv.Dir, "bin")
 }
 
 // TestRemoteSandboxMissing: on a host without bubblewrap or a

@@ -29,18 +29,7 @@ func newLabFleet(t *testing.T) labFleet {
 	t.Helper()
 	one := sshtest.Start(t, sshtest.Options{})
 	two := sshtest.Start(t, sshtest.Options{})
-	known := filepath.Join(t.TempDir(), "known_hosts")
-	var lines []byte
-	for _, f := range []string{one.KnownHosts, two.KnownHosts} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b...)
-	}
-	if err := os.WriteFile(known, lines, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	known := sshtest.KnownHostsOf(t, one, two)
 	yaml := fmt.Sprintf(`ssh:
   known_hosts: %s
   identity_files: [%s, %s]

@@ -12,33 +12,6 @@ import (
 	"github.com/opsbot/opsbot/hosts/sshtest"
 )
 
-// hostWithoutBwrap starts an sshd whose sessions find every program of
-// /usr/bin and /usr/sbin but bwrap: a host where bubblewrap is not
-// installed, as far as its commands can tell.
-func hostWithoutBwrap(t *testing.T) *sshtest.Server {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"/usr/sbin", "/usr/bin"} {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.Name() != "bwrap" {
-				if err := os.Symlink(filepath.Join(d, e.Name()), filepath.Join(bin, e.Name())); err != nil && !errors.Is(err, os.ErrExist) {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	// sshd sets PATH after SetEnv: the forced command sets it, as a
-	// host's own profile would, then runs what the client asked.
-	return sshtest.Start(t, sshtest.Options{Extra: []string{`ForceCommand PATH=` + bin + ` exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"`}})
-}
-
 // TestChatClassifierMissIsHarmlessOnSSHHosts is the acceptance's line: a
 // writer declared read-only (policy.allow: [touch], a classifier miss
 // simulated) runs on an SSH host without a card, inside the host's
@@ -48,24 +21,13 @@ func hostWithoutBwrap(t *testing.T) *sshtest.Server {
 func TestChatClassifierMissIsHarmlessOnSSHHosts(t *testing.T) {
 	t.Parallel()
 	h1 := sshtest.Start(t, sshtest.Options{})
-	bare := hostWithoutBwrap(t)
+	bare := sshtest.Start(t, sshtest.Options{Without: []string{"bwrap"}})
 	dir, err := os.MkdirTemp("/var/tmp", "opsbot-e2e-") // on the root file system, not the sandbox's private /tmp
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	known := filepath.Join(t.TempDir(), "known_hosts")
-	var lines []byte
-	for _, f := range []string{h1.KnownHosts, bare.KnownHosts} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b...)
-	}
-	if err := os.WriteFile(known, lines, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	known := sshtest.KnownHostsOf(t, h1, bare)
 	cfg := filepath.Join(t.TempDir(), "opsbot.yaml")
 	yaml := fmt.Sprintf(`ssh:
   known_hosts: %s

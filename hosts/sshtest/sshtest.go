@@ -61,6 +61,13 @@ type Options struct {
 	MaxStartups string
 	// Extra are more sshd_config lines.
 	Extra []string
+	// Without are programs of /usr/bin and /usr/sbin the sessions do not
+	// find (a host where "bwrap" is not installed, as far as its commands
+	// can tell): a forced command sets PATH to a folder of links to all
+	// the others before it runs what the client asked, as a host's
+	// profile would (sshd sets PATH after SetEnv). Taken with Extra's own
+	// ForceCommand, it is an error.
+	Without []string
 }
 
 // Server is a running (or stopped) sshd.
@@ -132,6 +139,9 @@ func newServer(dir string, opts Options, shared *Server) (*Server, error) {
 		s.Addrs = append(s.Addrs, net.JoinHostPort(a, strconv.Itoa(port)))
 	}
 	if err := s.writeKeys(shared); err != nil {
+		return nil, err
+	}
+	if err := s.hidePrograms(); err != nil {
 		return nil, err
 	}
 	if err := s.writeConfig(); err != nil {
