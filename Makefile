@@ -14,7 +14,7 @@ BUILD_FLAGS  := -trimpath -tags timetzdata
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
 # web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
 # tests run; systemd-analyze for deploy/opsbot.service; strace and
-# iproute2 for approvals/nsverify, which runs allowed commands for real.
+# iproute2 for policy/nsverify, which runs allowed commands for real.
 TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2 bubblewrap
 # How long make test and make fuzz fuzz the policy against reality.
 FUZZ_SHORT   ?= 20s
@@ -52,7 +52,7 @@ build:
 ## reality (see fuzz)
 test: test-deps
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
-	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./approvals/nsverify/
+	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./policy/nsverify/
 
 ## test-deploy: deploy/'s checks (CI runs them after make test): the image's
 ## binary built as deploy/Dockerfile builds it and run as the image runs it,
@@ -65,7 +65,7 @@ test-deploy: test-deps $(HELM) build
 ## fuzz: fuzz the policy against reality for FUZZTIME (default 10m): every
 ## command line it allows runs in a throwaway namespace and must change nothing
 fuzz: test-deps
-	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZTIME) ./approvals/nsverify/
+	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZTIME) ./policy/nsverify/
 
 test-deps:
 	@./deploy/install-debs.sh $(TEST_DEBS)

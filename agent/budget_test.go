@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // clockExec is an Executor for synctest bubbles: "sleep N" waits N
@@ -51,7 +52,7 @@ func (s slowApprover) Approve(ctx context.Context, req approvals.CommandRequest,
 }
 
 func guarded(ex hosts.Executor, ap approvals.Approver) *Registry {
-	pol := fakePolicy{"uptime": approvals.Allow, "sleep 30": approvals.Allow, "touch /tmp/x": approvals.Approve}
+	pol := fakePolicy{"uptime": policy.Allow, "sleep 30": policy.Allow, "touch /tmp/x": policy.Approve}
 	return NewRegistry(&RunCommandTool{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // confinedExec records the confinement each run was given.
@@ -31,14 +32,14 @@ func (e *confinedExec) Exec(_ context.Context, names []string, _ string, opts ho
 // and skill scripts alike.
 func TestConfinementFollowsTheDecision(t *testing.T) {
 	t.Parallel()
-	policy := policyFunc(func(_, command string) approvals.HostDecision {
+	pol := policyFunc(func(_, command string) approvals.HostDecision {
 		if command == "curl -s http://127.0.0.1:8080/" {
-			return approvals.HostDecision{Action: approvals.Allow, ConnectPorts: []uint16{8080}}
+			return approvals.HostDecision{Action: policy.Allow, ConnectPorts: []uint16{8080}}
 		}
-		return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"changes things"}}
+		return approvals.HostDecision{Action: policy.Approve, Reasons: []string{"changes things"}}
 	})
 	ex := &confinedExec{}
-	g := &approvals.Guard{Policy: policy, Approver: &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}, Exec: ex}
+	g := &approvals.Guard{Policy: pol, Approver: &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}, Exec: ex}
 	runCommand(t, g, "local", "curl -s http://127.0.0.1:8080/")
 	runCommand(t, g, "local", "touch /tmp/x")
 	want := []hosts.Confinement{{ConnectPorts: []uint16{8080}}, {Approved: true}}
@@ -51,7 +52,7 @@ func TestConfinementFollowsTheDecision(t *testing.T) {
 func TestPermitJoinsThePortsOfEachHost(t *testing.T) {
 	t.Parallel()
 	g := &approvals.Guard{Policy: policyFunc(func(host, _ string) approvals.HostDecision {
-		return approvals.HostDecision{Action: approvals.Allow, ConnectPorts: map[string][]uint16{"a": {80}, "b": {443}}[host]}
+		return approvals.HostDecision{Action: policy.Allow, ConnectPorts: map[string][]uint16{"a": {80}, "b": {443}}[host]}
 	}), Exec: &shellExec{}}
 	p, err := g.Permit(context.Background(), approvals.CommandRequest{Target: "a,b", Command: "curl x"}, nil)
 	if err != nil || p.Approved || !slices.Equal(p.ConnectPorts, []uint16{80, 443}) {

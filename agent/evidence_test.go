@@ -24,7 +24,7 @@ func diagnostics() ([]string, map[string]string) {
 }
 
 func investigator(p agent.Provider, h agent.History, ex hosts.Executor) *agent.Agent {
-	guard := &approvals.Guard{Policy: policy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
+	guard := &approvals.Guard{Policy: riskyPolicy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
 	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 }
 

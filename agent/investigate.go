@@ -9,6 +9,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -80,7 +81,7 @@ func (t *PolicyCheckTool) Call(_ context.Context, call ToolCall) ToolResult {
 		return Errorf("%v", err)
 	}
 	d := t.Guard.Decide(hs, in.Command)
-	words := map[approvals.Action]string{approvals.Allow: "runs at once", approvals.Approve: "waits for a person to approve it", approvals.Deny: "is refused"}[d.Action]
+	words := map[policy.Action]string{policy.Allow: "runs at once", policy.Approve: "waits for a person to approve it", policy.Deny: "is refused"}[d.Action]
 	msg := fmt.Sprintf("`%s` on %s %s", in.Command, in.Target, words)
 	if len(d.Reasons) > 0 {
 		msg += ": " + strings.Join(d.Reasons, "; ")

@@ -8,8 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // Metrics are the agent's Prometheus collectors: its model requests and
@@ -129,9 +129,9 @@ var _ hosts.Executor = meteredExecutor{}
 
 // Exec runs the command and counts each host's result.
 func (e meteredExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
-	decision := approvals.Allow.String()
+	decision := policy.Allow.String()
 	if opts.Approved {
-		decision = approvals.Approve.String()
+		decision = policy.Approve.String()
 	}
 	results := e.Executor.Exec(ctx, names, command, opts)
 	for _, r := range results {
@@ -161,7 +161,7 @@ func commandResult(ctx context.Context, r hosts.ExecResult) string {
 // Refused counts a command that did not run: the policy denied it
 // ("deny", "refused"), or people did not approve it ("approve",
 // "not_approved"). It is the Guard's approvals.RefusalCounter.
-func (m *Metrics) Refused(decision approvals.Action, result string) {
+func (m *Metrics) Refused(decision policy.Action, result string) {
 	if m == nil {
 		return
 	}

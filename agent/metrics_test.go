@@ -11,6 +11,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 func newTestMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
@@ -68,7 +69,7 @@ func TestMetricsCountCommandsByDecisionAndResult(t *testing.T) {
 	t.Parallel()
 	m, reg := newTestMetrics(t)
 	approver := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
-	g := &approvals.Guard{Policy: fakePolicy{"true": approvals.Allow, "false": approvals.Allow, "rm -rf /": approvals.Deny}, Approver: approver,
+	g := &approvals.Guard{Policy: fakePolicy{"true": policy.Allow, "false": policy.Allow, "rm -rf /": policy.Deny}, Approver: approver,
 		Exec: m.Executor(&shellExec{}), Refusals: m}
 	runCommand(t, g, "local", "true")
 	runCommand(t, g, "local", "false")
@@ -104,7 +105,7 @@ func TestNilMetricsChangeNothing(t *testing.T) {
 	if m.Executor(e) != hosts.Executor(e) {
 		t.Error("nil metrics wrapped the executor")
 	}
-	m.Refused(approvals.Deny, "refused") // no panic
+	m.Refused(policy.Deny, "refused") // no panic
 }
 
 // histogramCount sums the sample counts of every series of a histogram.

@@ -12,17 +12,18 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
 // fakePolicy decides by a table of commands; the rest is approve.
-type fakePolicy map[string]approvals.Action
+type fakePolicy map[string]policy.Action
 
 func (p fakePolicy) Check(_, command string) approvals.HostDecision {
 	if a, ok := p[command]; ok {
 		return approvals.HostDecision{Action: a, Reasons: []string{"rule for " + command}}
 	}
-	return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"not known to be read-only"}}
+	return approvals.HostDecision{Action: policy.Approve, Reasons: []string{"not known to be read-only"}}
 }
 
 // fakeApprover answers every request the same way and records them.
@@ -114,7 +115,7 @@ func runCommand(t *testing.T, g *approvals.Guard, target, command string) (ToolR
 
 func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 	t.Parallel()
-	policy := fakePolicy{"echo hi": approvals.Allow, "rm -rf /tmp/x": approvals.Approve, "mkfs /dev/sda": approvals.Deny}
+	fake := fakePolicy{"echo hi": policy.Allow, "rm -rf /tmp/x": policy.Approve, "mkfs /dev/sda": policy.Deny}
 	cases := []struct {
 		name, command string
 		answer        approvals.Outcome
@@ -136,7 +137,7 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 			if strings.HasPrefix(cmd, "rm") {
 				cmd = "rm -rf /tmp/x"
 			}
-			res, events := runCommand(t, &approvals.Guard{Policy: policy, Approver: ap, Exec: ex}, "local", cmd)
+			res, events := runCommand(t, &approvals.Guard{Policy: fake, Approver: ap, Exec: ex}, "local", cmd)
 			if ran := len(ex.commands()) > 0; ran != c.wantRun {
 				t.Errorf("ran = %v; want %v (%+v)", ran, c.wantRun, res)
 			}
@@ -144,7 +145,7 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 				t.Errorf("result %q does not contain %q", res.Content, c.wantIn)
 			}
 			asked := len(ap.request) > 0
-			if wantAsk := policy.Check("", cmd).Action == approvals.Approve; asked != wantAsk {
+			if wantAsk := fake.Check("", cmd).Action == policy.Approve; asked != wantAsk {
 				t.Errorf("asked for approval = %v; want %v", asked, wantAsk)
 			}
 			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Requester.ID != "alice") {
@@ -159,16 +160,16 @@ func TestGuardTakesTheStrictestDecisionOverHosts(t *testing.T) {
 	ex := &shellExec{}
 	g := &approvals.Guard{Policy: policyFunc(func(host, _ string) approvals.HostDecision {
 		if host == "db-1" {
-			return approvals.HostDecision{Action: approvals.Deny, Reasons: []string{"db hosts are off limits"}}
+			return approvals.HostDecision{Action: policy.Deny, Reasons: []string{"db hosts are off limits"}}
 		}
-		return approvals.HostDecision{Action: approvals.Allow}
+		return approvals.HostDecision{Action: policy.Allow}
 	}), Exec: ex}
 	res, _ := runCommand(t, g, "web-1,db-1", "uptime")
 	if !res.IsError || !strings.Contains(res.Content, "off limits") || len(ex.commands()) != 0 {
 		t.Errorf("one denied host did not stop the run: %+v, ran %v", res, ex.commands())
 	}
 	g.Policy = policyFunc(func(string, string) approvals.HostDecision {
-		return approvals.HostDecision{Action: approvals.Action(7)}
+		return approvals.HostDecision{Action: policy.Action(7)}
 	})
 	if res, _ := runCommand(t, g, "web-1", "uptime"); !res.IsError || len(ex.commands()) != 0 {
 		t.Errorf("an unknown policy action was not treated as deny: %+v", res)
@@ -215,7 +216,7 @@ func TestSkillsLoadOnDemandAndScriptsStayConfined(t *testing.T) {
 	}
 
 	ex := &shellExec{}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}}
+	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}}
 	call := func(input string) ToolResult {
 		return tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(Event) {}})
 	}
@@ -264,7 +265,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	ex := &gatedExec{release: make(chan struct{})}
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
-	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}
+	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}
 	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
 		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
 		say("Started."),

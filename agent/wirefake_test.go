@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/agent/openai"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -198,15 +199,15 @@ func (f *fleet) runs() []string {
 }
 
 // policy approves commands starting with one of risky, allows the rest.
-type policy struct{ risky []string }
+type riskyPolicy struct{ risky []string }
 
-func (p policy) Check(_, command string) approvals.HostDecision {
+func (p riskyPolicy) Check(_, command string) approvals.HostDecision {
 	for _, r := range p.risky {
 		if strings.HasPrefix(command, r) {
-			return approvals.HostDecision{Action: approvals.Approve, Reasons: []string{"changes the system"}}
+			return approvals.HostDecision{Action: policy.Approve, Reasons: []string{"changes the system"}}
 		}
 	}
-	return approvals.HostDecision{Action: approvals.Allow}
+	return approvals.HostDecision{Action: policy.Allow}
 }
 
 // approver approves after wait runs (nil: at once).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -21,7 +22,7 @@ type Card struct {
 	// Command is the command made safe to show: render Command.Preview in
 	// a code block, and when Command.Long is set attach Command.Text as a
 	// file (the preview says so).
-	Command Display
+	Command policy.Display
 	// Reasons are the policy's reasons, made visible the same way.
 	Reasons   []string
 	Quorum    int
@@ -32,11 +33,11 @@ type Card struct {
 }
 
 // NewCard prepares a request for display.
-func NewCard(a store.Approval, opt DisplayOptions) Card {
-	c := Card{ID: a.ID, Host: a.Host, Cwd: a.Cwd, Requester: a.Requester, Command: RenderCommand(a.Command, opt),
+func NewCard(a store.Approval, opt policy.DisplayOptions) Card {
+	c := Card{ID: a.ID, Host: a.Host, Cwd: a.Cwd, Requester: a.Requester, Command: policy.RenderCommand(a.Command, opt),
 		Quorum: a.Quorum, ExpiresAt: a.ExpiresAt, State: a.State, DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt}
 	for _, r := range a.Reasons {
-		c.Reasons = append(c.Reasons, RenderCommand(r, DisplayOptions{}).Text)
+		c.Reasons = append(c.Reasons, policy.RenderCommand(r, policy.DisplayOptions{}).Text)
 	}
 	return c
 }
@@ -82,7 +83,7 @@ func (c Card) Text() string {
 	fmt.Fprintf(&b, "%s\n", c.Heading())
 	fmt.Fprintf(&b, "Host: %s\n", c.Host)
 	if c.Cwd != "" {
-		fmt.Fprintf(&b, "Directory: %s\n", RenderCommand(c.Cwd, DisplayOptions{}).Text)
+		fmt.Fprintf(&b, "Directory: %s\n", policy.RenderCommand(c.Cwd, policy.DisplayOptions{}).Text)
 	}
 	fmt.Fprintf(&b, "Requested by: %s\n", person(c.Requester))
 	fmt.Fprintf(&b, "Command:\n%s\n", c.Command.Preview)

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -177,7 +178,7 @@ func TestVoteMatrix(t *testing.T) {
 			if tt.asker.ID != "" {
 				asker = tt.asker
 			}
-			id := f.request(orText(tt.host, "web-1"), tt.ch, asker)
+			id := f.request(cmp.Or(tt.host, "web-1"), tt.ch, asker)
 			for i, s := range tt.steps {
 				if tt.restart == i+1 {
 					f.restart()

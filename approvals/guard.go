@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
 // HostDecision is the policy's verdict on a command for one host, as the
 // Guard acts on it: decided by code, never by the model.
 type HostDecision struct {
-	Action  Action
+	Action  policy.Action
 	Reasons []string
 	// ConnectPorts are the TCP ports of the network destinations an
 	// allowed command names: its sandbox lets it connect to those only.
@@ -79,7 +80,7 @@ type Approver interface {
 // by the policy ("deny", "refused"), or not approved by people
 // ("approve", "not_approved" or "cancelled").
 type RefusalCounter interface {
-	Refused(decision Action, result string)
+	Refused(decision policy.Action, result string)
 }
 
 // Permit is what the Guard lets run: on which hosts, and how confined.
@@ -141,21 +142,21 @@ func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pen
 	}
 	d := g.Decide(hs, req.Command)
 	switch d.Action {
-	case Allow:
-		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: UnattendedEnv()}}, nil
-	case Approve:
+	case policy.Allow:
+		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: policy.UnattendedEnv()}}, nil
+	case policy.Approve:
 		req.Hosts, req.Reasons = hs, d.Reasons
 		err := g.approve(ctx, req, pending)
 		if err != nil {
-			g.refused(Approve, notApproved(ctx))
+			g.refused(policy.Approve, notApproved(ctx))
 		}
 		return Permit{Hosts: hs, Confinement: hosts.Confinement{Approved: true}}, err
 	}
-	g.refused(Deny, "refused")
+	g.refused(policy.Deny, "refused")
 	return Permit{}, &Refusal{Reason: "denied by policy: " + strings.Join(d.Reasons, "; ")}
 }
 
-func (g *Guard) refused(decision Action, result string) {
+func (g *Guard) refused(decision policy.Action, result string) {
 	if g.Refusals != nil {
 		g.Refusals.Refused(decision, result)
 	}
@@ -174,16 +175,16 @@ func notApproved(ctx context.Context) string {
 // one's, with the network ports of all when every host allows it. An
 // action the policy does not know is a deny.
 func (g *Guard) Decide(hosts []string, command string) HostDecision {
-	worst := HostDecision{Action: Allow}
+	worst := HostDecision{Action: policy.Allow}
 	for _, h := range hosts {
 		d := g.Policy.Check(h, command)
-		if d.Action < Allow || d.Action > Deny {
-			d = HostDecision{Action: Deny, Reasons: []string{fmt.Sprintf("policy returned %q", d.Action)}}
+		if d.Action < policy.Allow || d.Action > policy.Deny {
+			d = HostDecision{Action: policy.Deny, Reasons: []string{fmt.Sprintf("policy returned %q", d.Action)}}
 		}
 		if d.Action > worst.Action {
 			worst = d
 		}
-		if d.Action == Allow && worst.Action == Allow {
+		if d.Action == policy.Allow && worst.Action == policy.Allow {
 			worst.ConnectPorts = append(worst.ConnectPorts, d.ConnectPorts...)
 			worst.Hidden = mergeHidden(worst.Hidden, d.Hidden)
 		}

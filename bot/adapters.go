@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -155,7 +156,7 @@ func (t *tailBuffer) String() string {
 // policy, told each host's groups, and which SSH hosts can hold what it
 // allows.
 type PolicyChecker struct {
-	Policy    *approvals.Policy
+	Policy    *policy.Policy
 	Inventory *hosts.Inventory
 	// Sandboxes, when set, finds the SSH hosts that have no sandbox for
 	// the commands that run without approval while their remote_sandbox
@@ -186,21 +187,21 @@ const sandboxProbeBound = 30 * time.Second
 // an SSH host that cannot sandbox it (under remote_sandbox: required)
 // becomes approve, with the reason and the fix.
 func (p PolicyChecker) Check(host, command string) approvals.HostDecision {
-	t := approvals.Target{Host: host}
+	t := policy.Target{Host: host}
 	h, known := p.Inventory.Lookup(host)
 	if known {
 		t.Groups = h.Groups
 	}
 	d := p.Policy.Check(t, command)
 	hd := approvals.HostDecision{Action: d.Action, Reasons: d.Reasons, ConnectPorts: d.ConnectPorts()}
-	if d.Action != approvals.Allow {
+	if d.Action != policy.Allow {
 		return hd
 	}
 	if known && !h.IsLocal() && p.Sandboxes != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), sandboxProbeBound)
 		defer cancel()
 		if err := p.Sandboxes.MissingSandbox(ctx, h); err != nil {
-			return approvals.HostDecision{Action: approvals.Approve, Reasons: append([]string{err.Error()}, d.Reasons...)}
+			return approvals.HostDecision{Action: policy.Approve, Reasons: append([]string{err.Error()}, d.Reasons...)}
 		}
 	}
 	hd.Hidden = p.Policy.SecretPaths()

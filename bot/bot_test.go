@@ -18,6 +18,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -79,7 +80,7 @@ type botOptions struct {
 	// now is the gate's clock (default time.Now).
 	now func() time.Time
 	// policy is the policy section (default: empty, the built-in policy).
-	policy approvals.PolicyConfig
+	policy policy.PolicyConfig
 	// sweeper ends what a crashed process left running (default none).
 	sweeper Sweeper
 	// jobEndTurns sets Bot.JobEndTurns.
@@ -132,7 +133,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(opt.policy)
+	pol, err := policy.NewPolicy(opt.policy)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
 	exec := &FleetExecutor{Fleet: fleet}
-	guard := &approvals.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
+	guard := &approvals.Guard{Policy: PolicyChecker{Policy: pol, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}

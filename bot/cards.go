@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -23,7 +24,7 @@ const (
 // decided, its heading says how ("Approved by @bob", "Expired, not run").
 // who says who may approve (Gate.WhoMayApprove).
 func cardMessage(a store.Approval, who string) connectors.Message {
-	c := approvals.NewCard(a, approvals.DisplayOptions{})
+	c := approvals.NewCard(a, policy.DisplayOptions{})
 	fence := strings.Repeat("`", max(3, longestRun(c.Command.Preview, '`')+1))
 	var text strings.Builder
 	// The heading names the decider as a mention of their platform.

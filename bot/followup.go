@@ -11,6 +11,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -230,7 +231,7 @@ func (fu *followUps) policyRefuses(hosts []string, command string) string {
 		return "no command policy is configured"
 	}
 	for _, h := range hosts {
-		if d := fu.policy.Check(h, command); d.Action == approvals.Deny {
+		if d := fu.policy.Check(h, command); d.Action == policy.Deny {
 			return strings.Join(d.Reasons, "; ")
 		}
 	}

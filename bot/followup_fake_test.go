@@ -12,6 +12,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -103,7 +104,7 @@ func newFakeFollowUps(st *fakeFollowUpStore, out *fakeOut) (*followUps, *fakeRun
 	var mu sync.Mutex
 	var q []queued
 	return &followUps{store: st, out: out, cards: &fakeCards{}, run: runs, log: logTo(&strings.Builder{}),
-		policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }),
+		policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }),
 		enqueue: func(_ threadID, w queued) (bool, bool, string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -133,7 +134,7 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 		{name: "approved run", state: store.ApprovalApproved, kind: store.FollowUpRun, ran: 1},
 		{name: "denied now", state: store.ApprovalApproved, kind: store.FollowUpRun,
 			policy: policyFunc(func(string, string) approvals.HostDecision {
-				return approvals.HostDecision{Action: approvals.Deny, Reasons: []string{"restarts are off"}}
+				return approvals.HostDecision{Action: policy.Deny, Reasons: []string{"restarts are off"}}
 			}),
 			want: "the policy now refuses it: restarts are off"},
 		{name: "no policy", state: store.ApprovalApproved, kind: store.FollowUpRun, noPol: true, want: "no command policy is configured"},

@@ -16,6 +16,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -171,12 +172,12 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	red := redact.New(redacttest.OwnSecrets...)
-	checker := PolicyChecker{Policy: policy, Inventory: fleet.Inventory}
+	checker := PolicyChecker{Policy: pol, Inventory: fleet.Inventory}
 	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
 	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
@@ -353,7 +354,7 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 type allowAll struct{}
 
 func (allowAll) Check(string, string) approvals.HostDecision {
-	return approvals.HostDecision{Action: approvals.Allow}
+	return approvals.HostDecision{Action: policy.Allow}
 }
 
 // A background job is audited in the name of the person who started it,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // sandboxesFunc is a RemoteSandboxes whose answer the test decides.
@@ -25,12 +25,12 @@ func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var asked []string
-	pc := PolicyChecker{Policy: policy, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
+	pc := PolicyChecker{Policy: pol, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
 		asked = append(asked, h.Name)
 		if h.Name == "bare" {
 			return errors.New("no sandbox on bare: install bubblewrap there")
@@ -39,23 +39,23 @@ func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
 	})}
 	tests := []struct {
 		host, cmd string
-		want      approvals.Action
+		want      policy.Action
 		reason    string
 	}{
-		{"boxed", "uptime", approvals.Allow, ""},
-		{"bare", "uptime", approvals.Approve, "install bubblewrap"},
-		{"local", "uptime", approvals.Allow, ""},
-		{"bare", "rm -rf /srv/x", approvals.Approve, ""},
+		{"boxed", "uptime", policy.Allow, ""},
+		{"bare", "uptime", policy.Approve, "install bubblewrap"},
+		{"local", "uptime", policy.Allow, ""},
+		{"bare", "rm -rf /srv/x", policy.Approve, ""},
 	}
 	for _, tt := range tests {
 		d := pc.Check(tt.host, tt.cmd)
 		if d.Action != tt.want || (tt.reason != "" && (len(d.Reasons) == 0 || !strings.Contains(d.Reasons[0], tt.reason))) {
 			t.Errorf("%s on %s: %s %v, want %s with %q first", tt.cmd, tt.host, d.Action, d.Reasons, tt.want, tt.reason)
 		}
-		if d.Action == approvals.Allow && len(d.Hidden) == 0 {
+		if d.Action == policy.Allow && len(d.Hidden) == 0 {
 			t.Errorf("%s on %s: allowed without the secret paths to mask", tt.cmd, tt.host)
 		}
-		if d.Action != approvals.Allow && (len(d.Hidden) > 0 || len(d.ConnectPorts) > 0) {
+		if d.Action != policy.Allow && (len(d.Hidden) > 0 || len(d.ConnectPorts) > 0) {
 			t.Errorf("%s on %s: %s carries a sandbox's settings", tt.cmd, tt.host, d.Action)
 		}
 	}

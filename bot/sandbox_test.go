@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // A classifier mistake is not a breach: with a rule that wrongly allows
@@ -20,7 +20,7 @@ func TestRunLocalOfAnAllowedCommandRunsInTheSandbox(t *testing.T) {
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	dir := t.TempDir()
-	mistake := approvals.PolicyConfig{Rules: []approvals.RuleConfig{{Program: "touch", Args: []string{"*/allowed-by-mistake"}, Action: "allow"}}}
+	mistake := policy.PolicyConfig{Rules: []policy.RuleConfig{{Program: "touch", Args: []string{"*/allowed-by-mistake"}, Action: "allow"}}}
 	b, stop := startBot(t, dir, conn, botOptions{policy: mistake})
 	t.Cleanup(stop)
 	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
@@ -69,7 +69,7 @@ func TestRunLocalOfAWriterAllowedByMistakeWritesNothing(t *testing.T) {
 	conn := newFakeConn(webLimits)
 	conn.name = "web"
 	dir := t.TempDir()
-	b, stop := startBot(t, dir, conn, botOptions{policy: approvals.PolicyConfig{Allow: []string{"touch"}}})
+	b, stop := startBot(t, dir, conn, botOptions{policy: policy.PolicyConfig{Allow: []string{"touch"}}})
 	t.Cleanup(stop)
 	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b), dir: dir, stop: stop}
 	target := filepath.Join(dir, "x")

@@ -7,8 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 const exampleYAML = `
@@ -107,7 +107,7 @@ func TestParseCronGuardsPanickingInput(t *testing.T) {
 // approvals policy allows without approval on every target host.
 func TestCheckNeedingApprovalIsRefused(t *testing.T) {
 	t.Parallel()
-	pol, err := approvals.NewPolicy(approvals.PolicyConfig{Rules: []approvals.RuleConfig{
+	pol, err := policy.NewPolicy(policy.PolicyConfig{Rules: []policy.RuleConfig{
 		{Name: "db restarts need a person", Hosts: []string{"db-1"}, Program: "systemctl", Args: []string{"is-active", "**"}, Action: "approve"},
 	}})
 	if err != nil {

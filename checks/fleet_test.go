@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // loopbackFleet is 10 SSH hosts on loopback: nine on one sshd
@@ -39,7 +39,7 @@ func loopbackFleet(t *testing.T) (*hosts.Fleet, *sshtest.Server) {
 func TestRunOverLoopbackFleet(t *testing.T) {
 	t.Parallel()
 	fleet, lone := loopbackFleet(t)
-	pol, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,8 @@ package checks
 import (
 	"strings"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // Policy says whether a command may run on a host without approval;
@@ -23,15 +23,15 @@ func (f PolicyFunc) Allowed(h hosts.Host, command string) (bool, string) { retur
 
 // PolicyOf is the approvals policy as a Policy: only an "allow" decision
 // lets a check run. It is also a Sandboxer.
-func PolicyOf(p *approvals.Policy) Policy { return approvalsPolicy{p} }
+func PolicyOf(p *policy.Policy) Policy { return approvalsPolicy{p} }
 
-type approvalsPolicy struct{ p *approvals.Policy }
+type approvalsPolicy struct{ p *policy.Policy }
 
 var _ Sandboxer = approvalsPolicy{}
 
 func (a approvalsPolicy) Allowed(h hosts.Host, command string) (bool, string) {
-	d := a.p.Check(approvals.Target{Host: h.Name, Groups: h.Groups}, command)
-	if d.Action == approvals.Allow {
+	d := a.p.Check(policy.Target{Host: h.Name, Groups: h.Groups}, command)
+	if d.Action == policy.Allow {
 		return true, ""
 	}
 	why := "the policy says " + d.Action.String()
@@ -43,7 +43,7 @@ func (a approvalsPolicy) Allowed(h hosts.Host, command string) (bool, string) {
 
 // ConnectPorts are the TCP ports the allowed command may connect to.
 func (a approvalsPolicy) ConnectPorts(h hosts.Host, command string) []uint16 {
-	return a.p.Check(approvals.Target{Host: h.Name, Groups: h.Groups}, command).ConnectPorts()
+	return a.p.Check(policy.Target{Host: h.Name, Groups: h.Groups}, command).ConnectPorts()
 }
 
 // Sandboxer is a Policy that also names the TCP ports an allowed command
@@ -64,7 +64,7 @@ type secretPather interface{ SecretPaths() []string }
 // unattended is o for a check's run: a check runs without a person, so in
 // the sandbox of its host (hosts.Sandbox on the bot's host, bubblewrap on
 // an SSH host that has it), with the policy's secret paths masked and the
-// environment of unattended commands (approvals.UnattendedEnv); marked
+// environment of unattended commands (policy.UnattendedEnv); marked
 // Scheduled, so that on an SSH host with no sandbox it still runs (under
 // remote_sandbox: required a chat command there would wait for approval;
 // a scheduled report must not).
@@ -76,6 +76,6 @@ func unattended(p Policy, h hosts.Host, command string, o hosts.Options) hosts.O
 	if s, ok := p.(secretPather); ok {
 		o.Hidden = s.SecretPaths()
 	}
-	o.Env, o.Scheduled = approvals.UnattendedEnv(), true
+	o.Env, o.Scheduled = policy.UnattendedEnv(), true
 	return o
 }

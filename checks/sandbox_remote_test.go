@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // TestChecksRunInTheRemoteSandbox: a health check runs inside the SSH
@@ -33,7 +33,7 @@ func TestChecksRunInTheRemoteSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	pol, err := approvals.NewPolicy(approvals.PolicyConfig{Allow: []string{"touch"}})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{Allow: []string{"touch"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ type Confinement struct {
 	Hidden []string
 	// Env are set in an unapproved command's environment: they shut the
 	// ways read-only tools run code named in files (git's config keys that
-	// name commands, python's import path); see approvals.UnattendedEnv.
+	// name commands, python's import path); see policy.UnattendedEnv.
 	Env []string
 	// Scheduled marks a health check an operator wrote in the config: it
 	// runs sandboxed where the host has a sandbox, and where it has none it

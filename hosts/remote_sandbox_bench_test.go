@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // BenchmarkPerCommandSandboxed is what the SSH host's sandbox costs one
@@ -22,7 +22,7 @@ func BenchmarkPerCommandSandboxed(b *testing.B) {
 	}
 	defer p.Close()
 	h := hosts.Host{Name: "bench", Address: srv.Addr()}
-	boxed := hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: approvals.DefaultSecretPaths}
+	boxed := hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: policy.DefaultSecretPaths}
 	for _, o := range []hosts.Options{{}, boxed} { // dial and probe outside the loop
 		if _, err := p.Run(bg, h, "true", o, nil); err != nil {
 			b.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // A quoted word must reach the command exactly, through a real sh.
@@ -142,7 +142,7 @@ func TestOptionsRejectBadEnv(t *testing.T) {
 // The policy parses commands in the dialect of the shell that runs them.
 func TestPolicyParsesInTheRunnerShellsDialect(t *testing.T) {
 	t.Parallel()
-	if got := approvals.ShellDialect.String(); got != hosts.RunnerShell {
+	if got := policy.ShellDialect.String(); got != hosts.RunnerShell {
 		t.Errorf("the policy parses commands as %s, but they run under %s", got, hosts.RunnerShell)
 	}
 }

@@ -25,20 +25,21 @@ import (
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
 // Config is the whole config file: each package owns its section.
 type Config struct {
-	Log       logConfig              `yaml:"log"`
-	Store     store.Config           `yaml:"store"`
-	Web       web.Config             `yaml:"web"`
-	Slack     slack.Config           `yaml:"slack"`
-	Hosts     hosts.Config           `yaml:",inline"`
-	Policy    approvals.PolicyConfig `yaml:"policy"`
-	Approvals approvals.GateConfig   `yaml:"approvals"`
-	Agent     agent.Config           `yaml:"agent"`
-	Bot       bot.Config             `yaml:"bot"`
+	Log       logConfig            `yaml:"log"`
+	Store     store.Config         `yaml:"store"`
+	Web       web.Config           `yaml:"web"`
+	Slack     slack.Config         `yaml:"slack"`
+	Hosts     hosts.Config         `yaml:",inline"`
+	Policy    policy.PolicyConfig  `yaml:"policy"`
+	Approvals approvals.GateConfig `yaml:"approvals"`
+	Agent     agent.Config         `yaml:"agent"`
+	Bot       bot.Config           `yaml:"bot"`
 	// Checks are the `checks` and `schedules` sections.
 	Checks checks.Config `yaml:",inline"`
 	// Discord is the `discord` section: the connector is on when its token
@@ -312,7 +313,7 @@ func (c *Config) validateChecks() []error {
 	if err != nil {
 		return nil // reported by the hosts section
 	}
-	pol, err := approvals.NewPolicy(c.Policy)
+	pol, err := policy.NewPolicy(c.Policy)
 	if err != nil {
 		return nil // reported by the policy section
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/console"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -31,7 +32,7 @@ var errNoTerminal = errors.New("not run: it needs an approval, and there is no t
 // exitNotRun, as an unreachable host does: in both the command did not
 // run.
 func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *store.Store, f *hosts.Fleet, target, command, dir string) error {
-	policy, err := approvals.NewPolicy(policyConfig(cfg))
+	policy, err := policy.NewPolicy(policyConfig(cfg))
 	if err != nil {
 		return usageError(err)
 	}
@@ -124,7 +125,7 @@ func (c *terminalCards) close() { c.stop() }
 // audit trail, as the bot's are: the person at the terminal, the host, the
 // command and the policy's decision, then how it ended; redacted.
 func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) hosts.Runner {
-	policy, err := approvals.NewPolicy(policyConfig(cfg))
+	policy, err := policy.NewPolicy(policyConfig(cfg))
 	var checker approvals.HostPolicy
 	if err == nil {
 		checker = withRemoteSandbox(cfg.Policy, f, policy)

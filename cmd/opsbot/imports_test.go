@@ -18,7 +18,9 @@ const module = "github.com/opsbot/opsbot"
 // runs commands sits below every front: the Guard (approvals) and the
 // Executor and Jobs (hosts) serve the agent, bot, checks and the terminal
 // alike, so approvals and hosts import none of them, hosts not even the
-// policy, and checks runs without the LLM.
+// policy, and checks runs without the LLM. The policy only classifies: it
+// imports neither the Guard and Gate (approvals) that act on its decision
+// nor anyone who asks it, nor the store.
 func TestImportsFollowTheDesign(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, module+"/...").Output()
@@ -67,10 +69,12 @@ func forbidden(pkg, name, imp string) string {
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
 		return "store is a leaf"
-	case under(pkg, "hosts") && name != "main" && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors"}, func(r string) bool { return under(imp, r) }):
+	case under(pkg, "hosts") && name != "main" && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors", "policy"}, func(r string) bool { return under(imp, r) }):
 		return "hosts runs what it is handed: it knows no policy, model, router or platform"
 	case under(pkg, "approvals") && slices.ContainsFunc([]string{"agent", "bot", "checks"}, func(r string) bool { return under(imp, r) }):
 		return "the Guard serves the agent, bot, checks and the terminal alike: approvals imports none of them"
+	case under(pkg, "policy") && slices.ContainsFunc([]string{"approvals", "agent", "bot", "checks", "store"}, func(r string) bool { return under(imp, r) }):
+		return "the policy only classifies: it imports nothing that acts on its decision, asks it, or stores it"
 	case under(pkg, "checks") && under(imp, "agent"):
 		return "health checks run commands without the LLM"
 	}
@@ -94,6 +98,13 @@ func TestImportRules(t *testing.T) {
 		{"hosts", "hosts", "approvals"},
 		{"hosts", "hosts", "agent"},
 		{"checks", "checks", "agent"},
+		{"hosts", "hosts", "policy"},
+		{"policy", "policy", "approvals"},
+		{"policy", "policy", "agent"},
+		{"policy", "policy", "bot"},
+		{"policy", "policy", "checks"},
+		{"policy", "policy", "store"},
+		{"policy/nsverify", "nsverify", "approvals"},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1], b[2]) == "" {
@@ -101,7 +112,8 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"},
-		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"}}
+		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"},
+		{"approvals", "approvals", "policy"}, {"checks", "checks", "policy"}, {"agent", "agent", "policy"}, {"policy", "policy", "hosts"}, {"policy/nsverify", "nsverify", "hosts/sshtest"}}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1], g[2]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // Exit codes of 'opsbot policy check' for its two non-allow decisions.
@@ -75,7 +75,7 @@ Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
 // policyCheck classifies command for host, prints the decision, and maps
 // it to the exit code.
 func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) error {
-	policy, err := approvals.NewPolicy(policyConfig(cfg))
+	pol, err := policy.NewPolicy(policyConfig(cfg))
 	if err != nil {
 		return usageError(err)
 	}
@@ -83,23 +83,23 @@ func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) e
 	if err != nil {
 		return usageError(err)
 	}
-	d := policy.Check(target, command)
+	d := pol.Check(target, command)
 	fmt.Fprintln(w, d.Action)
 	for _, r := range d.Reasons {
-		fmt.Fprintln(w, approvals.RenderCommand(r, approvals.DisplayOptions{}).Text)
+		fmt.Fprintln(w, policy.RenderCommand(r, policy.DisplayOptions{}).Text)
 	}
 	if explain {
 		fmt.Fprintf(w, "\nparsed commands (host %s, groups %v):\n", target.Host, target.Groups)
 		for _, c := range d.Commands {
-			fmt.Fprintln(w, "  "+approvals.RenderCommand(c.String(), approvals.DisplayOptions{}).Text)
+			fmt.Fprintln(w, "  "+policy.RenderCommand(c.String(), policy.DisplayOptions{}).Text)
 		}
 		fmt.Fprintf(w, "\nknown on loopback here: %s (any other local port needs approval; list a local service in policy.egress_allow as host:port)\n",
-			orNone(policy.LoopbackServices(target)))
+			orNone(pol.LoopbackServices(target)))
 	}
 	switch d.Action {
-	case approvals.Allow:
+	case policy.Allow:
 		return nil
-	case approvals.Approve:
+	case policy.Approve:
 		return &exitError{code: exitApprove, err: errors.New("approve"), silent: true}
 	}
 	return &exitError{code: exitDeny, err: errors.New("deny"), silent: true}
@@ -110,7 +110,7 @@ func policyCheck(w io.Writer, cfg *Config, host, command string, explain bool) e
 // are secret paths, and the inventory's hosts and addresses (an address
 // on loopback with its SSH port only) and the web chat's listener are
 // known destinations for network clients.
-func policyConfig(cfg *Config) approvals.PolicyConfig {
+func policyConfig(cfg *Config) policy.PolicyConfig {
 	pc := cfg.Policy
 	var own []string
 	addAbs := func(p, suffix string) {
@@ -151,14 +151,14 @@ func escapeGlob(p string) string {
 }
 
 // policyTarget finds the host and its groups in the inventory.
-func policyTarget(cfg *Config, host string) (approvals.Target, error) {
+func policyTarget(cfg *Config, host string) (policy.Target, error) {
 	if host == hosts.LocalHost {
-		return approvals.Target{Host: host}, nil
+		return policy.Target{Host: host}, nil
 	}
 	for _, h := range cfg.Hosts.Hosts {
 		if h.Name == host {
-			return approvals.Target{Host: h.Name, Groups: h.Groups}, nil
+			return policy.Target{Host: h.Name, Groups: h.Groups}, nil
 		}
 	}
-	return approvals.Target{}, fmt.Errorf("policy check: no host %q in the inventory (hosts: in the config file; %q is built in)", host, hosts.LocalHost)
+	return policy.Target{}, fmt.Errorf("policy check: no host %q in the inventory (hosts: in the config file; %q is built in)", host, hosts.LocalHost)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // policyPrompt is the system prompt's "Command policy" section, derived
@@ -13,7 +14,7 @@ import (
 // what is always refused, and who approves where within how long. It says
 // what the code does, so the model can explain to people why a command
 // waits.
-func policyPrompt(p approvals.PolicyConfig, g approvals.GateConfig) string {
+func policyPrompt(p policy.PolicyConfig, g approvals.GateConfig) string {
 	var b strings.Builder
 	b.WriteString("Runs at once: read-only commands the policy knows (ls, cat, grep, tail, df, free, ps, ss, uptime, " +
 		"journalctl, systemctl status, docker ps, kubectl get, …), with read-only arguments only.\n")
@@ -27,13 +28,13 @@ func policyPrompt(p approvals.PolicyConfig, g approvals.GateConfig) string {
 		b.WriteString(ruleLine(r))
 	}
 	fmt.Fprintf(&b, "Anything else: %s.\n", actionWords(p.Default))
-	fmt.Fprintf(&b, "Always refused, whatever anyone approves: %s.\n", strings.Join(approvals.AlwaysRefused, "; "))
+	fmt.Fprintf(&b, "Always refused, whatever anyone approves: %s.\n", strings.Join(policy.AlwaysRefused, "; "))
 	b.WriteString(approversLine(g))
 	return b.String()
 }
 
 // ruleLine words one configured rule.
-func ruleLine(r approvals.RuleConfig) string {
+func ruleLine(r policy.RuleConfig) string {
 	cmd := r.Program
 	if len(r.Args) > 0 {
 		cmd += " " + strings.Join(r.Args, " ")

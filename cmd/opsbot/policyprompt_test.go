@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // The prompt's policy paragraph says what the configured policy does:
@@ -13,9 +14,9 @@ import (
 // fact waits for approval.
 func TestPolicyPromptFollowsTheConfig(t *testing.T) {
 	t.Parallel()
-	got := policyPrompt(approvals.PolicyConfig{
+	got := policyPrompt(policy.PolicyConfig{
 		Allow: []string{"pg_isready"},
-		Rules: []approvals.RuleConfig{{Program: "systemctl", Args: []string{"restart", "nginx"}, Groups: []string{"web"}, Action: "allow", Reason: "safe to bounce"}},
+		Rules: []policy.RuleConfig{{Program: "systemctl", Args: []string{"restart", "nginx"}, Groups: []string{"web"}, Action: "allow", Reason: "safe to bounce"}},
 	}, approvals.GateConfig{Quorum: 2, Expiry: 30 * time.Minute, Approvers: []approvals.ApproverConfig{
 		{Slack: approvals.SlackApprovers{UserGroups: []string{"S0SRE"}}, HostGroups: []string{"db"}},
 	}})

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // A kernel without Landlock (simulated by the probe): under required, what
@@ -22,29 +22,29 @@ func TestSandboxFallback(t *testing.T) {
 	tests := []struct {
 		mode       string
 		probe      func() error
-		want       approvals.Action
+		want       policy.Action
 		bestEffort bool
 		detail     string
 	}{
-		{"", noLandlock, approvals.Approve, false, "wait for approval instead"},
-		{"required", noLandlock, approvals.Approve, false, "wait for approval instead"},
-		{"best_effort", noLandlock, approvals.Allow, true, "run WITHOUT it"},
-		{"required", haveLandlock, approvals.Allow, false, "confined by Landlock"},
-		{"best_effort", haveLandlock, approvals.Allow, false, "confined by Landlock"},
+		{"", noLandlock, policy.Approve, false, "wait for approval instead"},
+		{"required", noLandlock, policy.Approve, false, "wait for approval instead"},
+		{"best_effort", noLandlock, policy.Allow, true, "run WITHOUT it"},
+		{"required", haveLandlock, policy.Allow, false, "confined by Landlock"},
+		{"best_effort", haveLandlock, policy.Allow, false, "confined by Landlock"},
 	}
 	for _, tt := range tests {
-		cfg := approvals.PolicyConfig{Sandbox: tt.mode}
-		pol, err := approvals.NewPolicy(cfg)
+		cfg := policy.PolicyConfig{Sandbox: tt.mode}
+		pol, err := policy.NewPolicy(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		local := &hosts.Local{}
 		s := newSandboxState(cfg, tt.probe, haveLandlock)
 		pol = s.apply(pol, local)
-		if d := pol.Check(approvals.Target{Host: hosts.LocalHost}, "df -h"); d.Action != tt.want {
+		if d := pol.Check(policy.Target{Host: hosts.LocalHost}, "df -h"); d.Action != tt.want {
 			t.Errorf("%q: df -h on local is %s, want %s", tt.mode, d.Action, tt.want)
 		}
-		if d := pol.Check(approvals.Target{Host: "web-1"}, "df -h"); d.Action != approvals.Allow {
+		if d := pol.Check(policy.Target{Host: "web-1"}, "df -h"); d.Action != policy.Allow {
 			t.Errorf("%q: df -h on an SSH host is %s, want allow", tt.mode, d.Action)
 		}
 		if local.SandboxBestEffort != tt.bestEffort {
@@ -85,7 +85,7 @@ func TestSandboxStartLine(t *testing.T) {
 	} {
 		var buf bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&buf, nil))
-		newSandboxState(approvals.PolicyConfig{}, tt.probe, tt.isolation).logStart(log)
+		newSandboxState(policy.PolicyConfig{}, tt.probe, tt.isolation).logStart(log)
 		if got := buf.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, tt.level) || !strings.Contains(got, tt.want) {
 			t.Errorf("the start line is %q; want %s with %q", got, tt.level, tt.want)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -25,7 +26,7 @@ type parts struct {
 	log    *slog.Logger
 	store  *store.Store
 	fleet  *hosts.Fleet
-	policy *approvals.Policy
+	policy *policy.Policy
 	exec   *bot.FleetExecutor
 	// run is exec behind the audit trail: what the guard and jobs use.
 	run      hosts.Executor
@@ -66,7 +67,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		rt.Close()
 		return nil, err
 	}
-	if rt.policy, err = approvals.NewPolicy(policyConfig(cfg)); err != nil {
+	if rt.policy, err = policy.NewPolicy(policyConfig(cfg)); err != nil {
 		rt.Close()
 		return nil, err
 	}

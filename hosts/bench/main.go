@@ -38,9 +38,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/policy"
 )
 
 func main() {
@@ -73,7 +73,7 @@ var concurrency int
 var sandboxed bool
 
 // inSandbox are the options of a command no person approved.
-var inSandbox = hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: approvals.DefaultSecretPaths}
+var inSandbox = hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: policy.DefaultSecretPaths}
 
 // wanted says whether the tool named name is run.
 func wanted(name, only, skip string) bool {

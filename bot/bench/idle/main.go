@@ -33,6 +33,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -166,7 +167,7 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		st.Close()
 		return nil, err
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{})
 	if err != nil {
 		d.close()
 		return nil, err
@@ -178,7 +179,7 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
 	exec := &bot.FleetExecutor{Fleet: d.fleet}
-	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: d.fleet.Inventory},
+	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: pol, Inventory: d.fleet.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},

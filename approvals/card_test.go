@@ -1,0 +1,109 @@
+package approvals
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/policy"
+
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+func TestCardText(t *testing.T) {
+	t.Parallel()
+	exp := time.Date(2026, 3, 1, 12, 15, 0, 0, time.UTC)
+	c := NewCard(store.Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
+		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: store.ApprovalPending}, policy.DisplayOptions{Width: 80, Limit: 3000})
+	text := c.Text()
+	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "Requested by: @U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approvals; expires " + FormatTime(exp)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("card lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "r1") {
+		t.Errorf("the card shows the request's internal id:\n%s", text)
+	}
+	if strings.ContainsRune(text, '\u202e') {
+		t.Error("the card carries a raw bidi control")
+	}
+}
+
+// A decided card says so in its heading, with the decider as a person.
+func TestCardHeadingShowsTheDecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		state store.ApprovalState
+		by    string
+		want  string
+	}{
+		{store.ApprovalPending, "", "Approval needed"},
+		{store.ApprovalApproved, "web:bob", "Approved by @bob"},
+		{store.ApprovalDenied, "slack:U2", "Denied by @U2"},
+		{store.ApprovalDenied, "web:alice", "Denied by @alice"}, // the requester too: one word for one act
+		{store.ApprovalExpired, ExpiryActor, "Expired, not run"},
+	} {
+		c := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", State: tc.state, DecidedBy: tc.by}, policy.DisplayOptions{})
+		if got := c.Heading(); got != tc.want {
+			t.Errorf("%s by %s: heading %q, want %q", tc.state, tc.by, got, tc.want)
+		}
+		if !strings.HasPrefix(c.Text(), tc.want+"\n") {
+			t.Errorf("%s: the text does not start with its heading:\n%s", tc.state, c.Text())
+		}
+	}
+}
+
+// The card says who may approve: the configured approvers for its channel
+// and hosts, without the requester.
+func TestWhoMayApprove(t *testing.T) {
+	t.Parallel()
+	a := store.Approval{Host: "db-1", Channel: "ops", Requester: "web:alice"}
+	for _, tc := range []struct {
+		name string
+		cfg  GateConfig
+		want string
+	}{
+		{"named", GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"alice", "bob", "carol"}}}}}, "@bob or @carol"},
+		{"anyone", GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"*"}}}}}, "anyone on the web chat but @alice"},
+		{"other hosts only", GateConfig{Approvers: []ApproverConfig{{Hosts: []string{"web-1"}, Web: UserList{Users: []string{"bob"}}}}}, "nobody (no approver is configured for this channel and host; see approvals.approvers)"},
+		{"self allowed", GateConfig{AllowSelfApproval: true, Approvers: []ApproverConfig{{Web: UserList{Users: []string{"alice"}}}}}, "@alice"},
+	} {
+		g := NewGate(nil, tc.cfg, GateOptions{})
+		if got := connectors.PlainMentions(g.WhoMayApprove(a)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// On Slack and Discord the approvers and groups are platform ids: the
+// card names them with mention placeholders, which each connector shows
+// as its platform's mention, never as the bare id.
+func TestWhoMayApproveNamesPlatformPeopleAsMentions(t *testing.T) {
+	t.Parallel()
+	cfg := GateConfig{Approvers: []ApproverConfig{{
+		Slack:   SlackApprovers{Users: []string{"U1", "U2"}, UserGroups: []string{"S1"}},
+		Discord: DiscordApprovers{Users: []string{"100000000000000003"}, Roles: []string{"200000000000000001"}},
+	}}}
+	g := NewGate(nil, cfg, GateOptions{})
+	for _, tc := range []struct{ requester, want string }{
+		{"slack:U1", connectors.Mention("U2") + " or members of " + connectors.GroupMention("S1")},
+		{"discord:100000000000000002", connectors.Mention("100000000000000003") + " or members of " + connectors.GroupMention("200000000000000001")},
+	} {
+		a := store.Approval{Host: "db-1", Channel: "ops", Requester: tc.requester}
+		if got := g.WhoMayApprove(a); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.requester, got, tc.want)
+		}
+	}
+}
+
+// A count is said in words, singular or plural, never "approval(s)".
+func TestCardSaysHowManyApprovalsInWords(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[int]string{1: "Needs 1 approval;", 2: "Needs 2 approvals;"} {
+		text := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", Quorum: q, State: store.ApprovalPending}, policy.DisplayOptions{}).Text()
+		if !strings.Contains(text, want) || strings.Contains(text, "(s)") {
+			t.Errorf("quorum %d: %q, want %q", q, text, want)
+		}
+	}
+}
