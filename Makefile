@@ -79,8 +79,10 @@ $(HELM):
 	  GOBIN=$$tmp CGO_ENABLED=0 $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) && \
 	  mv $$tmp/helm $@ && rmdir $$tmp
 
-## lint: gofmt, go vet, staticcheck (pinned)
+## lint: gofmt, go mod tidy (fails when tidy would change go.mod or go.sum,
+## printing the change), go vet, staticcheck (pinned)
 lint:
+	@$(GO) mod tidy -diff || { echo "go mod tidy would change go.mod/go.sum (above): run go mod tidy"; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...

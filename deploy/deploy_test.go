@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // repo is the repository root (the Docker build context).

@@ -44,7 +44,7 @@
 // side of hiding: base64-looking lines right after a private key whose
 // END was cut off are hidden with it. Stream does the same for text
 // arriving in chunks and gives the same result as String on the whole
-// text, however it was chunked; Handler and ReplaceAttr do it for slog.
+// text, however it was chunked; ReplaceAttr does it for slog's built-in handlers.
 //
 // Wiring: cmd/opsbot builds one Redactor at start-up with New(secrets...),
 // where secrets are the values of the config's secret-named keys plus
