@@ -8,7 +8,7 @@ import (
 )
 
 // Policy says whether a command may run on a host without approval;
-// PolicyOf adapts the approvals policy.
+// PolicyOf adapts the classifier, package policy.
 type Policy interface {
 	// Allowed reports whether command runs on h without a person's
 	// approval; when not, reason says why in plain words.
@@ -21,15 +21,15 @@ type PolicyFunc func(h hosts.Host, command string) (bool, string)
 // Allowed calls f.
 func (f PolicyFunc) Allowed(h hosts.Host, command string) (bool, string) { return f(h, command) }
 
-// PolicyOf is the approvals policy as a Policy: only an "allow" decision
+// PolicyOf is the classifier (package policy) as a Policy: only an "allow" decision
 // lets a check run. It is also a Sandboxer.
-func PolicyOf(p *policy.Policy) Policy { return approvalsPolicy{p} }
+func PolicyOf(p *policy.Policy) Policy { return classifier{p} }
 
-type approvalsPolicy struct{ p *policy.Policy }
+type classifier struct{ p *policy.Policy }
 
-var _ Sandboxer = approvalsPolicy{}
+var _ Sandboxer = classifier{}
 
-func (a approvalsPolicy) Allowed(h hosts.Host, command string) (bool, string) {
+func (a classifier) Allowed(h hosts.Host, command string) (bool, string) {
 	d := a.p.Check(policy.Target{Host: h.Name, Groups: h.Groups}, command)
 	if d.Action == policy.Allow {
 		return true, ""
@@ -42,7 +42,7 @@ func (a approvalsPolicy) Allowed(h hosts.Host, command string) (bool, string) {
 }
 
 // ConnectPorts are the TCP ports the allowed command may connect to.
-func (a approvalsPolicy) ConnectPorts(h hosts.Host, command string) []uint16 {
+func (a classifier) ConnectPorts(h hosts.Host, command string) []uint16 {
 	return a.p.Check(policy.Target{Host: h.Name, Groups: h.Groups}, command).ConnectPorts()
 }
 
@@ -56,7 +56,7 @@ type Sandboxer interface {
 
 // SecretPaths are the policy's secret paths, which a check's sandbox
 // masks (hosts.Options.Hidden).
-func (a approvalsPolicy) SecretPaths() []string { return a.p.SecretPaths() }
+func (a classifier) SecretPaths() []string { return a.p.SecretPaths() }
 
 // secretPather is a Policy that names the secret paths to mask.
 type secretPather interface{ SecretPaths() []string }
