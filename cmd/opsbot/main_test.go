@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +44,20 @@ func scrubHelper() {
 	scrubEnv(nil)
 	fmt.Println("scrubbed " + os.Getenv("SAFE_VAR"))
 	bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// coverEnv is GOCOVERDIR set to this test binary's coverage folder when
+// it runs under go test -cover, else nothing. A child that runs main from
+// a binary built with -cover writes its coverage at exit: given this, it
+// joins the package's figure; without it, it warns on stderr that
+// GOCOVERDIR is not set, which a test of a child's exact output would
+// read as the child's. A child given a whole environment of its own
+// (cmd.Env = []string{...}) adds it; os.Environ() carries it already.
+func coverEnv() []string {
+	if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
+		return []string{"GOCOVERDIR=" + f.Value.String()}
+	}
+	return nil
 }
 
 // opsbot prepares the test binary as an opsbot command in dir.

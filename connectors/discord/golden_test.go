@@ -1,0 +1,91 @@
+package discord
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/connectors/connectortest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// bodyRecorder keeps the body of every message post and edit that passes
+// through it, on its way to the fake.
+type bodyRecorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (r *bodyRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	post := req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/messages")
+	edit := req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/messages/")
+	if post || edit {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		r.mu.Lock()
+		r.bodies = append(r.bodies, body)
+		r.mu.Unlock()
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// last is the body of the last post recorded, as a reviewer reads it.
+func (r *bodyRecorder) last(t *testing.T) []byte {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bodies) == 0 {
+		t.Fatal("no message was posted or edited")
+	}
+	var body any
+	if err := json.Unmarshal(r.bodies[len(r.bodies)-1], &body); err != nil {
+		t.Fatalf("the post's body is not JSON: %v", err)
+	}
+	return connectortest.JSON(t, body)
+}
+
+// The payload of each representative message, and of a card's edit once
+// decided, as Discord receives it
+// (botkube's pkg/bot/testdata/*.golden.json): content with <@id> and the
+// context line as subtext, fields in an embed, buttons in action rows,
+// who may be pinged. go test ./connectors/discord -run Golden -update
+// rewrites them.
+func TestPayloadGolden(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	rec := &bodyRecorder{}
+	c, err := New(Config{Token: testToken, APIURL: f.URL}, Options{Transport: rec, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alice, bob = "1100000000000000777", "1100000000000000778"
+	dest := connectors.Dest{Platform: Platform, Channel: ch, Recipient: connectors.User{ID: alice}}
+	msgs := connectortest.Messages(c.Limits(), alice, bob)
+	refs := map[string]connectors.Ref{}
+	for _, name := range slices.Sorted(maps.Keys(msgs)) {
+		if refs[name], err = c.Post(t.Context(), dest, msgs[name]); err != nil {
+			t.Fatalf("%s: post: %v", name, err)
+		}
+		connectortest.Golden(t, name, rec.last(t), *update)
+	}
+	// A decided card is the pending card edited: its buttons go, and
+	// nobody is pinged again.
+	if err := c.Edit(t.Context(), refs["card_pending"], msgs["card_approved"]); err != nil {
+		t.Fatalf("edit: %v", err)
+	}
+	connectortest.Golden(t, "card_decided_edit", rec.last(t), *update)
+}
