@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -64,7 +65,7 @@ type Bot struct {
 
 	mu      sync.Mutex
 	conns   map[string]connectors.Connector
-	budgets map[budgetKey]*EditBudget
+	budgets map[budgetKey]*render.EditBudget
 	threads map[threadID]*thread
 	inbox   inbox
 	settle  settleWatch
@@ -142,7 +143,7 @@ func (b *Bot) AddConnector(c connectors.Connector) {
 // initLocked makes the maps and the life context; b.mu is held.
 func (b *Bot) initLocked() {
 	if b.conns == nil {
-		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[budgetKey]*EditBudget{}, map[threadID]*thread{}
+		b.conns, b.budgets, b.threads = map[string]connectors.Connector{}, map[budgetKey]*render.EditBudget{}, map[threadID]*thread{}
 		b.life, b.endLife = context.WithCancel(context.Background())
 		b.slots = newTurnSlots(b.Config.WithDefaults().MaxTurns)
 	}
@@ -163,7 +164,7 @@ func (b *Bot) conn(platform string) (connectors.Connector, bool) {
 }
 
 // budget is the edit budget of one workspace of a platform.
-func (b *Bot) budget(platform, workspace string) *EditBudget {
+func (b *Bot) budget(platform, workspace string) *render.EditBudget {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := budgetKey{platform, workspace}
@@ -173,7 +174,7 @@ func (b *Bot) budget(platform, workspace string) *EditBudget {
 		if c, ok := b.conns[platform]; ok {
 			perMinute = c.Limits().EditsPerMinute
 		}
-		bu = NewEditBudget(perMinute)
+		bu = render.NewEditBudget(perMinute)
 		b.budgets[k] = bu
 	}
 	return bu

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -116,7 +117,7 @@ func (c *commands) showJob(ctx context.Context, ev connectors.Event, sess agent.
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
 		// The kept tail can be longer than a message holds: its end
 		// shows, as with any output.
-		out := &outputTail{limit: max(c.out.maxText(ev)-chars(head)-outputMargin, 200)}
+		out := &outputTail{limit: max(c.out.maxText(ev)-render.Chars(head)-outputMargin, 200)}
 		out.Write(tail)
 		text = head + "\n" + out.View()
 	}

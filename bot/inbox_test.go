@@ -15,6 +15,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -110,7 +111,7 @@ func TestCloseIsBoundedByTheGrace(t *testing.T) {
 		b := &Bot{ShutdownGrace: 5 * time.Second}
 		b.AddConnector(conn)
 		d := connectors.Dest{Platform: "fake", Workspace: "W1", Channel: "C1", Thread: "T1"}
-		r := NewRenderer(b.lifeCtx(context.Background()), conn, b.budget("fake", "W1"), nil, nil, d)
+		r := render.NewRenderer(b.lifeCtx(context.Background()), conn, b.budget("fake", "W1"), nil, nil, d)
 		b.goAsync(func() { // a thread's worker, ending its answer
 			r.Write("The disk")
 			synctest.Wait()

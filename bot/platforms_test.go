@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -108,7 +109,7 @@ func TestTwoPlatformsKeepBudgetsAndStreamsApart(t *testing.T) {
 			{Platform: "discord", Workspace: "G1", Channel: "C1", Thread: "T3"},
 		} {
 			c, _ := b.conn(d.Platform)
-			r := NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
+			r := render.NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
 			var want strings.Builder
 			for i := range 1200 { // ten minutes of text
 				fmt.Fprintf(&want, "%s-%04d ", d.Thread, i)
@@ -173,7 +174,7 @@ func TestTwoPlatformsExpiredStreamEndsByEdit(t *testing.T) {
 		done := make(chan struct{})
 		for _, d := range []connectors.Dest{{Platform: "slack", Workspace: "W1", Channel: "C1", Thread: "T1"}, {Platform: "discord", Workspace: "G1", Channel: "C1", Thread: "T2"}} {
 			c, _ := b.conn(d.Platform)
-			r := NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
+			r := render.NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
 			go func() {
 				defer func() { done <- struct{}{} }()
 				want := sevenMinuteAnswer(r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -23,7 +24,7 @@ func retryLimited(ctx context.Context, fn func() error) error {
 		if !limited {
 			return err
 		}
-		if !sleep(ctx, wait) {
+		if !render.Sleep(ctx, wait) {
 			return context.Cause(ctx)
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -65,14 +67,14 @@ func (l *ranList) show(ctx context.Context, out runsOut, ev connectors.Event) {
 // all fit.
 func ranText(runs []agent.CommandRun, limit int) string {
 	var parts []string
-	size := chars("**What ran**\n") + 80
+	size := render.Chars("**What ran**\n") + 80
 	for i := len(runs) - 1; i >= 0; i-- {
 		p := runText(runs[i])
-		if size+chars(p)+1 > limit && len(parts) > 0 {
+		if size+render.Chars(p)+1 > limit && len(parts) > 0 {
 			parts = append(parts, fmt.Sprintf("_(%d earlier commands not shown)_", i+1))
 			break
 		}
-		size += chars(p) + 1
+		size += render.Chars(p) + 1
 		parts = append(parts, p)
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
@@ -121,7 +123,7 @@ func excerpt(out string) string {
 	s := strings.Join(lines, "\n")
 	if len(s) > excerptBytes {
 		s, cut = s[len(s)-excerptBytes:], true
-		for len(s) > 0 && !isRuneStart(s[0]) {
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
 			s = s[1:]
 		}
 	}

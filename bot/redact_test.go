@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -47,7 +48,7 @@ func TestRendererRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -73,7 +74,7 @@ func TestNativeStreamRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -99,7 +100,7 @@ func TestRendererShowsTheLastWordBeforeAToolCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: redact.New()}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: redact.New()}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		defer r.Close(context.Background(), nil)
 		r.Write("Let me look at the filesystem")
 		synctest.Wait()

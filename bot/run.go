@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -100,9 +102,9 @@ type jobStarter interface {
 // runTurns is what a run shows in its thread with: a stream, the agent
 // events of its approval, the end of a refused run, and plain replies.
 type runTurns interface {
-	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
-	emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event)
-	closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error)
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func())
+	emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *render.Renderer, spec *runSpec, ran *ranList) func(agent.Event)
+	closeRefused(ctx context.Context, ev connectors.Event, r *render.Renderer, err error)
 	reply(ctx context.Context, ev connectors.Event, text string)
 }
 
@@ -148,7 +150,7 @@ func (rn *runner) approved(ctx context.Context, ev connectors.Event, sess agent.
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
-func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
+func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	if spec.Background {
 		rn.startJobs(ctx, r, sess, names, spec)
 		return
@@ -188,7 +190,7 @@ func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionIn
 
 // startJobs starts one background job per host; `jobs` lists them and
 // each reports its end in the thread.
-func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
 	var lines []string
 	for _, h := range hosts {
 		if rn.jobs == nil {
@@ -245,13 +247,13 @@ func (o *outputTail) Write(s string) {
 	if len(o.tail) <= o.limit {
 		return // no more bytes than the limit: no more characters either
 	}
-	if over := chars(o.tail) - o.limit; over > 0 {
-		cut := byteOffset(o.tail, over)
+	if over := render.Chars(o.tail) - o.limit; over > 0 {
+		cut := render.ByteOffset(o.tail, over)
 		// Start at a line: a partial first line reads as garbage.
 		if nl := strings.IndexByte(o.tail[cut:], '\n'); o.tail[cut-1] != '\n' && nl >= 0 && nl < len(o.tail)-cut-1 {
 			cut += nl + 1
 		}
-		for cut < len(o.tail) && !isRuneStart(o.tail[cut]) {
+		for cut < len(o.tail) && !utf8.RuneStart(o.tail[cut]) {
 			cut++
 		}
 		o.cutLines += strings.Count(o.tail[:cut], "\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -263,15 +264,15 @@ func TestOutputLimitsCountCharacters(t *testing.T) {
 	line := strings.Repeat("ёж", 10) + "\n" // 21 characters, 41 bytes
 	o := &outputTail{limit: 100}
 	o.Write(strings.Repeat(line, 10))
-	if kept := strings.Count(o.tail, "\n"); kept != 4 || chars(o.tail) > 100 {
-		t.Errorf("kept %d lines (%d characters) within 100 characters; want 4", kept, chars(o.tail))
+	if kept := strings.Count(o.tail, "\n"); kept != 4 || render.Chars(o.tail) > 100 {
+		t.Errorf("kept %d lines (%d characters) within 100 characters; want 4", kept, render.Chars(o.tail))
 	}
 	var runs []agent.CommandRun
 	for i := range 20 {
 		runs = append(runs, agent.CommandRun{Host: "web-1", Command: fmt.Sprintf("check %d", i), Output: strings.Repeat("я", 100)})
 	}
 	got := ranText(runs, 2000)
-	if n := chars(got); n > 2000 || n < 1400 {
+	if n := render.Chars(got); n > 2000 || n < 1400 {
 		t.Errorf("what ran holds %d characters of the 2000 a message holds", n)
 	}
 }

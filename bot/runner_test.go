@@ -11,6 +11,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -24,14 +25,14 @@ type fakeTurns struct {
 	refused []error
 }
 
-func (f *fakeTurns) renderer(ctx context.Context, ev connectors.Event, _ bool) (*Renderer, func()) {
-	r := NewRenderer(ctx, f.c, NewEditBudget(0), nil, nil, destOf(ev))
+func (f *fakeTurns) renderer(ctx context.Context, ev connectors.Event, _ bool) (*render.Renderer, func()) {
+	r := render.NewRenderer(ctx, f.c, render.NewEditBudget(0), nil, nil, destOf(ev))
 	return r, func() { r.Close(context.Background(), nil) }
 }
-func (f *fakeTurns) emitter(context.Context, connectors.Event, agent.SessionInfo, *Renderer, *runSpec, *ranList) func(agent.Event) {
+func (f *fakeTurns) emitter(context.Context, connectors.Event, agent.SessionInfo, *render.Renderer, *runSpec, *ranList) func(agent.Event) {
 	return func(agent.Event) {}
 }
-func (f *fakeTurns) closeRefused(ctx context.Context, _ connectors.Event, r *Renderer, err error) {
+func (f *fakeTurns) closeRefused(ctx context.Context, _ connectors.Event, r *render.Renderer, err error) {
 	f.mu.Lock()
 	f.refused = append(f.refused, err)
 	f.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -17,7 +18,7 @@ type Store interface {
 	turnStore
 	FollowUpFinisher
 	LedgerStore
-	StreamRecorder
+	render.StreamRecorder
 	commandStore
 	recoveryStore
 	noticeStore

@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
 
 // renderer starts a stream into the event's thread; done waits for it.
-func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func()) {
+func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func()) {
 	c, _ := b.conn(ev.Platform)
 	var buttons []connectors.Button
 	if withStop {
 		buttons = []connectors.Button{{ActionID: ActionStop, Value: threadOf(ev).String(), Label: "Stop", Style: connectors.StyleDanger}}
 	}
-	r := NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
+	r := render.NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
 	r.ObserveGaps(b.Metrics.gaps(ev.Platform))
 	return r, func() { r.Close(context.Background(), nil) }
 }
@@ -51,7 +52,7 @@ type turnAgent interface {
 // and the life of the bot's requests to platforms.
 type answerOut interface {
 	runsOut
-	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func())
 	lifeCtx(ctx context.Context) context.Context
 }
 
@@ -72,7 +73,7 @@ var (
 // emitter turns agent events into what the thread shows. spec is set for a
 // chat `run`, whose approval's follow-up is to run it; ran, for an agent
 // turn, collects the commands it runs.
-func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
+func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *render.Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -168,7 +169,7 @@ func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.S
 // finish closes an answer's stream, saying in words how it ended: stopped
 // (by whom), cut by a restart, out of steps or time, or failed (with an
 // id the operator's log has).
-func (an *answers) finish(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	an.cards.refresh(an.lifeCtx(ctx), ev)
 	var stop stoppedBy
 	switch {
@@ -194,7 +195,7 @@ func (an *answers) finish(ctx context.Context, ev connectors.Event, r *Renderer,
 
 // closeRefused ends a chat `run` that did not run: a refusal (policy,
 // approval) is for people as it is; a stop or restart says so.
-func (an *answers) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+func (an *answers) closeRefused(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	if errors.Is(err, context.Canceled) {
 		an.finish(ctx, ev, r, err)
 		return
