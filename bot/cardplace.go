@@ -44,7 +44,7 @@ func (c *cards) place(ctx context.Context, a store.Approval) bool {
 	if a.SessionID == 0 {
 		return true
 	}
-	sess, err := c.store.Session(ctx, a.SessionID)
+	sess, err := c.sessions.Session(ctx, a.SessionID)
 	if err != nil {
 		return false
 	}

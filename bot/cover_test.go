@@ -167,9 +167,7 @@ func TestRendererTextAndBudgetStreams(t *testing.T) {
 func TestEveryMessageKeepsToMaxButtons(t *testing.T) {
 	t.Parallel()
 	conn := newFakeConn(connectors.Limits{MaxText: 4000, MaxButtons: 1})
-	b := &Bot{}
-	b.AddConnector(conn)
-	c, _ := b.conn("fake")
+	c, _ := NewPlatforms(nil, nil, conn).conn("fake")
 	r := render.NewRenderer(t.Context(), c, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"},
 		connectors.Button{ActionID: ActionStop, Label: "Stop"}, connectors.Button{ActionID: "more", Label: "More"})
 	guard := time.NewTimer(time.Minute)

@@ -30,9 +30,8 @@ func TestTwoPlatformsRequestIsDecidedOnlyWhereAsked(t *testing.T) {
 	slack, discord := newFakeConn(webLimits), newFakeConn(webLimits)
 	slack.name, discord.name = "slack", "discord"
 	dir := t.TempDir()
-	b, stop := startBot(t, dir, slack, botOptions{gate: twoPlatformApprovers})
+	b, stop := startBot(t, dir, slack, botOptions{gate: twoPlatformApprovers, more: []connectors.Connector{discord}})
 	t.Cleanup(stop)
-	b.AddConnector(discord)
 
 	for _, asked := range []*fakeConn{slack, discord} {
 		other := discord
@@ -96,10 +95,8 @@ func TestTwoPlatformsKeepBudgetsAndStreamsApart(t *testing.T) {
 		slack.limits.NativeStreaming = false // W1 and W2 stream by edits…
 		discord := newFakeConn(connectors.Limits{MaxText: 2000, EditInterval: time.Second, EditsPerMinute: perMinute})
 		discord.name = "discord"
-		b := &Bot{}
-		b.AddConnector(slack)
-		b.AddConnector(discord)
-		defer b.Close()
+		b := NewPlatforms(nil, nil, slack, discord)
+		defer b.end()
 
 		answers := map[string]string{}
 		done := make(chan struct{})
@@ -165,10 +162,8 @@ func TestTwoPlatformsExpiredStreamEndsByEdit(t *testing.T) {
 		slack.lifetime, slack.name = 5*time.Minute, "slack"
 		discord := newFakeConn(connectors.Limits{MaxText: 2000, EditInterval: time.Second, EditsPerMinute: 50})
 		discord.name = "discord"
-		b := &Bot{}
-		b.AddConnector(slack)
-		b.AddConnector(discord)
-		defer b.Close()
+		b := NewPlatforms(nil, nil, slack, discord)
+		defer b.end()
 		var mu sync.Mutex
 		got := map[string]string{}
 		done := make(chan struct{})

@@ -43,24 +43,15 @@ const (
 	excerptBytes = 600
 )
 
-// runsOut is where a turn's list of what ran is shown.
-type runsOut interface {
-	conn(platform string) (connectors.Connector, bool)
-	maxText(ev connectors.Event) int
-	reply(ctx context.Context, ev connectors.Event, text string)
-}
-
-var _ runsOut = (*Bot)(nil)
-
 // show posts, after an agent turn, what it ran: each command, its host,
 // how it ended and the end of its output. Nothing when it ran nothing, or
 // where the platform keeps every status line in view.
-func (l *ranList) show(ctx context.Context, out runsOut, ev connectors.Event) {
+func (l *ranList) show(ctx context.Context, out poster, ev connectors.Event) {
 	runs := l.all()
 	if c, ok := out.conn(ev.Platform); len(runs) == 0 || (ok && c.Limits().KeepsStatus) {
 		return
 	}
-	out.reply(ctx, ev, ranText(runs, out.maxText(ev)))
+	out.reply(ctx, ev, ranText(runs, maxText(out, ev)))
 }
 
 // ranText renders runs within limit characters, the latest kept when not

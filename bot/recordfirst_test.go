@@ -83,8 +83,12 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 				fresh.name = "web"
 				after = fresh
 			}
-			b := &Bot{Store: st}
-			b.AddConnector(after)
+			deps := depsFor(st)
+			deps.Platforms = NewPlatforms(nil, nil, after)
+			b, err := New(deps)
+			if err != nil {
+				t.Fatal(err)
+			}
 			b.Recover(context.Background())
 			msgs := sc.thread("t1")
 			if !native {

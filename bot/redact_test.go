@@ -181,19 +181,25 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
 	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
+	jobs := &hosts.Jobs{Store: st, Exec: run}
+	d := depsFor(st)
+	d.Guard, d.Gate, d.Jobs, d.Platforms = guard, gate, jobs, NewPlatforms(red, nil, conn)
+	d.Hosts, d.Config = []agent.HostInfo{{Name: "local"}}, Config{DataDir: filepath.Join(dir, "data")}
 	if model != nil {
-		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
+		d.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
 			Notices: agent.StoreNotices{Store: st}, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
-	b.AddConnector(conn)
+	b, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wiredBots.Store(b, wired{st: st, jobs: jobs})
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Start(ctx)
 	t.Cleanup(func() {
 		cancel()
 		b.Close()
-		b.Jobs.Close()
+		jobs.Close()
 		fleet.Close()
 		st.Close()
 	})

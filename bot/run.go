@@ -70,7 +70,9 @@ func parseRun(args string) (s runSpec, problem string) {
 // guard (the policy and, when it says so, an approval), then its output
 // streams into the thread, or background jobs start.
 type runner struct {
-	guard permitter
+	// guard authorizes a command on a target (approvals.Guard does); exec
+	// runs it on hosts (the guard's executor).
+	guard agent.Permitter
 	exec  commandExec
 	// jobs starts background jobs; nil when they are off.
 	jobs   jobStarter
@@ -81,12 +83,6 @@ type runner struct {
 	// timeout bounds a run without --timeout.
 	timeout time.Duration
 	log     *slog.Logger
-}
-
-// permitter authorizes a command on a target (approvals.Guard does): it
-// resolves the hosts, asks the policy and waits for an approval.
-type permitter interface {
-	Permit(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Permit, error)
 }
 
 // commandExec runs a command on hosts (hosts.Executor does).
@@ -109,9 +105,9 @@ type runTurns interface {
 }
 
 var (
-	_ permitter   = (*approvals.Guard)(nil)
-	_ commandExec = hosts.Executor(nil)
-	_ jobStarter  = (*hosts.Jobs)(nil)
+	_ agent.Permitter = (*approvals.Guard)(nil)
+	_ commandExec     = hosts.Executor(nil)
+	_ jobStarter      = (*hosts.Jobs)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an

@@ -29,19 +29,21 @@ func (r *recordingExec) Exec(ctx context.Context, names []string, command string
 	return r.Executor.Exec(ctx, names, command, opts)
 }
 
-func (h *harness) recordExec() chan hosts.ExecOptions {
-	rec := &recordingExec{Executor: h.bot.Guard.Exec, opts: make(chan hosts.ExecOptions, 10)}
-	h.bot.Guard.Exec = rec
-	return rec.opts
+// recordExec has opt's bot run its commands through a recordingExec,
+// whose options it returns.
+func recordExec(opt *botOptions) chan hosts.ExecOptions {
+	opts := make(chan hosts.ExecOptions, 10)
+	opt.exec = func(e hosts.Executor) hosts.Executor { return &recordingExec{Executor: e, opts: opts} }
+	return opts
 }
 
 // A chat `run` is bounded by the configured exec timeout, or by its own
 // --timeout; not by a fixed minute.
 func TestRunUsesTheConfiguredTimeout(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, approvals.GateConfig{}, nil)
-	h.bot.Config.RunTimeout = 7 * time.Minute
-	opts := h.recordExec()
+	opt := botOptions{limits: func(c *Config) { c.RunTimeout = 7 * time.Minute }}
+	opts := recordExec(&opt)
+	h := newHarnessWith(t, opt)
 	h.say("alice", "t1", "run local echo hi")
 	if got := (<-opts).Timeout; got != 7*time.Minute {
 		t.Errorf("run timeout = %v; want the configured 7m", got)

@@ -13,15 +13,25 @@ import (
 	"github.com/opsbot/opsbot/store"
 )
 
+// streams opens answers' streams into threads: a Renderer on the
+// event's platform, within its workspace's edit budget, recorded for
+// recovery, its gaps between updates counted.
+type streams struct {
+	*Platforms
+	rec     render.StreamRecorder
+	metrics *Metrics
+	log     *slog.Logger
+}
+
 // renderer starts a stream into the event's thread; done waits for it.
-func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func()) {
-	c, _ := b.conn(ev.Platform)
+func (s *streams) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func()) {
+	c, _ := s.conn(ev.Platform)
 	var buttons []connectors.Button
 	if withStop {
 		buttons = []connectors.Button{{ActionID: ActionStop, Value: threadOf(ev).String(), Label: "Stop", Style: connectors.StyleDanger}}
 	}
-	r := render.NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
-	r.ObserveGaps(b.Metrics.gaps(ev.Platform))
+	r := render.NewRenderer(s.lifeCtx(ctx), c, s.budget(ev.Platform, ev.Workspace), s.rec, s.log, destOf(ev), buttons...)
+	r.ObserveGaps(s.metrics.gaps(ev.Platform))
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
@@ -36,10 +46,24 @@ type answers struct {
 	// says how to turn it on.
 	agent       turnAgent
 	noAgentHelp string
-	store       turnStore
+	turns       turnRecords
+	followUps   followUpRecorder
 	cards       approvalCards
 	metrics     *Metrics
 	log         *slog.Logger
+}
+
+// turnRecords records agent turns: a turn still "running" at start-up was
+// cut by a crash.
+type turnRecords interface {
+	BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
+	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
+}
+
+// followUpRecorder records what the decision on a request a turn waits on
+// leads to.
+type followUpRecorder interface {
+	RecordFollowUp(ctx context.Context, f store.FollowUp) error
 }
 
 // turnAgent runs the model's turns (agent.Agent does).
@@ -51,21 +75,22 @@ type turnAgent interface {
 // answerOut is where answers show: streams into threads, plain replies,
 // and the life of the bot's requests to platforms.
 type answerOut interface {
-	runsOut
+	poster
 	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func())
 	lifeCtx(ctx context.Context) context.Context
 }
 
 // approvalCards posts a request's card and shows the decisions on the
-// thread's cards.
+// cards that still offer buttons: the thread's, or all.
 type approvalCards interface {
 	post(ctx context.Context, ev connectors.Event, id string)
 	refresh(ctx context.Context, ev connectors.Event)
+	refreshAll(ctx context.Context)
 }
 
 var (
 	_ turnAgent     = (*agent.Agent)(nil)
-	_ answerOut     = (*Bot)(nil)
+	_ answerOut     = (*streams)(nil)
 	_ approvalCards = (*cards)(nil)
 	_ runTurns      = (*answers)(nil)
 )
@@ -104,7 +129,7 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
-			if err := an.store.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
+			if err := an.followUps.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
 				an.log.Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {
@@ -114,26 +139,49 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 	}
 }
 
+// answer is an agent's answer streamed into a thread: its stream, how the
+// turn ended, and the commands it ran.
+type answer struct {
+	r   *render.Renderer
+	err error
+	ran *ranList
+}
+
 // turn runs the agent on the event's text and streams the answer.
 func (an *answers) turn(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	if a := an.stream(ctx, ev, sess); a != nil {
+		an.end(ctx, ev, a)
+	}
+}
+
+// stream runs the agent on the event's text, streaming the answer into
+// the thread (the turn stage); end gives it its last form (the render
+// stage). With no model it answers how to turn one on, and returns nil.
+func (an *answers) stream(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) *answer {
 	if an.agent == nil {
 		an.reply(ctx, ev, an.noAgentHelp)
-		return
+		return nil
 	}
 	r, _ := an.renderer(ctx, ev, true)
-	end := an.record(ctx, sess)
+	record := an.record(ctx, sess)
 	ran := &ranList{}
 	err := an.agent.Turn(ctx, sess, ev.Text, an.emitter(ctx, ev, sess, r, nil, ran))
-	end(err)
-	an.finish(ctx, ev, r, err)
-	ran.show(an.lifeCtx(ctx), an, ev)
+	record(err)
+	return &answer{r: r, err: err, ran: ran}
+}
+
+// end closes an answer's stream saying how it ended, and lists what it
+// ran.
+func (an *answers) end(ctx context.Context, ev connectors.Event, a *answer) {
+	an.finish(ctx, ev, a.r, a.err)
+	a.ran.show(an.lifeCtx(ctx), an, ev)
 }
 
 // record notes a running turn in the store; the returned func records
 // how it ended. A turn still "running" at start-up was cut by a crash.
 func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(error) {
 	start := time.Now()
-	t, err := an.store.BeginTurn(ctx, sess.ID)
+	t, err := an.turns.BeginTurn(ctx, sess.ID)
 	if err != nil {
 		an.log.Warn("record turn", "err", err)
 	}
@@ -147,7 +195,7 @@ func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(erro
 		}
 		an.metrics.turnEnded(status, time.Since(start))
 		if t.ID != 0 {
-			an.store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+			an.turns.EndTurn(context.WithoutCancel(ctx), t.ID, status)
 		}
 	}
 }
