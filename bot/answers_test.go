@@ -62,7 +62,7 @@ func TestAnswersOverFakes(t *testing.T) {
 	out := &fakeTurns{fakeOut: &fakeOut{c: conn}}
 	cards := &postedCards{}
 	var logged strings.Builder
-	an := &answers{answerOut: out, noAgentHelp: "no model: set ANTHROPIC_API_KEY", turns: failingTurnStore{errors.New("disk I/O error")}, followUps: failingTurnStore{errors.New("disk I/O error")},
+	an := &answers{answerOut: out, noAgentHelp: "no model: set ANTHROPIC_API_KEY", turns: failingTurnStore{errors.New("disk I/O error")}, recordFollowUp: failingTurnStore{errors.New("disk I/O error")}.RecordFollowUp,
 		cards: cards, log: logTo(&logged)}
 	ev := func(thread string) connectors.Event {
 		return connectors.Event{Platform: "fake", Channel: "C1", Thread: thread}

@@ -123,6 +123,9 @@ type cardStore interface {
 	StaleCards(ctx context.Context, sessionID int64) ([]store.Approval, error)
 	AllStaleCards(ctx context.Context, limit int) ([]store.Approval, []string, []string, error)
 	MarkCardShown(ctx context.Context, id string) error
+	// UnplacedCards lists decided requests whose card's place was never
+	// recorded (cardplace.go).
+	UnplacedCards(ctx context.Context, limit int) ([]store.Approval, error)
 }
 
 // voteGate counts the votes on a request and names who may cast them

@@ -33,10 +33,6 @@ func (o *fakeOut) reply(ctx context.Context, ev connectors.Event, text string) {
 	o.mu.Unlock()
 	o.c.Post(ctx, destOf(ev), connectors.Message{Text: text})
 }
-func (o *fakeOut) internalError(ctx context.Context, ev connectors.Event, err error) {
-	o.reply(ctx, ev, "Internal error: "+err.Error())
-}
-func (o *fakeOut) maxText(connectors.Event) int { return 4000 }
 
 func (o *fakeOut) said() []string {
 	o.mu.Lock()
@@ -118,6 +114,10 @@ func (f *fakeCardStore) AllStaleCards(context.Context, int) ([]store.Approval, [
 	}
 	return as, channels, messages, f.err
 }
+func (f *fakeCardStore) UnplacedCards(context.Context, int) ([]store.Approval, error) {
+	return nil, nil
+}
+
 func (f *fakeCardStore) MarkCardShown(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

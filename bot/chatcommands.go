@@ -19,7 +19,9 @@ import (
 // renderer and approval cards.)
 type commands struct {
 	jobRecords jobRecords
-	history    historyEraser
+	// forget forgets a session's conversation after seq (the store's
+	// DeleteMessagesAfter).
+	forget func(ctx context.Context, sessionID, seq int64) (int64, error)
 	// cancel stops a running job and reports whether one ran; nil when
 	// there are none to cancel.
 	cancel func(id int64) bool
@@ -141,7 +143,7 @@ func (c *commands) listHosts(ctx context.Context, ev connectors.Event) {
 
 // reset forgets the thread's conversation; the audit trail stays.
 func (c *commands) reset(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	if _, err := c.history.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
+	if _, err := c.forget(ctx, sess.ID, 0); err != nil {
 		internalError(ctx, c.out, c.log, ev, err)
 		return
 	}

@@ -87,7 +87,7 @@ func TestChatCommandsOverFakes(t *testing.T) {
 		out := &fakeReplier{}
 		st := tt.store
 		var logged strings.Builder
-		c := &commands{jobRecords: &st, history: &st, hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web", "prod"}}}, out: out,
+		c := &commands{jobRecords: &st, forget: st.DeleteMessagesAfter, hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web", "prod"}}}, out: out,
 			cancel: func(id int64) bool { return id == 3 }, log: logTo(&logged),
 			mayApprove: func(connectors.Event) bool { return false }}
 		if !c.answer(t.Context(), tt.ev, sess, tt.word, tt.rest) {

@@ -22,7 +22,7 @@ type parts struct {
 // (pipeline.go), as alertmanager's PipelineBuilder does its pipelines.
 func build(d Deps) parts {
 	cfg := d.Config.WithDefaults()
-	p := parts{crew: &crew{}, settle: newSettleWatch(d.Inbox, d.Log)}
+	p := parts{crew: &crew{}, settle: newSettleWatch(d.Inbox.Unsettled, d.Log)}
 	may := approvers{gate: d.Gate, hosts: d.Hosts}
 	out := d.Platforms
 	p.cards = newCards(d, out)
@@ -39,10 +39,10 @@ func build(d Deps) parts {
 	}
 	cmds := newCommands(d, out, may)
 	clk := clicks{threads: p.threads, may: may, vote: p.cards.vote, askAgain: p.followUps.askAgain, out: out}
-	ses := sessions{store: d.Sessions, dataDir: cfg.DataDir}
+	ses := sessions{find: d.Sessions.SessionFor, setCwd: d.Sessions.SetSessionCwd, dataDir: cfg.DataDir}
 
 	p.inbox.front = multiStage{
-		recordStage{store: d.Inbox, log: d.Log},
+		recordStage{record: d.Inbox.RecordEvent, log: d.Log},
 		dedupeStage{metrics: d.Metrics},
 		stageFunc(p.inbox.enqueue),
 	}
@@ -74,7 +74,7 @@ func newCards(d Deps, out *Platforms) *cards {
 // newAnswers runs agent turns through d's agent into streams on out.
 func newAnswers(d Deps, out *Platforms, c *cards) *answers {
 	s := &streams{Platforms: out, rec: d.Sessions, metrics: d.Metrics, log: d.Log}
-	an := &answers{answerOut: s, noAgentHelp: d.NoAgentHelp, turns: d.Sessions, followUps: d.Approvals, cards: c, metrics: d.Metrics, log: d.Log}
+	an := &answers{answerOut: s, noAgentHelp: d.NoAgentHelp, turns: d.Sessions, recordFollowUp: d.Approvals.RecordFollowUp, cards: c, metrics: d.Metrics, log: d.Log}
 	if d.Agent != nil {
 		an.agent = d.Agent
 	}
@@ -85,10 +85,13 @@ func newAnswers(d Deps, out *Platforms, c *cards) *answers {
 func newRunner(d Deps, an *answers, c *cards, cfg Config) *runner {
 	rn := &runner{claims: d.Approvals, turns: an, refreshCards: c.refresh, timeout: cfg.RunTimeout, log: d.Log}
 	if d.Guard != nil {
-		rn.guard, rn.exec = d.Guard, d.Guard.Exec
+		rn.guard = d.Guard
+		if d.Guard.Exec != nil {
+			rn.exec = d.Guard.Exec.Exec
+		}
 	}
 	if d.Jobs != nil {
-		rn.jobs = d.Jobs
+		rn.startJob = d.Jobs.Start
 	}
 	return rn
 }
@@ -121,7 +124,7 @@ func newJobNotices(d Deps, out *Platforms, in *inbox) *jobNotices {
 
 // newCommands answers the chat commands about threads, jobs and hosts.
 func newCommands(d Deps, out *Platforms, may approvers) *commands {
-	c := &commands{jobRecords: d.JobRecords, history: d.Sessions, hosts: d.Hosts, checks: d.Health, out: out, log: d.Log, mayApprove: may.approve}
+	c := &commands{jobRecords: d.JobRecords, forget: d.Sessions.DeleteMessagesAfter, hosts: d.Hosts, checks: d.Health, out: out, log: d.Log, mayApprove: may.approve}
 	if d.Jobs != nil {
 		c.cancel = d.Jobs.Cancel
 	}

@@ -73,26 +73,17 @@ type runner struct {
 	// guard authorizes a command on a target (approvals.Guard does); exec
 	// runs it on hosts (the guard's executor).
 	guard agent.Permitter
-	exec  commandExec
-	// jobs starts background jobs; nil when they are off.
-	jobs   jobStarter
-	claims FollowUpFinisher
-	turns  runTurns
+	exec  func(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
+	// startJob starts a background job (hosts.Jobs.Start); nil when they
+	// are off.
+	startJob func(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
+	claims   FollowUpFinisher
+	turns    runTurns
 	// refreshCards shows the decision on the thread's decided cards.
 	refreshCards func(ctx context.Context, ev connectors.Event)
 	// timeout bounds a run without --timeout.
 	timeout time.Duration
 	log     *slog.Logger
-}
-
-// commandExec runs a command on hosts (hosts.Executor does).
-type commandExec interface {
-	Exec(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
-}
-
-// jobStarter starts a background job (hosts.Jobs does).
-type jobStarter interface {
-	Start(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
 }
 
 // runTurns is what a run shows in its thread with: a stream, the agent
@@ -106,8 +97,6 @@ type runTurns interface {
 
 var (
 	_ agent.Permitter = (*approvals.Guard)(nil)
-	_ commandExec     = hosts.Executor(nil)
-	_ jobStarter      = (*hosts.Jobs)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an
@@ -156,7 +145,7 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := rn.exec.Exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := rn.exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -189,11 +178,11 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
 	var lines []string
 	for _, h := range hosts {
-		if rn.jobs == nil {
+		if rn.startJob == nil {
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := rn.jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
+		job, err := rn.startJob(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			rn.log.Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"

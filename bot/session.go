@@ -15,7 +15,10 @@ import (
 // sessions opens threads' sessions, each with its working directory under
 // dataDir.
 type sessions struct {
-	store   sessionStore
+	// find finds or makes a thread's session; setCwd records its
+	// directory (the store's SessionFor and SetSessionCwd).
+	find    func(ctx context.Context, key store.ThreadKey) (store.Session, bool, error)
+	setCwd  func(ctx context.Context, id int64, cwd string) error
 	dataDir string
 }
 
@@ -25,16 +28,9 @@ type sessionLookup interface {
 	Session(ctx context.Context, id int64) (store.Session, error)
 }
 
-// sessionStore finds and opens a thread's session.
-type sessionStore interface {
-	sessionLookup
-	HasSession(ctx context.Context, key store.ThreadKey) (bool, error)
-	SetSessionCwd(ctx context.Context, id int64, cwd string) error
-}
-
 // open finds or creates the thread's session, with its working directory.
 func (s sessions) open(ctx context.Context, ev connectors.Event) (agent.SessionInfo, error) {
-	sess, _, err := s.store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
+	sess, _, err := s.find(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
 	if err != nil {
 		return agent.SessionInfo{}, err
 	}
@@ -46,7 +42,7 @@ func (s sessions) open(ctx context.Context, ev connectors.Event) (agent.SessionI
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return agent.SessionInfo{}, fmt.Errorf("bot: session directory: %w", err)
 		}
-		if err := s.store.SetSessionCwd(ctx, sess.ID, dir); err != nil {
+		if err := s.setCwd(ctx, sess.ID, dir); err != nil {
 			return agent.SessionInfo{}, err
 		}
 		sess.Cwd = dir

@@ -22,22 +22,19 @@ const (
 // act on; one goroutine (watch) does the checks, so a burst of kicks
 // costs one query.
 type settleWatch struct {
-	store unsettled
-	log   *slog.Logger
-	kicks chan struct{}
+	// unsettled counts what is on record and not yet acted on (the
+	// store's Unsettled).
+	unsettled func(ctx context.Context) (int, error)
+	log       *slog.Logger
+	kicks     chan struct{}
 
 	mu     sync.Mutex
 	swept  bool // the first expiry sweep is done
 	logged bool // SettledAfterStart is logged
 }
 
-// unsettled counts what is on record and not yet acted on.
-type unsettled interface {
-	Unsettled(ctx context.Context) (int, error)
-}
-
-func newSettleWatch(st unsettled, log *slog.Logger) *settleWatch {
-	return &settleWatch{store: st, log: log, kicks: make(chan struct{}, 1)}
+func newSettleWatch(unsettled func(ctx context.Context) (int, error), log *slog.Logger) *settleWatch {
+	return &settleWatch{unsettled: unsettled, log: log, kicks: make(chan struct{}, 1)}
 }
 
 // kick asks for a check: something on record may have been acted on.
@@ -70,7 +67,7 @@ func (w *settleWatch) watch(ctx context.Context) {
 		if !swept {
 			continue // the sweep's end kicks again
 		}
-		n, err := w.store.Unsettled(ctx)
+		n, err := w.unsettled(ctx)
 		if err != nil || n > 0 {
 			continue
 		}

@@ -15,14 +15,10 @@ import (
 // recordStage writes the event to the store's inbox (design §1.8: record,
 // then acknowledge, then act): an event not on record is refused.
 type recordStage struct {
-	store eventRecorder
-	log   *slog.Logger
-}
-
-// eventRecorder records an event in the inbox, reporting whether it is
-// new there.
-type eventRecorder interface {
-	RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error)
+	// record writes an event to the inbox (the store's RecordEvent),
+	// reporting whether it is new there.
+	record func(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error)
+	log    *slog.Logger
 }
 
 // Exec records w's event within ctx.
@@ -31,7 +27,7 @@ func (s recordStage) Exec(ctx context.Context, w *work) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", connectors.ErrNotRecorded, err)
 	}
-	w.inboxID, w.first, err = s.store.RecordEvent(ctx, w.ev.Platform, w.ev.ID, data)
+	w.inboxID, w.first, err = s.record(ctx, w.ev.Platform, w.ev.ID, data)
 	if err != nil {
 		s.log.Error("an event could not be recorded; it was not taken", "platform", w.ev.Platform, "err", err)
 		return notRecorded(err)

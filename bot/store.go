@@ -18,16 +18,18 @@ import (
 type ApprovalStore interface {
 	cardStore
 	followUpStore
-	followUpRecorder
+	RecordFollowUp(ctx context.Context, f store.FollowUp) error
 }
 
 // SessionStore is what the bot reads and records of sessions, their turns
 // and the answers being streamed (the Sessions aggregate).
 type SessionStore interface {
-	sessionStore
+	sessionLookup
+	HasSession(ctx context.Context, key store.ThreadKey) (bool, error)
+	SetSessionCwd(ctx context.Context, id int64, cwd string) error
 	turnRecords
 	recoveryStore
-	historyEraser
+	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
 	render.StreamRecorder
 }
 
@@ -51,8 +53,8 @@ type JobStore interface {
 // finish of each event, the replay at start-up, the settled check and the
 // pruning of event ids.
 type eventLog interface {
-	eventRecorder
-	unsettled
+	RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error)
+	Unsettled(ctx context.Context) (int, error)
 	FinishEvent(ctx context.Context, id int64) error
 	OpenEvents(ctx context.Context) ([]store.InboxEvent, error)
 	ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error)
@@ -64,11 +66,6 @@ type LedgerStore interface {
 	AddRunning(ctx context.Context, c store.RunningCommand) (int64, error)
 	RemoveRunning(ctx context.Context, id int64) error
 	RunningCommands(ctx context.Context) ([]store.RunningCommand, error)
-}
-
-// historyEraser forgets a session's conversation (`reset`).
-type historyEraser interface {
-	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
 }
 
 var (

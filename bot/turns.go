@@ -47,10 +47,12 @@ type answers struct {
 	agent       turnAgent
 	noAgentHelp string
 	turns       turnRecords
-	followUps   followUpRecorder
-	cards       approvalCards
-	metrics     *Metrics
-	log         *slog.Logger
+	// recordFollowUp records what the decision on a request a turn waits
+	// on leads to (the store's RecordFollowUp).
+	recordFollowUp func(ctx context.Context, f store.FollowUp) error
+	cards          approvalCards
+	metrics        *Metrics
+	log            *slog.Logger
 }
 
 // turnRecords records agent turns: a turn still "running" at start-up was
@@ -58,12 +60,6 @@ type answers struct {
 type turnRecords interface {
 	BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
 	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
-}
-
-// followUpRecorder records what the decision on a request a turn waits on
-// leads to.
-type followUpRecorder interface {
-	RecordFollowUp(ctx context.Context, f store.FollowUp) error
 }
 
 // turnAgent runs the model's turns (agent.Agent does).
@@ -129,7 +125,7 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
-			if err := an.followUps.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
+			if err := an.recordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
 				an.log.Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {

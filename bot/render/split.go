@@ -113,8 +113,6 @@ func ByteOffset(s string, n int) int {
 	return len(s)
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // OpenFence reports whether s ends inside a fenced code block, and the
 // language of that block.
 func OpenFence(s string) (bool, string) {
