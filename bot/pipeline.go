@@ -18,7 +18,7 @@ import (
 //
 // Each stage is a small type over the parts it needs (stages.go), testable
 // alone; none calls back into Bot. A stage that has dealt with the work
-// ends its line with errDone.
+// ends its line with errDone, where alertmanager's returns no alerts.
 
 // stage is one step of the inbound path.
 type stage interface {
