@@ -64,10 +64,10 @@ func (s *turnSlots) releaseLocked() {
 }
 
 // waitingLocked counts the threads whose worker waits for a turn slot
-// (started, not yet holding one); b.mu is held.
-func (b *Bot) waitingLocked() int {
+// (started, not yet holding one); ts.mu is held.
+func (ts *threads) waitingLocked() int {
 	n := 0
-	for _, t := range b.threads {
+	for _, t := range ts.byID {
 		if t.running && !t.slot {
 			n++
 		}
@@ -86,12 +86,12 @@ type Queues struct {
 	Queued, Deepest int
 }
 
-// Queues reports the depth of the bot's queues now.
-func (b *Bot) Queues() Queues {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// queues reports the depth of the queues now.
+func (ts *threads) queues() Queues {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	var q Queues
-	for _, t := range b.threads {
+	for _, t := range ts.byID {
 		q.Queued += len(t.queue)
 		q.Deepest = max(q.Deepest, len(t.queue))
 		switch {
@@ -104,27 +104,23 @@ func (b *Bot) Queues() Queues {
 	return q
 }
 
-// Full says why a new message to a thread would be turned away now, or
-// "": its thread's queue holds bot.max_queue messages, or bot.max_waiting
-// threads already wait for a turn. A connector that can refuse a message
-// before it takes it (the web API's 429) asks first; on the others the
-// bot answers in the thread.
-func (b *Bot) Full(platform, channel, thread string) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.fullLocked(threadID{platform, channel, thread})
+// full is Bot.Full.
+func (ts *threads) full(id threadID) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.fullLocked(id)
 }
 
-// fullLocked is Full; b.mu is held.
-func (b *Bot) fullLocked(id threadID) string {
-	cfg := b.Config.WithDefaults()
-	if t := b.threads[id]; t != nil {
+// fullLocked is full; ts.mu is held.
+func (ts *threads) fullLocked(id threadID) string {
+	cfg := ts.cfg
+	if t := ts.byID[id]; t != nil {
 		if len(t.queue) >= cfg.MaxQueue {
 			return fmt.Sprintf("this thread is busy: %d messages already wait for the current answer; send it again once that one is done", len(t.queue))
 		}
 		return ""
 	}
-	if b.waitingLocked() >= cfg.MaxWaiting {
+	if ts.waitingLocked() >= cfg.MaxWaiting {
 		return fmt.Sprintf("opsbot is busy: %d conversations already wait for their turn; send it again in a minute", cfg.MaxWaiting)
 	}
 	return ""

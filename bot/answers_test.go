@@ -32,6 +32,7 @@ type postedCards struct{ posted, refreshed int }
 
 func (c *postedCards) post(context.Context, connectors.Event, string) { c.posted++ }
 func (c *postedCards) refresh(context.Context, connectors.Event)      { c.refreshed++ }
+func (c *postedCards) refreshAll(context.Context)                     {}
 
 // scriptedAgent emits its events, then ends with err; Resume reports
 // resumed.
@@ -61,7 +62,7 @@ func TestAnswersOverFakes(t *testing.T) {
 	out := &fakeTurns{fakeOut: &fakeOut{c: conn}}
 	cards := &postedCards{}
 	var logged strings.Builder
-	an := &answers{answerOut: out, noAgentHelp: "no model: set ANTHROPIC_API_KEY", store: failingTurnStore{errors.New("disk I/O error")},
+	an := &answers{answerOut: out, noAgentHelp: "no model: set ANTHROPIC_API_KEY", turns: failingTurnStore{errors.New("disk I/O error")}, recordFollowUp: failingTurnStore{errors.New("disk I/O error")}.RecordFollowUp,
 		cards: cards, log: logTo(&logged)}
 	ev := func(thread string) connectors.Event {
 		return connectors.Event{Platform: "fake", Channel: "C1", Thread: thread}

@@ -100,6 +100,12 @@ type botOptions struct {
 	limits func(*Config)
 	// dbDir holds the database (default: the bot's directory).
 	dbDir string
+	// more are platforms beside the test's own.
+	more []connectors.Connector
+	// health is the scheduled checks (default none).
+	health Health
+	// exec wraps the guard's executor.
+	exec func(hosts.Executor) hosts.Executor
 	// log is the bot's logger (default slog's).
 	log *slog.Logger
 }
@@ -145,20 +151,29 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	exec := &FleetExecutor{Fleet: fleet}
 	guard := &approvals.Guard{Policy: PolicyChecker{Policy: pol, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
+	if opt.exec != nil {
+		guard.Exec = opt.exec(exec)
+	}
+	jobs := &hosts.Jobs{Store: st, Exec: exec}
+	d := depsFor(st)
+	d.Guard, d.Gate, d.Jobs, d.Health = guard, gate, jobs, opt.health
+	d.Hosts = []agent.HostInfo{{Name: "local"}}
+	d.Config = Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}
+	d.NoAgentHelp = "no model: set ANTHROPIC_API_KEY"
 	if opt.model != nil {
-		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
+		d.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
-	b.JobEndTurns = opt.jobEndTurns
-	b.Log = opt.log
-	b.Metrics = opt.metrics
+	d.JobEndTurns, d.Log, d.Metrics, d.Sweeper = opt.jobEndTurns, opt.log, opt.metrics, opt.sweeper
 	if opt.limits != nil {
-		opt.limits(&b.Config)
+		opt.limits(&d.Config)
 	}
-	b.AddConnector(conn)
-	b.Sweeper = opt.sweeper
+	d.Platforms = NewPlatforms(nil, opt.log, append([]connectors.Connector{conn}, opt.more...)...)
+	b, err := New(d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	wiredBots.Store(b, wired{st: st, jobs: jobs})
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Recover(ctx)
 	if !opt.held {
@@ -169,11 +184,37 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		once.Do(func() {
 			cancel()
 			b.Close()
-			b.Jobs.Close()
+			jobs.Close()
 			fleet.Close()
 			st.Close()
 		})
 	}
+}
+
+// depsFor is the bot's Deps over one real store, which is every one of
+// its aggregates (cmd/opsbot wires the same way).
+func depsFor(st *store.Store) Deps {
+	return Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st}
+}
+
+// wired is what a test bot was built over, for the tests to reach.
+type wired struct {
+	st   *store.Store
+	jobs *hosts.Jobs
+}
+
+// wiredBots maps each test bot to what it was built over.
+var wiredBots sync.Map
+
+// storeOf is the real store a test bot keeps its records in.
+func storeOf(b *Bot) *store.Store { return wiringOf(b).st }
+
+// jobsOf is the background jobs of a test bot.
+func jobsOf(b *Bot) *hosts.Jobs { return wiringOf(b).jobs }
+
+func wiringOf(b *Bot) wired {
+	w, _ := wiredBots.Load(b)
+	return w.(wired)
 }
 
 var eventSeq atomic.Int64
@@ -498,7 +539,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
+	job, err := jobsOf(h.bot).Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,8 +550,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 
 func TestAccessPerChannel(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, approvals.GateConfig{}, nil)
-	h.bot.Config.Access = map[string][]string{"ops": {"alice"}}
+	h := newHarnessWith(t, botOptions{access: map[string][]string{"ops": {"alice"}}})
 	h.say("mallory", "t1", "run local echo hi")
 	h.eventually("the refusal", h.has("t1", "may not use opsbot"))
 	if _, _, ok := h.find("t1", "hi\n"); ok {
@@ -661,15 +701,12 @@ func TestOldEventIDsArePruned(t *testing.T) {
 	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
 		t.Fatal("a new event id was taken for a retry")
 	}
-	h.bot.forgetOldEvents(ctx)
+	h.bot.inbox.forget(ctx, h.bot.eventsKept)
 	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); first {
 		t.Fatal("an event id of a moment ago was pruned")
 	}
-	h.bot.forgetEvents(ctx, time.Nanosecond)
+	h.bot.inbox.forget(ctx, time.Nanosecond)
 	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
 		t.Error("an event id older than EventsKept was kept")
 	}
 }
-
-// storeOf is the real store a test bot keeps its records in.
-func storeOf(b *Bot) *store.Store { return b.Store.(*store.Store) }

@@ -7,14 +7,6 @@ import (
 	"github.com/opsbot/opsbot/store"
 )
 
-// unplacedCardStore lists decided requests whose card's place was never
-// recorded (*store.Store does).
-type unplacedCardStore interface {
-	UnplacedCards(ctx context.Context, limit int) ([]store.Approval, error)
-}
-
-var _ unplacedCardStore = (*store.Store)(nil)
-
 // placeUnplaced finds the cards of decided requests whose place was never
 // recorded — a crash came between the card's post and its record — where
 // the platform can find them (connectors.ButtonFinder), and shows the
@@ -22,11 +14,7 @@ var _ unplacedCardStore = (*store.Store)(nil)
 // to be found). Before, such a card kept its Approve and Deny buttons
 // for good (the kill loop's last 2 of 366).
 func (c *cards) placeUnplaced(ctx context.Context) {
-	st, ok := c.store.(unplacedCardStore)
-	if !ok {
-		return
-	}
-	as, err := st.UnplacedCards(ctx, 100)
+	as, err := c.store.UnplacedCards(ctx, 100)
 	if err != nil {
 		c.log.Warn("unplaced cards", "err", err)
 		return
@@ -44,7 +32,7 @@ func (c *cards) place(ctx context.Context, a store.Approval) bool {
 	if a.SessionID == 0 {
 		return true
 	}
-	sess, err := c.store.Session(ctx, a.SessionID)
+	sess, err := c.sessions.Session(ctx, a.SessionID)
 	if err != nil {
 		return false
 	}

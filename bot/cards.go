@@ -105,10 +105,11 @@ func displayName(key string) string {
 // counted through the gate, and a card shows the decision once there is
 // one (no card offers a click that can only be refused).
 type cards struct {
-	store cardStore
+	store    cardStore
+	sessions sessionLookup
 	// gate counts votes and says who may approve; nil when nobody can.
 	gate voteGate
-	out  cardsOut
+	out  poster
 	// decided acts on a request a vote decided (its follow-up).
 	decided func(ctx context.Context, a store.Approval)
 	log     *slog.Logger
@@ -123,8 +124,9 @@ type cardStore interface {
 	StaleCards(ctx context.Context, sessionID int64) ([]store.Approval, error)
 	AllStaleCards(ctx context.Context, limit int) ([]store.Approval, []string, []string, error)
 	MarkCardShown(ctx context.Context, id string) error
-	SessionFor(ctx context.Context, key store.ThreadKey) (store.Session, bool, error)
-	Session(ctx context.Context, id int64) (store.Session, error)
+	// UnplacedCards lists decided requests whose card's place was never
+	// recorded (cardplace.go).
+	UnplacedCards(ctx context.Context, limit int) ([]store.Approval, error)
 }
 
 // voteGate counts the votes on a request and names who may cast them
@@ -134,16 +136,9 @@ type voteGate interface {
 	WhoMayApprove(a store.Approval) string
 }
 
-// cardsOut is where cards are posted and edited, and clickers answered.
-type cardsOut interface {
-	platforms
-	replier
-}
-
 var (
 	_ cardStore = (*store.Store)(nil)
 	_ voteGate  = (*approvals.Gate)(nil)
-	_ cardsOut  = (*Bot)(nil)
 )
 
 // message renders a request's card with who may approve it.
@@ -179,7 +174,7 @@ func (c *cards) post(ctx context.Context, ev connectors.Event, id string) {
 // thread that still show buttons (expired ones, mostly: a click updates
 // its own card).
 func (c *cards) refresh(ctx context.Context, ev connectors.Event) {
-	sess, _, err := c.store.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
+	sess, _, err := c.sessions.SessionFor(ctx, store.ThreadKey{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread})
 	if err != nil {
 		return
 	}
@@ -217,7 +212,7 @@ func (c *cards) refreshAll(ctx context.Context) {
 			c.store.MarkCardShown(ctx, a.ID)
 			continue
 		}
-		sess, err := c.store.Session(ctx, a.SessionID)
+		sess, err := c.sessions.Session(ctx, a.SessionID)
 		if err != nil {
 			continue
 		}

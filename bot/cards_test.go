@@ -33,10 +33,6 @@ func (o *fakeOut) reply(ctx context.Context, ev connectors.Event, text string) {
 	o.mu.Unlock()
 	o.c.Post(ctx, destOf(ev), connectors.Message{Text: text})
 }
-func (o *fakeOut) internalError(ctx context.Context, ev connectors.Event, err error) {
-	o.reply(ctx, ev, "Internal error: "+err.Error())
-}
-func (o *fakeOut) maxText(connectors.Event) int { return 4000 }
 
 func (o *fakeOut) said() []string {
 	o.mu.Lock()
@@ -118,6 +114,10 @@ func (f *fakeCardStore) AllStaleCards(context.Context, int) ([]store.Approval, [
 	}
 	return as, channels, messages, f.err
 }
+func (f *fakeCardStore) UnplacedCards(context.Context, int) ([]store.Approval, error) {
+	return nil, nil
+}
+
 func (f *fakeCardStore) MarkCardShown(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -163,7 +163,7 @@ func TestCardsPostAndDenyWhatCannotBeShown(t *testing.T) {
 	conn := newFakeConn(connectors.Limits{MaxText: 4000})
 	st := newFakeCardStore(pendingApproval("a1", 1))
 	var logged strings.Builder
-	c := &cards{store: st, out: &fakeOut{c: conn}, log: logTo(&logged)}
+	c := &cards{store: st, sessions: st, out: &fakeOut{c: conn}, log: logTo(&logged)}
 	c.post(t.Context(), cardEvent, "a1")
 	posted := conn.thread("T1")
 	if len(posted) != 1 || len(posted[0].msg.Buttons) != 2 || !strings.Contains(posted[0].msg.Text, "systemctl restart nginx") {
@@ -174,7 +174,7 @@ func TestCardsPostAndDenyWhatCannotBeShown(t *testing.T) {
 	}
 
 	st.approvals["a2"] = pendingApproval("a2", 1)
-	refusing := &cards{store: st, out: refusingOut{&fakeOut{c: conn}}, log: logTo(&logged)}
+	refusing := &cards{store: st, sessions: st, out: refusingOut{&fakeOut{c: conn}}, log: logTo(&logged)}
 	refusing.post(t.Context(), cardEvent, "a2")
 	if st.decided["a2"] != "opsbot:card-not-posted" {
 		t.Errorf("a card that could not be posted left its request %+v", st.approvals["a2"])
@@ -209,7 +209,7 @@ func TestCardsRefreshAllShowsDecisions(t *testing.T) {
 	st.sessions[1] = store.Session{ID: 1, ThreadKey: store.ThreadKey{Platform: "fake", Channel: "C1", Thread: "T1"}}
 	st.sessions[2] = store.Session{ID: 2, ThreadKey: store.ThreadKey{Platform: "slack", Channel: "C9", Thread: "T9"}}
 	var logged strings.Builder
-	c := &cards{store: st, out: out, log: logTo(&logged)}
+	c := &cards{store: st, sessions: st, out: out, log: logTo(&logged)}
 	c.post(t.Context(), cardEvent, "a1")
 	for _, id := range []string{"a1", "a2", "a3"} {
 		a := st.approvals[id]
@@ -239,7 +239,8 @@ func TestCardsVoteWithoutAGateIsAnswered(t *testing.T) {
 	t.Parallel()
 	conn := newFakeConn(connectors.Limits{MaxText: 4000})
 	out := &fakeOut{c: conn}
-	c := &cards{store: newFakeCardStore(pendingApproval("a1", 1)), out: out, log: slog.Default()}
+	st := newFakeCardStore(pendingApproval("a1", 1))
+	c := &cards{store: st, sessions: st, out: out, log: slog.Default()}
 	ev := cardEvent
 	ev.ActionID, ev.Value = ActionApprove, "a1"
 	c.vote(t.Context(), ev)

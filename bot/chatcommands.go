@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -18,44 +18,28 @@ import (
 // cancel <id>, hosts, health, reset. (`run` acts through the bot's
 // renderer and approval cards.)
 type commands struct {
-	store commandStore
-	// jobs cancels running jobs; nil when there are none to cancel.
-	jobs  jobCanceller
-	hosts []agent.HostInfo
+	jobRecords jobRecords
+	// forget forgets a session's conversation after seq (the store's
+	// DeleteMessagesAfter).
+	forget func(ctx context.Context, sessionID, seq int64) (int64, error)
+	// cancel stops a running job and reports whether one ran; nil when
+	// there are none to cancel.
+	cancel func(id int64) bool
+	hosts  []agent.HostInfo
 	// checks are the scheduled health checks; nil when none are.
 	checks Health
-	out    threadReplier
+	out    poster
 	log    *slog.Logger
 	// mayApprove reports whether the person of ev may approve commands
 	// in its channel: they may cancel anyone's job.
 	mayApprove func(ev connectors.Event) bool
 }
 
-// commandStore is what the chat commands read and change.
-type commandStore interface {
+// jobRecords is what the chat commands read of background jobs.
+type jobRecords interface {
 	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
 	Job(ctx context.Context, id int64) (store.Job, error)
-	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
 }
-
-// jobCanceller stops a running job; it reports whether one ran.
-type jobCanceller interface {
-	Cancel(id int64) bool
-}
-
-// threadReplier answers in an event's thread.
-type threadReplier interface {
-	reply(ctx context.Context, ev connectors.Event, text string)
-	internalError(ctx context.Context, ev connectors.Event, err error)
-	maxText(ev connectors.Event) int
-	post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error)
-}
-
-var (
-	_ commandStore  = (*store.Store)(nil)
-	_ jobCanceller  = (*hosts.Jobs)(nil)
-	_ threadReplier = (*Bot)(nil)
-)
 
 // answer answers the command word (with its argument rest) in the thread
 // of ev, of session sess; it reports false when word names none of its
@@ -83,9 +67,9 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 }
 
 func (c *commands) listJobs(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	jobs, err := c.store.Jobs(ctx, sess.ID, 20)
+	jobs, err := c.jobRecords.Jobs(ctx, sess.ID, 20)
 	if err != nil {
-		c.out.internalError(ctx, ev, err)
+		internalError(ctx, c.out, c.log, ev, err)
 		return
 	}
 	if len(jobs) == 0 {
@@ -105,7 +89,7 @@ func (c *commands) showJob(ctx context.Context, ev connectors.Event, sess agent.
 		c.out.reply(ctx, ev, "Usage: `job <id>`, e.g. `job 7` (see `jobs`).")
 		return
 	}
-	j, err := c.store.Job(ctx, id)
+	j, err := c.jobRecords.Job(ctx, id)
 	if err != nil || j.SessionID != sess.ID {
 		// Another thread's job is not this thread's business (its channel
 		// may be closed to this user).
@@ -116,7 +100,7 @@ func (c *commands) showJob(ctx context.Context, ev connectors.Event, sess agent.
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
 		// The kept tail can be longer than a message holds: its end
 		// shows, as with any output.
-		out := &outputTail{limit: max(c.out.maxText(ev)-chars(head)-outputMargin, 200)}
+		out := &outputTail{limit: max(maxText(c.out, ev)-render.Chars(head)-outputMargin, 200)}
 		out.Write(tail)
 		text = head + "\n" + out.View()
 	}
@@ -129,7 +113,7 @@ func (c *commands) cancelJob(ctx context.Context, ev connectors.Event, sess agen
 		c.out.reply(ctx, ev, "Usage: `cancel` stops the running answer; `cancel <job id>` stops a job.")
 		return
 	}
-	j, err := c.store.Job(ctx, id)
+	j, err := c.jobRecords.Job(ctx, id)
 	if err != nil || j.SessionID != sess.ID {
 		c.out.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
 		return
@@ -138,7 +122,7 @@ func (c *commands) cancelJob(ctx context.Context, ev connectors.Event, sess agen
 		c.out.reply(ctx, ev, fmt.Sprintf("Not cancelled: only %s, who started job %d, or an approver may cancel it.", connectors.Mention(j.Requester), id))
 		return
 	}
-	if c.jobs == nil || !c.jobs.Cancel(id) {
+	if c.cancel == nil || !c.cancel(id) {
 		c.out.reply(ctx, ev, fmt.Sprintf("Job %d is not running.", id))
 		return
 	}
@@ -159,8 +143,8 @@ func (c *commands) listHosts(ctx context.Context, ev connectors.Event) {
 
 // reset forgets the thread's conversation; the audit trail stays.
 func (c *commands) reset(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
-	if _, err := c.store.DeleteMessagesAfter(ctx, sess.ID, 0); err != nil {
-		c.out.internalError(ctx, ev, err)
+	if _, err := c.forget(ctx, sess.ID, 0); err != nil {
+		internalError(ctx, c.out, c.log, ev, err)
 		return
 	}
 	c.out.reply(ctx, ev, "Done: this thread's conversation is forgotten (the audit trail keeps what was run).")

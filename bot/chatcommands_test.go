@@ -36,27 +36,19 @@ func (f *fakeCommandStore) DeleteMessagesAfter(_ context.Context, session, _ int
 	return 0, f.err
 }
 
-// fakeReplier records what the commands answered.
+// fakeReplier records what the commands answered, on no platform.
 type fakeReplier struct {
-	said   []string
-	failed []error
+	said []string
 }
 
 func (f *fakeReplier) reply(_ context.Context, _ connectors.Event, text string) {
 	f.said = append(f.said, connectors.PlainMentions(text))
 }
-func (f *fakeReplier) internalError(_ context.Context, _ connectors.Event, err error) {
-	f.failed = append(f.failed, err)
-}
-func (f *fakeReplier) maxText(connectors.Event) int { return 4000 }
+func (f *fakeReplier) conn(string) (connectors.Connector, bool) { return nil, false }
 func (f *fakeReplier) post(_ context.Context, _ connectors.Dest, m connectors.Message) (connectors.Ref, error) {
 	f.said = append(f.said, connectors.PlainMentions(m.Text))
 	return connectors.Ref{}, nil
 }
-
-type cancelFunc func(id int64) bool
-
-func (f cancelFunc) Cancel(id int64) bool { return f(id) }
 
 // The chat commands over fakes: each answers in words, a failing store is
 // an internal error (an id, not the error), and a job is cancelled only by
@@ -94,16 +86,18 @@ func TestChatCommandsOverFakes(t *testing.T) {
 	for _, tt := range tests {
 		out := &fakeReplier{}
 		st := tt.store
-		c := &commands{store: &st, hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web", "prod"}}}, out: out,
-			jobs:       cancelFunc(func(id int64) bool { return id == 3 }),
+		var logged strings.Builder
+		c := &commands{jobRecords: &st, forget: st.DeleteMessagesAfter, hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web", "prod"}}}, out: out,
+			cancel: func(id int64) bool { return id == 3 }, log: logTo(&logged),
 			mayApprove: func(connectors.Event) bool { return false }}
 		if !c.answer(t.Context(), tt.ev, sess, tt.word, tt.rest) {
 			t.Errorf("%s: %q is no command", tt.name, tt.word)
 			continue
 		}
 		switch {
-		case tt.failed && (len(out.failed) != 1 || len(out.said) != 0):
-			t.Errorf("%s: said %q, failed %v; want one internal error", tt.name, out.said, out.failed)
+		case tt.failed && (len(out.said) != 1 || !strings.HasPrefix(out.said[0], "Internal error (id ") || strings.Contains(out.said[0], tt.store.err.Error()) ||
+			!strings.Contains(logged.String(), tt.store.err.Error())):
+			t.Errorf("%s: said %q, logged %q; want one internal error, its id said and the error logged", tt.name, out.said, logged.String())
 		case !tt.failed && (len(out.said) != 1 || !strings.Contains(out.said[0], tt.want)):
 			t.Errorf("%s: said %q; want %q", tt.name, out.said, tt.want)
 		}

@@ -71,9 +71,8 @@ func TestChatCommands(t *testing.T) {
 // `health` lists the schedules and `health NAME` runs one into the thread.
 func TestHealthCommand(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, approvals.GateConfig{}, nil)
 	ran := make(chan string, 1)
-	h.bot.Health = fakeHealth{ran: ran}
+	h := newHarnessWith(t, botOptions{health: fakeHealth{ran: ran}})
 	h.say("alice", "t1", "health")
 	h.eventually("the schedules", h.has("t1", "`nightly` — `@daily`, checks disk, next 2030-01-02"))
 	h.eventually("that it never ran", h.has("t1", "not run yet"))
@@ -84,10 +83,10 @@ func TestHealthCommand(t *testing.T) {
 		t.Errorf("ran %q", got)
 	}
 	h.eventually("the report", func() bool { return len(h.conn.thread("t3")) > 0 })
-	if p, ok := h.bot.ReportPoster("web"); !ok || p.Limits().MaxText != webLimits.MaxText {
+	if p, ok := h.bot.platforms.ReportPoster("web"); !ok || p.Limits().MaxText != webLimits.MaxText {
 		t.Error("no report poster for the web connector")
 	}
-	if _, ok := h.bot.ReportPoster("irc"); ok {
+	if _, ok := h.bot.platforms.ReportPoster("irc"); ok {
 		t.Error("a report poster for a platform that is not configured")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -24,7 +25,7 @@ func TestRendererTakesThePlatformsRetryAfter(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 10})
-		r := NewRenderer(t.Context(), conn, NewEditBudget(600), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(600), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		var want strings.Builder
 		for i := range 120 {
 			d := fmt.Sprintf("w%d ", i)
@@ -148,8 +149,8 @@ func TestRendererTextAndBudgetStreams(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
-		budget := NewEditBudget(50)
-		r := NewRenderer(t.Context(), conn, budget, nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		budget := render.NewEditBudget(50)
+		r := render.NewRenderer(t.Context(), conn, budget, nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		r.Write("partial")
 		if r.Text() != "partial" || budget.Streams() != 1 {
 			t.Errorf("text %q, %d streams", r.Text(), budget.Streams())
@@ -166,10 +167,8 @@ func TestRendererTextAndBudgetStreams(t *testing.T) {
 func TestEveryMessageKeepsToMaxButtons(t *testing.T) {
 	t.Parallel()
 	conn := newFakeConn(connectors.Limits{MaxText: 4000, MaxButtons: 1})
-	b := &Bot{}
-	b.AddConnector(conn)
-	c, _ := b.conn("fake")
-	r := NewRenderer(t.Context(), c, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"},
+	c, _ := NewPlatforms(nil, nil, conn).conn("fake")
+	r := render.NewRenderer(t.Context(), c, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"},
 		connectors.Button{ActionID: ActionStop, Label: "Stop"}, connectors.Button{ActionID: "more", Label: "More"})
 	guard := time.NewTimer(time.Minute)
 	defer guard.Stop()
@@ -196,7 +195,7 @@ func TestStatusLinesKeptWhereThePlatformKeepsThem(t *testing.T) {
 	t.Parallel()
 	for _, keeps := range []bool{false, true} {
 		conn := newFakeConn(connectors.Limits{MaxText: 4000, KeepsStatus: keeps})
-		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		r.Status("running `df -h` on local…", false)
 		r.Status("✓ `df -h` on local: exit 0", true)
 		r.Close(t.Context(), nil)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -89,9 +90,9 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 	channel, thread := d.Channel, d.Thread
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.limits.MaxText > 0 && chars(m.Text) > f.limits.MaxText {
+	if f.limits.MaxText > 0 && render.Chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
-		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", chars(m.Text), f.limits.MaxText)
+		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", render.Chars(m.Text), f.limits.MaxText)
 	}
 	if f.limits.MaxButtons > 0 && len(m.Buttons) > f.limits.MaxButtons {
 		return connectors.Ref{}, fmt.Errorf("invalid_form_body: %d buttons > %d", len(m.Buttons), f.limits.MaxButtons)
@@ -101,7 +102,7 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 	if thread == "" {
 		thread = id
 	}
-	m = render(m)
+	m = plainMessage(m)
 	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
 	f.order = append(f.order, id)
 	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
@@ -118,7 +119,7 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	if !ok {
 		return fmt.Errorf("message_not_found")
 	}
-	if f.limits.MaxText > 0 && chars(m.Text) > f.limits.MaxText {
+	if f.limits.MaxText > 0 && render.Chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
 		return fmt.Errorf("msg_too_long")
 	}
@@ -143,7 +144,7 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 		}
 		f.window[ref.Workspace] = append(recent, now)
 	}
-	msg.msg, msg.lastEdit = render(m), now
+	msg.msg, msg.lastEdit = plainMessage(m), now
 	msg.history = append(msg.history, msg.msg.Text)
 	f.requests = append(f.requests, fakeReq{at: now, kind: "edit", id: ref.ID, workspace: ref.Workspace})
 	f.notify()
@@ -179,9 +180,9 @@ func (f *fakeConn) reqs() []fakeReq {
 	return append([]fakeReq(nil), f.requests...)
 }
 
-// render shows mentions as the web chat does, @id, so that tests read
+// plainMessage shows mentions as the web chat does, @id, so that tests read
 // what a person sees.
-func render(m connectors.Message) connectors.Message {
+func plainMessage(m connectors.Message) connectors.Message {
 	m.Text, m.Context = connectors.PlainMentions(m.Text), connectors.PlainMentions(m.Context)
 	return m
 }

@@ -27,13 +27,17 @@ import (
 // why not — once each.
 type followUps struct {
 	store followUpStore
-	out   followUpOut
-	cards staleCards
-	// expirer expires overdue requests; nil when nobody can approve.
-	expirer expirer
+	// session reads a session, the thread a decision is told in.
+	session func(ctx context.Context, id int64) (store.Session, error)
+	out     poster
+	cards   approvalCards
+	// expireDue expires overdue requests; nil when nobody can approve.
+	expireDue func(ctx context.Context) (int, error)
 	// policy judges an approved `run` again before it runs.
 	policy approvals.HostPolicy
-	run    approvedRunner
+	// run runs a chat `run` approved while nobody waited, saying first how
+	// it was decided (note).
+	run func(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, note string, hosts []string, spec runSpec)
 	// resume continues the agent turn an approval cut off, reporting
 	// whether there was one; settle tells the model a call it made was
 	// not run. Both nil when no model is configured.
@@ -43,9 +47,8 @@ type followUps struct {
 	log     *slog.Logger
 }
 
-// followUpStore is what follow-ups read and close.
+// followUpStore is what follow-ups read and close of decided requests.
 type followUpStore interface {
-	Session(ctx context.Context, id int64) (store.Session, error)
 	Approval(ctx context.Context, id string) (store.Approval, error)
 	DecidedFollowUps(ctx context.Context) ([]store.FollowUp, error)
 	FollowUpFor(ctx context.Context, approvalID string) (f store.FollowUp, ok bool, err error)
@@ -53,37 +56,7 @@ type followUpStore interface {
 	FinishFollowUp(ctx context.Context, approvalID string) (won bool, err error)
 }
 
-// followUpOut is where follow-ups tell what came of a decision.
-type followUpOut interface {
-	platforms
-	replier
-	internalError(ctx context.Context, ev connectors.Event, err error)
-}
-
-// staleCards shows the decision on cards that still offer buttons.
-type staleCards interface {
-	refresh(ctx context.Context, ev connectors.Event)
-	refreshAll(ctx context.Context)
-}
-
-// expirer expires the requests nobody decided in time (approvals.Gate
-// does).
-type expirer interface {
-	ExpireDue(ctx context.Context) (int, error)
-}
-
-// approvedRunner runs a chat `run` approved while nobody waited.
-type approvedRunner interface {
-	approved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, note string, hosts []string, spec runSpec)
-}
-
-var (
-	_ followUpStore  = (*store.Store)(nil)
-	_ followUpOut    = (*Bot)(nil)
-	_ staleCards     = (*cards)(nil)
-	_ expirer        = (*approvals.Gate)(nil)
-	_ approvedRunner = (*runner)(nil)
-)
+var _ approvalCards = (*cards)(nil)
 
 // now queues the follow-up of a decided approval in its thread. When the
 // turn that asked still waits, it acts first and this finds the
@@ -92,7 +65,7 @@ func (fu *followUps) now(ctx context.Context, a store.Approval) {
 	if a.SessionID == 0 {
 		return
 	}
-	sess, err := fu.store.Session(ctx, a.SessionID)
+	sess, err := fu.session(ctx, a.SessionID)
 	if err != nil {
 		fu.log.Warn("approval follow-up: session", "err", err)
 		return
@@ -143,8 +116,8 @@ func (fu *followUps) first(ctx context.Context, ev connectors.Event, sess agent.
 
 // expire expires overdue requests and acts on them.
 func (fu *followUps) expire(ctx context.Context) {
-	if fu.expirer != nil {
-		if _, err := fu.expirer.ExpireDue(ctx); err != nil {
+	if fu.expireDue != nil {
+		if _, err := fu.expireDue(ctx); err != nil {
 			fu.log.Warn("expire approvals", "err", err)
 		}
 	}
@@ -157,7 +130,7 @@ func (fu *followUps) expire(ctx context.Context) {
 func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, id string) {
 	f, ok, err := fu.store.FollowUpFor(ctx, id)
 	if err != nil {
-		fu.out.internalError(ctx, ev, err)
+		internalError(ctx, fu.out, fu.log, ev, err)
 		return
 	}
 	if !ok {
@@ -174,7 +147,7 @@ func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.Se
 	fu.cards.refresh(ctx, ev)
 	a, err := fu.store.Approval(ctx, id)
 	if err != nil {
-		fu.out.internalError(ctx, ev, err)
+		internalError(ctx, fu.out, fu.log, ev, err)
 		return
 	}
 	switch {
@@ -209,7 +182,7 @@ func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess 
 	}
 	claimed, err := fu.store.ConsumeApproval(ctx, a.ID, a.Requester)
 	if err != nil {
-		fu.out.internalError(ctx, ev, err)
+		internalError(ctx, fu.out, fu.log, ev, err)
 		return
 	}
 	if !claimed {
@@ -220,7 +193,7 @@ func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess 
 	} else if won, err := fu.store.FinishFollowUp(ctx, a.ID); err != nil || !won {
 		return
 	}
-	fu.run.approved(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
+	fu.run(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
 		Timeout: f.Timeout, Background: f.Background, Confinement: hosts.Confinement{Approved: true}})
 }
 

@@ -84,8 +84,9 @@ func (f *fakeFollowUpStore) decide(a store.Approval, state store.ApprovalState, 
 // fakeCards counts refreshes.
 type fakeCards struct{ one, all int }
 
-func (c *fakeCards) refresh(context.Context, connectors.Event) { c.one++ }
-func (c *fakeCards) refreshAll(context.Context)                { c.all++ }
+func (c *fakeCards) post(context.Context, connectors.Event, string) {}
+func (c *fakeCards) refresh(context.Context, connectors.Event)      { c.one++ }
+func (c *fakeCards) refreshAll(context.Context)                     { c.all++ }
 
 // fakeRuns records the approved runs handed to it.
 type fakeRuns struct{ runs []runSpec }
@@ -103,7 +104,7 @@ func newFakeFollowUps(st *fakeFollowUpStore, out *fakeOut) (*followUps, *fakeRun
 	runs := &fakeRuns{}
 	var mu sync.Mutex
 	var q []queued
-	return &followUps{store: st, out: out, cards: &fakeCards{}, run: runs, log: logTo(&strings.Builder{}),
+	return &followUps{store: st, session: st.Session, out: out, cards: &fakeCards{}, run: runs.approved, log: logTo(&strings.Builder{}),
 		policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }),
 		enqueue: func(_ threadID, w queued) (bool, bool, string) {
 			mu.Lock()

@@ -100,7 +100,7 @@ func TestApprovalAfterRestartRunsTheChatCommandOnce(t *testing.T) {
 			h.eventually("the card to show the decision", h.has("t1", "Approved by @bob"))
 			// Nothing runs it again: not a sweep, not a late click, not
 			// another restart.
-			h.bot.followUps().sweep(context.Background())
+			h.bot.followUps.sweep(context.Background())
 			if said := h.click("alice", card, ref, ActionApprove); !strings.Contains(said, "already approved") {
 				t.Errorf("a late click was told %q", said)
 			}
@@ -144,7 +144,7 @@ func TestExpiryAfterRestartSaysWhyNotRun(t *testing.T) {
 	if card := h.msg(ref); len(card.msg.Buttons) != 0 {
 		t.Errorf("an expired card still has buttons: %s", h.dump())
 	}
-	h.bot.followUps().sweep(context.Background())
+	h.bot.followUps.sweep(context.Background())
 	h.settled("t1")
 	if n := strings.Count(h.dump(), "Not run:"); n != 1 {
 		t.Errorf("the expiry was reported %d times; want once: %s", n, h.dump())
@@ -323,7 +323,7 @@ func TestDecidedAgentApprovalIsNotSupersededByTheNextMessage(t *testing.T) {
 	// The next start: alice's next message reaches the thread before the
 	// start-up sweep of decided approvals.
 	h.restart(botOptions{model: m, held: true})
-	h.bot.enqueue(threadID{"web", "ops", "t1"}, queued{ev: connectors.Event{Kind: connectors.EventMessage, Platform: "web", Channel: "ops",
+	h.bot.threads.enqueue(threadID{"web", "ops", "t1"}, queued{ev: connectors.Event{Kind: connectors.EventMessage, Platform: "web", Channel: "ops",
 		Thread: "t1", User: connectors.User{ID: "alice", Name: "alice"}, Text: "and now?", Mention: true}})
 	h.eventually("the model's answer after the run", h.has("t1", "Appended the line."))
 	if n := runs(t, target); n != 1 {

@@ -43,10 +43,10 @@ func (c *commands) health(ctx context.Context, ev connectors.Event, name string)
 	}
 	rep, err := c.checks.RunNow(ctx, name)
 	if err != nil {
-		c.out.internalError(ctx, ev, err)
+		internalError(ctx, c.out, c.log, ev, err)
 		return
 	}
-	limit := c.out.maxText(ev)
+	limit := maxText(c.out, ev)
 	for _, m := range append([]connectors.Message{rep.Summary(limit)}, rep.Details(limit)...) {
 		if _, err := c.out.post(ctx, destOf(ev), m); err != nil {
 			c.log.Warn("post health report", "channel", ev.Channel, "err", err)
@@ -94,15 +94,3 @@ func quoted(names []string) string {
 	}
 	return strings.Join(out, ", ")
 }
-
-// ReportPoster is how scheduled reports reach a platform: through the
-// bot's connector for it. It is a checks.Posters.
-func (b *Bot) ReportPoster(platform string) (checks.Poster, bool) {
-	c, ok := b.conn(platform)
-	if !ok {
-		return nil, false
-	}
-	return c, true
-}
-
-var _ checks.Posters = (*Bot)(nil).ReportPoster

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -25,31 +26,29 @@ import (
 // begun by then is not recorded, and Handle says so.
 const recordWait = 2 * time.Second
 
-// inbox holds the recorded events waiting for the router, in order.
+// inbox holds the recorded events waiting for the router, in order: the
+// front line (record, dedupe) puts each new one here, and one goroutine
+// passes them, in that order, to the router's line (admit, route, queue).
 type inbox struct {
+	store eventLog
+	// front records and dedupes an event; route acts on one recorded.
+	front, route stage
+	crew         *crew
+	kick         func()
+	log          *slog.Logger
+
 	// rec makes an event's write and its place in the queue one step, so
 	// that the queue is in the order of the records.
 	rec sync.Mutex
 
 	mu      sync.Mutex
-	queue   []inboxItem
+	queue   []*work
 	running bool
 	closed  bool
 	// held is set while Recover has queued what a previous process left
 	// and Start has not yet let the router go: new events queue behind.
 	held    bool
 	started bool
-}
-
-type inboxItem struct {
-	ctx context.Context
-	ev  connectors.Event
-	// id is the event's inbox row; 0 for an event without a store (the
-	// bot runs without one in some tests).
-	id int64
-	// jobEnd marks the turn a job's end asked for: no person's message,
-	// so neither bot.access nor thread_replies apply to it.
-	jobEnd bool
 }
 
 // inboxRecord is an event as the inbox row keeps it: the neutral event,
@@ -59,12 +58,8 @@ type inboxRecord struct {
 	JobEnd bool `json:"job_end,omitempty"`
 }
 
-// Handle receives one event, as connectors.Handler: it records the event
-// durably (a fast insert) and returns nil, doing no platform I/O; the
-// work is done by goroutines the bot owns, in the order the events came.
-// An event it could not record within recordWait it returns an error for
-// (connectors.ErrNotRecorded), and does not act on.
-func (b *Bot) Handle(ctx context.Context, ev connectors.Event) error {
+// take is Handle: it passes ev through the front line within recordWait.
+func (in *inbox) take(ctx context.Context, ev connectors.Event) error {
 	ctx = context.WithoutCancel(ctx)
 	// The write's statements end with the deadline: a write that only
 	// gets the database after it records nothing. One that commits just
@@ -72,42 +67,29 @@ func (b *Bot) Handle(ctx context.Context, ev connectors.Event) error {
 	wctx, cancel := context.WithTimeout(ctx, recordWait)
 	defer cancel()
 	done := make(chan error, 1)
-	if !b.goAsyncOK(func() { done <- b.inbox.record(b, wctx, ctx, inboxItem{ctx: ctx, ev: ev}) }) {
+	if !in.crew.goOK(func() { done <- in.record(wctx, &work{ev: ev, ctx: ctx}) }) {
 		return fmt.Errorf("%w: it is stopping", connectors.ErrNotRecorded)
 	}
 	select {
 	case err := <-done:
 		return err
 	case <-wctx.Done():
-		b.log().Error("an event was not taken: the database did not record it in time", "platform", ev.Platform, "wait", recordWait)
+		in.log.Error("an event was not taken: the database did not record it in time", "platform", ev.Platform, "wait", recordWait)
 		return fmt.Errorf("%w: its database did not answer within %s", connectors.ErrNotRecorded, recordWait)
 	}
 }
 
-// record writes an event to the store's inbox within wctx and queues it
-// for the router with ctx; a platform's retry of an event already
-// recorded is dropped (nil: it is on record).
-func (in *inbox) record(b *Bot, wctx, ctx context.Context, it inboxItem) error {
+// record passes w through the front line within wctx and queues it for
+// the router (nil: it is on record, a platform's retry included).
+func (in *inbox) record(wctx context.Context, w *work) error {
 	in.rec.Lock()
 	defer in.rec.Unlock()
-	if b.Store != nil {
-		data, err := json.Marshal(inboxRecord{Event: it.ev, JobEnd: it.jobEnd})
-		if err != nil {
-			return fmt.Errorf("%w: %v", connectors.ErrNotRecorded, err)
-		}
-		var first bool
-		it.id, first, err = b.Store.RecordEvent(wctx, it.ev.Platform, it.ev.ID, data)
-		if err != nil {
-			b.log().Error("an event could not be recorded; it was not taken", "platform", it.ev.Platform, "err", err)
-			return notRecorded(err)
-		}
-		if !first {
-			b.Metrics.event(it.ev, true)
-			return nil
-		}
-	}
-	it.ctx = ctx
-	in.push(b, it)
+	return in.front.Exec(wctx, w)
+}
+
+// enqueue is the front line's last stage: the work goes to the router.
+func (in *inbox) enqueue(_ context.Context, w *work) error {
+	in.push(w)
 	return nil
 }
 
@@ -123,43 +105,56 @@ func notRecorded(err error) error {
 	return fmt.Errorf("%w: its database refused the write (tell its operator if this persists)", connectors.ErrNotRecorded)
 }
 
-// replayInbox queues, before anything new, every event a previous process
-// recorded and did not hand to its work; Start lets the router go.
-func (b *Bot) replayInbox(ctx context.Context) {
-	open, err := b.Store.OpenEvents(ctx)
+// replay queues, before anything new, every event a previous process
+// recorded and did not hand to its work, on a platform served now (serves);
+// Start lets the router go.
+func (in *inbox) replay(ctx context.Context, serves func(platform string) bool) {
+	open, err := in.store.OpenEvents(ctx)
 	if err != nil {
-		b.log().Error("read the events a previous run left", "err", err)
+		in.log.Error("read the events a previous run left", "err", err)
 		return
 	}
-	b.inbox.hold()
+	in.hold()
 	n := 0
 	for _, e := range open {
 		var rec inboxRecord
 		if err := json.Unmarshal(e.Event, &rec); err != nil {
-			b.log().Error("an event on record cannot be read; it is skipped", "id", e.ID, "err", err)
-			b.finishEvent(ctx, e.ID)
+			in.log.Error("an event on record cannot be read; it is skipped", "id", e.ID, "err", err)
+			in.finish(ctx, e.ID)
 			continue
 		}
-		if _, ok := b.conn(rec.Platform); !ok {
+		if !serves(rec.Platform) {
 			continue // its platform is not configured now; kept for a start that has it
 		}
-		b.inbox.push(b, inboxItem{ctx: context.Background(), ev: rec.Event, id: e.ID, jobEnd: rec.JobEnd})
+		in.push(&work{ctx: context.Background(), ev: rec.Event, inboxID: e.ID, jobEnd: rec.JobEnd})
 		n++
 	}
 	if n > 0 {
-		b.log().Info("handling the events a previous run received and did not act on", "events", n)
+		in.log.Info("handling the events a previous run received and did not act on", "events", n)
 	}
 }
 
-// finishEvent records that an inbox event was handed to its work.
-func (b *Bot) finishEvent(ctx context.Context, id int64) {
+// queueJobEnd hands a job-end turn on record (inbox row id) to the router.
+func (in *inbox) queueJobEnd(ev connectors.Event, id int64) {
+	in.push(&work{ctx: context.Background(), ev: ev, inboxID: id, jobEnd: true})
+}
+
+// finish records that an inbox event was handed to its work.
+func (in *inbox) finish(ctx context.Context, id int64) {
 	if id == 0 {
 		return
 	}
-	if err := b.Store.FinishEvent(context.WithoutCancel(ctx), id); err != nil {
-		b.log().Warn("mark an event handled", "id", id, "err", err)
+	if err := in.store.FinishEvent(context.WithoutCancel(ctx), id); err != nil {
+		in.log.Warn("mark an event handled", "id", id, "err", err)
 	}
-	b.kickSettle()
+	in.kick()
+}
+
+// forget prunes the event ids older than kept.
+func (in *inbox) forget(ctx context.Context, kept time.Duration) {
+	if _, err := in.store.ForgetEventsBefore(ctx, time.Now().Add(-kept)); err != nil {
+		in.log.Warn("forget old event ids", "err", err)
+	}
 }
 
 // hold keeps the router from starting until release, unless Start ran.
@@ -170,33 +165,36 @@ func (in *inbox) hold() {
 }
 
 // release lets the router go: Start.
-func (in *inbox) release(b *Bot) {
+func (in *inbox) release() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.started, in.held = true, false
-	in.startLocked(b)
+	in.startLocked()
 }
 
-// push queues an event and starts the router when it is idle.
-func (in *inbox) push(b *Bot, it inboxItem) {
+// push queues work and starts the router when it is idle.
+func (in *inbox) push(w *work) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed {
 		return
 	}
-	in.queue = append(in.queue, it)
-	in.startLocked(b)
+	in.queue = append(in.queue, w)
+	in.startLocked()
 }
 
-func (in *inbox) startLocked(b *Bot) {
+func (in *inbox) startLocked() {
 	if !in.running && !in.held && len(in.queue) > 0 {
 		in.running = true
-		b.goAsync(func() { in.drain(b) })
+		in.crew.do(in.drain)
 	}
 }
 
-// drain routes events until the inbox is empty.
-func (in *inbox) drain(b *Bot) {
+// drain routes events until the inbox is empty. An event's inbox row is
+// finished once the event is handed to its work: here, when no stage
+// handed it on; or by the click's goroutine; or by the thread's worker as
+// the message's turn begins.
+func (in *inbox) drain() {
 	for {
 		in.mu.Lock()
 		if len(in.queue) == 0 || in.closed {
@@ -204,10 +202,12 @@ func (in *inbox) drain(b *Bot) {
 			in.mu.Unlock()
 			return
 		}
-		it := in.queue[0]
+		w := in.queue[0]
 		in.queue = in.queue[1:]
 		in.mu.Unlock()
-		b.route(it)
+		if in.route.Exec(w.ctx, w); !w.handed {
+			in.finish(w.ctx, w.inboxID)
+		}
 	}
 }
 

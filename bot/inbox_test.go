@@ -15,6 +15,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -107,11 +108,11 @@ func TestCloseIsBoundedByTheGrace(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := slowDownConn{newFakeConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second})}
-		b := &Bot{ShutdownGrace: 5 * time.Second}
-		b.AddConnector(conn)
+		p, c := NewPlatforms(nil, nil, conn), &crew{}
+		b := &Bot{platforms: p, crew: c, threads: newThreads(Config{}, c, p), inbox: &inbox{}, grace: 5 * time.Second, log: slog.Default()}
 		d := connectors.Dest{Platform: "fake", Workspace: "W1", Channel: "C1", Thread: "T1"}
-		r := NewRenderer(b.lifeCtx(context.Background()), conn, b.budget("fake", "W1"), nil, nil, d)
-		b.goAsync(func() { // a thread's worker, ending its answer
+		r := render.NewRenderer(p.lifeCtx(context.Background()), conn, p.budget("fake", "W1"), nil, nil, d)
+		c.do(func() { // a thread's worker, ending its answer
 			r.Write("The disk")
 			synctest.Wait()
 			r.Write(" is full.")

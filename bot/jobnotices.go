@@ -13,7 +13,11 @@ import (
 // then, when turn is set, has the agent say what the outcome means.
 type jobNotices struct {
 	store noticeStore
-	out   platforms
+	// session reads the session of a notice, the thread it is posted in;
+	// job reads a job, for the agent turn about its end.
+	session func(ctx context.Context, id int64) (store.Session, error)
+	job     func(ctx context.Context, id int64) (store.Job, error)
+	out     poster
 	// turn is the event of the agent turn about job, which ended, in the
 	// session's thread (agent.on_job_end: turn); nil: the news is only
 	// posted. queue hands it, once on record, to the router.
@@ -30,11 +34,7 @@ type noticeStore interface {
 	UndeliveredNotifications(ctx context.Context, limit int, platforms ...string) ([]store.Notification, error)
 	MarkDelivered(ctx context.Context, ids ...int64) (int64, error)
 	DeliverNotification(ctx context.Context, id int64, platform string, turn []byte) (int64, error)
-	Session(ctx context.Context, id int64) (store.Session, error)
-	Job(ctx context.Context, id int64) (store.Job, error)
 }
-
-var _ noticeStore = (*store.Store)(nil)
 
 // deliver posts the notifications not delivered yet on the platforms it
 // serves. One on another platform is left for the process that serves it
@@ -54,7 +54,7 @@ func (n *jobNotices) deliver(ctx context.Context) {
 			n.store.MarkDelivered(ctx, note.ID)
 			continue
 		}
-		sess, err := n.store.Session(ctx, note.SessionID)
+		sess, err := n.session(ctx, note.SessionID)
 		if err != nil {
 			continue
 		}
@@ -82,7 +82,7 @@ func (n *jobNotices) turnOf(ctx context.Context, note store.Notification, sess s
 	if n.turn == nil || note.JobID == 0 {
 		return ev, nil, true
 	}
-	job, err := n.store.Job(ctx, note.JobID)
+	job, err := n.job(ctx, note.JobID)
 	if err != nil {
 		n.log.Warn("job of notification", "id", note.ID, "err", err)
 		return ev, nil, false

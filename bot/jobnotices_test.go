@@ -76,7 +76,7 @@ func TestJobNoticesDeliver(t *testing.T) {
 	}
 	conn.limits.MaxText = 30 // the fourth notice is too long for the platform: its post fails
 	var woken []int64
-	n := &jobNotices{store: st, out: onePlatform{conn}, log: slog.New(slog.DiscardHandler),
+	n := &jobNotices{store: st, session: st.Session, job: st.Job, out: onePlatform{conn}, log: slog.New(slog.DiscardHandler),
 		turn: func(_ store.Session, j store.Job) connectors.Event { return connectors.Event{Text: fmt.Sprint(j.ID)} },
 		queue: func(ev connectors.Event, _ int64) {
 			id, _ := strconv.ParseInt(ev.Text, 10, 64)
@@ -95,7 +95,7 @@ func TestJobNoticesDeliver(t *testing.T) {
 
 	var logged strings.Builder
 	broken := &fakeNoticeStore{err: errors.New("disk I/O error")}
-	(&jobNotices{store: broken, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}).deliver(t.Context())
+	(&jobNotices{store: broken, session: broken.Session, job: broken.Job, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}).deliver(t.Context())
 	if !strings.Contains(logged.String(), "notifications") || len(broken.delivered) != 0 {
 		t.Errorf("a failing store: logged %q, delivered %v", logged.String(), broken.delivered)
 	}

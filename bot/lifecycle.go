@@ -13,20 +13,43 @@ import (
 // ends, and logs when what is on record is acted on (settled.go). Call
 // Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
-	b.inbox.release(b)
-	b.goAsync(func() { b.watchSettled(ctx) })
-	b.goAsync(func() { b.loop(ctx, time.Second, b.deliver) })
-	if b.Gate != nil {
-		b.goAsync(func() {
-			b.loop(ctx, 15*time.Second, func(ctx context.Context) {
-				b.expireAndFollowUp(ctx)
-				b.swept()
+	b.inbox.release()
+	b.crew.do(func() { b.settle.watch(ctx) })
+	b.crew.do(func() { loop(ctx, time.Second, b.notices.deliver) })
+	if b.expires {
+		b.crew.do(func() {
+			loop(ctx, 15*time.Second, func(ctx context.Context) {
+				b.followUps.expire(ctx)
+				b.settle.sweptNow()
 			})
 		})
 	} else {
-		b.swept()
+		b.settle.sweptNow()
 	}
-	b.goAsync(func() { b.loop(ctx, time.Hour, b.forgetOldEvents) })
+	b.crew.do(func() { loop(ctx, time.Hour, func(ctx context.Context) { b.inbox.forget(ctx, b.eventsKept) }) })
+}
+
+// Recover ends the commands a crash left running (saying so in their
+// threads), finalizes answers it left mid-stream, and marks the turns and
+// jobs it left running as interrupted (jobs are reported, never re-run).
+// Then it queues the events a previous process recorded and did not act
+// on; Start routes them, before any new one.
+func (b *Bot) Recover(ctx context.Context) {
+	if b.orphans != nil {
+		b.orphans.end(ctx)
+	}
+	b.recovery.run(ctx)
+	b.inbox.replay(ctx, func(platform string) bool { _, ok := b.platforms.conn(platform); return ok })
+}
+
+// ShowApproval posts the card of approval request id at d, as a turn does
+// when its command waits; the votes cast on it come back through Handle
+// like any click. A front that opens requests outside a turn (`opsbot
+// hosts exec`) shows them so, through the one card and vote path. A card
+// that cannot be posted denies its request: nobody can approve what they
+// cannot see.
+func (b *Bot) ShowApproval(ctx context.Context, d connectors.Dest, id string) {
+	b.cards.post(ctx, connectors.Event{Platform: d.Platform, Workspace: d.Workspace, Channel: d.Channel, Thread: d.Thread, User: d.Recipient}, id)
 }
 
 // eventsKept is how long a platform event id is remembered for dropping
@@ -34,22 +57,8 @@ func (b *Bot) Start(ctx context.Context) {
 // within its 15-minute token), so days are ample.
 const eventsKept = 3 * 24 * time.Hour
 
-// forgetOldEvents prunes the event ids older than EventsKept.
-func (b *Bot) forgetOldEvents(ctx context.Context) {
-	kept := b.EventsKept
-	if kept <= 0 {
-		kept = eventsKept
-	}
-	b.forgetEvents(ctx, kept)
-}
-
-func (b *Bot) forgetEvents(ctx context.Context, kept time.Duration) {
-	if _, err := b.Store.ForgetEventsBefore(ctx, time.Now().Add(-kept)); err != nil {
-		b.log().Warn("forget old event ids", "err", err)
-	}
-}
-
-func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Context)) {
+// loop runs fn now and then every interval, until ctx ends.
+func loop(ctx context.Context, every time.Duration, fn func(context.Context)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -62,37 +71,6 @@ func (b *Bot) loop(ctx context.Context, every time.Duration, fn func(context.Con
 	}
 }
 
-// Recover ends the commands a crash left running (saying so in their
-// threads), finalizes answers it left mid-stream, and marks the turns and
-// jobs it left running as interrupted (jobs are reported, never re-run).
-// Then it queues the events a previous process recorded and did not act
-// on; Start routes them, before any new one.
-func (b *Bot) Recover(ctx context.Context) {
-	b.endOrphans(ctx)
-	b.recovery().run(ctx)
-	b.replayInbox(ctx)
-}
-
-// recovery finishes what a crash left of the answers, turns and jobs,
-// posting through b.
-func (b *Bot) recovery() *recovery {
-	return &recovery{store: b.Store, out: b, log: b.log()}
-}
-
-// deliver posts job notifications into the threads that started the jobs.
-func (b *Bot) deliver(ctx context.Context) { b.jobNotices().deliver(ctx) }
-
-// jobNotices delivers job notifications through b; with
-// agent.on_job_end: turn, each wakes the agent in its thread, through the
-// inbox like any event.
-func (b *Bot) jobNotices() *jobNotices {
-	n := &jobNotices{store: b.Store, out: b, log: b.log(), serves: b.platformNames}
-	if b.JobEndTurns && b.Agent != nil {
-		n.turn, n.queue = jobEndTurn, b.queueJobEnd
-	}
-	return n
-}
-
 // jobEndTurn is the event of a short agent turn in the thread of a job
 // that ended (agent.on_job_end: turn): the model reads the job's outcome
 // and output and says what it means, without waiting for someone to
@@ -100,11 +78,6 @@ func (b *Bot) jobNotices() *jobNotices {
 func jobEndTurn(sess store.Session, job store.Job) connectors.Event {
 	return connectors.Event{Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel,
 		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}
-}
-
-// queueJobEnd hands a job-end turn on record (inbox row id) to the router.
-func (b *Bot) queueJobEnd(ev connectors.Event, id int64) {
-	b.inbox.push(b, inboxItem{ctx: context.Background(), ev: ev, id: id, jobEnd: true})
 }
 
 // finalize gives a message left half-written its last form: a stream the

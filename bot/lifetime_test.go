@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -15,7 +16,7 @@ import (
 // sevenMinuteAnswer writes an answer of about 2,000 bytes over seven
 // minutes into r, as a slow model with long tool calls does, and returns
 // it.
-func sevenMinuteAnswer(r *Renderer) string {
+func sevenMinuteAnswer(r *render.Renderer) string {
 	var want strings.Builder
 	for i := range 140 {
 		d := fmt.Sprintf("step %03d done. ", i)
@@ -46,7 +47,7 @@ func TestRendererRollsStreamsOverBeforeTheirLifetime(t *testing.T) {
 		conn := newStreamConn(limits)
 		conn.lifetime = 5 * time.Minute
 		stop := connectors.Button{ActionID: ActionStop, Label: "Stop"}
-		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
 		want := sevenMinuteAnswer(r)
 		r.Status("✓ done", false)
 		r.Close(context.Background(), nil)
@@ -82,7 +83,7 @@ func TestRendererFinishesAnExpiredStreamByEdit(t *testing.T) {
 		limits := connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 50}
 		conn := newStreamConn(limits)
 		conn.lifetime = 5 * time.Minute
-		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		want := sevenMinuteAnswer(r)
 		r.Close(context.Background(), nil)
 

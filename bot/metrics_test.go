@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -24,7 +25,7 @@ func TestRendererReportsTheGapsBetweenVisibleUpdates(t *testing.T) {
 			t.Fatal(err)
 		}
 		conn := newFakeConn(slackLike)
-		r := NewRenderer(t.Context(), conn, NewEditBudget(slackLike.EditsPerMinute), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(slackLike.EditsPerMinute), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		r.ObserveGaps(m.gaps("fake"))
 		for _, pause := range []time.Duration{0, 2 * time.Second, 500 * time.Millisecond, 4500 * time.Millisecond} {
 			time.Sleep(pause)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -29,9 +30,8 @@ func TestTwoPlatformsRequestIsDecidedOnlyWhereAsked(t *testing.T) {
 	slack, discord := newFakeConn(webLimits), newFakeConn(webLimits)
 	slack.name, discord.name = "slack", "discord"
 	dir := t.TempDir()
-	b, stop := startBot(t, dir, slack, botOptions{gate: twoPlatformApprovers})
+	b, stop := startBot(t, dir, slack, botOptions{gate: twoPlatformApprovers, more: []connectors.Connector{discord}})
 	t.Cleanup(stop)
-	b.AddConnector(discord)
 
 	for _, asked := range []*fakeConn{slack, discord} {
 		other := discord
@@ -95,10 +95,8 @@ func TestTwoPlatformsKeepBudgetsAndStreamsApart(t *testing.T) {
 		slack.limits.NativeStreaming = false // W1 and W2 stream by edits…
 		discord := newFakeConn(connectors.Limits{MaxText: 2000, EditInterval: time.Second, EditsPerMinute: perMinute})
 		discord.name = "discord"
-		b := &Bot{}
-		b.AddConnector(slack)
-		b.AddConnector(discord)
-		defer b.Close()
+		b := NewPlatforms(nil, nil, slack, discord)
+		defer b.end()
 
 		answers := map[string]string{}
 		done := make(chan struct{})
@@ -108,7 +106,7 @@ func TestTwoPlatformsKeepBudgetsAndStreamsApart(t *testing.T) {
 			{Platform: "discord", Workspace: "G1", Channel: "C1", Thread: "T3"},
 		} {
 			c, _ := b.conn(d.Platform)
-			r := NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
+			r := render.NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
 			var want strings.Builder
 			for i := range 1200 { // ten minutes of text
 				fmt.Fprintf(&want, "%s-%04d ", d.Thread, i)
@@ -164,16 +162,14 @@ func TestTwoPlatformsExpiredStreamEndsByEdit(t *testing.T) {
 		slack.lifetime, slack.name = 5*time.Minute, "slack"
 		discord := newFakeConn(connectors.Limits{MaxText: 2000, EditInterval: time.Second, EditsPerMinute: 50})
 		discord.name = "discord"
-		b := &Bot{}
-		b.AddConnector(slack)
-		b.AddConnector(discord)
-		defer b.Close()
+		b := NewPlatforms(nil, nil, slack, discord)
+		defer b.end()
 		var mu sync.Mutex
 		got := map[string]string{}
 		done := make(chan struct{})
 		for _, d := range []connectors.Dest{{Platform: "slack", Workspace: "W1", Channel: "C1", Thread: "T1"}, {Platform: "discord", Workspace: "G1", Channel: "C1", Thread: "T2"}} {
 			c, _ := b.conn(d.Platform)
-			r := NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
+			r := render.NewRenderer(t.Context(), c, b.budget(d.Platform, d.Workspace), nil, nil, d)
 			go func() {
 				defer func() { done <- struct{}{} }()
 				want := sevenMinuteAnswer(r)

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -41,38 +43,29 @@ const (
 	excerptBytes = 600
 )
 
-// runsOut is where a turn's list of what ran is shown.
-type runsOut interface {
-	conn(platform string) (connectors.Connector, bool)
-	maxText(ev connectors.Event) int
-	reply(ctx context.Context, ev connectors.Event, text string)
-}
-
-var _ runsOut = (*Bot)(nil)
-
 // show posts, after an agent turn, what it ran: each command, its host,
 // how it ended and the end of its output. Nothing when it ran nothing, or
 // where the platform keeps every status line in view.
-func (l *ranList) show(ctx context.Context, out runsOut, ev connectors.Event) {
+func (l *ranList) show(ctx context.Context, out poster, ev connectors.Event) {
 	runs := l.all()
 	if c, ok := out.conn(ev.Platform); len(runs) == 0 || (ok && c.Limits().KeepsStatus) {
 		return
 	}
-	out.reply(ctx, ev, ranText(runs, out.maxText(ev)))
+	out.reply(ctx, ev, ranText(runs, maxText(out, ev)))
 }
 
 // ranText renders runs within limit characters, the latest kept when not
 // all fit.
 func ranText(runs []agent.CommandRun, limit int) string {
 	var parts []string
-	size := chars("**What ran**\n") + 80
+	size := render.Chars("**What ran**\n") + 80
 	for i := len(runs) - 1; i >= 0; i-- {
 		p := runText(runs[i])
-		if size+chars(p)+1 > limit && len(parts) > 0 {
+		if size+render.Chars(p)+1 > limit && len(parts) > 0 {
 			parts = append(parts, fmt.Sprintf("_(%d earlier commands not shown)_", i+1))
 			break
 		}
-		size += chars(p) + 1
+		size += render.Chars(p) + 1
 		parts = append(parts, p)
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
@@ -121,7 +114,7 @@ func excerpt(out string) string {
 	s := strings.Join(lines, "\n")
 	if len(s) > excerptBytes {
 		s, cut = s[len(s)-excerptBytes:], true
-		for len(s) > 0 && !isRuneStart(s[0]) {
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
 			s = s[1:]
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -56,7 +57,7 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 			conn := killedMidPost{streamConn: sc, inFlight: make(chan struct{}), once: &sync.Once{}}
 			ctx, kill := context.WithCancel(context.Background())
 			d := connectors.Dest{Platform: "web", Channel: "ops", Thread: "t1"}
-			r := NewRenderer(ctx, conn, NewEditBudget(0), st, nil, d)
+			r := render.NewRenderer(ctx, conn, render.NewEditBudget(0), st, nil, d)
 			r.Write("The disk is at 91%")
 			select {
 			case <-conn.inFlight:
@@ -82,8 +83,12 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 				fresh.name = "web"
 				after = fresh
 			}
-			b := &Bot{Store: st}
-			b.AddConnector(after)
+			deps := depsFor(st)
+			deps.Platforms = NewPlatforms(nil, nil, after)
+			b, err := New(deps)
+			if err != nil {
+				t.Fatal(err)
+			}
 			b.Recover(context.Background())
 			msgs := sc.thread("t1")
 			if !native {

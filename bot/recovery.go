@@ -19,8 +19,10 @@ const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer 
 // never re-run.
 type recovery struct {
 	store recoveryStore
-	out   platforms
-	log   *slog.Logger
+	// interruptJobs marks the jobs a crash left running as interrupted.
+	interruptJobs func(ctx context.Context) ([]store.Job, error)
+	out           poster
+	log           *slog.Logger
 }
 
 // recoveryStore is what recovery reads and marks.
@@ -29,19 +31,7 @@ type recoveryStore interface {
 	FinishStreaming(ctx context.Context, id int64) error
 	RunningTurns(ctx context.Context) ([]store.Turn, error)
 	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
-	InterruptRunningJobs(ctx context.Context) ([]store.Job, error)
 }
-
-// platforms reaches the configured connectors.
-type platforms interface {
-	conn(platform string) (connectors.Connector, bool)
-	post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error)
-}
-
-var (
-	_ recoveryStore = (*store.Store)(nil)
-	_ platforms     = (*Bot)(nil)
-)
 
 // run does the whole recovery.
 func (r *recovery) run(ctx context.Context) {
@@ -53,7 +43,10 @@ func (r *recovery) run(ctx context.Context) {
 	for _, t := range turns {
 		r.store.EndTurn(ctx, t.ID, store.TurnInterrupted)
 	}
-	jobs, err := r.store.InterruptRunningJobs(ctx)
+	if r.interruptJobs == nil {
+		return
+	}
+	jobs, err := r.interruptJobs(ctx)
 	if err != nil {
 		r.log.Error("interrupt jobs", "err", err)
 	}

@@ -47,6 +47,9 @@ func (f *fakeRecoveryStore) InterruptRunningJobs(context.Context) ([]store.Job, 
 type onePlatform struct{ c *fakeConn }
 
 func (p onePlatform) conn(name string) (connectors.Connector, bool) { return p.c, name == p.c.name }
+func (p onePlatform) reply(ctx context.Context, ev connectors.Event, text string) {
+	p.post(ctx, destOf(ev), connectors.Message{Text: text})
+}
 func (p onePlatform) post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
 	return p.c.Post(ctx, d, m)
 }
@@ -69,7 +72,7 @@ func TestRecoveryFinishesWhatACrashLeft(t *testing.T) {
 		jobs:  []store.Job{{ID: 9, Host: "web-1"}},
 	}
 	var logged strings.Builder
-	r := &recovery{store: st, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}
+	r := &recovery{store: st, interruptJobs: st.InterruptRunningJobs, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}
 	r.run(t.Context())
 	if m := conn.thread("T1"); len(m) != 1 || m[0].msg.Text != "Checking the di"+interruptedNote {
 		t.Errorf("the answer cut short shows %+v", m)
@@ -86,7 +89,7 @@ func TestRecoveryFinishesWhatACrashLeft(t *testing.T) {
 
 	logged.Reset()
 	broken := &fakeRecoveryStore{err: errors.New("disk I/O error")}
-	(&recovery{store: broken, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}).run(t.Context())
+	(&recovery{store: broken, interruptJobs: broken.InterruptRunningJobs, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}).run(t.Context())
 	for _, want := range []string{"find interrupted answers", "find interrupted turns", "interrupt jobs"} {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("a failing store is not logged (%q): %s", want, logged.String())

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals/redact"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -21,7 +21,10 @@ type redactedConn struct {
 	red *redact.Redactor
 }
 
-var _ connectors.Streamer = (*redactedConn)(nil)
+var (
+	_ connectors.Streamer = (*redactedConn)(nil)
+	_ render.Redacting    = (*redactedConn)(nil)
+)
 
 // errNoStreaming is StartStream's error for a connector that has no native
 // streaming (its Limits claimed it has).
@@ -96,13 +99,10 @@ func (c *redactedConn) message(m connectors.Message) connectors.Message {
 	return m
 }
 
-// redactorOf is the redactor a connector sits behind, or nil.
-func redactorOf(c connectors.Connector) *redact.Redactor {
-	if rc, ok := c.(*redactedConn); ok {
-		return rc.red
-	}
-	return nil
-}
+// Redactor is the redactor the connector sits behind: the Renderer
+// redacts what it shows of an answer as a whole through it
+// (render.Redacting).
+func (c *redactedConn) Redactor() *redact.Redactor { return c.red }
 
 // RedactedHistory is an agent.History whose every message passes the
 // redactor before it is stored: what the model reads back (the person's
@@ -171,21 +171,4 @@ func redactValue(r *redact.Redactor, v any, changed *bool) any {
 		}
 	}
 	return v
-}
-
-// shownSoFar is what of a growing answer may be shown now: all of it but
-// its last, unfinished word, which may be the first half of a secret whose
-// second half is still to come. Not held back: a word shorter than the
-// shortest secret (it could hide only a prefix of one), a word longer than
-// a redacted line (the redactor cuts it there too), and a word before
-// settled, where the model's text stopped for a tool call.
-func shownSoFar(text string, settled int) string {
-	if settled >= len(text) {
-		return text
-	}
-	i := strings.LastIndexAny(text, " \t\n") + 1
-	if n := len(text) - i; n < redact.MinSecretLen || n > redact.MaxLine {
-		return text
-	}
-	return text[:i]
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
@@ -48,7 +49,7 @@ func TestRendererRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -74,7 +75,7 @@ func TestNativeStreamRedactsSecretsSplitAcrossDeltas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(webLimits)
 		red := redact.New(redacttest.OwnSecrets...)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: red}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		for _, c := range redacttest.Chunks() {
 			r.Write(c)
 			time.Sleep(1200 * time.Millisecond)
@@ -100,7 +101,7 @@ func TestRendererShowsTheLastWordBeforeAToolCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(webLimits)
-		r := NewRenderer(t.Context(), &redactedConn{Connector: conn, red: redact.New()}, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), &redactedConn{Connector: conn, red: redact.New()}, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		defer r.Close(context.Background(), nil)
 		r.Write("Let me look at the filesystem")
 		synctest.Wait()
@@ -181,19 +182,25 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
 	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
+	jobs := &hosts.Jobs{Store: st, Exec: run}
+	d := depsFor(st)
+	d.Guard, d.Gate, d.Jobs, d.Platforms = guard, gate, jobs, NewPlatforms(red, nil, conn)
+	d.Hosts, d.Config = []agent.HostInfo{{Name: "local"}}, Config{DataDir: filepath.Join(dir, "data")}
 	if model != nil {
-		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
+		d.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
 			Notices: agent.StoreNotices{Store: st}, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
 	}
-	b.AddConnector(conn)
+	b, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wiredBots.Store(b, wired{st: st, jobs: jobs})
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Start(ctx)
 	t.Cleanup(func() {
 		cancel()
 		b.Close()
-		b.Jobs.Close()
+		jobs.Close()
 		fleet.Close()
 		st.Close()
 	})

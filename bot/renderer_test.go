@@ -10,52 +10,18 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
 var slackLike = connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 50}
-
-func TestSplitKeepsCodeBlocksClosedAndLosesNothing(t *testing.T) {
-	t.Parallel()
-	code := "```sh\n" + strings.Repeat("line of output 0123456789\n", 40) + "```\n"
-	cases := []string{
-		strings.Repeat("word ", 500),
-		"intro\n" + code + "after\n" + code,
-		strings.Repeat("x", 2500), // no place to cut nicely
-		strings.Repeat("é", 900),  // multi-byte runes
-		"```\n" + strings.Repeat("y", 1200) + "\n```",
-	}
-	for i, text := range cases {
-		for _, limit := range []int{300, 500, 2000} {
-			pages := splitText(text, limit)
-			var bodies strings.Builder
-			for j, p := range pages {
-				bodies.WriteString(p.Body)
-				if chars(p.String()) > limit {
-					t.Errorf("case %d limit %d: page %d has %d characters", i, limit, j, chars(p.String()))
-				}
-				if open, _ := openFence(p.String()); open {
-					t.Errorf("case %d limit %d: page %d leaves a code block open:\n%s", i, limit, j, p)
-				}
-				if !strings.HasPrefix(p.Body, "") || !utf8Valid(p.String()) {
-					t.Errorf("case %d: page %d splits a rune", i, j)
-				}
-			}
-			if bodies.String() != text {
-				t.Errorf("case %d limit %d: pages lose or add text", i, limit)
-			}
-		}
-	}
-}
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // A stream of deltas every 50 ms for 20 s against a Slack-like platform.
 func TestRendererCadence(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(slackLike)
-		r := NewRenderer(t.Context(), conn, NewEditBudget(slackLike.EditsPerMinute), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(slackLike.EditsPerMinute), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		start := time.Now()
 		var want strings.Builder
 		r.Write("Hello")
@@ -99,7 +65,7 @@ func TestRendererSplitsLongAnswersIntoNewMessages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		limits := connectors.Limits{MaxText: 2000, EditInterval: time.Second}
 		conn := newFakeConn(limits)
-		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		var want strings.Builder
 		chunks := []string{"Here is the log:\n", "```\n"}
 		for i := range 300 {
@@ -116,7 +82,7 @@ func TestRendererSplitsLongAnswersIntoNewMessages(t *testing.T) {
 		if len(msgs) < 3 {
 			t.Fatalf("%d messages for %d bytes with a 2000 limit", len(msgs), want.Len())
 		}
-		pages := splitText(want.String(), limits.MaxText)
+		pages := render.Split(want.String(), limits.MaxText)
 		if len(pages) != len(msgs) {
 			t.Fatalf("%d messages, want %d pages", len(msgs), len(pages))
 		}
@@ -124,7 +90,7 @@ func TestRendererSplitsLongAnswersIntoNewMessages(t *testing.T) {
 			if m.msg.Text != pages[i].String() {
 				t.Errorf("message %d:\n%q\nwant\n%q", i, m.msg.Text, pages[i].String())
 			}
-			if open, _ := openFence(m.msg.Text); open {
+			if open, _ := render.OpenFence(m.msg.Text); open {
 				t.Errorf("message %d leaves a code block open", i)
 			}
 		}
@@ -139,7 +105,7 @@ func TestRendererErrorKeepsPartialAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(slackLike)
 		stop := connectors.Button{ActionID: "stop", Label: "Stop", Style: connectors.StyleDanger}
-		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
 		r.Write("The disk on web-1 is ")
 		synctest.Wait()
 		if m := conn.thread("T1"); len(m[0].msg.Buttons) != 1 {
@@ -164,11 +130,11 @@ func TestRendererSharesTheWorkspaceBudget(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newFakeConn(slackLike)
-		budget := NewEditBudget(slackLike.EditsPerMinute)
+		budget := render.NewEditBudget(slackLike.EditsPerMinute)
 		var wg sync.WaitGroup
 		for s := range 20 {
 			wg.Go(func() {
-				r := NewRenderer(t.Context(), conn, budget, nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: fmt.Sprintf("T%d", s)})
+				r := render.NewRenderer(t.Context(), conn, budget, nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: fmt.Sprintf("T%d", s)})
 				for i := range 120 { // two minutes of streaming
 					r.Write(fmt.Sprintf("%d ", i))
 					time.Sleep(time.Second)
@@ -219,7 +185,7 @@ func TestRendererSurvivesAPageThatCannotBePosted(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := &failingConn{fakeConn: newFakeConn(connectors.Limits{MaxText: 100, EditInterval: time.Second})}
-		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		want := strings.Repeat("abcdefghi ", 30) // three pages in one flush
 		r.Write(want)
 		r.Close(context.Background(), nil)

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -68,12 +70,15 @@ func parseRun(args string) (s runSpec, problem string) {
 // guard (the policy and, when it says so, an approval), then its output
 // streams into the thread, or background jobs start.
 type runner struct {
-	guard permitter
-	exec  commandExec
-	// jobs starts background jobs; nil when they are off.
-	jobs   jobStarter
-	claims FollowUpFinisher
-	turns  runTurns
+	// guard authorizes a command on a target (approvals.Guard does); exec
+	// runs it on hosts (the guard's executor).
+	guard agent.Permitter
+	exec  func(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
+	// startJob starts a background job (hosts.Jobs.Start); nil when they
+	// are off.
+	startJob func(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
+	claims   FollowUpFinisher
+	turns    runTurns
 	// refreshCards shows the decision on the thread's decided cards.
 	refreshCards func(ctx context.Context, ev connectors.Event)
 	// timeout bounds a run without --timeout.
@@ -81,35 +86,17 @@ type runner struct {
 	log     *slog.Logger
 }
 
-// permitter authorizes a command on a target (approvals.Guard does): it
-// resolves the hosts, asks the policy and waits for an approval.
-type permitter interface {
-	Permit(ctx context.Context, req approvals.CommandRequest, pending func(approvals.Pending)) (approvals.Permit, error)
-}
-
-// commandExec runs a command on hosts (hosts.Executor does).
-type commandExec interface {
-	Exec(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
-}
-
-// jobStarter starts a background job (hosts.Jobs does).
-type jobStarter interface {
-	Start(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
-}
-
 // runTurns is what a run shows in its thread with: a stream, the agent
 // events of its approval, the end of a refused run, and plain replies.
 type runTurns interface {
-	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
-	emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event)
-	closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error)
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func())
+	emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *render.Renderer, spec *runSpec, ran *ranList) func(agent.Event)
+	closeRefused(ctx context.Context, ev connectors.Event, r *render.Renderer, err error)
 	reply(ctx context.Context, ev connectors.Event, text string)
 }
 
 var (
-	_ permitter   = (*approvals.Guard)(nil)
-	_ commandExec = hosts.Executor(nil)
-	_ jobStarter  = (*hosts.Jobs)(nil)
+	_ agent.Permitter = (*approvals.Guard)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an
@@ -148,7 +135,7 @@ func (rn *runner) approved(ctx context.Context, ev connectors.Event, sess agent.
 }
 
 // execute runs an authorized `run` and shows how it went, then closes r.
-func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
+func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	if spec.Background {
 		rn.startJobs(ctx, r, sess, names, spec)
 		return
@@ -158,7 +145,7 @@ func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionIn
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := rn.exec.Exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	results := rn.exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -188,14 +175,14 @@ func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionIn
 
 // startJobs starts one background job per host; `jobs` lists them and
 // each reports its end in the thread.
-func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
 	var lines []string
 	for _, h := range hosts {
-		if rn.jobs == nil {
+		if rn.startJob == nil {
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := rn.jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
+		job, err := rn.startJob(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			rn.log.Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"
@@ -245,13 +232,13 @@ func (o *outputTail) Write(s string) {
 	if len(o.tail) <= o.limit {
 		return // no more bytes than the limit: no more characters either
 	}
-	if over := chars(o.tail) - o.limit; over > 0 {
-		cut := byteOffset(o.tail, over)
+	if over := render.Chars(o.tail) - o.limit; over > 0 {
+		cut := render.ByteOffset(o.tail, over)
 		// Start at a line: a partial first line reads as garbage.
 		if nl := strings.IndexByte(o.tail[cut:], '\n'); o.tail[cut-1] != '\n' && nl >= 0 && nl < len(o.tail)-cut-1 {
 			cut += nl + 1
 		}
-		for cut < len(o.tail) && !isRuneStart(o.tail[cut]) {
+		for cut < len(o.tail) && !utf8.RuneStart(o.tail[cut]) {
 			cut++
 		}
 		o.cutLines += strings.Count(o.tail[:cut], "\n")

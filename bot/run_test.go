@@ -12,6 +12,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -28,19 +29,21 @@ func (r *recordingExec) Exec(ctx context.Context, names []string, command string
 	return r.Executor.Exec(ctx, names, command, opts)
 }
 
-func (h *harness) recordExec() chan hosts.ExecOptions {
-	rec := &recordingExec{Executor: h.bot.Guard.Exec, opts: make(chan hosts.ExecOptions, 10)}
-	h.bot.Guard.Exec = rec
-	return rec.opts
+// recordExec has opt's bot run its commands through a recordingExec,
+// whose options it returns.
+func recordExec(opt *botOptions) chan hosts.ExecOptions {
+	opts := make(chan hosts.ExecOptions, 10)
+	opt.exec = func(e hosts.Executor) hosts.Executor { return &recordingExec{Executor: e, opts: opts} }
+	return opts
 }
 
 // A chat `run` is bounded by the configured exec timeout, or by its own
 // --timeout; not by a fixed minute.
 func TestRunUsesTheConfiguredTimeout(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, approvals.GateConfig{}, nil)
-	h.bot.Config.RunTimeout = 7 * time.Minute
-	opts := h.recordExec()
+	opt := botOptions{limits: func(c *Config) { c.RunTimeout = 7 * time.Minute }}
+	opts := recordExec(&opt)
+	h := newHarnessWith(t, opt)
 	h.say("alice", "t1", "run local echo hi")
 	if got := (<-opts).Timeout; got != 7*time.Minute {
 		t.Errorf("run timeout = %v; want the configured 7m", got)
@@ -263,15 +266,15 @@ func TestOutputLimitsCountCharacters(t *testing.T) {
 	line := strings.Repeat("ёж", 10) + "\n" // 21 characters, 41 bytes
 	o := &outputTail{limit: 100}
 	o.Write(strings.Repeat(line, 10))
-	if kept := strings.Count(o.tail, "\n"); kept != 4 || chars(o.tail) > 100 {
-		t.Errorf("kept %d lines (%d characters) within 100 characters; want 4", kept, chars(o.tail))
+	if kept := strings.Count(o.tail, "\n"); kept != 4 || render.Chars(o.tail) > 100 {
+		t.Errorf("kept %d lines (%d characters) within 100 characters; want 4", kept, render.Chars(o.tail))
 	}
 	var runs []agent.CommandRun
 	for i := range 20 {
 		runs = append(runs, agent.CommandRun{Host: "web-1", Command: fmt.Sprintf("check %d", i), Output: strings.Repeat("я", 100)})
 	}
 	got := ranText(runs, 2000)
-	if n := chars(got); n > 2000 || n < 1400 {
+	if n := render.Chars(got); n > 2000 || n < 1400 {
 		t.Errorf("what ran holds %d characters of the 2000 a message holds", n)
 	}
 }

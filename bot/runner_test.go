@@ -11,6 +11,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -24,14 +25,14 @@ type fakeTurns struct {
 	refused []error
 }
 
-func (f *fakeTurns) renderer(ctx context.Context, ev connectors.Event, _ bool) (*Renderer, func()) {
-	r := NewRenderer(ctx, f.c, NewEditBudget(0), nil, nil, destOf(ev))
+func (f *fakeTurns) renderer(ctx context.Context, ev connectors.Event, _ bool) (*render.Renderer, func()) {
+	r := render.NewRenderer(ctx, f.c, render.NewEditBudget(0), nil, nil, destOf(ev))
 	return r, func() { r.Close(context.Background(), nil) }
 }
-func (f *fakeTurns) emitter(context.Context, connectors.Event, agent.SessionInfo, *Renderer, *runSpec, *ranList) func(agent.Event) {
+func (f *fakeTurns) emitter(context.Context, connectors.Event, agent.SessionInfo, *render.Renderer, *runSpec, *ranList) func(agent.Event) {
 	return func(agent.Event) {}
 }
-func (f *fakeTurns) closeRefused(ctx context.Context, _ connectors.Event, r *Renderer, err error) {
+func (f *fakeTurns) closeRefused(ctx context.Context, _ connectors.Event, r *render.Renderer, err error) {
 	f.mu.Lock()
 	f.refused = append(f.refused, err)
 	f.mu.Unlock()
@@ -93,7 +94,7 @@ func TestRunnerOverFakes(t *testing.T) {
 		}
 		opts.OnOutput(names[0], false, []byte("up 3 days\n"))
 		return []hosts.ExecResult{{Host: names[0], ExitCode: 0}}
-	})
+	}).Exec
 	rn.command(t.Context(), ev("fg"), sess, "web-1 uptime")
 	if got := last("fg"); !strings.Contains(got, "up 3 days") || !strings.Contains(got, "✓ `uptime` on web-1: exit 0") {
 		t.Errorf("the run shows %q", got)
@@ -104,12 +105,12 @@ func TestRunnerOverFakes(t *testing.T) {
 		t.Errorf("with jobs off the thread reads %q", got)
 	}
 
-	rn.jobs = jobStarterFunc(func(host string) (store.Job, error) {
+	rn.startJob = jobStarterFunc(func(host string) (store.Job, error) {
 		if host == "web-2" {
 			return store.Job{}, fmt.Errorf("start: %w", &store.Unavailable{Reason: "the disk is full"})
 		}
 		return store.Job{ID: 7}, nil
-	})
+	}).Start
 	rn.command(t.Context(), ev("bg"), sess, "--bg web-1,web-2 pg_dump app")
 	got := last("bg")
 	if !strings.Contains(got, "job 7 started") || !strings.Contains(got, "web-2: the job could not start") || !strings.Contains(got, "the disk is full") {

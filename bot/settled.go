@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 )
 
@@ -21,44 +22,44 @@ const (
 // act on; one goroutine (watch) does the checks, so a burst of kicks
 // costs one query.
 type settleWatch struct {
-	once sync.Once
-	kick chan struct{}
+	// unsettled counts what is on record and not yet acted on (the
+	// store's Unsettled).
+	unsettled func(ctx context.Context) (int, error)
+	log       *slog.Logger
+	kicks     chan struct{}
 
 	mu     sync.Mutex
 	swept  bool // the first expiry sweep is done
 	logged bool // SettledAfterStart is logged
 }
 
-// kicks is the channel of kicks, made on first use.
-func (w *settleWatch) kicks() chan struct{} {
-	w.once.Do(func() { w.kick = make(chan struct{}, 1) })
-	return w.kick
+func newSettleWatch(unsettled func(ctx context.Context) (int, error), log *slog.Logger) *settleWatch {
+	return &settleWatch{unsettled: unsettled, log: log, kicks: make(chan struct{}, 1)}
 }
 
-// kickSettle asks for a check: something on record may have been acted on.
-func (b *Bot) kickSettle() {
+// kick asks for a check: something on record may have been acted on.
+func (w *settleWatch) kick() {
 	select {
-	case b.settle.kicks() <- struct{}{}:
+	case w.kicks <- struct{}{}:
 	default: // a check is already due
 	}
 }
 
-// swept records that the first expiry sweep is done, and kicks.
-func (b *Bot) swept() {
-	b.settle.mu.Lock()
-	b.settle.swept = true
-	b.settle.mu.Unlock()
-	b.kickSettle()
+// sweptNow records that the first expiry sweep is done, and kicks.
+func (w *settleWatch) sweptNow() {
+	w.mu.Lock()
+	w.swept = true
+	w.mu.Unlock()
+	w.kick()
 }
 
-// watchSettled logs the settled lines until ctx ends.
-func (b *Bot) watchSettled(ctx context.Context) {
-	w := &b.settle
+// watch logs the settled lines until ctx ends.
+func (w *settleWatch) watch(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-w.kicks():
+		case <-w.kicks:
 		}
 		w.mu.Lock()
 		swept := w.swept
@@ -66,17 +67,14 @@ func (b *Bot) watchSettled(ctx context.Context) {
 		if !swept {
 			continue // the sweep's end kicks again
 		}
-		if b.Store == nil {
-			continue
-		}
-		n, err := b.Store.Unsettled(ctx)
+		n, err := w.unsettled(ctx)
 		if err != nil || n > 0 {
 			continue
 		}
 		if !w.logged {
 			w.logged = true
-			b.log().Info(SettledAfterStart)
+			w.log.Info(SettledAfterStart)
 		}
-		b.log().Debug(Settled)
+		w.log.Debug(Settled)
 	}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"fmt"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
@@ -20,19 +21,6 @@ type stoppedBy struct {
 
 func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
 
-// stopTurn cancels a thread's running turn on behalf of by; it reports
-// whether one ran.
-func (b *Bot) stopTurn(id threadID, by stoppedBy) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.threads[id]
-	if t == nil || !t.running || t.cancel == nil {
-		return false
-	}
-	t.cancel(by)
-	return true
-}
-
 // stopperOf is who asks to stop, from their event.
 func stopperOf(ev connectors.Event) stoppedBy {
 	name := ev.User.Name
@@ -45,29 +33,31 @@ func stopperOf(ev connectors.Event) stoppedBy {
 // stopRefusal says why the person of ev may not stop the work running in
 // thread id, or "": the person who asked for it may, and so may anyone who
 // may approve commands in the channel.
-func (b *Bot) stopRefusal(id threadID, ev connectors.Event) string {
-	b.mu.Lock()
-	t := b.threads[id]
-	owner := ""
-	if t != nil && t.running {
-		owner = t.owner
-	}
-	b.mu.Unlock()
-	if owner == "" || owner == ev.User.ID || b.isApprover(ev) {
+func stopRefusal(ts *threads, may approvers, id threadID, ev connectors.Event) string {
+	owner := ts.owner(id)
+	if owner == "" || owner == ev.User.ID || may.approve(ev) {
 		return ""
 	}
 	return fmt.Sprintf("Not stopped: only %s, who asked for it, or an approver may stop it.", connectors.Mention(owner))
 }
 
-// isApprover reports whether the person of ev may approve commands in the
+// approvers tells who may approve commands: they may stop anyone's work
+// and cancel anyone's job.
+type approvers struct {
+	// gate is nil when nobody can approve.
+	gate  *approvals.Gate
+	hosts []agent.HostInfo
+}
+
+// approve reports whether the person of ev may approve commands in the
 // event's channel, on at least one host.
-func (b *Bot) isApprover(ev connectors.Event) bool {
-	if b.Gate == nil {
+func (a approvers) approve(ev connectors.Event) bool {
+	if a.gate == nil {
 		return false
 	}
 	p := stopperOf(ev).Person
-	for _, h := range b.Hosts {
-		if b.Gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
+	for _, h := range a.hosts {
+		if a.gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
 			return true
 		}
 	}

@@ -4,52 +4,60 @@ import (
 	"context"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/store"
 )
 
-// Store is what the bot keeps in SQLite: the union of what each of its
-// parts uses, each through a small interface of its own, so that a part
-// depends on the few methods it calls and is tested over a fake of them.
-// *store.Store is one.
-type Store interface {
-	eventStore
-	sessionStore
-	turnStore
-	FollowUpFinisher
-	LedgerStore
-	StreamRecorder
-	commandStore
-	recoveryStore
-	noticeStore
+// What the bot keeps in SQLite, by the store's aggregates: each part
+// declares the few methods it calls, next to it, and each of these is the
+// union of those parts' slices of one aggregate, so that Deps takes one
+// sub-store per aggregate. *store.Store is every one of them.
+
+// ApprovalStore is what the bot reads and records of approval requests,
+// their cards and their follow-ups (the Approvals aggregate).
+type ApprovalStore interface {
 	cardStore
 	followUpStore
+	RecordFollowUp(ctx context.Context, f store.FollowUp) error
 }
 
-// eventStore is the inbox of platform events and the ids of those seen,
-// for dropping a platform's retries (inbox.go, lifecycle.go).
-type eventStore interface {
-	RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error)
-	FinishEvent(ctx context.Context, id int64) error
-	OpenEvents(ctx context.Context) ([]store.InboxEvent, error)
-	SeenEvent(ctx context.Context, platform, eventID string) (first bool, err error)
-	ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error)
-	// Unsettled counts what is on record and not yet acted on (settled.go).
-	Unsettled(ctx context.Context) (int, error)
-}
-
-// sessionStore finds a thread's session (the router).
-type sessionStore interface {
-	SessionFor(ctx context.Context, key store.ThreadKey) (store.Session, bool, error)
+// SessionStore is what the bot reads and records of sessions, their turns
+// and the answers being streamed (the Sessions aggregate).
+type SessionStore interface {
+	sessionLookup
 	HasSession(ctx context.Context, key store.ThreadKey) (bool, error)
 	SetSessionCwd(ctx context.Context, id int64, cwd string) error
+	turnRecords
+	recoveryStore
+	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
+	render.StreamRecorder
 }
 
-// turnStore records agent turns and what an approval they wait on leads
-// to (turns.go).
-type turnStore interface {
-	BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
-	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
-	RecordFollowUp(ctx context.Context, f store.FollowUp) error
+// InboxStore is the inbox of platform events and of job notifications
+// (the Inbox aggregate).
+type InboxStore interface {
+	eventLog
+	noticeStore
+}
+
+// JobStore is what the bot reads of background jobs, marks of those a
+// crash cut, and clears of the commands it swept (the Jobs aggregate).
+type JobStore interface {
+	orphanStore
+	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
+	Job(ctx context.Context, id int64) (store.Job, error)
+	InterruptRunningJobs(ctx context.Context) ([]store.Job, error)
+}
+
+// eventLog is the inbox of platform events, for the record stage, the
+// finish of each event, the replay at start-up, the settled check and the
+// pruning of event ids.
+type eventLog interface {
+	RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error)
+	Unsettled(ctx context.Context) (int, error)
+	FinishEvent(ctx context.Context, id int64) error
+	OpenEvents(ctx context.Context) ([]store.InboxEvent, error)
+	ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
 // LedgerStore keeps the commands running, for the sweep after a crash
@@ -60,4 +68,9 @@ type LedgerStore interface {
 	RunningCommands(ctx context.Context) ([]store.RunningCommand, error)
 }
 
-var _ Store = (*store.Store)(nil)
+var (
+	_ ApprovalStore = (*store.Store)(nil)
+	_ SessionStore  = (*store.Store)(nil)
+	_ InboxStore    = (*store.Store)(nil)
+	_ JobStore      = (*store.Store)(nil)
+)

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -116,7 +117,7 @@ func TestRendererPrefersNativeStreaming(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(connectors.Limits{MaxText: 3000, EditInterval: time.Second, EditsPerMinute: 50})
 		stop := connectors.Button{ActionID: ActionStop, Label: "Stop"}
-		r := NewRenderer(t.Context(), conn, NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(50), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, stop)
 		var want strings.Builder
 		for i := range 100 {
 			d := fmt.Sprintf("w%d ", i)
@@ -155,7 +156,7 @@ func TestRendererNativeStreamSplitsPastTheLimit(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newStreamConn(connectors.Limits{MaxText: 500, EditInterval: time.Second})
-		r := NewRenderer(t.Context(), conn, NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
+		r := render.NewRenderer(t.Context(), conn, render.NewEditBudget(0), nil, nil, connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"})
 		var want strings.Builder
 		for i := range 120 {
 			d := fmt.Sprintf("line %03d of the log\n", i)

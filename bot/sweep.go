@@ -74,14 +74,6 @@ type orphanStore interface {
 
 var _ orphanStore = (*store.Store)(nil)
 
-// endOrphans sweeps what a crash left running, through b's Sweeper (none:
-// nothing is swept).
-func (b *Bot) endOrphans(ctx context.Context) {
-	if b.Sweeper != nil {
-		(&orphans{store: b.Store, sweeper: b.Sweeper, out: b, log: b.log()}).end(ctx)
-	}
-}
-
 // end ends the orphans and tells their threads.
 func (o *orphans) end(ctx context.Context) {
 	left, err := o.store.RunningCommands(ctx)

@@ -8,19 +8,30 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
 
+// streams opens answers' streams into threads: a Renderer on the
+// event's platform, within its workspace's edit budget, recorded for
+// recovery, its gaps between updates counted.
+type streams struct {
+	*Platforms
+	rec     render.StreamRecorder
+	metrics *Metrics
+	log     *slog.Logger
+}
+
 // renderer starts a stream into the event's thread; done waits for it.
-func (b *Bot) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func()) {
-	c, _ := b.conn(ev.Platform)
+func (s *streams) renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func()) {
+	c, _ := s.conn(ev.Platform)
 	var buttons []connectors.Button
 	if withStop {
 		buttons = []connectors.Button{{ActionID: ActionStop, Value: threadOf(ev).String(), Label: "Stop", Style: connectors.StyleDanger}}
 	}
-	r := NewRenderer(b.lifeCtx(ctx), c, b.budget(ev.Platform, ev.Workspace), b.Store, b.log(), destOf(ev), buttons...)
-	r.ObserveGaps(b.Metrics.gaps(ev.Platform))
+	r := render.NewRenderer(s.lifeCtx(ctx), c, s.budget(ev.Platform, ev.Workspace), s.rec, s.log, destOf(ev), buttons...)
+	r.ObserveGaps(s.metrics.gaps(ev.Platform))
 	return r, func() { r.Close(context.Background(), nil) }
 }
 
@@ -35,10 +46,20 @@ type answers struct {
 	// says how to turn it on.
 	agent       turnAgent
 	noAgentHelp string
-	store       turnStore
-	cards       approvalCards
-	metrics     *Metrics
-	log         *slog.Logger
+	turns       turnRecords
+	// recordFollowUp records what the decision on a request a turn waits
+	// on leads to (the store's RecordFollowUp).
+	recordFollowUp func(ctx context.Context, f store.FollowUp) error
+	cards          approvalCards
+	metrics        *Metrics
+	log            *slog.Logger
+}
+
+// turnRecords records agent turns: a turn still "running" at start-up was
+// cut by a crash.
+type turnRecords interface {
+	BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
+	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
 }
 
 // turnAgent runs the model's turns (agent.Agent does).
@@ -50,21 +71,22 @@ type turnAgent interface {
 // answerOut is where answers show: streams into threads, plain replies,
 // and the life of the bot's requests to platforms.
 type answerOut interface {
-	runsOut
-	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*Renderer, func())
+	poster
+	renderer(ctx context.Context, ev connectors.Event, withStop bool) (*render.Renderer, func())
 	lifeCtx(ctx context.Context) context.Context
 }
 
 // approvalCards posts a request's card and shows the decisions on the
-// thread's cards.
+// cards that still offer buttons: the thread's, or all.
 type approvalCards interface {
 	post(ctx context.Context, ev connectors.Event, id string)
 	refresh(ctx context.Context, ev connectors.Event)
+	refreshAll(ctx context.Context)
 }
 
 var (
 	_ turnAgent     = (*agent.Agent)(nil)
-	_ answerOut     = (*Bot)(nil)
+	_ answerOut     = (*streams)(nil)
 	_ approvalCards = (*cards)(nil)
 	_ runTurns      = (*answers)(nil)
 )
@@ -72,7 +94,7 @@ var (
 // emitter turns agent events into what the thread shows. spec is set for a
 // chat `run`, whose approval's follow-up is to run it; ran, for an agent
 // turn, collects the commands it runs.
-func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
+func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, r *render.Renderer, spec *runSpec, ran *ranList) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -103,7 +125,7 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.
-			if err := an.store.RecordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
+			if err := an.recordFollowUp(context.WithoutCancel(ctx), followUpOf(sess, e.Approval, spec)); err != nil {
 				an.log.Error("record approval follow-up", "err", err)
 			}
 			if !e.Approval.Reattached {
@@ -113,26 +135,49 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 	}
 }
 
+// answer is an agent's answer streamed into a thread: its stream, how the
+// turn ended, and the commands it ran.
+type answer struct {
+	r   *render.Renderer
+	err error
+	ran *ranList
+}
+
 // turn runs the agent on the event's text and streams the answer.
 func (an *answers) turn(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) {
+	if a := an.stream(ctx, ev, sess); a != nil {
+		an.end(ctx, ev, a)
+	}
+}
+
+// stream runs the agent on the event's text, streaming the answer into
+// the thread (the turn stage); end gives it its last form (the render
+// stage). With no model it answers how to turn one on, and returns nil.
+func (an *answers) stream(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) *answer {
 	if an.agent == nil {
 		an.reply(ctx, ev, an.noAgentHelp)
-		return
+		return nil
 	}
 	r, _ := an.renderer(ctx, ev, true)
-	end := an.record(ctx, sess)
+	record := an.record(ctx, sess)
 	ran := &ranList{}
 	err := an.agent.Turn(ctx, sess, ev.Text, an.emitter(ctx, ev, sess, r, nil, ran))
-	end(err)
-	an.finish(ctx, ev, r, err)
-	ran.show(an.lifeCtx(ctx), an, ev)
+	record(err)
+	return &answer{r: r, err: err, ran: ran}
+}
+
+// end closes an answer's stream saying how it ended, and lists what it
+// ran.
+func (an *answers) end(ctx context.Context, ev connectors.Event, a *answer) {
+	an.finish(ctx, ev, a.r, a.err)
+	a.ran.show(an.lifeCtx(ctx), an, ev)
 }
 
 // record notes a running turn in the store; the returned func records
 // how it ended. A turn still "running" at start-up was cut by a crash.
 func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(error) {
 	start := time.Now()
-	t, err := an.store.BeginTurn(ctx, sess.ID)
+	t, err := an.turns.BeginTurn(ctx, sess.ID)
 	if err != nil {
 		an.log.Warn("record turn", "err", err)
 	}
@@ -146,7 +191,7 @@ func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(erro
 		}
 		an.metrics.turnEnded(status, time.Since(start))
 		if t.ID != 0 {
-			an.store.EndTurn(context.WithoutCancel(ctx), t.ID, status)
+			an.turns.EndTurn(context.WithoutCancel(ctx), t.ID, status)
 		}
 	}
 }
@@ -168,7 +213,7 @@ func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.S
 // finish closes an answer's stream, saying in words how it ended: stopped
 // (by whom), cut by a restart, out of steps or time, or failed (with an
 // id the operator's log has).
-func (an *answers) finish(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	an.cards.refresh(an.lifeCtx(ctx), ev)
 	var stop stoppedBy
 	switch {
@@ -194,7 +239,7 @@ func (an *answers) finish(ctx context.Context, ev connectors.Event, r *Renderer,
 
 // closeRefused ends a chat `run` that did not run: a refusal (policy,
 // approval) is for people as it is; a stop or restart says so.
-func (an *answers) closeRefused(ctx context.Context, ev connectors.Event, r *Renderer, err error) {
+func (an *answers) closeRefused(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	if errors.Is(err, context.Canceled) {
 		an.finish(ctx, ev, r, err)
 		return

@@ -44,9 +44,14 @@ func openConsoleFront(ctx context.Context, cmd *cobra.Command, cfg *Config, logg
 	// platforms.
 	botCfg := cfg.botConfig()
 	botCfg.Access = nil
-	f.bot = &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp, Redactor: rt.red}
-	f.bot.AddConnector(f.conn)
+	d := botStores(rt.store)
+	d.Platforms = bot.NewPlatforms(rt.red, logger, f.conn)
+	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()
+	d.Config, d.Log, d.NoAgentHelp = botCfg, logger, noAgentHelp
+	if f.bot, err = bot.New(d); err != nil {
+		rt.Close()
+		return nil, err
+	}
 	botCtx, stop := context.WithCancel(ctx)
 	connDone := make(chan error, 1)
 	go func() { connDone <- f.conn.Start(botCtx, f.bot.Handle) }()

@@ -100,8 +100,12 @@ func openTerminalCards(cmd *cobra.Command, cfg *Config, st *store.Store, gate *a
 		return nil, err
 	}
 	conn := console.New(term, user, bot.ActionApprove, bot.ActionDeny)
-	b := &bot.Bot{Store: st, Gate: gate, Log: log, Redactor: cfg.redactor()}
-	b.AddConnector(conn)
+	d := botStores(st)
+	d.Platforms, d.Gate, d.Log = bot.NewPlatforms(cfg.redactor(), log, conn), gate, log
+	b, err := bot.New(d)
+	if err != nil {
+		return nil, err
+	}
 	life, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- conn.Start(life, b.Handle) }()

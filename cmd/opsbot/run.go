@@ -23,6 +23,7 @@ import (
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store"
 )
 
 func newRunCmd() *cobra.Command {
@@ -182,16 +183,21 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 			routers = append(routers, r)
 		}
 	}
-	b := rt.newBot(conns)
+	// The platforms come first: the scheduler posts its reports through
+	// them, and the bot is built over both (no setter closes a cycle).
+	platforms := bot.NewPlatforms(rt.red, log, conns...)
+	sched, publisher, err := rt.newScheduler(platforms.ReportPoster, rt.metrics.checks)
+	if err != nil {
+		return err
+	}
+	b, err := rt.newBot(platforms, sched)
+	if err != nil {
+		return err
+	}
 	reg := rt.metrics.reg
 	if err := wireQueues(b, conns, rt.fleet, reg); err != nil {
 		return err
 	}
-	sched, publisher, err := rt.newScheduler(b.ReportPoster, rt.metrics.checks)
-	if err != nil {
-		return err
-	}
-	b.Health = sched
 	if hooks.checks != nil {
 		hooks.checks(sched, publisher)
 	}
@@ -248,8 +254,16 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	return nil
 }
 
-// newBot builds the bot over the parts with every connector added.
-func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
+// botStores hands the bot its stores by aggregate. Today the one
+// *store.Store is every aggregate; this is the one place that changes
+// when the bot takes the store's sub-stores (st.Approvals() …).
+func botStores(st *store.Store) bot.Deps {
+	return bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st}
+}
+
+// newBot builds the bot over the parts, posting through platforms;
+// health is the scheduled checks for `health`.
+func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, error) {
 	cfg, log := rt.cfg, rt.log
 	gateCfg, anyone := webGateConfig(cfg)
 	if anyone {
@@ -263,18 +277,16 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	// Platform is the fallback for a session that names none; requests
 	// are made as the session's own platform's person.
 	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
-	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
-		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel, Redactor: rt.red}
-	b.JobEndTurns = rt.jobEndTurns()
-	b.Metrics = rt.metrics.bot
+	d := botStores(rt.store)
+	d.Platforms, d.Health = platforms, health
+	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()
+	d.Config, d.Log, d.NoAgentHelp, d.CancelOnNewMessage = cfg.botConfig(), log, noAgentHelp, cfg.onBusy() == bot.OnBusyCancel
+	d.JobEndTurns, d.Metrics = rt.jobEndTurns(), rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
 	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
-	b.Sweeper = rt.fleet
-	for _, c := range conns {
-		b.AddConnector(c)
-	}
-	return b
+	d.Sweeper = rt.fleet
+	return bot.New(d)
 }
 
 // agentState says whether the agent is on, for the start-up line.

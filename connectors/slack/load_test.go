@@ -14,7 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
@@ -54,7 +54,7 @@ func TestConcurrentAnswersWithinTierLimits(t *testing.T) {
 
 func loadRun(t *testing.T, name string, native bool, n int, d time.Duration) {
 	fake, c := localConn(t, slack.Config{NativeStreaming: &native})
-	budget := bot.NewEditBudget(c.Limits().EditsPerMinute)
+	budget := render.NewEditBudget(c.Limits().EditsPerMinute)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	gaps := make([]time.Duration, n)
 	wants := make([]string, n)
@@ -67,7 +67,7 @@ func loadRun(t *testing.T, name string, native bool, n int, d time.Duration) {
 			dest := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
 				Recipient: connectors.User{ID: "U0ALICE"}}
 			ctx := context.Background()
-			r := bot.NewRenderer(ctx, c, budget, nil, log, dest)
+			r := render.NewRenderer(ctx, c, budget, nil, log, dest)
 			var mu sync.Mutex
 			r.ObserveGaps(func(g time.Duration) {
 				mu.Lock()

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
@@ -43,7 +43,7 @@ func TestSixMinuteAnswerRollsOverStreams(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		r := bot.NewRenderer(ctx, c, bot.NewEditBudget(c.Limits().EditsPerMinute), nil, log, dest)
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, log, dest)
 		var want strings.Builder
 		start := time.Now()
 		for i := 0; time.Since(start) < 6*time.Minute; i++ {
@@ -88,7 +88,7 @@ func TestStreamEndedEarlyFinishesByUpdate(t *testing.T) {
 		root := fake.Mention("C0OPS", "U0ALICE", "", "check")
 		dest := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
-		r := bot.NewRenderer(ctx, c, bot.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
 		r.Write("first part. ")
 		time.Sleep(3 * time.Second)
 		fake.EndStreams()
@@ -113,7 +113,7 @@ func TestNativeStreamingOff(t *testing.T) {
 		root := fake.Mention("C0OPS", "U0ALICE", "", "check")
 		dest := connectors.Dest{Platform: slack.Platform, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
-		r := bot.NewRenderer(ctx, c, bot.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
 		for i := range 5 {
 			r.Write(fmt.Sprintf("line %d\n", i))
 			time.Sleep(2 * time.Second)

@@ -28,7 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/discord"
 	"github.com/opsbot/opsbot/connectors/discord/discordtest"
@@ -81,7 +81,7 @@ func run(streams int, duration time.Duration, answer, rate int) error {
 	started := make(chan error, 1)
 	go func() { started <- conn.Start(ctx, func(context.Context, connectors.Event) error { return nil }) }()
 	<-conn.Running()
-	budget := bot.NewEditBudget(conn.Limits().EditsPerMinute)
+	budget := render.NewEditBudget(conn.Limits().EditsPerMinute)
 	deadline := time.Now().Add(duration)
 	results := make([]stream, streams)
 	var wg sync.WaitGroup
@@ -109,10 +109,10 @@ func run(streams int, duration time.Duration, answer, rate int) error {
 // answerOnce asks in the channel and streams one answer into the thread;
 // it returns the longest gap between visible updates and whether the
 // thread ends showing the whole answer.
-func answerOnce(ctx context.Context, conn *discord.Connector, budget *bot.EditBudget, fake *discordtest.Fake, user discordtest.User,
+func answerOnce(ctx context.Context, conn *discord.Connector, budget *render.EditBudget, fake *discordtest.Fake, user discordtest.User,
 	ch string, i, size, rate int, log *slog.Logger) (time.Duration, bool) {
 	msg := fake.Mention(user, ch, fmt.Sprintf("stream %d: how are the disks?", i))
-	r := bot.NewRenderer(ctx, conn, budget, &memRecorder{}, log, connectors.Dest{Platform: discord.Platform, Channel: ch, Thread: msg})
+	r := render.NewRenderer(ctx, conn, budget, &memRecorder{}, log, connectors.Dest{Platform: discord.Platform, Channel: ch, Thread: msg})
 	var mu sync.Mutex
 	var maxGap time.Duration
 	r.ObserveGaps(func(d time.Duration) {

@@ -151,6 +151,7 @@ func procStatus(field string) float64 {
 type deployment struct {
 	st    *store.Store
 	bot   *bot.Bot
+	jobs  *hosts.Jobs
 	fleet *hosts.Fleet
 	ask   func(ctx context.Context, i int) error
 	// done receives one value per finished answer.
@@ -181,12 +182,17 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 	exec := &bot.FleetExecutor{Fleet: d.fleet}
 	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: pol, Inventory: d.fleet.Inventory},
 		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
-		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	d.jobs = &hosts.Jobs{Store: st, Exec: exec}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	deps := bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st, Guard: guard, Gate: gate, Jobs: d.jobs,
+		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")}, Log: log,
+		Platforms: bot.NewPlatforms(nil, log, &counting{Connector: conn, done: d.done}),
 		Agent: &agent.Agent{Provider: shortAnswer, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
 			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}}
-	d.bot.AddConnector(&counting{Connector: conn, done: d.done})
+	if d.bot, err = bot.New(deps); err != nil {
+		d.close()
+		return nil, err
+	}
 	d.bot.Start(ctx)
 	d.ask = func(ctx context.Context, i int) error { return ask(ctx, d.bot, i) }
 	return d, nil
@@ -195,7 +201,7 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 func (d *deployment) close() {
 	if d.bot != nil {
 		d.bot.Close()
-		d.bot.Jobs.Close()
+		d.jobs.Close()
 	}
 	d.fleet.Close()
 	d.st.Close()

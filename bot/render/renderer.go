@@ -1,4 +1,4 @@
-package bot
+package render
 
 import (
 	"context"
@@ -248,11 +248,11 @@ func (r *Renderer) run() {
 // budget is waited for when the edit is sent. It reports false when ctx
 // ended first.
 func (r *Renderer) pace(ctx context.Context) bool {
-	return sleep(ctx, time.Until(r.shownAt.Add(r.limits.EditInterval)))
+	return Sleep(ctx, time.Until(r.shownAt.Add(r.limits.EditInterval)))
 }
 
-// sleep waits d, or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Sleep waits d, or until ctx ends; it reports whether d passed.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -360,7 +360,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 			return false
 		}
 		r.budget.Penalize(wait)
-		if !sleep(ctx, wait) {
+		if !Sleep(ctx, wait) {
 			return false
 		}
 	}

@@ -1,39 +1,39 @@
-package bot
+package render
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// segment is one page of a split answer: Body is a slice of the original
+// Segment is one page of a split answer: Body is a slice of the original
 // text, starting at byte Start; Prefix and Suffix are fences the splitter
 // added so that no page leaves a code block open. The bodies concatenate
 // back to the text.
-type segment struct {
+type Segment struct {
 	Prefix, Body, Suffix string
 	Start                int
 }
 
 // String is the page as posted.
-func (s segment) String() string { return s.Prefix + s.Body + s.Suffix }
+func (s Segment) String() string { return s.Prefix + s.Body + s.Suffix }
 
-// chars counts what platforms count: characters (code points), not bytes.
-func chars(s string) int { return utf8.RuneCountInString(s) }
+// Chars counts what platforms count: characters (code points), not bytes.
+func Chars(s string) int { return utf8.RuneCountInString(s) }
 
-// splitText cuts text into pages of at most limit characters, never
+// Split cuts text into pages of at most limit characters, never
 // leaving a code block open across a cut: a cut inside a fenced block
 // closes the fence at the end of the page and reopens it (with its
 // language) at the start of the next. Cuts prefer a line end, then a
 // space.
-func splitText(text string, limit int) []segment {
+func Split(text string, limit int) []Segment {
 	return splitPages(text, limit, nil)
 }
 
 // splitPages is splitText where a page must also end at each of cuts
 // (byte offsets into text, ascending): where a native stream was rolled
 // over.
-func splitPages(text string, limit int, cuts []int) []segment {
-	var pages []segment
+func splitPages(text string, limit int, cuts []int) []Segment {
+	var pages []Segment
 	prefix, start := "", 0
 	for _, c := range cuts {
 		if c <= start || c >= len(text) {
@@ -54,14 +54,14 @@ func splitPages(text string, limit int, cuts []int) []segment {
 
 // splitFrom splits text, which begins at offset in the answer and whose
 // first page begins with prefix (a reopened fence).
-func splitFrom(text string, offset, limit int, prefix string) []segment {
+func splitFrom(text string, offset, limit int, prefix string) []Segment {
 	if limit <= 0 {
-		return []segment{{Prefix: prefix, Body: text, Start: offset}}
+		return []Segment{{Prefix: prefix, Body: text, Start: offset}}
 	}
-	var pages []segment
-	for chars(prefix)+chars(text) > limit {
-		cut := cutPoint(text, limit-chars(prefix)-len("\n```"))
-		seg := segment{Prefix: prefix, Body: text[:cut], Start: offset}
+	var pages []Segment
+	for Chars(prefix)+Chars(text) > limit {
+		cut := cutPoint(text, limit-Chars(prefix)-len("\n```"))
+		seg := Segment{Prefix: prefix, Body: text[:cut], Start: offset}
 		open, fence, lang := openBlock(prefix + seg.Body)
 		prefix = ""
 		if open {
@@ -71,7 +71,7 @@ func splitFrom(text string, offset, limit int, prefix string) []segment {
 		pages = append(pages, seg)
 		text, offset = text[cut:], offset+cut
 	}
-	return append(pages, segment{Prefix: prefix, Body: text, Start: offset})
+	return append(pages, Segment{Prefix: prefix, Body: text, Start: offset})
 }
 
 // closeFence is what closes a code block opened with fence and left open
@@ -88,7 +88,7 @@ func closeFence(body, fence string) string {
 // n characters.
 func cutPoint(s string, n int) int {
 	n = max(n, 1)
-	end := byteOffset(s, n)
+	end := ByteOffset(s, n)
 	if end >= len(s) {
 		return len(s)
 	}
@@ -101,9 +101,9 @@ func cutPoint(s string, n int) int {
 	return end
 }
 
-// byteOffset is where the n-th character of s begins (len(s) past its
+// ByteOffset is where the n-th character of s begins (len(s) past its
 // end).
-func byteOffset(s string, n int) int {
+func ByteOffset(s string, n int) int {
 	for i := range s {
 		if n == 0 {
 			return i
@@ -113,11 +113,9 @@ func byteOffset(s string, n int) int {
 	return len(s)
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// openFence reports whether s ends inside a fenced code block, and the
+// OpenFence reports whether s ends inside a fenced code block, and the
 // language of that block.
-func openFence(s string) (bool, string) {
+func OpenFence(s string) (bool, string) {
 	open, _, lang := openBlock(s)
 	return open, lang
 }
