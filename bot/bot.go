@@ -353,13 +353,11 @@ func (b *Bot) work(t *thread) {
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
-		ctx = withClaims(ctx)
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		slots := b.slots
 		b.mu.Unlock()
 
 		b.runInSlot(ctx, slots, t, q)
-		settleClaims(ctx, b.Store, "")
 		cancel(nil)
 		b.kickSettle()
 	}
@@ -371,7 +369,7 @@ func (b *Bot) work(t *thread) {
 // the event in the inbox, for the next start.
 func (b *Bot) runInSlot(ctx context.Context, slots *turnSlots, t *thread, q queued) {
 	if err := slots.acquire(ctx); err != nil {
-		var stop stoppedBy
+		var stop approvals.StoppedBy
 		if errors.As(context.Cause(ctx), &stop) {
 			b.finishEvent(ctx, q.inboxID)
 			b.reply(b.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
@@ -401,7 +399,7 @@ func (b *Bot) Close() {
 	b.closed = true
 	for _, t := range b.threads {
 		if t.cancel != nil {
-			t.cancel(agent.ErrShutdown)
+			t.cancel(errShutdown)
 		}
 	}
 	endLife := b.endLife

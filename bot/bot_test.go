@@ -141,9 +141,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
-	exec := &FleetExecutor{Fleet: fleet}
-	guard := &approvals.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
-		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
+	exec := SettledExecutor{Executor: &FleetExecutor{Fleet: fleet}, FollowUps: st}
+	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: policy, Inventory: fleet.Inventory},
+		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {

@@ -33,7 +33,7 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 	}
 	fmt.Fprintf(&text, "**%s** — requested by %s", heading, mention(a.Requester))
 	if a.State == store.ApprovalExpired {
-		fmt.Fprintf(&text, "; nobody decided within %s", humanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
+		fmt.Fprintf(&text, "; nobody decided within %s", approvals.HumanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
 	}
 	fmt.Fprintf(&text, "\n%s\n%s\n%s", fence, c.Command.Preview, fence)
 	if len(c.Command.Hidden) > 0 {

@@ -176,10 +176,10 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 		t.Fatal(err)
 	}
 	red := redact.New(redacttest.OwnSecrets...)
-	checker := PolicyChecker{Policy: policy, Inventory: fleet.Inventory}
-	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
+	checker := approvals.FleetPolicy{Policy: policy, Inventory: fleet.Inventory}
+	run := AuditedExecutor{Executor: SettledExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, FollowUps: st}, Policy: checker, Audit: st, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
+	guard := &approvals.Guard{Policy: checker, Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
 	if model != nil {

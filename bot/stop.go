@@ -1,8 +1,10 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
@@ -11,18 +13,14 @@ import (
 // ActionStop is the Stop button's action id; its value is the thread.
 const ActionStop = "stop"
 
-// stoppedBy is the cancel cause of a turn a person stopped (a shutdown's is
-// agent.ErrShutdown).
-type stoppedBy struct {
-	Person approvals.Person
-	Name   string
-}
-
-func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
+// errShutdown is the cancel cause of the work Close stops: the agent ends
+// its turn (agent.ErrShutdown), and a request the work waits on stays
+// pending for after the restart (approvals.ErrShutdown).
+var errShutdown = errors.Join(agent.ErrShutdown, approvals.ErrShutdown)
 
 // stopTurn cancels a thread's running turn on behalf of by; it reports
 // whether one ran.
-func (b *Bot) stopTurn(id threadID, by stoppedBy) bool {
+func (b *Bot) stopTurn(id threadID, by approvals.StoppedBy) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.threads[id]
@@ -34,12 +32,12 @@ func (b *Bot) stopTurn(id threadID, by stoppedBy) bool {
 }
 
 // stopperOf is who asks to stop, from their event.
-func stopperOf(ev connectors.Event) stoppedBy {
+func stopperOf(ev connectors.Event) approvals.StoppedBy {
 	name := ev.User.Name
 	if name == "" {
 		name = ev.User.ID
 	}
-	return stoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
+	return approvals.StoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
 }
 
 // stopRefusal says why the person of ev may not stop the work running in

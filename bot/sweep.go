@@ -34,13 +34,13 @@ func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
 	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
 }
 
-// Started records p until the returned func is called. The approval ctx
-// holds claimed for p's command is marked started in the same
-// transaction (claims.go).
+// Started records p until the returned func is called. The approval p's
+// run claimed (p.Approval) is marked started in the same transaction
+// (claims.go).
 func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
 	id, err := l.store.AddRunning(ctx, store.RunningCommand{Host: p.Host, PID: p.PID, Start: p.Start, Boot: p.Boot,
 		Token: p.Token, Command: p.Command, Label: p.Label,
-		OwnerPID: l.owner.PID, OwnerStart: l.owner.Start, OwnerBoot: l.owner.Boot, Approval: claimsOf(ctx).take(p.Command)})
+		OwnerPID: l.owner.PID, OwnerStart: l.owner.Start, OwnerBoot: l.owner.Boot, Approval: p.Approval})
 	if err != nil {
 		// The command runs anyway: a crash now would leave it to its
 		// own deadline, as before there was a ledger.

@@ -56,7 +56,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 			return err
 		}
 		defer cards.close()
-		guard.Approver = bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
+		guard.Approver = approvals.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
 		show = cards.show(ctx)
 	}
 	_, err = guard.Authorize(ctx, req, show)

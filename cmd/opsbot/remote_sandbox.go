@@ -10,15 +10,14 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/approvals"
-	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/hosts"
 )
 
 // withRemoteSandbox gives f's SSH hosts policy.remote_sandbox (a host's
 // own remote_sandbox still wins), and returns the policy checker that
 // turns an allow on a host without a sandbox into approve.
-func withRemoteSandbox(cfg approvals.PolicyConfig, f *hosts.Fleet, policy *approvals.Policy) bot.PolicyChecker {
-	pc := bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}
+func withRemoteSandbox(cfg approvals.PolicyConfig, f *hosts.Fleet, policy *approvals.Policy) approvals.FleetPolicy {
+	pc := approvals.FleetPolicy{Policy: policy, Inventory: f.Inventory}
 	if f.Pool != nil {
 		f.Pool.RemoteSandboxMode = cfg.RemoteSandboxMode()
 		pc.Sandboxes = f.Pool

@@ -262,7 +262,7 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
 	// are made as the session's own platform's person.
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
+	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
 	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel, Redactor: rt.red}
 	b.JobEndTurns = rt.jobEndTurns()

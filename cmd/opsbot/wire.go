@@ -85,7 +85,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	}
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
-	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
+	// A run closes the follow-up of the approval it claimed, if its
+	// command never started (the ledger closes it as one starts).
+	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: bot.SettledExecutor{Executor: rt.exec, FollowUps: rt.store}, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
 	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
@@ -173,7 +175,7 @@ func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
 	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.agent}
 }
 
-func (rt *parts) policyChecker() bot.PolicyChecker {
+func (rt *parts) policyChecker() approvals.FleetPolicy {
 	return withRemoteSandbox(rt.cfg.Policy, rt.fleet, rt.policy)
 }
 

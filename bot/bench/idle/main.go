@@ -177,9 +177,9 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		return nil, err
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
-	exec := &bot.FleetExecutor{Fleet: d.fleet}
-	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: d.fleet.Inventory},
-		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
+	exec := bot.SettledExecutor{Executor: &bot.FleetExecutor{Fleet: d.fleet}, FollowUps: st}
+	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: policy, Inventory: d.fleet.Inventory},
+		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),

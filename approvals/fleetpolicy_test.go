@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
 
@@ -18,19 +17,19 @@ func (f sandboxesFunc) MissingSandbox(_ context.Context, h hosts.Host) error { r
 // An allow on an SSH host without a sandbox (under required) becomes
 // approve with the host's fix as the first reason; what the policy does
 // not allow, the local host and the hosts with a sandbox are untouched.
-func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
+func TestFleetPolicyAsksWhereNoSandboxHolds(t *testing.T) {
 	t.Parallel()
 	inv, err := hosts.NewInventory(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"},
 		Hosts: []hosts.HostConfig{{Name: "boxed", Address: "h:22"}, {Name: "bare", Address: "h:22"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := approvals.NewPolicy(approvals.PolicyConfig{})
+	policy, err := NewPolicy(PolicyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var asked []string
-	pc := PolicyChecker{Policy: policy, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
+	pc := FleetPolicy{Policy: policy, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
 		asked = append(asked, h.Name)
 		if h.Name == "bare" {
 			return errors.New("no sandbox on bare: install bubblewrap there")
@@ -39,23 +38,23 @@ func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
 	})}
 	tests := []struct {
 		host, cmd string
-		want      approvals.Action
+		want      Action
 		reason    string
 	}{
-		{"boxed", "uptime", approvals.Allow, ""},
-		{"bare", "uptime", approvals.Approve, "install bubblewrap"},
-		{"local", "uptime", approvals.Allow, ""},
-		{"bare", "rm -rf /srv/x", approvals.Approve, ""},
+		{"boxed", "uptime", Allow, ""},
+		{"bare", "uptime", Approve, "install bubblewrap"},
+		{"local", "uptime", Allow, ""},
+		{"bare", "rm -rf /srv/x", Approve, ""},
 	}
 	for _, tt := range tests {
 		d := pc.Check(tt.host, tt.cmd)
 		if d.Action != tt.want || (tt.reason != "" && (len(d.Reasons) == 0 || !strings.Contains(d.Reasons[0], tt.reason))) {
 			t.Errorf("%s on %s: %s %v, want %s with %q first", tt.cmd, tt.host, d.Action, d.Reasons, tt.want, tt.reason)
 		}
-		if d.Action == approvals.Allow && len(d.Hidden) == 0 {
+		if d.Action == Allow && len(d.Hidden) == 0 {
 			t.Errorf("%s on %s: allowed without the secret paths to mask", tt.cmd, tt.host)
 		}
-		if d.Action != approvals.Allow && (len(d.Hidden) > 0 || len(d.ConnectPorts) > 0) {
+		if d.Action != Allow && (len(d.Hidden) > 0 || len(d.ConnectPorts) > 0) {
 			t.Errorf("%s on %s: %s carries a sandbox's settings", tt.cmd, tt.host, d.Action)
 		}
 	}
