@@ -46,7 +46,7 @@ type Bot struct {
 	// with the default rules and no own secrets).
 	Redactor *redact.Redactor
 	// Sweeper, when set, ends at start-up what a crashed process left
-	// running (see ProcessLedger).
+	// running (see executor.ProcessLedger).
 	Sweeper Sweeper
 	// JobEndTurns runs a short agent turn in a job's thread when the job
 	// ends (agent.on_job_end: turn), rather than only posting the news.

@@ -18,6 +18,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -141,7 +142,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
-	exec := SettledExecutor{Executor: &FleetExecutor{Fleet: fleet}, FollowUps: st}
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: fleet}, FollowUps: st}
 	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: policy, Inventory: fleet.Inventory},
 		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},

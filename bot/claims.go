@@ -1,15 +1,11 @@
 package bot
 
-import (
-	"context"
-
-	"github.com/opsbot/opsbot/hosts"
-)
+import "context"
 
 // An approval is claimed (consumed) for its one run before the command
 // starts; its follow-up (store.FollowUp) stays open until the command has
 // started, and is closed in the same transaction that records the running
-// command (ProcessLedger.Started). So after a crash, a consumed approval
+// command (executor.ProcessLedger.Started). So after a crash, a consumed approval
 // whose follow-up is still open is one whose command never started: the
 // next start says so in its thread ("approved by @bob, but opsbot stopped
 // before running it") — it is never silently lost, and never run twice.
@@ -19,9 +15,10 @@ import (
 //
 // The claimed approval travels with the run, never beside it: the
 // Guard's Permit names it (hosts.Confinement.Approval), the executors pass
-// it to the Tracker (hosts.Process.Approval), and the run's caller, once
-// the run has returned, closes what the ledger did not (a command that
-// never started, a background job whose own row records its start).
+// it to the Tracker (hosts.Process.Approval; executor.ProcessLedger), and
+// once the run has returned what the ledger did not close is closed by
+// executor.Settled (a command that never started) or here (a background
+// job, whose own row records its start).
 
 // FollowUpFinisher closes an approval's follow-up; *store.Store has it.
 type FollowUpFinisher interface {
@@ -36,22 +33,4 @@ func settleApproval(ctx context.Context, st FollowUpFinisher, approval string) {
 	if approval != "" {
 		st.FinishFollowUp(context.WithoutCancel(ctx), approval)
 	}
-}
-
-// SettledExecutor is a hosts.Executor that closes, once a run has
-// returned, the follow-up of the approval the run claimed
-// (ExecOptions.Approval): the ledger closed it as the command started,
-// unless the command never started (an unknown host, a refused
-// connection), which the run's result says.
-type SettledExecutor struct {
-	hosts.Executor
-	FollowUps FollowUpFinisher
-}
-
-var _ hosts.Executor = SettledExecutor{}
-
-// Exec runs command, then settles its approval.
-func (e SettledExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
-	defer settleApproval(ctx, e.FollowUps, opts.Approval)
-	return e.Executor.Exec(ctx, names, command, opts)
 }

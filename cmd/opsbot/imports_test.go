@@ -18,7 +18,8 @@ const module = "github.com/opsbot/opsbot"
 // runs commands sits below every front: the Guard (approvals) and the
 // Executor and Jobs (hosts) serve the agent, bot, checks and the terminal
 // alike, so approvals and hosts import none of them, hosts not even the
-// policy, and checks runs without the LLM.
+// policy, and checks runs without the LLM; the executors (hosts/executor)
+// know hosts and the redactor only.
 func TestImportsFollowTheDesign(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, module+"/...").Output()
@@ -67,6 +68,10 @@ func forbidden(pkg, name, imp string) string {
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
 		return "store is a leaf"
+	case under(pkg, "hosts/executor") && !slices.Contains([]string{"hosts", "approvals/redact"}, imp):
+		return "the executors run what the Guard let through: they import hosts and the redactor only, and reach the store through their own interfaces"
+	case under(pkg, "hosts/executor"):
+		return ""
 	case under(pkg, "hosts") && name != "main" && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors"}, func(r string) bool { return under(imp, r) }):
 		return "hosts runs what it is handed: it knows no policy, model, router or platform"
 	case under(pkg, "approvals") && slices.ContainsFunc([]string{"agent", "bot", "checks"}, func(r string) bool { return under(imp, r) }):
@@ -94,6 +99,10 @@ func TestImportRules(t *testing.T) {
 		{"hosts", "hosts", "approvals"},
 		{"hosts", "hosts", "agent"},
 		{"checks", "checks", "agent"},
+		{"approvals", "approvals", "bot"},
+		{"hosts/executor", "executor", "store"},
+		{"hosts/executor", "executor", "approvals"},
+		{"hosts/executor", "executor", "bot"},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1], b[2]) == "" {
@@ -101,7 +110,8 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"},
-		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"}}
+		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"},
+		{"hosts/executor", "executor", "hosts"}, {"hosts/executor", "executor", "approvals/redact"}}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1], g[2]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)

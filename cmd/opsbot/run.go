@@ -23,6 +23,7 @@ import (
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/hosts/executor"
 )
 
 func newRunCmd() *cobra.Command {
@@ -269,7 +270,7 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	b.Metrics = rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
-	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	rt.fleet.Track(executor.NewProcessLedger(executorStore{rt.store}, log))
 	b.Sweeper = rt.fleet
 	for _, c := range conns {
 		b.AddConnector(c)

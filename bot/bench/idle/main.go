@@ -33,6 +33,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -177,7 +178,7 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		return nil, err
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
-	exec := bot.SettledExecutor{Executor: &bot.FleetExecutor{Fleet: d.fleet}, FollowUps: st}
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: d.fleet}, FollowUps: st}
 	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: policy, Inventory: d.fleet.Inventory},
 		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},

@@ -1,4 +1,4 @@
-package bot
+package main
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -61,7 +62,7 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 		t.Fatalf("claimed and not started: follow-up done at %v, consumed %v; want it open (a crash now must be told)", f.DoneAt, f.Consumed)
 	}
 
-	ledger := NewProcessLedger(st, slog.Default())
+	ledger := executor.NewProcessLedger(executorStore{st}, slog.Default())
 	end := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
 	defer end()
 	if f, _, _ = st.FollowUpFor(ctx, id); f.DoneAt.IsZero() {

@@ -1,4 +1,4 @@
-package bot
+package executor
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/opsbot/opsbot/hosts"
 )
 
-// FleetExecutor runs the agent's and the chat commands' commands on the
-// fleet: it is the hosts.Executor of a real deployment.
-type FleetExecutor struct {
+// Fleet runs the agent's and the chat commands' commands on the fleet: it
+// is the hosts.Executor of a real deployment.
+type Fleet struct {
 	Fleet *hosts.Fleet
 	// StreamLimit caps what is kept of stdout and of stderr each (default
 	// 64 KiB, its head and its tail); the combined output the hosts
@@ -24,10 +24,10 @@ type FleetExecutor struct {
 	Redactor *redact.Redactor
 }
 
-var _ hosts.Executor = (*FleetExecutor)(nil)
+var _ hosts.Executor = (*Fleet)(nil)
 
 // Resolve turns a target into host names.
-func (e *FleetExecutor) Resolve(target string) ([]string, error) {
+func (e *Fleet) Resolve(target string) ([]string, error) {
 	hs, err := e.Fleet.Inventory.Resolve(target)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (e *FleetExecutor) Resolve(target string) ([]string, error) {
 }
 
 // Exec runs command on the hosts through hosts.RunMany.
-func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
+func (e *Fleet) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	var hs []hosts.Host
 	for _, n := range names {
 		if h, ok := e.Fleet.Inventory.Lookup(n); ok {
@@ -99,7 +99,7 @@ func (e *FleetExecutor) Exec(ctx context.Context, names []string, command string
 // redactedOutput is a host's stdout and stderr behind the redactor: each
 // holds back its unfinished last line, so a secret split across chunks is
 // caught, and passes on redacted lines to the kept tail and onOutput.
-func (e *FleetExecutor) redactedOutput(host string, tails *[2]tailBuffer, onOutput func(string, bool, []byte)) *[2]*redact.Stream {
+func (e *Fleet) redactedOutput(host string, tails *[2]tailBuffer, onOutput func(string, bool, []byte)) *[2]*redact.Stream {
 	red := e.Redactor
 	if red == nil {
 		red = redact.New()

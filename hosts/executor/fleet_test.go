@@ -1,4 +1,4 @@
-package bot
+package executor
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // A session's working directory is the bot's own: on an SSH host the
 // command runs in its login directory instead of failing to cd.
-func TestFleetExecutorAppliesTheDirectoryLocallyOnly(t *testing.T) {
+func TestFleetAppliesTheDirectoryLocallyOnly(t *testing.T) {
 	t.Parallel()
 	srv := sshtest.Start(t, sshtest.Options{})
 	fleet, err := hosts.NewFleet(hosts.Config{
@@ -23,7 +23,7 @@ func TestFleetExecutorAppliesTheDirectoryLocallyOnly(t *testing.T) {
 	}
 	defer fleet.Close()
 	local := t.TempDir() + "/only-on-the-bot"
-	ex := &FleetExecutor{Fleet: fleet}
+	ex := &Fleet{Fleet: fleet}
 	res := ex.Exec(context.Background(), []string{"local", "web-1"}, "pwd", hosts.ExecOptions{Dir: t.TempDir()})
 	if len(res) != 2 || res[0].Err != nil || res[1].Err != nil || res[0].ExitCode != 0 || res[1].ExitCode != 0 {
 		t.Fatalf("results = %+v", res)
