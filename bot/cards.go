@@ -88,10 +88,6 @@ func longestRun(s string, c byte) int {
 // their platform does (connectors.Mention).
 func mention(key string) string { return connectors.Mention(displayName(key)) }
 
-// plainMention names a person stored as "platform:id" for the model and
-// logs: @id.
-func plainMention(key string) string { return "@" + displayName(key) }
-
 func displayName(key string) string {
 	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {
 		return id
