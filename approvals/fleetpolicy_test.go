@@ -24,12 +24,12 @@ func TestFleetPolicyAsksWhereNoSandboxHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := NewPolicy(PolicyConfig{})
+	pol, err := NewPolicy(PolicyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var asked []string
-	pc := FleetPolicy{Policy: policy, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
+	pc := FleetPolicy{Policy: pol, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
 		asked = append(asked, h.Name)
 		if h.Name == "bare" {
 			return errors.New("no sandbox on bare: install bubblewrap there")
