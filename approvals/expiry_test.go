@@ -45,7 +45,11 @@ func TestExpiryInBubble(t *testing.T) {
 				}
 				done := make(chan outcome, 1)
 				go func() {
-					r, err := g.Request(context.Background(), Request{Host: "web-1", Command: "reboot", Requester: slack("U1")})
+					a, err := g.Open(context.Background(), Request{Host: "web-1", Command: "reboot", Requester: slack("U1")})
+					if err != nil {
+						t.Error(err)
+					}
+					r, err := g.Wait(context.Background(), a.ID)
 					if err != nil {
 						t.Error(err)
 					}

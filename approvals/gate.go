@@ -25,18 +25,6 @@ type Store interface {
 	DecideApproval(ctx context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error)
 }
 
-// Announcer posts the approval card of a new request; it is called after
-// the request is committed.
-type Announcer interface {
-	Announce(ctx context.Context, a store.Approval) error
-}
-
-// AnnounceFunc adapts a function to Announcer.
-type AnnounceFunc func(ctx context.Context, a store.Approval) error
-
-// Announce calls f.
-func (f AnnounceFunc) Announce(ctx context.Context, a store.Approval) error { return f(ctx, a) }
-
 // ExpiryActor is who decides a request nobody decided in time.
 const ExpiryActor = "opsbot:expiry"
 
@@ -104,8 +92,6 @@ type GateOptions struct {
 	Now func() time.Time
 	// HostGroups gives a host's groups, for approvers per host group.
 	HostGroups func(host string) []string
-	// Announce posts the card of a new request made with Request.
-	Announce Announcer
 }
 
 // Gate runs approval requests: it records them, counts votes and decides
@@ -134,25 +120,6 @@ func NewGate(st Store, cfg GateConfig, opt GateOptions) *Gate {
 // ErrBadRequest is returned for a request missing its host, command or
 // requester.
 var ErrBadRequest = errors.New("approvals: a request needs a host, a command and a requester")
-
-// Request records a pending request, announces it, and waits until it is
-// decided or ctx ends. When ctx ends first the request stays pending: a
-// vote can still decide it and Wait can re-attach by its id.
-func (g *Gate) Request(ctx context.Context, req Request) (Result, error) {
-	a, err := g.Open(ctx, req)
-	if err != nil {
-		return Result{}, err
-	}
-	if g.opt.Announce != nil {
-		if err := g.opt.Announce.Announce(ctx, a); err != nil {
-			// Nobody can vote on a card that was not posted: deny now
-			// rather than leave the request waiting for its expiry.
-			g.decide(ctx, a.ID, store.ApprovalDenied, "opsbot:announce-failed")
-			return Result{ID: a.ID}, fmt.Errorf("approvals: announce request %s: %w", a.ID, err)
-		}
-	}
-	return g.Wait(ctx, a.ID)
-}
 
 // Open records a pending request and returns it as stored; the caller
 // announces it and calls Wait.

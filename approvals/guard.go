@@ -68,6 +68,11 @@ type Outcome struct {
 	Approved  bool
 	State     string // approved, denied, expired
 	DecidedBy string
+	// Approval is the approval this request claimed for its one run (its
+	// id), when the Approver keeps a record of it: the Permit passes it
+	// on (hosts.Confinement.Approval), so that the run marks it used as
+	// its command starts.
+	Approval string
 }
 
 // Approver waits for people to decide on a request; pending is called once
@@ -146,11 +151,11 @@ func (g *Guard) Permit(ctx context.Context, req CommandRequest, pending func(Pen
 		return Permit{Hosts: hs, Confinement: hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: policy.UnattendedEnv()}}, nil
 	case policy.Approve:
 		req.Hosts, req.Reasons = hs, d.Reasons
-		err := g.approve(ctx, req, pending)
+		approval, err := g.approve(ctx, req, pending)
 		if err != nil {
 			g.refused(policy.Approve, notApproved(ctx))
 		}
-		return Permit{Hosts: hs, Confinement: hosts.Confinement{Approved: true}}, err
+		return Permit{Hosts: hs, Confinement: hosts.Confinement{Approved: true, Approval: approval}}, err
 	}
 	g.refused(policy.Deny, "refused")
 	return Permit{}, &Refusal{Reason: "denied by policy: " + strings.Join(d.Reasons, "; ")}
@@ -192,9 +197,11 @@ func (g *Guard) Decide(hosts []string, command string) HostDecision {
 	return worst
 }
 
-func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pending)) error {
+// approve waits for people to decide on req: nil error when they approved
+// it, with the approval the run claimed (Outcome.Approval).
+func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pending)) (string, error) {
 	if g.Approver == nil {
-		return &Refusal{Reason: "needs approval, and no one can approve here: " + strings.Join(req.Reasons, "; ")}
+		return "", &Refusal{Reason: "needs approval, and no one can approve here: " + strings.Join(req.Reasons, "; ")}
 	}
 	if pending == nil {
 		pending = func(Pending) {}
@@ -202,18 +209,18 @@ func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pe
 	out, err := g.Approver.Approve(ctx, req, pending)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return "", ctx.Err()
 		}
-		return &Refusal{Reason: "approval failed: " + storeWords(err), err: err}
+		return "", &Refusal{Reason: "approval failed: " + storeWords(err), err: err}
 	}
 	if !out.Approved {
 		who := ""
 		if out.DecidedBy != "" {
 			who = " by " + out.DecidedBy
 		}
-		return &Refusal{Reason: fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
+		return "", &Refusal{Reason: fmt.Sprintf("not run: the approval request was %s%s", out.State, who)}
 	}
-	return nil
+	return out.Approval, nil
 }
 
 // storeWords is what a person is told of err: a write the database

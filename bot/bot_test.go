@@ -18,6 +18,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -148,9 +149,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
 	}
 	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
-	exec := &FleetExecutor{Fleet: fleet}
-	guard := &approvals.Guard{Policy: PolicyChecker{Policy: pol, Inventory: fleet.Inventory},
-		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: fleet}, FollowUps: st}
+	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: pol, Inventory: fleet.Inventory},
+		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	if opt.exec != nil {
 		guard.Exec = opt.exec(exec)
 	}

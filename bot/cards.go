@@ -34,7 +34,7 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 	}
 	fmt.Fprintf(&text, "**%s** — requested by %s", heading, mention(a.Requester))
 	if a.State == store.ApprovalExpired {
-		fmt.Fprintf(&text, "; nobody decided within %s", humanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
+		fmt.Fprintf(&text, "; nobody decided within %s", approvals.HumanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
 	}
 	fmt.Fprintf(&text, "\n%s\n%s\n%s", fence, c.Command.Preview, fence)
 	if len(c.Command.Hidden) > 0 {
@@ -88,10 +88,6 @@ func longestRun(s string, c byte) int {
 // mention addresses a person stored as "platform:id" in a message, as
 // their platform does (connectors.Mention).
 func mention(key string) string { return connectors.Mention(displayName(key)) }
-
-// plainMention names a person stored as "platform:id" for the model and
-// logs: @id.
-func plainMention(key string) string { return "@" + displayName(key) }
 
 func displayName(key string) string {
 	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {

@@ -130,7 +130,7 @@ func TestRunSummaries(t *testing.T) {
 		t.Errorf("prefixLines = %q", got)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(stoppedBy{Name: "bob"})
+	cancel(approvals.StoppedBy{Name: "bob"})
 	if got := stopReason(ctx); got != "stopped by @bob" {
 		t.Errorf("stopReason = %q", got)
 	}

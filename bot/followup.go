@@ -188,13 +188,10 @@ func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess 
 	if !claimed {
 		return // someone else acted on it
 	}
-	if cl := claimsOf(ctx); cl != nil {
-		cl.add(f.Command, a.ID) // closed as the command starts (claims.go)
-	} else if won, err := fu.store.FinishFollowUp(ctx, a.ID); err != nil || !won {
-		return
-	}
+	// Its follow-up closes as the command starts: the ledger records the
+	// running command and closes it in one transaction (hosts/executor).
 	fu.run(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
-		Timeout: f.Timeout, Background: f.Background, Confinement: hosts.Confinement{Approved: true}})
+		Timeout: f.Timeout, Background: f.Background, Confinement: hosts.Confinement{Approved: true, Approval: a.ID}})
 }
 
 // policyRefuses says why the policy denies command on one of hosts now, or

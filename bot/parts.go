@@ -57,7 +57,7 @@ func build(d Deps) parts {
 		turnStage{agentOn: d.Agent != nil, stream: an.stream, run: rn.command, command: cmds.answer},
 		renderStage{end: an.end},
 	}
-	p.threads.finish = finishStage{claims: d.Approvals, kick: p.settle.kick}
+	p.threads.finish = finishStage{kick: p.settle.kick}
 	return p
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/hosts/sshtest"
 )
 
@@ -32,7 +33,7 @@ func TestFleetExecutorRunsUnapprovedCommandsAsTheReadOnlyUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fleet.Close()
-	ex := &FleetExecutor{Fleet: fleet}
+	ex := &executor.Fleet{Fleet: fleet}
 	approved := ex.Exec(context.Background(), []string{"web-1"}, "id -un", hosts.ExecOptions{Confinement: hosts.Confinement{Approved: true}})[0]
 	if approved.Err != nil || approved.Stdout != srv.User+"\n" {
 		t.Errorf("approved command: %+v, want it run as %s", approved, srv.User)

@@ -17,6 +17,7 @@ import (
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -178,10 +179,10 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 		t.Fatal(err)
 	}
 	red := redact.New(redacttest.OwnSecrets...)
-	checker := PolicyChecker{Policy: pol, Inventory: fleet.Inventory}
-	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
+	checker := approvals.FleetPolicy{Policy: pol, Inventory: fleet.Inventory}
+	run := executor.Audited{Executor: executor.Settled{Executor: &executor.Fleet{Fleet: fleet, Redactor: red}, FollowUps: st}, Policy: checker, Audit: storeTrail{st}, Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
+	guard := &approvals.Guard{Policy: checker, Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
 	jobs := &hosts.Jobs{Store: st, Exec: run}
 	d := depsFor(st)
 	d.Guard, d.Gate, d.Jobs, d.Platforms = guard, gate, jobs, NewPlatforms(red, nil, conn)
@@ -329,39 +330,6 @@ func TestAllowedCommandsAreAudited(t *testing.T) {
 		t.Errorf("exit codes not recorded: %q", raw)
 	}
 	redacttest.AssertNoSecret(t, redacttest.Secrets(), raw...)
-}
-
-// A health check's command is audited as the scheduler's, and its output
-// comes back redacted.
-func TestAuditedRunnerRecordsChecks(t *testing.T) {
-	t.Parallel()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "bot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	fake := hosts.RunnerFunc(func(context.Context, hosts.Host, string, hosts.Options, func(hosts.Chunk)) (hosts.Result, error) {
-		return hosts.Result{ExitCode: 1, Output: []byte(redacttest.Output())}, nil
-	})
-	r := AuditedRunner{Runner: fake, Policy: allowAll{},
-		Audit: st, Redactor: redact.New(redacttest.OwnSecrets...), Actor: "scheduler"}
-	res, _ := r.Run(context.Background(), hosts.Host{Name: "web-1"}, "cat /etc/app.env", hosts.Options{}, nil)
-	redacttest.AssertNoSecret(t, redacttest.Secrets(), string(res.Output))
-	trail, err := st.AuditTrail(context.Background(), "host:web-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(trail) != 2 || trail[0].Actor != "scheduler" || trail[0].Action != "command.start" || !strings.Contains(string(trail[0].Detail), `"decision":"allow"`) ||
-		trail[1].Action != "command.end" || !strings.Contains(string(trail[1].Detail), `"exit_code":1`) {
-		t.Errorf("audit trail = %+v", trail)
-	}
-}
-
-// allowAll is a policy that allows everything.
-type allowAll struct{}
-
-func (allowAll) Check(string, string) approvals.HostDecision {
-	return approvals.HostDecision{Action: policy.Allow}
 }
 
 // A background job is audited in the name of the person who started it,

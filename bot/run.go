@@ -169,7 +169,7 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 	r.Status(summary, true)
 	// The command ran, or failed to start and said so: its approval is
 	// used either way.
-	settleClaims(ctx, rn.claims, spec.Command)
+	settleApproval(ctx, rn.claims, spec.Confinement.Approval)
 	r.Close(context.WithoutCancel(ctx), nil)
 }
 
@@ -195,14 +195,14 @@ func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.
 		lines = append(lines, fmt.Sprintf("▶ job %d started: `%s` on %s — `job %d` shows it, `cancel %d` stops it; its end is reported here", job.ID, spec.Command, h, job.ID, job.ID))
 	}
 	// A job's row records that it started: its approval is used.
-	settleClaims(ctx, rn.claims, spec.Command)
+	settleApproval(ctx, rn.claims, spec.Confinement.Approval)
 	r.Write(strings.Join(lines, "\n"))
 	r.Close(context.WithoutCancel(ctx), nil)
 }
 
 // stopReason says why ctx ended, for people.
 func stopReason(ctx context.Context) string {
-	var by stoppedBy
+	var by approvals.StoppedBy
 	switch cause := context.Cause(ctx); {
 	case errors.As(cause, &by):
 		return by.Error()

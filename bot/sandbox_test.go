@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 )
 
@@ -104,7 +105,7 @@ func TestFleetExecutorPassesHiddenAndEnvToTheSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := hosts.Confinement{Hidden: []string{secret}, Env: []string{"OPSBOT_UNATTENDED=yes"}}
-	res := (&FleetExecutor{Fleet: fleet}).Exec(context.Background(), []string{"local"}, `echo "$OPSBOT_UNATTENDED"; cat `+secret, hosts.ExecOptions{Confinement: c})
+	res := (&executor.Fleet{Fleet: fleet}).Exec(context.Background(), []string{"local"}, `echo "$OPSBOT_UNATTENDED"; cat `+secret, hosts.ExecOptions{Confinement: c})
 	if out := res[0].Stdout + res[0].Stderr; strings.Contains(out, "SECRET-TOKEN") || !strings.Contains(out, "yes") || !strings.Contains(out, "Permission denied") {
 		t.Errorf("output %q; want the Env applied and the secret masked", out)
 	}

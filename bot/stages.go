@@ -266,16 +266,13 @@ func (s renderStage) Exec(ctx context.Context, w *work) error {
 }
 
 // finishStage ends a piece of a thread's work, however far it went: the
-// approvals it claimed for commands that never reached the process ledger
-// are settled (claims.go), and the settled watch is asked to look.
+// settled watch is asked to look.
 type finishStage struct {
-	claims FollowUpFinisher
-	kick   func()
+	kick func()
 }
 
 // Exec finishes w.
 func (s finishStage) Exec(ctx context.Context, _ *work) error {
-	settleClaims(ctx, s.claims, "")
 	s.kick()
 	return nil
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/opsbot/opsbot/agent"
@@ -12,22 +13,18 @@ import (
 // ActionStop is the Stop button's action id; its value is the thread.
 const ActionStop = "stop"
 
-// stoppedBy is the cancel cause of a turn a person stopped (a shutdown's is
-// agent.ErrShutdown).
-type stoppedBy struct {
-	Person approvals.Person
-	Name   string
-}
-
-func (s stoppedBy) Error() string { return "stopped by @" + s.Name }
+// errShutdown is the cancel cause of the work Close stops: the agent ends
+// its turn (agent.ErrShutdown), and a request the work waits on stays
+// pending for after the restart (approvals.ErrShutdown).
+var errShutdown = errors.Join(agent.ErrShutdown, approvals.ErrShutdown)
 
 // stopperOf is who asks to stop, from their event.
-func stopperOf(ev connectors.Event) stoppedBy {
+func stopperOf(ev connectors.Event) approvals.StoppedBy {
 	name := ev.User.Name
 	if name == "" {
 		name = ev.User.ID
 	}
-	return stoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
+	return approvals.StoppedBy{Person: approvals.Person{Platform: ev.Platform, ID: ev.User.ID, Groups: ev.User.Groups}, Name: name}
 }
 
 // stopRefusal says why the person of ev may not stop the work running in

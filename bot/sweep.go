@@ -13,45 +13,9 @@ import (
 )
 
 // Sweeper ends what a crashed opsbot left running of a command
-// (hosts.Fleet does).
+// (hosts.Fleet does), from the record executor.ProcessLedger kept.
 type Sweeper interface {
 	End(ctx context.Context, p hosts.Process) (ended bool, err error)
-}
-
-// ProcessLedger records every command that runs, while it runs, in the
-// store: it is the hosts.Tracker of `opsbot run`, and what Recover's sweep
-// reads after a crash.
-type ProcessLedger struct {
-	store LedgerStore
-	log   *slog.Logger
-	owner hosts.Process
-}
-
-var _ hosts.Tracker = (*ProcessLedger)(nil)
-
-// NewProcessLedger records into st on behalf of this process.
-func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
-	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
-}
-
-// Started records p until the returned func is called. The approval ctx
-// holds claimed for p's command is marked started in the same
-// transaction (claims.go).
-func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
-	id, err := l.store.AddRunning(ctx, store.RunningCommand{Host: p.Host, PID: p.PID, Start: p.Start, Boot: p.Boot,
-		Token: p.Token, Command: p.Command, Label: p.Label,
-		OwnerPID: l.owner.PID, OwnerStart: l.owner.Start, OwnerBoot: l.owner.Boot, Approval: claimsOf(ctx).take(p.Command)})
-	if err != nil {
-		// The command runs anyway: a crash now would leave it to its
-		// own deadline, as before there was a ledger.
-		l.log.Warn("record a running command", "host", p.Host, "err", err)
-		return nil
-	}
-	return func() {
-		if err := l.store.RemoveRunning(ctx, id); err != nil {
-			l.log.Warn("forget an ended command", "host", p.Host, "err", err)
-		}
-	}
 }
 
 // orphans ends, before anything new starts, every command a previous

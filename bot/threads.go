@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -180,7 +180,6 @@ func (ts *threads) work(t *thread) {
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())
-		ctx = withClaims(ctx)
 		t.cancel, t.owner = cancel, q.ev.User.ID
 		ts.mu.Unlock()
 
@@ -202,7 +201,7 @@ func (ts *threads) work(t *thread) {
 // leaves the event in the inbox, for the next start.
 func (ts *threads) inSlot(ctx context.Context, t *thread, q queued) bool {
 	if err := ts.slots.acquire(ctx); err != nil {
-		var stop stoppedBy
+		var stop approvals.StoppedBy
 		if errors.As(context.Cause(ctx), &stop) {
 			ts.begun(ctx, q.inboxID)
 			ts.out.reply(ts.out.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
@@ -224,7 +223,7 @@ func (ts *threads) setSlot(t *thread, held bool) {
 
 // stop cancels a thread's running turn on behalf of by; it reports
 // whether one ran.
-func (ts *threads) stop(id threadID, by stoppedBy) bool {
+func (ts *threads) stop(id threadID, by approvals.StoppedBy) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.byID[id]
@@ -260,7 +259,7 @@ func (ts *threads) close() {
 	ts.closed = true
 	for _, t := range ts.byID {
 		if t.cancel != nil {
-			t.cancel(agent.ErrShutdown)
+			t.cancel(errShutdown)
 		}
 	}
 }

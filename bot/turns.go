@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
@@ -215,7 +216,7 @@ func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.S
 // id the operator's log has).
 func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	an.cards.refresh(an.lifeCtx(ctx), ev)
-	var stop stoppedBy
+	var stop approvals.StoppedBy
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
 		err = errors.New("interrupted: opsbot is restarting. A pending approval still counts: once it is decided, what it approves runs, or this thread is told why not")

@@ -40,6 +40,11 @@ type Confinement struct {
 	// runs sandboxed where the host has a sandbox, and where it has none it
 	// runs as before (a scheduled report never waits for a click).
 	Scheduled bool
+	// Approval is the approval an Approved run claimed (its id), if one
+	// is on record: the Tracker records it with the command as it starts
+	// (Process.Approval), so that after a crash an approved command that
+	// never started is told apart from one that ran.
+	Approval string
 }
 
 // ExecOptions tunes one command run.

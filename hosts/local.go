@@ -94,7 +94,7 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	if err != nil {
 		return res, fmt.Errorf("hosts: local: %w", err)
 	}
-	done := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command))
+	done := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command), opts.Approval)
 	defer done()
 	res, err = waitLocal(ctx, cmd, opts.Timeout)
 	box.report(&res)

@@ -74,6 +74,9 @@ type Options struct {
 	// unconfined even under remote_sandbox: required, since a scheduled
 	// report must never wait for a person.
 	Scheduled bool
+	// Approval is the approval the run claimed (Confinement.Approval),
+	// for the Tracker (Process.Approval).
+	Approval string
 }
 
 // withDefaults fills the zero fields from the exec config.

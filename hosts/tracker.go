@@ -23,6 +23,8 @@ type Process struct {
 	// Label says who started the command (WithLabel), so the sweep can
 	// tell them it was cut off.
 	Label string
+	// Approval is the approval the run claimed (Options.Approval), or "".
+	Approval string
 }
 
 // Tracker records the commands that are running, so that what a crashed
@@ -48,11 +50,11 @@ func LabelOf(ctx context.Context) string {
 }
 
 // track calls t.Started when t is set; the returned func is never nil.
-func track(ctx context.Context, t Tracker, p Process) func() {
+func track(ctx context.Context, t Tracker, p Process, approval string) func() {
 	if t == nil {
 		return func() {}
 	}
-	p.Label = LabelOf(ctx)
+	p.Label, p.Approval = LabelOf(ctx), approval
 	// The record must outlive a cancelled command: its end is recorded
 	// by done, whatever ctx says.
 	if done := t.Started(context.WithoutCancel(ctx), p); done != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/console"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -44,7 +45,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 		return nil
 	}
 	guard := &approvals.Guard{Policy: withRemoteSandbox(cfg.Policy, f, policy), Approver: nobodyToAsk{},
-		Exec: &bot.FleetExecutor{Fleet: f}, DirOnAllHosts: true}
+		Exec: &executor.Fleet{Fleet: f}, DirOnAllHosts: true}
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
 	term := console.Open()
 	term.Out, term.Err = cmd.ErrOrStderr(), cmd.ErrOrStderr() // stdout is the hosts' output
@@ -57,7 +58,7 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 			return err
 		}
 		defer cards.close()
-		guard.Approver = bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
+		guard.Approver = approvals.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
 		show = cards.show(ctx)
 	}
 	_, err = guard.Authorize(ctx, req, show)
@@ -130,10 +131,10 @@ func (c *terminalCards) close() { c.stop() }
 // command and the policy's decision, then how it ended; redacted.
 func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) hosts.Runner {
 	policy, err := policy.NewPolicy(policyConfig(cfg))
-	var checker approvals.HostPolicy
+	var checker executor.Decider
 	if err == nil {
 		checker = withRemoteSandbox(cfg.Policy, f, policy)
 	}
-	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st, Redactor: cfg.redactor(),
+	return executor.AuditedRunner{Runner: r, Policy: checker, Audit: executorStore{st}, Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/hosts/executor"
 )
 
 // newScheduler builds the health-check scheduler over the shared parts:
@@ -19,7 +19,7 @@ import (
 // reports go (nil for the CLI, which prints them); m may be nil.
 func (rt *parts) newScheduler(posters checks.Posters, m *checks.Metrics) (*checks.Scheduler, *checks.Publisher, error) {
 	pol := checks.PolicyOf(rt.policy)
-	run := bot.AuditedRunner{Runner: rt.fleet, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Actor: "scheduler", Log: rt.log}
+	run := executor.AuditedRunner{Runner: rt.fleet, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Actor: "scheduler", Log: rt.log}
 	r := &checks.Runner{Hosts: run, Resolver: rt.fleet.Inventory, Policy: pol, Store: rt.store, Metrics: m}
 	if posters == nil {
 		posters = func(string) (checks.Poster, bool) { return nil, false }

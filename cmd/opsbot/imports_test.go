@@ -20,7 +20,8 @@ const module = "github.com/opsbot/opsbot"
 // alike, so approvals and hosts import none of them, hosts not even the
 // policy, and checks runs without the LLM. The policy only classifies: it
 // imports neither the Guard and Gate (approvals) that act on its decision
-// nor anyone who asks it, nor the store.
+// nor anyone who asks it, nor the store; the executors (hosts/executor)
+// know hosts and the redactor only.
 func TestImportsFollowTheDesign(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, module+"/...").Output()
@@ -69,6 +70,10 @@ func forbidden(pkg, name, imp string) string {
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
 		return "store is a leaf"
+	case under(pkg, "hosts/executor") && !slices.Contains([]string{"hosts", "approvals/redact"}, imp):
+		return "the executors run what the Guard let through: they import hosts and the redactor only, and reach the store through their own interfaces"
+	case under(pkg, "hosts/executor"):
+		return ""
 	case under(pkg, "hosts") && name != "main" && slices.ContainsFunc([]string{"agent", "approvals", "bot", "checks", "connectors", "policy"}, func(r string) bool { return under(imp, r) }):
 		return "hosts runs what it is handed: it knows no policy, model, router or platform"
 	case under(pkg, "approvals") && slices.ContainsFunc([]string{"agent", "bot", "checks"}, func(r string) bool { return under(imp, r) }):
@@ -105,6 +110,10 @@ func TestImportRules(t *testing.T) {
 		{"policy", "policy", "checks"},
 		{"policy", "policy", "store"},
 		{"policy/nsverify", "nsverify", "approvals"},
+		{"approvals", "approvals", "bot"},
+		{"hosts/executor", "executor", "store"},
+		{"hosts/executor", "executor", "approvals"},
+		{"hosts/executor", "executor", "bot"},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1], b[2]) == "" {
@@ -113,7 +122,8 @@ func TestImportRules(t *testing.T) {
 	}
 	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"},
 		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"},
-		{"approvals", "approvals", "policy"}, {"checks", "checks", "policy"}, {"agent", "agent", "policy"}, {"policy", "policy", "hosts"}, {"policy/nsverify", "nsverify", "hosts/sshtest"}}
+		{"approvals", "approvals", "policy"}, {"checks", "checks", "policy"}, {"agent", "agent", "policy"}, {"policy", "policy", "hosts"}, {"policy/nsverify", "nsverify", "hosts/sshtest"},
+		{"hosts/executor", "executor", "hosts"}, {"hosts/executor", "executor", "approvals/redact"}}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1], g[2]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)

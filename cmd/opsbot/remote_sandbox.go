@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/opsbot/opsbot/bot"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
 )
@@ -17,8 +17,8 @@ import (
 // withRemoteSandbox gives f's SSH hosts policy.remote_sandbox (a host's
 // own remote_sandbox still wins), and returns the policy checker that
 // turns an allow on a host without a sandbox into approve.
-func withRemoteSandbox(cfg policy.PolicyConfig, f *hosts.Fleet, policy *policy.Policy) bot.PolicyChecker {
-	pc := bot.PolicyChecker{Policy: policy, Inventory: f.Inventory}
+func withRemoteSandbox(cfg policy.PolicyConfig, f *hosts.Fleet, policy *policy.Policy) approvals.FleetPolicy {
+	pc := approvals.FleetPolicy{Policy: policy, Inventory: f.Inventory}
 	if f.Pool != nil {
 		f.Pool.RemoteSandboxMode = cfg.RemoteSandboxMode()
 		pc.Sandboxes = f.Pool

@@ -23,6 +23,7 @@ import (
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -276,7 +277,7 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
 	// are made as the session's own platform's person.
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
+	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
 	d := botStores(rt.store)
 	d.Platforms, d.Health = platforms, health
 	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()
@@ -284,7 +285,7 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	d.JobEndTurns, d.Metrics = rt.jobEndTurns(), rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
-	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	rt.fleet.Track(executor.NewProcessLedger(executorStore{rt.store}, log))
 	d.Sweeper = rt.fleet
 	return bot.New(d)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -27,7 +28,7 @@ type parts struct {
 	store  *store.Store
 	fleet  *hosts.Fleet
 	policy *policy.Policy
-	exec   *bot.FleetExecutor
+	exec   *executor.Fleet
 	// run is exec behind the audit trail: what the guard and jobs use.
 	run      hosts.Executor
 	red      *redact.Redactor
@@ -85,8 +86,10 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		return nil, err
 	}
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
-	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
-	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
+	rt.exec = &executor.Fleet{Fleet: rt.fleet, Redactor: rt.red}
+	// A run closes the follow-up of the approval it claimed, if its
+	// command never started (the ledger closes it as one starts).
+	rt.run = rt.metrics.agent.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
 	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
@@ -174,7 +177,7 @@ func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
 	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.agent}
 }
 
-func (rt *parts) policyChecker() bot.PolicyChecker {
+func (rt *parts) policyChecker() approvals.FleetPolicy {
 	return withRemoteSandbox(rt.cfg.Policy, rt.fleet, rt.policy)
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -179,9 +180,9 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		return nil, err
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
-	exec := &bot.FleetExecutor{Fleet: d.fleet}
-	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: pol, Inventory: d.fleet.Inventory},
-		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: d.fleet}, FollowUps: st}
+	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: pol, Inventory: d.fleet.Inventory},
+		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
 	d.jobs = &hosts.Jobs{Store: st, Exec: exec}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	deps := bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st, Guard: guard, Gate: gate, Jobs: d.jobs,

@@ -1,4 +1,4 @@
-package bot
+package main
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -30,14 +31,13 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"bob"}}}}},
 		approvals.GateOptions{})
-	g := GateApprover{Gate: gate, Store: st, Platform: "web"}
+	g := approvals.GateApprover{Gate: gate, Store: st, Platform: "web"}
 	const command = "systemctl restart nginx"
-	work := withClaims(ctx)
 
 	pending := make(chan string, 1)
 	done := make(chan approvals.Outcome, 1)
 	go func() {
-		out, err := g.Approve(work, approvals.CommandRequest{Requester: approvals.Person{Platform: "web", ID: "alice"}, Channel: "ops",
+		out, err := g.Approve(ctx, approvals.CommandRequest{Requester: approvals.Person{Platform: "web", ID: "alice"}, Channel: "ops",
 			SessionID: sess.ID, Target: "local", Hosts: []string{"local"}, Command: command}, func(p approvals.Pending) {
 			if err := st.RecordFollowUp(ctx, store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Command: command}); err != nil {
 				t.Error(err)
@@ -53,16 +53,17 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	if _, err := gate.Vote(ctx, id, approvals.Person{Platform: "web", ID: "bob"}, approvals.VoteApprove); err != nil {
 		t.Fatal(err)
 	}
-	if out := <-done; !out.Approved {
-		t.Fatalf("bob's approval: %+v", out)
+	out := <-done
+	if !out.Approved || out.Approval != id {
+		t.Fatalf("bob's approval: %+v; want it approved and claimed as %s", out, id)
 	}
 	f, _, _ := st.FollowUpFor(ctx, id)
 	if !f.DoneAt.IsZero() || !f.Consumed {
 		t.Fatalf("claimed and not started: follow-up done at %v, consumed %v; want it open (a crash now must be told)", f.DoneAt, f.Consumed)
 	}
 
-	ledger := NewProcessLedger(st, slog.Default())
-	end := ledger.Started(work, hosts.Process{Host: "local", PID: 1, Command: command})
+	ledger := executor.NewProcessLedger(executorStore{st}, slog.Default())
+	end := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
 	defer end()
 	if f, _, _ = st.FollowUpFor(ctx, id); f.DoneAt.IsZero() {
 		t.Error("the command started, and its approval's follow-up is still open")

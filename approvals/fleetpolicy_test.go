@@ -1,4 +1,4 @@
-package bot
+package approvals
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func (f sandboxesFunc) MissingSandbox(_ context.Context, h hosts.Host) error { r
 // An allow on an SSH host without a sandbox (under required) becomes
 // approve with the host's fix as the first reason; what the policy does
 // not allow, the local host and the hosts with a sandbox are untouched.
-func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
+func TestFleetPolicyAsksWhereNoSandboxHolds(t *testing.T) {
 	t.Parallel()
 	inv, err := hosts.NewInventory(hosts.Config{SSH: hosts.SSHConfig{KnownHosts: "k"},
 		Hosts: []hosts.HostConfig{{Name: "boxed", Address: "h:22"}, {Name: "bare", Address: "h:22"}}})
@@ -30,7 +30,7 @@ func TestPolicyCheckerAsksWhereNoSandboxHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []string
-	pc := PolicyChecker{Policy: pol, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
+	pc := FleetPolicy{Policy: pol, Inventory: inv, Sandboxes: sandboxesFunc(func(h hosts.Host) error {
 		asked = append(asked, h.Name)
 		if h.Name == "bare" {
 			return errors.New("no sandbox on bare: install bubblewrap there")

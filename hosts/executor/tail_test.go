@@ -1,4 +1,4 @@
-package bot
+package executor
 
 import (
 	"strings"

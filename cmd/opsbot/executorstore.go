@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+
+	"github.com/opsbot/opsbot/hosts/executor"
+	"github.com/opsbot/opsbot/store"
+)
+
+// executorStore is the store as hosts/executor sees it: its audit trail
+// and its record of the commands running, in the executor's own types.
+type executorStore struct{ st *store.Store }
+
+var (
+	_ executor.Auditor          = executorStore{}
+	_ executor.LedgerStore      = executorStore{}
+	_ executor.FollowUpFinisher = (*store.Store)(nil)
+)
+
+// Audit appends e to the audit trail.
+func (s executorStore) Audit(ctx context.Context, e executor.AuditEntry) error {
+	return s.st.Audit(ctx, store.AuditEntry(e))
+}
+
+// AddRunning records a command that has started, and marks the approval
+// it claimed used in the same transaction.
+func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int64, error) {
+	return s.st.AddRunning(ctx, store.RunningCommand{Host: r.Host, PID: r.PID, Start: r.Start, Boot: r.Boot, Token: r.Token,
+		Command: r.Command, Label: r.Label, OwnerPID: r.Owner.PID, OwnerStart: r.Owner.Start, OwnerBoot: r.Owner.Boot, Approval: r.Approval})
+}
+
+// RemoveRunning forgets a command that has ended.
+func (s executorStore) RemoveRunning(ctx context.Context, id int64) error {
+	return s.st.RemoveRunning(ctx, id)
+}

@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/opsbot/opsbot/hosts"
+)
+
+// Running is a command recorded while it runs: its process, and the
+// opsbot process that runs it (a sweep leaves the commands of a live
+// opsbot alone).
+type Running struct {
+	hosts.Process
+	Owner hosts.Process
+}
+
+// LedgerStore keeps the record of the commands running; cmd/opsbot adapts
+// the store to it. AddRunning marks the approval the run claimed
+// (Process.Approval) used in the same transaction.
+type LedgerStore interface {
+	AddRunning(ctx context.Context, r Running) (int64, error)
+	RemoveRunning(ctx context.Context, id int64) error
+}
+
+// ProcessLedger records every command that runs, while it runs, in the
+// store: it is the hosts.Tracker of `opsbot run`, and what the bot's
+// start-up sweep reads after a crash.
+//
+// An approval is claimed (consumed) for its one run before the command
+// starts; its follow-up stays open until the command has started, and is
+// closed in the same transaction that records the running command
+// (Started). So after a crash, a consumed approval whose follow-up is
+// still open is one whose command never started: the next start says so
+// in its thread ("approved by @bob, but opsbot stopped before running
+// it") — it is never silently lost, and never run twice. The approval
+// travels with the run, never beside it: the Guard's Permit names it
+// (hosts.Confinement.Approval), the executors pass it to the Tracker
+// (hosts.Process.Approval), and Settled closes, once the run has
+// returned, what the ledger did not (a command that never started).
+type ProcessLedger struct {
+	store LedgerStore
+	log   *slog.Logger
+	owner hosts.Process
+}
+
+var _ hosts.Tracker = (*ProcessLedger)(nil)
+
+// NewProcessLedger records into st on behalf of this process.
+func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
+	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
+}
+
+// Started records p until the returned func is called. The approval p's
+// run claimed (p.Approval) is marked started in the same transaction.
+func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
+	id, err := l.store.AddRunning(ctx, Running{Process: p, Owner: l.owner})
+	if err != nil {
+		// The command runs anyway: a crash now would leave it to its
+		// own deadline, as before there was a ledger.
+		l.log.Warn("record a running command", "host", p.Host, "err", err)
+		return nil
+	}
+	return func() {
+		if err := l.store.RemoveRunning(ctx, id); err != nil {
+			l.log.Warn("forget an ended command", "host", p.Host, "err", err)
+		}
+	}
+}
