@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -25,7 +26,7 @@ func diagnostics() ([]string, map[string]string) {
 
 func investigator(p agent.Provider, h agent.History, ex hosts.Executor) *agent.Agent {
 	guard := &approvals.Guard{Policy: policy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
-	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 }
 
 // An investigation of five parallel diagnostics and one follow-up: every

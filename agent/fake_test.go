@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/opsbot/opsbot/agent"
+
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -16,61 +18,61 @@ import (
 // the ctx ends, to test cancellation mid-stream.
 type scripted struct {
 	mu       sync.Mutex
-	steps    []func(ctx context.Context, req Request, yield func(StreamEvent) bool)
-	requests []Request
+	steps    []func(ctx context.Context, req agent.Request, yield func(agent.StreamEvent) bool)
+	requests []agent.Request
 }
 
-func (s *scripted) Stream(ctx context.Context, req Request) iter.Seq[StreamEvent] {
-	return func(yield func(StreamEvent) bool) {
+func (s *scripted) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
+	return func(yield func(agent.StreamEvent) bool) {
 		s.mu.Lock()
 		s.requests = append(s.requests, req)
 		n := len(s.requests)
-		var step func(context.Context, Request, func(StreamEvent) bool)
+		var step func(context.Context, agent.Request, func(agent.StreamEvent) bool)
 		if n <= len(s.steps) {
 			step = s.steps[n-1]
 		}
 		s.mu.Unlock()
 		if step == nil {
-			yield(StreamEvent{Kind: EventText, Text: "(script ended)"})
-			yield(StreamEvent{Kind: EventStop, StopReason: StopEndTurn})
+			yield(agent.StreamEvent{Kind: agent.EventText, Text: "(script ended)"})
+			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
 			return
 		}
 		step(ctx, req, yield)
 	}
 }
 
-func (s *scripted) reqs() []Request {
+func (s *scripted) reqs() []agent.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	return append([]agent.Request(nil), s.requests...)
 }
 
 // say is a step that answers with text, in pieces.
-func say(pieces ...string) func(context.Context, Request, func(StreamEvent) bool) {
-	return func(_ context.Context, _ Request, yield func(StreamEvent) bool) {
+func say(pieces ...string) func(context.Context, agent.Request, func(agent.StreamEvent) bool) {
+	return func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
 		for _, p := range pieces {
-			if !yield(StreamEvent{Kind: EventText, Text: p}) {
+			if !yield(agent.StreamEvent{Kind: agent.EventText, Text: p}) {
 				return
 			}
 		}
-		yield(StreamEvent{Kind: EventUsage, Usage: Usage{InputTokens: 10, OutputTokens: 5}})
-		yield(StreamEvent{Kind: EventStop, StopReason: StopEndTurn})
+		yield(agent.StreamEvent{Kind: agent.EventUsage, Usage: agent.Usage{InputTokens: 10, OutputTokens: 5}})
+		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
 	}
 }
 
 // use is a step that asks for tool calls (name, JSON input pairs).
-func use(text string, calls ...string) func(context.Context, Request, func(StreamEvent) bool) {
-	return func(_ context.Context, req Request, yield func(StreamEvent) bool) {
-		if text != "" && !yield(StreamEvent{Kind: EventText, Text: text}) {
+func use(text string, calls ...string) func(context.Context, agent.Request, func(agent.StreamEvent) bool) {
+	return func(_ context.Context, req agent.Request, yield func(agent.StreamEvent) bool) {
+		if text != "" && !yield(agent.StreamEvent{Kind: agent.EventText, Text: text}) {
 			return
 		}
 		for i := 0; i+1 < len(calls); i += 2 {
 			id := "toolu_" + calls[i] + "_" + string(rune('a'+i/2)) + "_" + itoa(len(req.Messages))
-			if !yield(StreamEvent{Kind: EventToolCall, ToolCall: Block{Type: BlockToolUse, ID: id, Name: calls[i], Input: json.RawMessage(calls[i+1])}}) {
+			if !yield(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{Type: agent.BlockToolUse, ID: id, Name: calls[i], Input: json.RawMessage(calls[i+1])}}) {
 				return
 			}
 		}
-		yield(StreamEvent{Kind: EventStop, StopReason: StopToolUse})
+		yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
 	}
 }
 
@@ -79,22 +81,24 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // funcTool is a hand-written fake tool.
 type funcTool struct {
 	name string
-	fn   func(ctx context.Context, call ToolCall) ToolResult
+	fn   func(ctx context.Context, call agent.ToolCall) agent.ToolResult
 }
 
-func (f funcTool) Spec() ToolSpec {
-	return ToolSpec{Name: f.name, Description: "test tool " + f.name, InputSchema: schema(`{"type":"object"}`)}
+func (f funcTool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: f.name, Description: "test tool " + f.name, InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
-func (f funcTool) Call(ctx context.Context, call ToolCall) ToolResult { return f.fn(ctx, call) }
+func (f funcTool) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
+	return f.fn(ctx, call)
+}
 
-func echoTool() Tool {
-	return funcTool{"echo", func(_ context.Context, call ToolCall) ToolResult {
-		return ToolResult{Content: "echo:" + string(call.Input), Summary: "echoed"}
+func echoTool() agent.Tool {
+	return funcTool{"echo", func(_ context.Context, call agent.ToolCall) agent.ToolResult {
+		return agent.ToolResult{Content: "echo:" + string(call.Input), Summary: "echoed"}
 	}}
 }
 
 // testStore opens a real SQLite file and one session in it.
-func testStore(t *testing.T) (*store.Store, SessionInfo) {
+func testStore(t *testing.T) (*store.Store, agent.SessionInfo) {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "agent.db")})
 	if err != nil {
@@ -105,17 +109,17 @@ func testStore(t *testing.T) (*store.Store, SessionInfo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, SessionInfo{ID: sess.ID, Requester: "alice", Platform: "test", Channel: "c"}
+	return st, agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "test", Channel: "c"}
 }
 
 // recorder collects a turn's events.
 type recorder struct {
 	mu     sync.Mutex
-	events []Event
-	on     func(Event)
+	events []agent.Event
+	on     func(agent.Event)
 }
 
-func (r *recorder) emit(ev Event) {
+func (r *recorder) emit(ev agent.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	on := r.on
@@ -130,17 +134,17 @@ func (r *recorder) text() string {
 	defer r.mu.Unlock()
 	s := ""
 	for _, ev := range r.events {
-		if ev.Kind == TextDelta {
+		if ev.Kind == agent.TextDelta {
 			s += ev.Text
 		}
 	}
 	return s
 }
 
-func (r *recorder) kinds(k TurnEventKind) []Event {
+func (r *recorder) kinds(k agent.TurnEventKind) []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []Event
+	var out []agent.Event
 	for _, ev := range r.events {
 		if ev.Kind == k {
 			out = append(out, ev)
@@ -149,7 +153,7 @@ func (r *recorder) kinds(k TurnEventKind) []Event {
 	return out
 }
 
-func mustLoad(t *testing.T, h History, id int64) []Message {
+func mustLoad(t *testing.T, h agent.History, id int64) []agent.Message {
 	t.Helper()
 	msgs, _, err := h.Load(context.Background(), id)
 	if err != nil {

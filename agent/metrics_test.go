@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -6,17 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opsbot/opsbot/agent"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/opsbot/opsbot/approvals"
-	"github.com/opsbot/opsbot/hosts"
 )
 
-func newTestMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
+func newTestMetrics(t *testing.T) (*agent.Metrics, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	m, err := NewMetrics(reg)
+	m, err := agent.NewMetrics(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,19 +27,19 @@ func newTestMetrics(t *testing.T) (*Metrics, *prometheus.Registry) {
 func TestMetricsCountModelRequestsByResultWithTokens(t *testing.T) {
 	t.Parallel()
 	m, reg := newTestMetrics(t)
-	failed := func(_ context.Context, _ Request, yield func(StreamEvent) bool) {
-		yield(StreamEvent{Kind: EventText, Text: "par"})
-		yield(StreamEvent{Kind: EventError, Err: errors.New("overloaded_error")})
+	failed := func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
+		yield(agent.StreamEvent{Kind: agent.EventText, Text: "par"})
+		yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New("overloaded_error")})
 	}
-	p := m.Provider("anthropic", &scripted{steps: append([]func(context.Context, Request, func(StreamEvent) bool){
+	p := m.Provider("anthropic", &scripted{steps: append([]func(context.Context, agent.Request, func(agent.StreamEvent) bool){
 		say("a", "b"), say("c")}, failed)})
 	for range 3 {
-		for range p.Stream(context.Background(), Request{}) {
+		for range p.Stream(context.Background(), agent.Request{}) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for range p.Stream(ctx, Request{}) {
+	for range p.Stream(ctx, agent.Request{}) {
 	}
 	want := `
 # HELP opsbot_model_requests_total Model calls, by provider and result (ok, error, cancelled).
@@ -61,50 +60,13 @@ opsbot_model_tokens_total{direction="out",provider="anthropic"} 10
 	}
 }
 
-// The Guard's decisions, through a metered executor: an allowed command
-// that succeeds and one that fails, an approved one, one people deny, one
-// the policy denies.
-func TestMetricsCountCommandsByDecisionAndResult(t *testing.T) {
-	t.Parallel()
-	m, reg := newTestMetrics(t)
-	approver := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
-	g := &approvals.Guard{Policy: fakePolicy{"true": approvals.Allow, "false": approvals.Allow, "rm -rf /": approvals.Deny}, Approver: approver,
-		Exec: m.Executor(&shellExec{}), Refusals: m}
-	runCommand(t, g, "local", "true")
-	runCommand(t, g, "local", "false")
-	runCommand(t, g, "local", "touch /dev/null")
-	approver.answer = approvals.Outcome{State: "denied", DecidedBy: "bob"}
-	runCommand(t, g, "local", "touch /dev/null")
-	runCommand(t, g, "local", "rm -rf /")
-	want := `
-# HELP opsbot_commands_total Commands by the policy's decision (allow, approve, deny) and result (ok, failed, timeout, cancelled, error, refused, not_approved).
-# TYPE opsbot_commands_total counter
-opsbot_commands_total{decision="allow",result="failed"} 1
-opsbot_commands_total{decision="allow",result="ok"} 1
-opsbot_commands_total{decision="approve",result="not_approved"} 1
-opsbot_commands_total{decision="approve",result="ok"} 1
-opsbot_commands_total{decision="deny",result="refused"} 1
-`
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "opsbot_commands_total"); err != nil {
-		t.Error(err)
-	}
-	if n := histogramCount(t, reg, "opsbot_command_duration_seconds"); n != 3 {
-		t.Errorf("command durations observed = %d, want 3 (the commands that ran)", n)
-	}
-}
-
 func TestNilMetricsChangeNothing(t *testing.T) {
 	t.Parallel()
-	var m *Metrics
+	var m *agent.Metrics
 	p := &scripted{}
-	if m.Provider("x", p) != Provider(p) {
+	if m.Provider("x", p) != agent.Provider(p) {
 		t.Error("nil metrics wrapped the provider")
 	}
-	e := &shellExec{}
-	if m.Executor(e) != hosts.Executor(e) {
-		t.Error("nil metrics wrapped the executor")
-	}
-	m.Refused(approvals.Deny, "refused") // no panic
 }
 
 // histogramCount sums the sample counts of every series of a histogram.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 )
 
@@ -82,7 +83,7 @@ func TestFanOutIsSummarizedPerHostAndCapped(t *testing.T) {
 		names = append(names, fmt.Sprintf("web-%d", i+1))
 	}
 	big := "HEADER\n" + strings.Repeat("x", 128<<10) + "\nLAST LINE\n"
-	tool := &agent.RunCommandTool{Guard: &approvals.Guard{Policy: policy{}, Exec: &fleet{outputs: map[string]string{"journalctl -n 5000": big},
+	tool := &tools.RunCommand{Guard: &approvals.Guard{Policy: policy{}, Exec: &fleet{outputs: map[string]string{"journalctl -n 5000": big},
 		hosts: map[string][]string{"group:web": names}}}}
 	res := tool.Call(context.Background(), agent.ToolCall{Name: "run_command", Emit: func(agent.Event) {}, Input: []byte(run("group:web", "journalctl -n 5000"))})
 	if len(res.Content) > 128<<10 {

@@ -13,6 +13,7 @@ import (
 	"github.com/opsbot/opsbot/agent/anthropic"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/openai"
+	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -225,7 +226,7 @@ func (a approver) Approve(ctx context.Context, req approvals.CommandRequest, pen
 }
 
 // sqliteSession opens a real SQLite file with one session in it.
-func sqliteSession(t *testing.T) (agent.StoreHistory, agent.SessionInfo) {
+func sqliteSession(t *testing.T) (persist.History, agent.SessionInfo) {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "agent.db")})
 	if err != nil {
@@ -236,7 +237,7 @@ func sqliteSession(t *testing.T) (agent.StoreHistory, agent.SessionInfo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return agent.StoreHistory{Store: st}, agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "test", Channel: "c"}
+	return persist.History{Store: st}, agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "test", Channel: "c"}
 }
 
 // events records what a turn reported.

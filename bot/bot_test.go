@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
@@ -147,8 +149,8 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
-		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
-			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+		b.Agent = &agent.Agent{Provider: opt.model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+			Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 	}
 	b.JobEndTurns = opt.jobEndTurns
 	b.Log = opt.log

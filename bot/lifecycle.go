@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -99,7 +99,7 @@ func (b *Bot) jobNotices() *jobNotices {
 // speak.
 func jobEndTurn(sess store.Session, job store.Job) connectors.Event {
 	return connectors.Event{Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel,
-		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}
+		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: tools.JobEndPrompt(job), Mention: true}
 }
 
 // queueJobEnd hands a job-end turn on record (inbox row id) to the router.

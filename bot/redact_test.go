@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
@@ -183,8 +185,8 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
 	if model != nil {
-		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
-			Notices: agent.StoreNotices{Store: st}, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: persist.History{Store: st}, Redactor: red},
+			Notices: persist.Notices{Store: st}, Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 	}
 	b.AddConnector(conn)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
@@ -128,7 +129,7 @@ func (rn *runner) command(ctx context.Context, ev connectors.Event, sess agent.S
 	r, done := rn.turns.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: rn.turns.emitter(ctx, ev, sess, r, &spec, nil)}
-	permit, err := agent.Authorize(ctx, rn.guard, call, spec.Target, spec.Command, sess.Cwd)
+	permit, err := tools.Authorize(ctx, rn.guard, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		rn.turns.closeRefused(ctx, ev, r, err)
 		return
@@ -348,7 +349,7 @@ func hostFailure(r hosts.ExecResult, timeout time.Duration) string {
 
 // followUpOf is what to record for a request the thread waits on: a chat
 // `run` when spec is set, else an agent's tool call.
-func followUpOf(sess agent.SessionInfo, p *approvals.Pending, spec *runSpec) store.FollowUp {
+func followUpOf(sess agent.SessionInfo, p *agent.PendingApproval, spec *runSpec) store.FollowUp {
 	f := store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Requester: p.Requester, Command: p.Command}
 	if spec != nil {
 		f.Kind, f.Target, f.Hosts, f.Cwd = store.FollowUpRun, spec.Target, strings.Split(p.Target, ","), sess.Cwd

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
@@ -183,8 +185,8 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Agent: &agent.Agent{Provider: shortAnswer, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
-			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}}
+		Agent: &agent.Agent{Provider: shortAnswer, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+			Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}}
 	d.bot.AddConnector(&counting{Connector: conn, done: d.done})
 	d.bot.Start(ctx)
 	d.ask = func(ctx context.Context, i int) error { return ask(ctx, d.bot, i) }

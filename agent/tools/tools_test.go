@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -99,15 +101,15 @@ func (e *gatedExec) Exec(ctx context.Context, names []string, command string, op
 
 // startJob starts command as a job of sess on the local host, in the
 // session's directory, confined as nobody approved it.
-func startJob(j *hosts.Jobs, sess SessionInfo, command string) (store.Job, error) {
+func startJob(j *hosts.Jobs, sess agent.SessionInfo, command string) (store.Job, error) {
 	return j.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
 }
 
-func runCommand(t *testing.T, g *approvals.Guard, target, command string) (ToolResult, []Event) {
+func runCommand(t *testing.T, g *approvals.Guard, target, command string) (agent.ToolResult, []agent.Event) {
 	t.Helper()
 	rec := &recorder{}
-	tool := &RunCommandTool{Guard: g}
-	res := tool.Call(context.Background(), ToolCall{ID: "t1", Name: "run_command", Emit: rec.emit, Session: SessionInfo{ID: 1, Requester: "alice"},
+	tool := &RunCommand{Guard: g}
+	res := tool.Call(context.Background(), agent.ToolCall{ID: "t1", Name: "run_command", Emit: rec.emit, Session: agent.SessionInfo{ID: 1, Requester: "alice"},
 		Input: []byte(toJSON(map[string]string{"target": target, "command": command}))})
 	return res, rec.events
 }
@@ -147,7 +149,7 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 			if wantAsk := policy.Check("", cmd).Action == approvals.Approve; asked != wantAsk {
 				t.Errorf("asked for approval = %v; want %v", asked, wantAsk)
 			}
-			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Requester.ID != "alice") {
+			if asked && (len(events) == 0 || events[0].Kind != agent.ApprovalPending || ap.request[0].Requester.ID != "alice") {
 				t.Errorf("no ApprovalPending event or wrong requester: %+v %+v", events, ap.request)
 			}
 		})
@@ -198,26 +200,26 @@ func TestSkillsLoadOnDemandAndScriptsStayConfined(t *testing.T) {
 	os.WriteFile(outside, []byte("#!/bin/sh\necho evil\n"), 0o755)
 	os.Symlink(outside, filepath.Join(root, "disk", "link.sh"))
 
-	skills, err := LoadSkills([]string{root})
+	skills, err := agent.LoadSkills([]string{root})
 	if err != nil || len(skills) != 2 {
 		t.Fatalf("LoadSkills = %+v, %v", skills, err)
 	}
-	index := SkillIndex(skills)
+	index := agent.SkillIndex(skills)
 	if !strings.Contains(index, "disk: check disk") || strings.Contains(index, "Run ./usage.sh") {
 		t.Errorf("the index must list names and descriptions only: %q", index)
 	}
-	load := &LoadSkillTool{Skills: skills}
-	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"disk"}`)}); !strings.Contains(res.Content, "Run ./usage.sh") {
+	load := &LoadSkill{Skills: skills}
+	if res := load.Call(context.Background(), agent.ToolCall{Name: "load_skill", Input: []byte(`{"name":"disk"}`)}); !strings.Contains(res.Content, "Run ./usage.sh") {
 		t.Errorf("load_skill = %+v", res)
 	}
-	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"nope"}`)}); !res.IsError {
+	if res := load.Call(context.Background(), agent.ToolCall{Name: "load_skill", Input: []byte(`{"name":"nope"}`)}); !res.IsError {
 		t.Error("unknown skill loaded")
 	}
 
 	ex := &shellExec{}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}}
-	call := func(input string) ToolResult {
-		return tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(Event) {}})
+	tool := &RunSkillScript{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}}
+	call := func(input string) agent.ToolResult {
+		return tool.Call(context.Background(), agent.ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(agent.Event) {}})
 	}
 	res := call(`{"skill":"disk","script":"usage.sh","args":["/var","a b"],"stdin":"from stdin"}`)
 	for _, want := range []string{"exit_code: 3", "args: /var a b", "from stdin", "--- stderr ---\noops", "killed: false"} {
@@ -239,10 +241,10 @@ func TestSkillScriptsGoThroughThePolicy(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeSkill(t, root, "fix", "Fixes things.", map[string]string{"fix.sh": "#!/bin/sh\ntouch /tmp/should-not-exist\n"})
-	skills, _ := LoadSkills([]string{root})
+	skills, _ := agent.LoadSkills([]string{root})
 	ex, ap := &shellExec{}, &fakeApprover{answer: approvals.Outcome{State: "denied", DecidedBy: "bob"}}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
-	res := tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(Event) {}})
+	tool := &RunSkillScript{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(agent.Event) {}})
 	if !res.IsError || len(ex.commands()) != 0 || len(ap.request) != 1 {
 		t.Errorf("a script the policy wants approved ran without it: %+v", res)
 	}
@@ -253,7 +255,7 @@ func TestBadSkillIsAnErrorNamingTheFile(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
 	os.WriteFile(filepath.Join(root, "broken", "SKILL.md"), []byte("no front matter"), 0o644)
-	if _, err := LoadSkills([]string{root}); err == nil || !strings.Contains(err.Error(), "broken/SKILL.md") {
+	if _, err := agent.LoadSkills([]string{root}); err == nil || !strings.Contains(err.Error(), "broken/SKILL.md") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -265,12 +267,12 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
 	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}
-	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
+	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
 		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
 		say("Started."),
 	}}
-	a := &Agent{Provider: model, History: StoreHistory{st}, Notices: StoreNotices{st},
-		Tools: NewRegistry(&StartJobTool{Guard: guard, Jobs: jobs}, &JobStatusTool{Store: st})}
+	a := &agent.Agent{Provider: model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+		Tools: agent.NewRegistry(&StartJob{Guard: guard, Jobs: jobs}, &JobStatus{Store: st})}
 	if err := a.Turn(context.Background(), sess, "build it", (&recorder{}).emit); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +304,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Error("the notification was not marked injected")
 	}
-	status := (&JobStatusTool{Store: st}).Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})
+	status := (&JobStatus{Store: st}).Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})
 	if !strings.Contains(status.Content, "failed, exit 2") {
 		t.Errorf("job_status = %+v", status)
 	}
@@ -312,7 +314,7 @@ func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
 	t.Parallel()
 	ap := &fakeApprover{answer: approvals.Outcome{State: "denied"}}
 	g := &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}
-	call := ToolCall{Name: "run_command", Emit: func(Event) {}, Session: SessionInfo{Cwd: "/srv/session"}}
+	call := agent.ToolCall{Name: "run_command", Emit: func(agent.Event) {}, Session: agent.SessionInfo{Cwd: "/srv/session"}}
 	Authorize(context.Background(), g, call, "local", "touch x", "/srv/session")
 	Authorize(context.Background(), g, call, "web-1", "touch x", "/srv/session")
 	g.DirOnAllHosts = true

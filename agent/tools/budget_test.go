@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -50,9 +51,9 @@ func (s slowApprover) Approve(ctx context.Context, req approvals.CommandRequest,
 	}
 }
 
-func guarded(ex hosts.Executor, ap approvals.Approver) *Registry {
+func guarded(ex hosts.Executor, ap approvals.Approver) *agent.Registry {
 	pol := fakePolicy{"uptime": approvals.Allow, "sleep 30": approvals.Allow, "touch /tmp/x": approvals.Approve}
-	return NewRegistry(&RunCommandTool{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
+	return agent.NewRegistry(&RunCommand{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
 }
 
 // An approval decided after 14 minutes still runs its command: time spent
@@ -62,13 +63,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ex := &clockExec{}
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
+		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
 			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
 			say("Done."),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(ex, slowApprover{14 * time.Minute}), History: NewMemoryHistory(), TurnTimeout: 10 * time.Minute}
+		a := &agent.Agent{Provider: model, Tools: guarded(ex, slowApprover{14 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 10 * time.Minute}
 		start := time.Now()
-		if err := a.Turn(context.Background(), SessionInfo{ID: 1}, "touch it", (&recorder{}).emit); err != nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "touch it", (&recorder{}).emit); err != nil {
 			t.Fatalf("the turn failed after %v: %v", time.Since(start), err)
 		}
 		if len(ex.ran) != 1 || ex.ran[0] != "touch /tmp/x" {
@@ -81,13 +82,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
+		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
 			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
 			use("", "run_command", `{"target":"web-1","command":"sleep 30"}`),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{5 * time.Minute}), History: NewMemoryHistory(), TurnTimeout: 20 * time.Second}
+		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{5 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 20 * time.Second}
 		start := time.Now()
-		err := a.Turn(context.Background(), SessionInfo{ID: 1}, "go", (&recorder{}).emit)
+		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&recorder{}).emit)
 		if err == nil || !strings.Contains(err.Error(), "time limit") {
 			t.Fatalf("err = %v; want the time limit", err)
 		}
@@ -103,14 +104,14 @@ func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		h := NewMemoryHistory()
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
+		h := agent.NewMemoryHistory()
+		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
 			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
 				"run_command", `{"target":"web-1","command":"sleep 30"}`,
 				"run_command", `{"target":"web-1","command":"uptime"}`),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
-		if err := a.Turn(context.Background(), SessionInfo{ID: 1}, "go", (&recorder{}).emit); err == nil {
+		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&recorder{}).emit); err == nil {
 			t.Fatal("no error")
 		}
 		msgs := mustLoad(t, h, 1)
@@ -134,8 +135,8 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 func TestStartJobRefusesAGroupBeforeAsking(t *testing.T) {
 	t.Parallel()
 	ap := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
-	tool := &StartJobTool{Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
-	res := tool.Call(context.Background(), ToolCall{Name: "start_job", Emit: func(Event) {},
+	tool := &StartJob{Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "start_job", Emit: func(agent.Event) {},
 		Input: []byte(`{"target":"web-1,web-2","command":"pg_dump app"}`)})
 	if !res.IsError || !strings.Contains(res.Content, "one host") {
 		t.Errorf("result = %+v", res)
@@ -174,9 +175,9 @@ func TestJobStatusShowsPartialOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := &JobStatusTool{Store: st, Jobs: jobs}
+	tool := &JobStatus{Store: st, Jobs: jobs}
 	<-ex.printed
-	res := tool.Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + itoa(int(job.ID)) + `}`)})
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + itoa(int(job.ID)) + `}`)})
 	close(ex.release)
 	if res.IsError || !strings.Contains(res.Content, "running") || !strings.Contains(res.Content, "dumped users") {
 		t.Errorf("status = %q", res.Content)
