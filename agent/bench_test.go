@@ -3,9 +3,11 @@ package agent_test
 import (
 	"context"
 	"iter"
+	"strconv"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/persist"
 
 	"github.com/opsbot/opsbot/store"
@@ -60,7 +62,7 @@ type sqliteSessions struct {
 }
 
 func (h sqliteSessions) Load(ctx context.Context, id int64) ([]agent.Message, int64, error) {
-	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: itoa(int(id))})
+	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: strconv.Itoa(int(id))})
 	return h.History.Load(ctx, id)
 }
 
@@ -79,7 +81,7 @@ func benchDispatch(b *testing.B, h agent.History) {
 			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
 		}
 	})
-	noop := funcTool{"noop", func(context.Context, agent.ToolCall) agent.ToolResult { return agent.ToolResult{Content: "ok"} }}
+	noop := testfake.Tool{Name: "noop", Fn: func(context.Context, agent.ToolCall) agent.ToolResult { return agent.ToolResult{Content: "ok"} }}
 	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(noop), History: h, MaxSteps: calls + 1}
 	emit := func(agent.Event) {}
 	b.ResetTimer()

@@ -10,61 +10,62 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/persist"
 )
 
 func TestTurnDispatchesToolsAndPersistsEachStep(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("Let me check. ", "echo", `{"x":1}`, "echo", `{"x":2}`),
-		say("Both ", "echoed."),
+	st, sess := testfake.Store(t)
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("Let me check. ", "echo", `{"x":1}`, "echo", `{"x":2}`),
+		testfake.Text("Both ", "echoed."),
 	}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: persist.History{Store: st}}
-	rec := &recorder{}
-	if err := a.Turn(context.Background(), sess, "check twice", rec.emit); err != nil {
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: persist.History{Store: st}}
+	rec := &testfake.Recorder{}
+	if err := a.Turn(context.Background(), sess, "check twice", rec.Emit); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.text(); got != "Let me check. \n\nBoth echoed." {
+	if got := rec.Text(); got != "Let me check. \n\nBoth echoed." {
 		t.Errorf("streamed text = %q", got)
 	}
-	if n := len(rec.kinds(agent.ToolStarted)); n != 2 {
+	if n := len(rec.Kinds(agent.ToolStarted)); n != 2 {
 		t.Errorf("%d tool started events; want 2", n)
 	}
-	if done := rec.kinds(agent.TurnDone); len(done) != 1 || done[0].Usage.OutputTokens != 5 {
+	if done := rec.Kinds(agent.TurnDone); len(done) != 1 || done[0].Usage.OutputTokens != 5 {
 		t.Errorf("TurnDone = %+v", done)
 	}
-	msgs := mustLoad(t, persist.History{Store: st}, sess.ID)
+	msgs := testfake.Load(t, persist.History{Store: st}, sess.ID)
 	roles := ""
 	for _, m := range msgs {
 		roles += string(m.Role[0])
 	}
 	if roles != "uaua" {
-		t.Fatalf("history roles = %s; want uaua (question, tool calls, results, answer): %s", roles, toJSON(msgs))
+		t.Fatalf("history roles = %s; want uaua (question, tool calls, results, answer): %s", roles, testfake.JSON(msgs))
 	}
 	results := msgs[2].Content
 	if len(results) != 2 || results[0].Content != `echo:{"x":1}` || results[1].ToolUseID != msgs[1].Content[2].ID {
-		t.Errorf("tool results = %s", toJSON(results))
+		t.Errorf("tool results = %s", testfake.JSON(results))
 	}
 	// The model's second call carried the results and the tool list.
-	reqs := model.reqs()
+	reqs := model.Requests()
 	if len(reqs) != 2 || len(reqs[1].Messages) != 3 || reqs[1].Tools[0].Name != "echo" {
-		t.Errorf("second request = %s", toJSON(reqs[1]))
+		t.Errorf("second request = %s", testfake.JSON(reqs[1]))
 	}
 }
 
 func TestUnknownToolIsAResultTheModelReads(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("", "rm_everything", `{}`),
-		say("Sorry."),
+	st, sess := testfake.Store(t)
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("", "rm_everything", `{}`),
+		testfake.Text("Sorry."),
 	}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: persist.History{Store: st}}
-	if err := a.Turn(context.Background(), sess, "go", (&recorder{}).emit); err != nil {
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: persist.History{Store: st}}
+	if err := a.Turn(context.Background(), sess, "go", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	res := model.reqs()[1].Messages[2].Content[0]
+	res := model.Requests()[1].Messages[2].Content[0]
 	if !res.IsError || !strings.Contains(res.Content, `unknown tool "rm_everything"`) || !strings.Contains(res.Content, "echo") {
 		t.Errorf("result = %+v", res)
 	}
@@ -72,19 +73,19 @@ func TestUnknownToolIsAResultTheModelReads(t *testing.T) {
 
 func TestMaxStepsEndsTheTurnWithValidHistory(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
-	loop := use("", "echo", `{}`)
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){loop, loop, loop, loop}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: persist.History{Store: st}, MaxSteps: 3}
-	rec := &recorder{}
-	err := a.Turn(context.Background(), sess, "loop", rec.emit)
-	if !errors.Is(err, agent.ErrMaxSteps) || len(model.reqs()) != 3 {
-		t.Fatalf("err = %v after %d calls; want ErrMaxSteps after 3", err, len(model.reqs()))
+	st, sess := testfake.Store(t)
+	loop := testfake.Calls("", "echo", `{}`)
+	model := &testfake.Model{Steps: []testfake.Step{loop, loop, loop, loop}}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: persist.History{Store: st}, MaxSteps: 3}
+	rec := &testfake.Recorder{}
+	err := a.Turn(context.Background(), sess, "loop", rec.Emit)
+	if !errors.Is(err, agent.ErrMaxSteps) || len(model.Requests()) != 3 {
+		t.Fatalf("err = %v after %d calls; want ErrMaxSteps after 3", err, len(model.Requests()))
 	}
-	if len(agent.PendingToolCalls(mustLoad(t, persist.History{Store: st}, sess.ID))) != 0 {
+	if len(agent.PendingToolCalls(testfake.Load(t, persist.History{Store: st}, sess.ID))) != 0 {
 		t.Error("history ends with unanswered tool calls")
 	}
-	if len(rec.kinds(agent.TurnError)) != 1 {
+	if len(rec.Kinds(agent.TurnError)) != 1 {
 		t.Error("no TurnError event")
 	}
 }
@@ -93,24 +94,24 @@ func TestDeadlineEndsABlockedTool(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := agent.NewMemoryHistory()
-		block := funcTool{"wait", func(ctx context.Context, _ agent.ToolCall) agent.ToolResult {
+		block := testfake.Tool{Name: "wait", Fn: func(ctx context.Context, _ agent.ToolCall) agent.ToolResult {
 			<-ctx.Done()
 			return agent.Errorf("cancelled")
 		}}
-		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){use("", "wait", `{}`)}}
+		model := &testfake.Model{Steps: []testfake.Step{testfake.Calls("", "wait", `{}`)}}
 		a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(block), History: h, TurnTimeout: 10 * time.Minute}
 		start := time.Now()
-		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "wait forever", (&recorder{}).emit)
+		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "wait forever", (&testfake.Recorder{}).Emit)
 		if !errors.Is(err, agent.ErrDeadline) {
 			t.Fatalf("err = %v; want ErrDeadline", err)
 		}
 		if d := time.Since(start); d != 10*time.Minute {
 			t.Errorf("turn ended after %v; want exactly the 10m deadline", d)
 		}
-		msgs := mustLoad(t, h, 1)
+		msgs := testfake.Load(t, h, 1)
 		last := msgs[len(msgs)-1]
 		if last.Role != agent.RoleUser || !strings.Contains(last.Content[0].Content, "time limit") {
-			t.Errorf("the pending call was not settled: %s", toJSON(last))
+			t.Errorf("the pending call was not settled: %s", testfake.JSON(last))
 		}
 	})
 }
@@ -120,37 +121,37 @@ func TestCancelRollsBackExactly(t *testing.T) {
 	for _, where := range []string{"mid-stream", "mid-tool"} {
 		t.Run(where, func(t *testing.T) {
 			t.Parallel()
-			st, sess := testStore(t)
+			st, sess := testfake.Store(t)
 			h := persist.History{Store: st}
 			// An earlier turn that must survive.
-			prior := &agent.Agent{Provider: &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){say("hello")}}, Tools: agent.NewRegistry(), History: h}
-			prior.Turn(context.Background(), sess, "hi", (&recorder{}).emit)
-			before := toJSON(mustLoad(t, h, sess.ID))
+			prior := &agent.Agent{Provider: &testfake.Model{Steps: []testfake.Step{testfake.Text("hello")}}, Tools: agent.NewRegistry(), History: h}
+			prior.Turn(context.Background(), sess, "hi", (&testfake.Recorder{}).Emit)
+			before := testfake.JSON(testfake.Load(t, h, sess.ID))
 
-			block := funcTool{"wait", func(ctx context.Context, _ agent.ToolCall) agent.ToolResult { <-ctx.Done(); return agent.Errorf("x") }}
+			block := testfake.Tool{Name: "wait", Fn: func(ctx context.Context, _ agent.ToolCall) agent.ToolResult { <-ctx.Done(); return agent.Errorf("x") }}
 			blockStream := func(ctx context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
 				yield(agent.StreamEvent{Kind: agent.EventText, Text: "thinking…"})
 				<-ctx.Done()
 				yield(agent.StreamEvent{Kind: agent.EventError, Err: ctx.Err()})
 			}
-			steps := []func(context.Context, agent.Request, func(agent.StreamEvent) bool){blockStream}
+			steps := []testfake.Step{blockStream}
 			trigger := agent.TextDelta
 			if where == "mid-tool" {
-				steps = []func(context.Context, agent.Request, func(agent.StreamEvent) bool){use("ok ", "wait", `{}`)}
+				steps = []testfake.Step{testfake.Calls("ok ", "wait", `{}`)}
 				trigger = agent.ToolStarted
 			}
-			a := &agent.Agent{Provider: &scripted{steps: steps}, Tools: agent.NewRegistry(block), History: h}
+			a := &agent.Agent{Provider: &testfake.Model{Steps: steps}, Tools: agent.NewRegistry(block), History: h}
 			ctx, cancel := context.WithCancel(context.Background())
-			rec := &recorder{on: func(ev agent.Event) {
+			rec := &testfake.Recorder{On: func(ev agent.Event) {
 				if ev.Kind == trigger {
 					cancel()
 				}
 			}}
-			err := a.Turn(ctx, sess, "do something long", rec.emit)
+			err := a.Turn(ctx, sess, "do something long", rec.Emit)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v; want context.Canceled", err)
 			}
-			if after := toJSON(mustLoad(t, h, sess.ID)); after != before {
+			if after := testfake.JSON(testfake.Load(t, h, sess.ID)); after != before {
 				t.Errorf("history after cancel:\n%s\nwant as before the turn:\n%s", after, before)
 			}
 		})
@@ -159,7 +160,7 @@ func TestCancelRollsBackExactly(t *testing.T) {
 
 func TestResumeAfterRestartRunsThePendingCall(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	h := persist.History{Store: st}
 	ctx := context.Background()
 	// A previous process stored the question and the model's tool call,
@@ -167,21 +168,21 @@ func TestResumeAfterRestartRunsThePendingCall(t *testing.T) {
 	h.Append(ctx, sess.ID, agent.UserText("restart nginx"),
 		agent.Message{Role: agent.RoleAssistant, Content: []agent.Block{{Type: agent.BlockToolUse, ID: "toolu_1", Name: "echo", Input: []byte(`{"cmd":"restart"}`)}}})
 
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){say("Restarted.")}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: h}
-	rec := &recorder{}
-	resumed, err := a.Resume(ctx, sess, rec.emit)
+	model := &testfake.Model{Steps: []testfake.Step{testfake.Text("Restarted.")}}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: h}
+	rec := &testfake.Recorder{}
+	resumed, err := a.Resume(ctx, sess, rec.Emit)
 	if err != nil || !resumed {
 		t.Fatalf("Resume = %v, %v", resumed, err)
 	}
-	reqs := model.reqs()
+	reqs := model.Requests()
 	if len(reqs) != 1 || reqs[0].Messages[2].Content[0].ToolUseID != "toolu_1" || reqs[0].Messages[2].Content[0].Content != `echo:{"cmd":"restart"}` {
-		t.Fatalf("the model did not get the pending call's result: %s", toJSON(reqs))
+		t.Fatalf("the model did not get the pending call's result: %s", testfake.JSON(reqs))
 	}
-	if rec.text() != "Restarted." {
-		t.Errorf("text = %q", rec.text())
+	if rec.Text() != "Restarted." {
+		t.Errorf("text = %q", rec.Text())
 	}
-	if again, _ := a.Resume(ctx, sess, rec.emit); again {
+	if again, _ := a.Resume(ctx, sess, rec.Emit); again {
 		t.Error("a finished turn resumed again")
 	}
 }
@@ -230,69 +231,69 @@ func TestReadResultsAreShortenedOnlyOverBudget(t *testing.T) {
 	if n, cut := whole(agent.Prepare(history, 6500)); fmt.Sprint(cut) != "[0]" || n != 4 {
 		t.Errorf("a little over budget: shortened %v, %d whole; want the oldest first", cut, n)
 	}
-	if strings.Contains(toJSON(history), "cleared") {
+	if strings.Contains(testfake.JSON(history), "cleared") {
 		t.Fatal("the stored history was changed")
 	}
 }
 
 func TestAutoCompactionSummarizesAndArchives(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	h := persist.History{Store: st}
 	ctx := context.Background()
 	h.Append(ctx, sess.ID, agent.UserText(strings.Repeat("old question ", 200)), agent.Message{Role: agent.RoleAssistant, Content: []agent.Block{{Type: agent.BlockText, Text: "old answer"}}})
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		say("SUMMARY: disk on web-1 was 91%."), // the compaction call
-		say("Still 91%."),
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Text("SUMMARY: disk on web-1 was 91%."), // the compaction call
+		testfake.Text("Still 91%."),
 	}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: h, CompactAt: 200}
-	rec := &recorder{}
-	if err := a.Turn(ctx, sess, "and now?", rec.emit); err != nil {
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: h, CompactAt: 200}
+	rec := &testfake.Recorder{}
+	if err := a.Turn(ctx, sess, "and now?", rec.Emit); err != nil {
 		t.Fatal(err)
 	}
-	reqs := model.reqs()
+	reqs := model.Requests()
 	if reqs[0].System != agent.SummaryPrompt || len(reqs[0].Tools) == 0 {
-		t.Errorf("first call was not a summary request: %s", toJSON(reqs[0]))
+		t.Errorf("first call was not a summary request: %s", testfake.JSON(reqs[0]))
 	}
-	msgs := mustLoad(t, h, sess.ID)
+	msgs := testfake.Load(t, h, sess.ID)
 	if len(msgs) != 3 || !strings.Contains(agent.TextOf(msgs[0]), "SUMMARY: disk") || agent.TextOf(msgs[1]) != "and now?" {
-		t.Fatalf("history after compaction = %s", toJSON(msgs))
+		t.Fatalf("history after compaction = %s", testfake.JSON(msgs))
 	}
 	tr, _ := st.Transcripts(ctx, sess.ID)
 	if len(tr) != 1 || len(tr[0].Messages) != 3 {
 		t.Errorf("transcript not archived: %+v", tr)
 	}
-	if len(rec.kinds(agent.Notice)) == 0 {
+	if len(rec.Kinds(agent.Notice)) == 0 {
 		t.Error("no notice of the compaction")
 	}
 }
 
 func TestCompactToolCompactsOnRequest(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	h := persist.History{Store: st}
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("", "echo", `{}`),
-		say("Echoed."),
-		use("", "compact", `{}`),
-		say("SUMMARY: echoed once."),
-		say("Done."),
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("", "echo", `{}`),
+		testfake.Text("Echoed."),
+		testfake.Calls("", "compact", `{}`),
+		testfake.Text("SUMMARY: echoed once."),
+		testfake.Text("Done."),
 	}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool(), agent.NewCompactTool()), History: h}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo(), agent.NewCompactTool()), History: h}
 	for _, q := range []string{"echo", "go on"} {
-		if err := a.Turn(context.Background(), sess, q, (&recorder{}).emit); err != nil {
+		if err := a.Turn(context.Background(), sess, q, (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatal(err)
 		}
 	}
-	reqs := model.reqs()
+	reqs := model.Requests()
 	if reqs[3].System != agent.SummaryPrompt || len(reqs[3].Tools) == 0 {
-		t.Fatalf("the compact tool did not lead to a summary call with the tools listed: %s", toJSON(reqs[3]))
+		t.Fatalf("the compact tool did not lead to a summary call with the tools listed: %s", testfake.JSON(reqs[3]))
 	}
 	// The summary, then the current turn as it was: its question, the
 	// compact call and its result.
 	next := reqs[4].Messages
-	if len(next) != 3 || !strings.Contains(agent.TextOf(next[0]), "SUMMARY: echoed once.") || !strings.Contains(toJSON(next[0]), "go on") {
-		t.Errorf("the next call did not continue from the summary and the current turn: %s", toJSON(next))
+	if len(next) != 3 || !strings.Contains(agent.TextOf(next[0]), "SUMMARY: echoed once.") || !strings.Contains(testfake.JSON(next[0]), "go on") {
+		t.Errorf("the next call did not continue from the summary and the current turn: %s", testfake.JSON(next))
 	}
 	if tr, _ := st.Transcripts(context.Background(), sess.ID); len(tr) != 1 {
 		t.Error("no transcript archived")
@@ -301,46 +302,46 @@ func TestCompactToolCompactsOnRequest(t *testing.T) {
 
 func TestProviderErrorKeepsPartialText(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
+	st, sess := testfake.Store(t)
+	model := &testfake.Model{Steps: []testfake.Step{
 		func(_ context.Context, _ agent.Request, yield func(agent.StreamEvent) bool) {
 			yield(agent.StreamEvent{Kind: agent.EventText, Text: "The disk is"})
 			yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New("connection reset")})
 		},
 	}}
 	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(), History: persist.History{Store: st}}
-	rec := &recorder{}
-	if err := a.Turn(context.Background(), sess, "disk?", rec.emit); err == nil {
+	rec := &testfake.Recorder{}
+	if err := a.Turn(context.Background(), sess, "disk?", rec.Emit); err == nil {
 		t.Fatal("no error")
 	}
-	msgs := mustLoad(t, persist.History{Store: st}, sess.ID)
+	msgs := testfake.Load(t, persist.History{Store: st}, sess.ID)
 	if len(msgs) != 2 || agent.TextOf(msgs[1]) != "The disk is" {
-		t.Errorf("partial answer not kept: %s", toJSON(msgs))
+		t.Errorf("partial answer not kept: %s", testfake.JSON(msgs))
 	}
-	if errs := rec.kinds(agent.TurnError); len(errs) != 1 || !strings.Contains(errs[0].Err.Error(), "connection reset") {
+	if errs := rec.Kinds(agent.TurnError); len(errs) != 1 || !strings.Contains(errs[0].Err.Error(), "connection reset") {
 		t.Errorf("TurnError = %+v", errs)
 	}
 }
 
 func TestANewMessageSettlesCallsACrashLeftUnanswered(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	h := persist.History{Store: st}
 	ctx := context.Background()
 	h.Append(ctx, sess.ID, agent.UserText("restart nginx"),
 		agent.Message{Role: agent.RoleAssistant, Content: []agent.Block{{Type: agent.BlockToolUse, ID: "toolu_1", Name: "echo", Input: []byte(`{}`)}}})
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){say("OK.")}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool()), History: h}
-	if err := a.Turn(ctx, sess, "never mind, how is the disk?", (&recorder{}).emit); err != nil {
+	model := &testfake.Model{Steps: []testfake.Step{testfake.Text("OK.")}}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo()), History: h}
+	if err := a.Turn(ctx, sess, "never mind, how is the disk?", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	msgs := model.reqs()[0].Messages
+	msgs := model.Requests()[0].Messages
 	// question, call, its (settled) result + the new question merged, …
 	// The call may have been running when the process died: the model is
 	// told it may have partly run, never that it did not run.
 	if len(msgs) != 3 || msgs[2].Content[0].Type != agent.BlockToolResult || !strings.Contains(msgs[2].Content[0].Content, "may have partly run") ||
 		strings.HasPrefix(msgs[2].Content[0].Content, "not run") {
-		t.Fatalf("request = %s", toJSON(msgs))
+		t.Fatalf("request = %s", testfake.JSON(msgs))
 	}
 }
 

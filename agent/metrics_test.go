@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -31,8 +32,8 @@ func TestMetricsCountModelRequestsByResultWithTokens(t *testing.T) {
 		yield(agent.StreamEvent{Kind: agent.EventText, Text: "par"})
 		yield(agent.StreamEvent{Kind: agent.EventError, Err: errors.New("overloaded_error")})
 	}
-	p := m.Provider("anthropic", &scripted{steps: append([]func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		say("a", "b"), say("c")}, failed)})
+	p := m.Provider("anthropic", &testfake.Model{Steps: append([]testfake.Step{
+		testfake.Text("a", "b"), testfake.Text("c")}, failed)})
 	for range 3 {
 		for range p.Stream(context.Background(), agent.Request{}) {
 		}
@@ -55,7 +56,7 @@ opsbot_model_tokens_total{direction="out",provider="anthropic"} 10
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "opsbot_model_requests_total", "opsbot_model_tokens_total"); err != nil {
 		t.Error(err)
 	}
-	if n := histogramCount(t, reg, "opsbot_model_request_duration_seconds"); n != 4 {
+	if n := testfake.HistogramCount(t, reg, "opsbot_model_request_duration_seconds"); n != 4 {
 		t.Errorf("model latency observations = %d, want 4", n)
 	}
 }
@@ -63,26 +64,8 @@ opsbot_model_tokens_total{direction="out",provider="anthropic"} 10
 func TestNilMetricsChangeNothing(t *testing.T) {
 	t.Parallel()
 	var m *agent.Metrics
-	p := &scripted{}
+	p := &testfake.Model{}
 	if m.Provider("x", p) != agent.Provider(p) {
 		t.Error("nil metrics wrapped the provider")
 	}
-}
-
-// histogramCount sums the sample counts of every series of a histogram.
-func histogramCount(t *testing.T, reg *prometheus.Registry, name string) uint64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			for _, s := range mf.GetMetric() {
-				n += s.GetHistogram().GetSampleCount()
-			}
-		}
-	}
-	return n
 }

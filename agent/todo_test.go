@@ -23,7 +23,7 @@ func TestNoTodoReminderWithoutATodoList(t *testing.T) {
 		h, sess := sqliteSession(t)
 		a := investigator(p, h, &fleet{outputs: map[string]string{"uptime": "up"}})
 		a.Tools.Add(tools.NewTodo())
-		if err := a.Turn(context.Background(), sess, "watch web-1", (&events{}).emit); err != nil {
+		if err := a.Turn(context.Background(), sess, "watch web-1", (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range f.Requests() {

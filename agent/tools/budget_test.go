@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -63,13 +65,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ex := &clockExec{}
-		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
-			say("Done."),
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
+			testfake.Text("Done."),
 		}}
 		a := &agent.Agent{Provider: model, Tools: guarded(ex, slowApprover{14 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 10 * time.Minute}
 		start := time.Now()
-		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "touch it", (&recorder{}).emit); err != nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "touch it", (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatalf("the turn failed after %v: %v", time.Since(start), err)
 		}
 		if len(ex.ran) != 1 || ex.ran[0] != "touch /tmp/x" {
@@ -82,13 +84,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
-			use("", "run_command", `{"target":"web-1","command":"sleep 30"}`),
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"sleep 30"}`),
 		}}
 		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{5 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 20 * time.Second}
 		start := time.Now()
-		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&recorder{}).emit)
+		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit)
 		if err == nil || !strings.Contains(err.Error(), "time limit") {
 			t.Fatalf("err = %v; want the time limit", err)
 		}
@@ -105,19 +107,19 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := agent.NewMemoryHistory()
-		model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
 				"run_command", `{"target":"web-1","command":"sleep 30"}`,
 				"run_command", `{"target":"web-1","command":"uptime"}`),
 		}}
 		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
-		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&recorder{}).emit); err == nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit); err == nil {
 			t.Fatal("no error")
 		}
-		msgs := mustLoad(t, h, 1)
+		msgs := testfake.Load(t, h, 1)
 		res := msgs[len(msgs)-1].Content
 		if len(res) != 3 {
-			t.Fatalf("results = %s", toJSON(res))
+			t.Fatalf("results = %s", testfake.JSON(res))
 		}
 		for i, want := range []string{"exit 0", "interrupted", "not run"} {
 			if !strings.Contains(res[i].Content, want) {
@@ -167,7 +169,7 @@ func (e *printingExec) Exec(ctx context.Context, names []string, command string,
 // job_status shows what a running job printed so far.
 func TestJobStatusShowsPartialOutput(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	ex := &printingExec{release: make(chan struct{}), printed: make(chan struct{})}
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
@@ -177,7 +179,7 @@ func TestJobStatusShowsPartialOutput(t *testing.T) {
 	}
 	tool := &JobStatus{Store: st, Jobs: jobs}
 	<-ex.printed
-	res := tool.Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + itoa(int(job.ID)) + `}`)})
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + strconv.Itoa(int(job.ID)) + `}`)})
 	close(ex.release)
 	if res.IsError || !strings.Contains(res.Content, "running") || !strings.Contains(res.Content, "dumped users") {
 		t.Errorf("status = %q", res.Content)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 )
@@ -13,21 +14,21 @@ import (
 func TestTodoReminderAfterThreeStepsWithoutUpdate(t *testing.T) {
 	t.Parallel()
 	h := agent.NewMemoryHistory()
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("", "todo", `{"items":[{"text":"look at disk","status":"in_progress"},{"text":"report","status":"pending"}]}`),
-		use("", "echo", `{}`), use("", "echo", `{}`), use("", "echo", `{}`),
-		say("done"),
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("", "todo", `{"items":[{"text":"look at disk","status":"in_progress"},{"text":"report","status":"pending"}]}`),
+		testfake.Calls("", "echo", `{}`), testfake.Calls("", "echo", `{}`), testfake.Calls("", "echo", `{}`),
+		testfake.Text("done"),
 	}}
-	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(echoTool(), NewTodo()), History: h}
-	if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&recorder{}).emit); err != nil {
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(testfake.Echo(), NewTodo()), History: h}
+	if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	reqs := model.reqs()
+	reqs := model.Requests()
 	hasReminder := func(r agent.Request) bool {
 		for _, m := range r.Messages {
 			for _, b := range m.Content {
 				if strings.Contains(b.Text, "todo list has open items") {
-					t.Errorf("the reminder is text the person could have written: %s", toJSON(b))
+					t.Errorf("the reminder is text the person could have written: %s", testfake.JSON(b))
 				}
 				if b.Type == agent.BlockToolResult && strings.Contains(b.Content, "todo list has open items") {
 					return true
@@ -58,24 +59,24 @@ func TestTodoAllowsOneItemInProgress(t *testing.T) {
 
 func TestSubagentHasFreshHistoryAndNoTaskTool(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("I'll delegate. ", "task", `{"prompt":"count the files in /etc"}`), // parent
-		use("sub looking ", "echo", `{"n":1}`),                                 // subagent
-		say("There are ", "212 files."),                                        // subagent's answer
-		say("The subagent says 212."),                                          // parent
+	st, sess := testfake.Store(t)
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("I'll delegate. ", "task", `{"prompt":"count the files in /etc"}`), // parent
+		testfake.Calls("sub looking ", "echo", `{"n":1}`),                                 // subagent
+		testfake.Text("There are ", "212 files."),                                         // subagent's answer
+		testfake.Text("The subagent says 212."),                                           // parent
 	}}
 	a := &agent.Agent{Provider: model, History: persist.History{Store: st}}
-	a.Tools = agent.NewRegistry(echoTool())
+	a.Tools = agent.NewRegistry(testfake.Echo())
 	a.Tools.Add(&Task{Parent: a})
-	rec := &recorder{}
-	if err := a.Turn(context.Background(), sess, "how many files in /etc?", rec.emit); err != nil {
+	rec := &testfake.Recorder{}
+	if err := a.Turn(context.Background(), sess, "how many files in /etc?", rec.Emit); err != nil {
 		t.Fatal(err)
 	}
-	reqs := model.reqs()
+	reqs := model.Requests()
 	sub := reqs[1]
 	if len(sub.Messages) != 1 || textOf(sub.Messages[0]) != "count the files in /etc" {
-		t.Errorf("the subagent saw the parent's history: %s", toJSON(sub.Messages))
+		t.Errorf("the subagent saw the parent's history: %s", testfake.JSON(sub.Messages))
 	}
 	for _, tool := range sub.Tools {
 		if tool.Name == "task" {
@@ -86,10 +87,10 @@ func TestSubagentHasFreshHistoryAndNoTaskTool(t *testing.T) {
 	if parentResult.Content != "There are 212 files." {
 		t.Errorf("parent got %q; want only the subagent's final text", parentResult.Content)
 	}
-	if strings.Contains(rec.text(), "sub looking") {
+	if strings.Contains(rec.Text(), "sub looking") {
 		t.Error("the subagent's text leaked into the parent's answer")
 	}
-	if n := len(mustLoad(t, persist.History{Store: st}, sess.ID)); n != 4 {
+	if n := len(testfake.Load(t, persist.History{Store: st}, sess.ID)); n != 4 {
 		t.Errorf("parent history has %d messages; want 4", n)
 	}
 }

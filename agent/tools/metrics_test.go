@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -48,7 +49,7 @@ opsbot_commands_total{decision="deny",result="refused"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "opsbot_commands_total"); err != nil {
 		t.Error(err)
 	}
-	if n := histogramCount(t, reg, "opsbot_command_duration_seconds"); n != 3 {
+	if n := testfake.HistogramCount(t, reg, "opsbot_command_duration_seconds"); n != 3 {
 		t.Errorf("command durations observed = %d, want 3 (the commands that ran)", n)
 	}
 }
@@ -61,22 +62,4 @@ func TestNilMetricsChangeNothing(t *testing.T) {
 		t.Error("nil metrics wrapped the executor")
 	}
 	m.Refused(approvals.Deny, "refused") // no panic
-}
-
-// histogramCount sums the sample counts of every series of a histogram.
-func histogramCount(t *testing.T, reg *prometheus.Registry, name string) uint64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			for _, s := range mf.GetMetric() {
-				n += s.GetHistogram().GetSampleCount()
-			}
-		}
-	}
-	return n
 }

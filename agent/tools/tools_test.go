@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
@@ -107,11 +108,11 @@ func startJob(j *hosts.Jobs, sess agent.SessionInfo, command string) (store.Job,
 
 func runCommand(t *testing.T, g *approvals.Guard, target, command string) (agent.ToolResult, []agent.Event) {
 	t.Helper()
-	rec := &recorder{}
+	rec := &testfake.Recorder{}
 	tool := &RunCommand{Guard: g}
-	res := tool.Call(context.Background(), agent.ToolCall{ID: "t1", Name: "run_command", Emit: rec.emit, Session: agent.SessionInfo{ID: 1, Requester: "alice"},
-		Input: []byte(toJSON(map[string]string{"target": target, "command": command}))})
-	return res, rec.events
+	res := tool.Call(context.Background(), agent.ToolCall{ID: "t1", Name: "run_command", Emit: rec.Emit, Session: agent.SessionInfo{ID: 1, Requester: "alice"},
+		Input: []byte(testfake.JSON(map[string]string{"target": target, "command": command}))})
+	return res, rec.Events
 }
 
 func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
@@ -262,18 +263,18 @@ func TestBadSkillIsAnErrorNamingTheFile(t *testing.T) {
 
 func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	ex := &gatedExec{release: make(chan struct{})}
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
 	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}
-	model := &scripted{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
-		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
-		say("Started."),
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
+		testfake.Text("Started."),
 	}}
 	a := &agent.Agent{Provider: model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
 		Tools: agent.NewRegistry(&StartJob{Guard: guard, Jobs: jobs}, &JobStatus{Store: st})}
-	if err := a.Turn(context.Background(), sess, "build it", (&recorder{}).emit); err != nil {
+	if err := a.Turn(context.Background(), sess, "build it", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
 	// The job's end is held back until the first turn is over, so its
@@ -290,16 +291,16 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
 		t.Fatalf("job = %+v", job)
 	}
-	model.steps = append(model.steps, say("The job failed with exit 2."))
-	if err := a.Turn(context.Background(), sess, "how did it go?", (&recorder{}).emit); err != nil {
+	model.Steps = append(model.Steps, testfake.Text("The job failed with exit 2."))
+	if err := a.Turn(context.Background(), sess, "how did it go?", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	if early := model.reqs()[1]; strings.Contains(toJSON(early.Messages), "background-job-notification") {
-		t.Errorf("a notification reached the model before its job ended: %s", toJSON(early.Messages))
+	if early := model.Requests()[1]; strings.Contains(testfake.JSON(early.Messages), "background-job-notification") {
+		t.Errorf("a notification reached the model before its job ended: %s", testfake.JSON(early.Messages))
 	}
-	last := model.reqs()[2]
-	if !strings.Contains(toJSON(last.Messages), "background-job-notification") {
-		t.Errorf("the notification was not injected: %s", toJSON(last.Messages))
+	last := model.Requests()[2]
+	if !strings.Contains(testfake.JSON(last.Messages), "background-job-notification") {
+		t.Errorf("the notification was not injected: %s", testfake.JSON(last.Messages))
 	}
 	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Error("the notification was not marked injected")
