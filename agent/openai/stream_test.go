@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/streamretry"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
@@ -350,7 +351,7 @@ func TestRetryWaitsForCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := New(Config{APIKey: testKey, BaseURL: f.URL + "/v1", Model: "m"}, WithSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepContext(ctx, time.Hour)
+		return streamretry.Sleep(ctx, time.Hour)
 	}))
 	if err != nil {
 		t.Fatal(err)
