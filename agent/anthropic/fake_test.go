@@ -6,6 +6,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/conformance"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
@@ -22,9 +23,15 @@ var wire = conformance.Wire{
 	Key: testKey,
 	// The error body the fake sends for a request it has no reply scripted for.
 	NoReply: `{"type":"error","error":{"type":"api_error","message":"no reply scripted"}}`,
-	New: func(_ testing.TB, url string, opts ...Option) (agent.Provider, error) {
-		return New(Config{APIKey: testKey, BaseURL: url, Model: "claude-test-1", MaxTokens: 1024}, opts...)
-	},
+	New:     func(cfg Config, opts ...Option) (agent.Provider, error) { return New(cfg, opts...) },
+	BaseURL: func(url string) string { return url },
+	Model:   "claude-test-1",
+	Env:     provider.Environment{KeyVar: "ANTHROPIC_API_KEY", BaseURLVar: "ANTHROPIC_BASE_URL", Model: DefaultModel},
+	Path:    "/v1/messages",
+	Fields:  []string{"model", "max_tokens", "stream", "system", "messages", "tools"},
+	SentKey: sentKey,
+	BadHistory: []conformance.BadHistoryCase{
+		{Name: "bad block", Req: agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: "image"}}}}}, Want: `unknown block type "image"`}},
 	OverloadedStatus: 529,
 	ToolCallID:       "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
 	TwoCallIDs:       [2]string{"toolu_01WebUptime7Hx3kQ2", "toolu_01ListHosts9Lw2mZ"},
@@ -58,6 +65,11 @@ var wire = conformance.Wire{
 
 // TestConformance: the Messages API passes what every provider must.
 func TestConformance(t *testing.T) { conformance.Suite(t, wire) }
+
+// TestEnvironmentFallback: an empty Config takes key, base URL and model
+// from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and OPSBOT_MODEL, else
+// DefaultModel.
+func TestEnvironmentFallback(t *testing.T) { conformance.Environment(t, wire) }
 
 // newFake starts a fake of the API that answers with replies, in order.
 func newFake(t testing.TB, replies ...testfake.Reply) *testfake.Server {

@@ -1,11 +1,14 @@
 package openai
 
 import (
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/conformance"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
@@ -23,9 +26,18 @@ var wire = conformance.Wire{
 	Key: testKey,
 	// The error body the fake sends for a request it has no reply scripted for.
 	NoReply: `{"error":{"message":"no reply scripted","type":"server_error"}}`,
-	New: func(_ testing.TB, url string, opts ...Option) (agent.Provider, error) {
-		return New(Config{APIKey: testKey, BaseURL: url + "/v1", Model: "gpt-test-1", MaxTokens: 1024}, opts...)
-	},
+	New:     func(cfg Config, opts ...Option) (agent.Provider, error) { return New(cfg, opts...) },
+	BaseURL: func(url string) string { return url + "/v1" },
+	Model:   "gpt-test-1",
+	Env:     provider.Environment{KeyVar: "OPENAI_API_KEY", BaseURLVar: "OPENAI_BASE_URL", Model: DefaultModel},
+	Path:    "/v1/chat/completions",
+	Fields:  []string{"model", "max_tokens", "stream", "stream_options", "messages", "tools"},
+	SentKey: bearer,
+	BadHistory: []conformance.BadHistoryCase{
+		{Name: "tool_use from the user", Req: agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockToolUse}}}}},
+			Want: `block type "tool_use" in a user message`},
+		{Name: "bad tool input, a string", Req: agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, Content: []agent.Block{
+			{Type: agent.BlockToolUse, ID: "t1", Name: "x", Input: json.RawMessage(`"x"`)}}}}}, Want: "not a JSON object"}},
 	OverloadedStatus: 503,
 	ToolCallID:       "call_DdmO9pD3xa9XTPNJ32zg2hcA",
 	TwoCallIDs:       [2]string{"call_wEbUptIme7Hx3kQ2aa", "call_LisTHosts9Lw2mZbb"},
@@ -65,6 +77,11 @@ var wire = conformance.Wire{
 // must.
 func TestConformance(t *testing.T) { conformance.Suite(t, wire) }
 
+// TestEnvironmentFallback: an empty Config takes key, base URL and model
+// from OPENAI_API_KEY, OPENAI_BASE_URL and OPSBOT_MODEL, else
+// DefaultModel.
+func TestEnvironmentFallback(t *testing.T) { conformance.Environment(t, wire) }
+
 // newFake starts a fake of the API that answers with replies, in order.
 func newFake(t testing.TB, replies ...testfake.Reply) *testfake.Server {
 	return wire.Fake(t, replies...)
@@ -74,4 +91,12 @@ func newFake(t testing.TB, replies ...testfake.Reply) *testfake.Server {
 func newTestProvider(t testing.TB, f *testfake.Server, opts ...Option) (*Provider, *testfake.Sleeps) {
 	p, s := wire.Provider(t, f, opts...)
 	return p.(*Provider), s
+}
+
+// bearer is the key a request carried as its bearer token.
+func bearer(h http.Header) string {
+	if k, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
+		return k
+	}
+	return ""
 }

@@ -25,6 +25,8 @@ func Suite(t *testing.T, w Wire) {
 	t.Run("CancelMidStream", func(t *testing.T) { t.Parallel(); cancelMidStream(t, w) })
 	t.Run("RetryWaitsForCancel", func(t *testing.T) { t.Parallel(); retryWaitsForCancel(t, w) })
 	t.Run("OnRetry", func(t *testing.T) { t.Parallel(); onRetry(t, w) })
+	t.Run("RequestOnTheWire", func(t *testing.T) { t.Parallel(); requestOnTheWire(t, w) })
+	t.Run("BadHistory", func(t *testing.T) { t.Parallel(); badHistory(t, w) })
 	t.Run("ErrorsNeverContainTheKey", func(t *testing.T) { t.Parallel(); keyNeverLeaks(t, w, w.ExtraLeaks) })
 }
 
@@ -149,7 +151,7 @@ func retryWaitsForCancel(t *testing.T, w Wire) {
 	overloaded := testfake.Reply{Status: w.OverloadedStatus, Body: string(testfake.ReadTestdata(t, "overloaded.json"))}
 	f := w.Fake(t, overloaded, testfake.Reply{SSE: "text.sse"})
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := w.New(t, f.URL, provider.WithSleep(func(ctx context.Context, d time.Duration) error {
+	p, err := w.New(w.config(f), provider.WithSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()
 		return streamretry.Sleep(ctx, time.Hour)
 	}))

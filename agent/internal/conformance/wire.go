@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
@@ -19,8 +20,21 @@ type Wire struct {
 	// NoReply is the error body, in the wire's format, the fake sends for
 	// a request it has no reply scripted for.
 	NoReply string
-	// New builds the provider against the fake at url, with opts.
-	New func(t testing.TB, url string, opts ...provider.Option) (agent.Provider, error)
+	// New is the provider's New.
+	New func(cfg provider.Config, opts ...provider.Option) (agent.Provider, error)
+	// BaseURL is the provider's base URL for the fake at url.
+	BaseURL func(url string) string
+	// Model is the model the suite's providers ask for.
+	Model string
+	// Env is where the provider's Config falls back to, DefaultModel
+	// included.
+	Env provider.Environment
+	// Path is where the provider sends its calls; Fields, the fields of
+	// its request, which request.golden.json holds for
+	// testfake.Conversation(); SentKey, the key a request carried.
+	Path    string
+	Fields  []string
+	SentKey func(http.Header) string
 	// OverloadedStatus is the status an overloaded API answers (529, 503).
 	OverloadedStatus int
 	// ToolCallID is tool_call.sse's call id; TwoCallIDs two_tool_calls.sse's.
@@ -47,6 +61,8 @@ type Wire struct {
 	// server; ErrorAfterTextEcho, a stream that fails so after some text.
 	Echo               func(kind string) string
 	ErrorAfterTextEcho func() []byte
+	// BadHistory are the malformed requests only w refuses.
+	BadHistory []BadHistoryCase
 	// ExtraLeaks are the failures only w's API has, whose errors must be
 	// free of the key too.
 	ExtraLeaks []LeakCase
@@ -62,9 +78,15 @@ func (w Wire) Fake(t testing.TB, replies ...testfake.Reply) *testfake.Server {
 func (w Wire) Provider(t testing.TB, f *testfake.Server, opts ...provider.Option) (agent.Provider, *testfake.Sleeps) {
 	t.Helper()
 	s := &testfake.Sleeps{}
-	p, err := w.New(t, f.URL, append([]provider.Option{provider.WithSleep(s.Sleep)}, opts...)...)
+	p, err := w.New(w.config(f), append([]provider.Option{provider.WithSleep(s.Sleep)}, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return p, s
+}
+
+// config is what the suite builds a provider with: the test key and
+// model, against f.
+func (w Wire) config(f *testfake.Server) provider.Config {
+	return provider.Config{APIKey: w.Key, BaseURL: w.BaseURL(f.URL), Model: w.Model, MaxTokens: 1024}
 }
