@@ -1,9 +1,14 @@
-package agent
+package agent_test
 
 import (
 	"context"
 	"iter"
+	"strconv"
 	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/persist"
 
 	"github.com/opsbot/opsbot/store"
 )
@@ -13,21 +18,21 @@ import (
 // history is in memory, so only the loop is measured.
 func BenchmarkLoopPerDelta(b *testing.B) {
 	const deltas = 1000
-	model := ProviderFunc(func(_ context.Context, _ Request) iter.Seq[StreamEvent] {
-		return func(yield func(StreamEvent) bool) {
+	model := agent.ProviderFunc(func(_ context.Context, _ agent.Request) iter.Seq[agent.StreamEvent] {
+		return func(yield func(agent.StreamEvent) bool) {
 			for range deltas {
-				if !yield(StreamEvent{Kind: EventText, Text: "word "}) {
+				if !yield(agent.StreamEvent{Kind: agent.EventText, Text: "word "}) {
 					return
 				}
 			}
-			yield(StreamEvent{Kind: EventStop, StopReason: StopEndTurn})
+			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
 		}
 	})
-	a := &Agent{Provider: model, Tools: NewRegistry(), History: NewMemoryHistory()}
-	emit := func(Event) {}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(), History: agent.NewMemoryHistory()}
+	emit := func(agent.Event) {}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if err := a.Turn(context.Background(), SessionInfo{ID: int64(i)}, "go", emit); err != nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: int64(i)}, "go", emit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,49 +44,49 @@ func BenchmarkLoopPerDelta(b *testing.B) {
 // (the loop alone) and in SQLite (what a deployment pays: two commits a
 // step, each fsynced).
 func BenchmarkToolDispatch(b *testing.B) {
-	b.Run("history=memory", func(b *testing.B) { benchDispatch(b, NewMemoryHistory()) })
+	b.Run("history=memory", func(b *testing.B) { benchDispatch(b, agent.NewMemoryHistory()) })
 	b.Run("history=sqlite", func(b *testing.B) {
 		st, err := store.Open(context.Background(), store.Config{Path: b.TempDir() + "/bench.db"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		benchDispatch(b, sqliteSessions{StoreHistory{st}, st})
+		benchDispatch(b, sqliteSessions{persist.History{Store: st}, st})
 	})
 }
 
 // sqliteSessions creates the session each benchmark turn needs.
 type sqliteSessions struct {
-	StoreHistory
+	persist.History
 	st *store.Store
 }
 
-func (h sqliteSessions) Load(ctx context.Context, id int64) ([]Message, int64, error) {
-	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: itoa(int(id))})
-	return h.StoreHistory.Load(ctx, id)
+func (h sqliteSessions) Load(ctx context.Context, id int64) ([]agent.Message, int64, error) {
+	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: strconv.Itoa(int(id))})
+	return h.History.Load(ctx, id)
 }
 
-func benchDispatch(b *testing.B, h History) {
+func benchDispatch(b *testing.B, h agent.History) {
 	const calls = 10
 	step := 0
-	model := ProviderFunc(func(_ context.Context, _ Request) iter.Seq[StreamEvent] {
-		return func(yield func(StreamEvent) bool) {
+	model := agent.ProviderFunc(func(_ context.Context, _ agent.Request) iter.Seq[agent.StreamEvent] {
+		return func(yield func(agent.StreamEvent) bool) {
 			step++
 			if step%(calls+1) == 0 {
-				yield(StreamEvent{Kind: EventText, Text: "done"})
-				yield(StreamEvent{Kind: EventStop, StopReason: StopEndTurn})
+				yield(agent.StreamEvent{Kind: agent.EventText, Text: "done"})
+				yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopEndTurn})
 				return
 			}
-			yield(StreamEvent{Kind: EventToolCall, ToolCall: Block{Type: BlockToolUse, ID: "t", Name: "noop", Input: []byte(`{"x":1}`)}})
-			yield(StreamEvent{Kind: EventStop, StopReason: StopToolUse})
+			yield(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{Type: agent.BlockToolUse, ID: "t", Name: "noop", Input: []byte(`{"x":1}`)}})
+			yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: agent.StopToolUse})
 		}
 	})
-	noop := funcTool{"noop", func(context.Context, ToolCall) ToolResult { return ToolResult{Content: "ok"} }}
-	a := &Agent{Provider: model, Tools: NewRegistry(noop), History: h, MaxSteps: calls + 1}
-	emit := func(Event) {}
+	noop := testfake.Tool{Name: "noop", Fn: func(context.Context, agent.ToolCall) agent.ToolResult { return agent.ToolResult{Content: "ok"} }}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(noop), History: h, MaxSteps: calls + 1}
+	emit := func(agent.Event) {}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if err := a.Turn(context.Background(), SessionInfo{ID: int64(i + 1)}, "go", emit); err != nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: int64(i + 1)}, "go", emit); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -85,9 +85,11 @@ func withBudget(ctx context.Context, b *budget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, b)
 }
 
-// waitingForPeople stops the turn's clock, if ctx belongs to a turn, until
-// the returned func is called.
-func waitingForPeople(ctx context.Context) (done func()) {
+// WaitingForPeople stops the turn's clock, if ctx belongs to a turn, until
+// the returned func is called: a tool calls it while people decide on an
+// approval, so that the card's expiry, not the turn's timeout, decides
+// how long they have.
+func WaitingForPeople(ctx context.Context) (done func()) {
 	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
 		return b.pause()
 	}

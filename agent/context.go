@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/opsbot/opsbot/agent/internal/textcut"
 )
 
-// estimateTokens guesses a message's token count from its JSON size: about
+// EstimateTokens guesses a message's token count from its JSON size: about
 // four bytes a token for English and shell output. Good enough to decide
 // when to shorten or compact; never used for billing.
-func estimateTokens(m Message) int {
+func EstimateTokens(m Message) int {
 	b, _ := json.Marshal(m.Content)
 	return len(b)/4 + 4
 }
@@ -17,7 +19,7 @@ func estimateTokens(m Message) int {
 func estimateAll(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += estimateTokens(m)
+		n += EstimateTokens(m)
 	}
 	return n
 }
@@ -31,8 +33,8 @@ const keptEnds = 400
 const bigResult = 4096
 
 // neverShortened are tools whose results the model keeps following: a
-// loaded runbook, its own plan.
-var neverShortened = map[string]bool{"load_skill": true, todoToolName: true}
+// loaded runbook, its own plan (agent/tools' load_skill and todo).
+var neverShortened = map[string]bool{"load_skill": true, "todo": true}
 
 // prepare builds the messages of a model call from the history: the
 // history is repaired so that the API accepts it (repair), and, when the
@@ -114,29 +116,12 @@ func cut(m *Message, i int, names map[string]string) int {
 	blocks := append([]Block(nil), m.Content...)
 	b := blocks[i]
 	s := b.Content
-	head, tail := safeHead(s, keptEnds), safeTail(s, keptEnds)
+	head, tail := textcut.Head(s, keptEnds), textcut.Tail(s, keptEnds)
 	b.Content = fmt.Sprintf("%s\n[… %d bytes of this %s output cleared to save context; you read them in full earlier …]\n%s",
 		head, len(s)-len(head)-len(tail), names[b.ToolUseID], tail)
 	blocks[i] = b
 	m.Content = blocks
 	return (len(s) - len(b.Content)) / 4
-}
-
-// safeHead and safeTail cut s to about n bytes without splitting a UTF-8
-// sequence.
-func safeHead(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:min(n, len(s))]
-}
-
-func safeTail(s string, n int) string {
-	i := max(len(s)-n, 0)
-	for i < len(s) && s[i]&0xC0 == 0x80 {
-		i++
-	}
-	return s[i:]
 }
 
 // pendingToolCalls returns the tool calls of the last message when it is

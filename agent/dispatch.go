@@ -31,7 +31,7 @@ func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 	results := Message{Role: RoleUser}
 	compact := false
 	for i, c := range calls {
-		if c.Name == todoToolName {
+		if a.Tools.plans(c.Name) {
 			t.sinceTodo = -1
 		}
 		call := ToolCall{ID: c.ID, Name: c.Name, Input: c.Input, Session: t.sess, Emit: t.emit}

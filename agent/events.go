@@ -3,11 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/opsbot/opsbot/approvals"
-	"github.com/opsbot/opsbot/hosts"
 )
 
 // TurnEventKind is the kind of an event a turn reports to its caller.
@@ -40,12 +36,31 @@ type Event struct {
 	ToolID   string
 	Summary  string
 	IsError  bool
-	Approval *approvals.Pending
+	Approval *PendingApproval
 	// Runs are the commands a finished tool ran (ToolFinished), for
 	// people to see what ran where and how it ended.
 	Runs  []CommandRun
 	Usage Usage
 	Err   error
+}
+
+// PendingApproval is a command waiting for people to approve it, as a
+// turn reports it (ApprovalPending): the tools convert their guard's
+// request into it, so that the loop and its callers need no approvals
+// package to read it.
+type PendingApproval struct {
+	// ID names the approval request.
+	ID string
+	// Target is where the command would run: a host, or a comma list.
+	Target  string
+	Command string
+	// Reasons say why the policy asks people.
+	Reasons   []string
+	Requester string
+	ExpiresAt time.Time
+	// Reattached is set when the request existed already (a turn resumed
+	// after a restart): its card was posted then.
+	Reattached bool
 }
 
 // CommandRun is one command a tool ran on one host.
@@ -76,19 +91,6 @@ func (r CommandRun) ranBefore(what string) string {
 		end = "killed while running, so it may have partly run"
 	}
 	return fmt.Sprintf("ran on %s before %s: `%s`, %s", r.Host, what, r.Command, end)
-}
-
-// runsOf describes what a command's results were, for people.
-func runsOf(command string, results []hosts.ExecResult) []CommandRun {
-	runs := make([]CommandRun, len(results))
-	for i, r := range results {
-		runs[i] = CommandRun{Host: r.Host, Command: command, ExitCode: r.ExitCode, Signal: r.Signal, Duration: r.Duration,
-			Killed: r.Killed, Output: tailOf(strings.TrimRight(r.Stdout+r.Stderr, "\n"), 2000)}
-		if r.Err != nil {
-			runs[i].Err = r.Err.Error()
-		}
-	}
-	return runs
 }
 
 type retryNoticeKey struct{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 )
@@ -25,7 +26,7 @@ func diagnostics() ([]string, map[string]string) {
 
 func investigator(p agent.Provider, h agent.History, ex hosts.Executor) *agent.Agent {
 	guard := &approvals.Guard{Policy: riskyPolicy{risky: []string{"touch", "systemctl restart"}}, Approver: approver{}, Exec: ex}
-	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+	return &agent.Agent{Provider: p, History: h, Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 }
 
 // An investigation of five parallel diagnostics and one follow-up: every
@@ -52,8 +53,8 @@ func TestInvestigationKeepsEveryResult(t *testing.T) {
 		)
 		h, sess := sqliteSession(t)
 		a := investigator(p, h, &fleet{outputs: outs})
-		ev := &events{}
-		if err := a.Turn(context.Background(), sess, "why is web-1 slow?", ev.emit); err != nil {
+		ev := &testfake.Recorder{}
+		if err := a.Turn(context.Background(), sess, "why is web-1 slow?", ev.Emit); err != nil {
 			t.Fatal(err)
 		}
 		reqs := f.Requests()
@@ -72,7 +73,7 @@ func TestInvestigationKeepsEveryResult(t *testing.T) {
 				t.Errorf("request %d carries %d of %d results whole; want all %d", i+2, whole, len(results), want)
 			}
 		}
-		if got := ev.text(); !strings.Contains(got, "OUT1-HEAD") || !strings.Contains(got, "OUT6-TAIL") {
+		if got := ev.Text(); !strings.Contains(got, "OUT1-HEAD") || !strings.Contains(got, "OUT6-TAIL") {
 			t.Errorf("the answer does not quote outputs 1 and 6: %q", got)
 		}
 	})

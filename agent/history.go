@@ -2,11 +2,7 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // SessionInfo is what a turn knows of the conversation it belongs to.
@@ -30,73 +26,6 @@ type History interface {
 	Rollback(ctx context.Context, sessionID, toSeq int64) error
 	// Compact archives the whole history and replaces it with msgs.
 	Compact(ctx context.Context, sessionID int64, msgs ...Message) (lastSeq int64, err error)
-}
-
-// StoreHistory keeps history in the SQLite store.
-type StoreHistory struct{ Store *store.Store }
-
-var _ History = StoreHistory{}
-
-// Load reads the history.
-func (h StoreHistory) Load(ctx context.Context, sessionID int64) ([]Message, int64, error) {
-	rows, err := h.Store.Messages(ctx, sessionID)
-	if err != nil {
-		return nil, 0, err
-	}
-	msgs := make([]Message, 0, len(rows))
-	var last int64
-	for _, r := range rows {
-		m := Message{Role: Role(r.Role)}
-		if err := json.Unmarshal(r.Content, &m.Content); err != nil {
-			return nil, 0, fmt.Errorf("agent: message %d of session %d: %w", r.Seq, sessionID, err)
-		}
-		msgs, last = append(msgs, m), r.Seq
-	}
-	return msgs, last, nil
-}
-
-// Append persists messages.
-func (h StoreHistory) Append(ctx context.Context, sessionID int64, msgs ...Message) (int64, error) {
-	rows, err := toRows(msgs)
-	if err != nil {
-		return 0, err
-	}
-	out, err := h.Store.AppendMessages(ctx, sessionID, rows...)
-	if err != nil || len(out) == 0 {
-		return 0, err
-	}
-	return out[len(out)-1].Seq, nil
-}
-
-// Rollback deletes what came after toSeq.
-func (h StoreHistory) Rollback(ctx context.Context, sessionID, toSeq int64) error {
-	_, err := h.Store.DeleteMessagesAfter(ctx, sessionID, toSeq)
-	return err
-}
-
-// Compact archives the transcript and replaces the history.
-func (h StoreHistory) Compact(ctx context.Context, sessionID int64, msgs ...Message) (int64, error) {
-	rows, err := toRows(msgs)
-	if err != nil {
-		return 0, err
-	}
-	out, err := h.Store.CompactMessages(ctx, sessionID, rows...)
-	if err != nil || len(out) == 0 {
-		return 0, err
-	}
-	return out[len(out)-1].Seq, nil
-}
-
-func toRows(msgs []Message) ([]store.Message, error) {
-	rows := make([]store.Message, len(msgs))
-	for i, m := range msgs {
-		b, err := json.Marshal(m.Content)
-		if err != nil {
-			return nil, fmt.Errorf("agent: encode message: %w", err)
-		}
-		rows[i] = store.Message{Role: string(m.Role), Content: b, Tokens: estimateTokens(m)}
-	}
-	return rows, nil
 }
 
 // MemoryHistory keeps history in memory: subagents and one-shot questions.

@@ -2,27 +2,22 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/policy"
 )
 
-// Metrics are the agent's Prometheus collectors: its model requests and
-// the commands its Guard decides on. A nil *Metrics records nothing.
+// Metrics are the agent's Prometheus collectors of its model requests
+// (agent/tools' Metrics count the commands). A nil *Metrics records
+// nothing.
 //
-// Labels are few and fixed: a provider's kind, a policy decision, a
-// result. No model text, command text, host or user is a label.
+// Labels are few and fixed: a provider's kind and a result. No model
+// text or user is a label.
 type Metrics struct {
 	modelRequests *prometheus.CounterVec
 	modelLatency  *prometheus.HistogramVec
 	modelTokens   *prometheus.CounterVec
-	commands      *prometheus.CounterVec
-	commandTime   *prometheus.HistogramVec
 }
 
 // NewMetrics registers the collectors on reg:
@@ -32,13 +27,7 @@ type Metrics struct {
 //   - opsbot_model_request_duration_seconds{provider}: from the request
 //     to the end of its streamed response;
 //   - opsbot_model_tokens_total{provider,direction}: tokens in (prompt)
-//     and out (completion), as the provider reported them;
-//   - opsbot_commands_total{decision,result}: commands by the policy's
-//     decision (allow, approve, deny) and how each ended (ok, failed,
-//     timeout, cancelled, error: it could not run; refused: denied by
-//     policy; not_approved: people denied it or let it expire);
-//   - opsbot_command_duration_seconds{decision}: how long the commands
-//     that ran took, per host.
+//     and out (completion), as the provider reported them.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		modelRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_model_requests_total",
@@ -49,14 +38,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_model_tokens_total",
 			Help: "Tokens the provider reported, by provider and direction (in: prompt, out: completion)."},
 			[]string{"provider", "direction"}),
-		commands: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_commands_total",
-			Help: "Commands by the policy's decision (allow, approve, deny) and result (ok, failed, timeout, cancelled, error, refused, not_approved)."},
-			[]string{"decision", "result"}),
-		commandTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "opsbot_command_duration_seconds",
-			Help:    "How long a command that ran took on one host, by the policy's decision.",
-			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600}}, []string{"decision"}),
 	}
-	for _, c := range []prometheus.Collector{m.modelRequests, m.modelLatency, m.modelTokens, m.commands, m.commandTime} {
+	for _, c := range []prometheus.Collector{m.modelRequests, m.modelLatency, m.modelTokens} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -107,63 +90,4 @@ func (m *Metrics) meter(ctx context.Context, name string, events iter.Seq[Stream
 			}
 		}
 	}
-}
-
-// Executor wraps e so that each host's run of a command is counted: as
-// decision "approve" when a person approved it (Confinement.Approved),
-// else "allow". On a nil *Metrics it returns e.
-func (m *Metrics) Executor(e hosts.Executor) hosts.Executor {
-	if m == nil || e == nil {
-		return e
-	}
-	return meteredExecutor{Executor: e, m: m}
-}
-
-// meteredExecutor is the Executor Metrics.Executor returns.
-type meteredExecutor struct {
-	hosts.Executor
-	m *Metrics
-}
-
-var _ hosts.Executor = meteredExecutor{}
-
-// Exec runs the command and counts each host's result.
-func (e meteredExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
-	decision := policy.Allow.String()
-	if opts.Approved {
-		decision = policy.Approve.String()
-	}
-	results := e.Executor.Exec(ctx, names, command, opts)
-	for _, r := range results {
-		e.m.commands.WithLabelValues(decision, commandResult(ctx, r)).Inc()
-		if r.Err == nil {
-			e.m.commandTime.WithLabelValues(decision).Observe(r.Duration.Seconds())
-		}
-	}
-	return results
-}
-
-// commandResult names how one host's run ended.
-func commandResult(ctx context.Context, r hosts.ExecResult) string {
-	switch {
-	case ctx.Err() != nil || errors.Is(r.Err, context.Canceled):
-		return "cancelled"
-	case r.Err != nil:
-		return "error"
-	case r.Killed:
-		return "timeout"
-	case r.ExitCode != 0 || r.Signal != "":
-		return "failed"
-	}
-	return "ok"
-}
-
-// Refused counts a command that did not run: the policy denied it
-// ("deny", "refused"), or people did not approve it ("approve",
-// "not_approved"). It is the Guard's approvals.RefusalCounter.
-func (m *Metrics) Refused(decision policy.Action, result string) {
-	if m == nil {
-		return
-	}
-	m.commands.WithLabelValues(decision.String(), result).Inc()
 }

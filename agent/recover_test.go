@@ -20,8 +20,8 @@ func TestMalformedCallThenRetrySucceeds(t *testing.T) {
 			testfake.Say("web-1 is up 3 days."))
 		h, sess := sqliteSession(t)
 		fl := &fleet{outputs: map[string]string{"uptime": "up 3 days"}}
-		ev := &events{}
-		if err := investigator(p, h, fl).Turn(context.Background(), sess, "is web-1 up?", ev.emit); err != nil {
+		ev := &testfake.Recorder{}
+		if err := investigator(p, h, fl).Turn(context.Background(), sess, "is web-1 up?", ev.Emit); err != nil {
 			t.Fatal(err)
 		}
 		reqs := f.Requests()
@@ -34,8 +34,8 @@ func TestMalformedCallThenRetrySucceeds(t *testing.T) {
 		if got := fl.runs(); len(got) != 1 || got[0] != "web-1: uptime" {
 			t.Errorf("ran %q; want the retry only", got)
 		}
-		if ev.text() != "web-1 is up 3 days." {
-			t.Errorf("answer = %q", ev.text())
+		if ev.Text() != "web-1 is up 3 days." {
+			t.Errorf("answer = %q", ev.Text())
 		}
 	})
 }
@@ -61,12 +61,12 @@ func TestStepLimitEndsWithASummary(t *testing.T) {
 		fl := &fleet{outputs: map[string]string{"uptime": "up", "df -h": "42%"}}
 		a := investigator(p, h, fl)
 		a.MaxSteps = 3
-		ev := &events{}
-		if err := a.Turn(context.Background(), sess, "check web-1", ev.emit); err != nil {
+		ev := &testfake.Recorder{}
+		if err := a.Turn(context.Background(), sess, "check web-1", ev.Emit); err != nil {
 			t.Fatalf("the turn failed: %v", err)
 		}
-		if !strings.HasPrefix(ev.text(), "Summary:") {
-			t.Errorf("answer = %q; want the summary", ev.text())
+		if !strings.HasPrefix(ev.Text(), "Summary:") {
+			t.Errorf("answer = %q; want the summary", ev.Text())
 		}
 		last := f.Requests()[2].Body
 		if texts := w.userTexts(last); !strings.Contains(fmt.Sprint(texts), "summarize what you found") {

@@ -39,8 +39,8 @@ func TestNoModelResponseBreaksTheThread(t *testing.T) {
 				a := investigator(p, h, &fleet{outputs: map[string]string{"uptime": "up 3 days"}})
 				a.Tools.Add(agent.NewCompactTool())
 				for i, q := range []string{"hi", "is web-1 up?", "and now?"} {
-					ev := &events{}
-					if err := a.Turn(context.Background(), sess, q, ev.emit); err != nil {
+					ev := &testfake.Recorder{}
+					if err := a.Turn(context.Background(), sess, q, ev.Emit); err != nil {
 						t.Fatalf("turn %d: %v", i+1, err)
 					}
 				}

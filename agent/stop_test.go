@@ -28,10 +28,10 @@ func TestStopKeepsARecordOfChanges(t *testing.T) {
 			}
 		}}
 		a := investigator(p, h, fl)
-		if err := a.Turn(ctx, sess, "touch it and wait", (&events{}).emit); !errors.Is(err, context.Canceled) {
+		if err := a.Turn(ctx, sess, "touch it and wait", (&testfake.Recorder{}).Emit); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v; want cancelled", err)
 		}
-		if err := a.Turn(context.Background(), sess, "what did you do?", (&events{}).emit); err != nil {
+		if err := a.Turn(context.Background(), sess, "what did you do?", (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatal(err)
 		}
 		texts := fmt.Sprint(w.userTexts(f.Requests()[1].Body))

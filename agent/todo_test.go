@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/tools"
 )
 
 // A model that never used the todo tool is never reminded of it, and no
@@ -22,8 +22,8 @@ func TestNoTodoReminderWithoutATodoList(t *testing.T) {
 		f, p := w.model(t, append(turns, testfake.Say("Fine."))...)
 		h, sess := sqliteSession(t)
 		a := investigator(p, h, &fleet{outputs: map[string]string{"uptime": "up"}})
-		a.Tools.Add(agent.NewTodoTool())
-		if err := a.Turn(context.Background(), sess, "watch web-1", (&events{}).emit); err != nil {
+		a.Tools.Add(tools.NewTodo())
+		if err := a.Turn(context.Background(), sess, "watch web-1", (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range f.Requests() {

@@ -105,14 +105,5 @@ func (r *Registry) Dispatch(ctx context.Context, call ToolCall) ToolResult {
 	return t.Call(ctx, call)
 }
 
-// decodeInput unmarshals a tool's input strictly, for a clear error the
-// model can correct.
-func decodeInput(call ToolCall, v any) error {
-	if err := json.Unmarshal(call.Input, v); err != nil {
-		return fmt.Errorf("invalid input for %s: %v", call.Name, err)
-	}
-	return nil
-}
-
 // schema is a shorthand for a JSON Schema object literal.
 func schema(s string) json.RawMessage { return json.RawMessage(s) }

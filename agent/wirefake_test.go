@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +12,10 @@ import (
 	"github.com/opsbot/opsbot/agent/anthropic"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/openai"
+	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
-	"github.com/opsbot/opsbot/store"
 )
 
 // wire is one of the two wire formats the agent is tested over: a scripted
@@ -226,59 +225,9 @@ func (a approver) Approve(ctx context.Context, req approvals.CommandRequest, pen
 }
 
 // sqliteSession opens a real SQLite file with one session in it.
-func sqliteSession(t *testing.T) (agent.StoreHistory, agent.SessionInfo) {
-	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "agent.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	sess, _, err := st.SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return agent.StoreHistory{Store: st}, agent.SessionInfo{ID: sess.ID, Requester: "alice", Platform: "test", Channel: "c"}
-}
-
-// events records what a turn reported.
-type events struct {
-	mu  sync.Mutex
-	all []agent.Event
-	on  func(agent.Event)
-}
-
-func (e *events) emit(ev agent.Event) {
-	e.mu.Lock()
-	e.all = append(e.all, ev)
-	on := e.on
-	e.mu.Unlock()
-	if on != nil {
-		on(ev)
-	}
-}
-
-func (e *events) text() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var b strings.Builder
-	for _, ev := range e.all {
-		if ev.Kind == agent.TextDelta {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
-}
-
-func (e *events) of(k agent.TurnEventKind) []agent.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []agent.Event
-	for _, ev := range e.all {
-		if ev.Kind == k {
-			out = append(out, ev)
-		}
-	}
-	return out
+func sqliteSession(t *testing.T) (persist.History, agent.SessionInfo) {
+	st, sess := testfake.Store(t)
+	return persist.History{Store: st}, sess
 }
 
 // run is a run_command call's JSON input.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
-	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -76,7 +75,7 @@ func TestAnswersOverFakes(t *testing.T) {
 
 	an.agent = scriptedAgent{err: agent.ErrMaxSteps, events: []agent.Event{
 		{Kind: agent.TextDelta, Text: "Checking the disk"},
-		{Kind: agent.ApprovalPending, Approval: &approvals.Pending{ID: "a1", Command: "rm -rf /var/tmp/x", Target: "web-1"}},
+		{Kind: agent.ApprovalPending, Approval: &agent.PendingApproval{ID: "a1", Command: "rm -rf /var/tmp/x", Target: "web-1"}},
 		{Kind: agent.ToolFinished, Tool: "run_command", Summary: "exit 0",
 			Runs: []agent.CommandRun{{Host: "web-1", Command: "df -h", Output: "/dev/sda1 91%"}}},
 	}}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
@@ -162,8 +164,8 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	d.Config = Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}
 	d.NoAgentHelp = "no model: set ANTHROPIC_API_KEY"
 	if opt.model != nil {
-		d.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
-			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+		d.Agent = &agent.Agent{Provider: opt.model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+			Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 	}
 	d.JobEndTurns, d.Log, d.Metrics, d.Sweeper = opt.jobEndTurns, opt.log, opt.metrics, opt.sweeper
 	if opt.limits != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
@@ -78,7 +79,7 @@ func (c *commands) listJobs(ctx context.Context, ev connectors.Event, sess agent
 	}
 	var lines []string
 	for _, j := range jobs {
-		lines = append(lines, "• "+strings.SplitN(agent.FormatJob(j), "\n", 2)[0])
+		lines = append(lines, "• "+strings.SplitN(tools.FormatJob(j), "\n", 2)[0])
 	}
 	c.out.reply(ctx, ev, strings.Join(lines, "\n"))
 }
@@ -96,7 +97,7 @@ func (c *commands) showJob(ctx context.Context, ev connectors.Event, sess agent.
 		c.out.reply(ctx, ev, fmt.Sprintf("This thread has no job %d; `jobs` lists this thread's jobs.", id))
 		return
 	}
-	text := agent.FormatJob(j)
+	text := tools.FormatJob(j)
 	if head, tail, ok := strings.Cut(text, "\n"); ok {
 		// The kept tail can be longer than a message holds: its end
 		// shows, as with any output.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -77,7 +77,7 @@ func loop(ctx context.Context, every time.Duration, fn func(context.Context)) {
 // speak.
 func jobEndTurn(sess store.Session, job store.Job) connectors.Event {
 	return connectors.Event{Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel,
-		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: agent.JobEndPrompt(job), Mention: true}
+		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: tools.JobEndPrompt(job), Mention: true}
 }
 
 // finalize gives a message left half-written its last form: a stream the

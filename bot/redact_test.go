@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
@@ -188,8 +190,8 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	d.Guard, d.Gate, d.Jobs, d.Platforms = guard, gate, jobs, NewPlatforms(red, nil, conn)
 	d.Hosts, d.Config = []agent.HostInfo{{Name: "local"}}, Config{DataDir: filepath.Join(dir, "data")}
 	if model != nil {
-		d.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
-			Notices: agent.StoreNotices{Store: st}, Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}
+		d.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: persist.History{Store: st}, Redactor: red},
+			Notices: persist.Notices{Store: st}, Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
 	}
 	b, err := New(d)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
@@ -72,7 +73,7 @@ func parseRun(args string) (s runSpec, problem string) {
 type runner struct {
 	// guard authorizes a command on a target (approvals.Guard does); exec
 	// runs it on hosts (the guard's executor).
-	guard agent.Permitter
+	guard tools.Permitter
 	exec  func(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
 	// startJob starts a background job (hosts.Jobs.Start); nil when they
 	// are off.
@@ -96,7 +97,7 @@ type runTurns interface {
 }
 
 var (
-	_ agent.Permitter = (*approvals.Guard)(nil)
+	_ tools.Permitter = (*approvals.Guard)(nil)
 )
 
 // command is `run`: through the policy and, when it says so, an
@@ -115,7 +116,7 @@ func (rn *runner) command(ctx context.Context, ev connectors.Event, sess agent.S
 	r, done := rn.turns.renderer(ctx, ev, true)
 	defer done()
 	call := agent.ToolCall{ID: "chat", Name: "run", Session: sess, Emit: rn.turns.emitter(ctx, ev, sess, r, &spec, nil)}
-	permit, err := agent.Authorize(ctx, rn.guard, call, spec.Target, spec.Command, sess.Cwd)
+	permit, err := tools.Authorize(ctx, rn.guard, call, spec.Target, spec.Command, sess.Cwd)
 	if err != nil {
 		rn.turns.closeRefused(ctx, ev, r, err)
 		return
@@ -335,7 +336,7 @@ func hostFailure(r hosts.ExecResult, timeout time.Duration) string {
 
 // followUpOf is what to record for a request the thread waits on: a chat
 // `run` when spec is set, else an agent's tool call.
-func followUpOf(sess agent.SessionInfo, p *approvals.Pending, spec *runSpec) store.FollowUp {
+func followUpOf(sess agent.SessionInfo, p *agent.PendingApproval, spec *runSpec) store.FollowUp {
 	f := store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Requester: p.Requester, Command: p.Command}
 	if spec != nil {
 		f.Kind, f.Target, f.Hosts, f.Cwd = store.FollowUpRun, spec.Target, strings.Split(p.Target, ","), sess.Cwd

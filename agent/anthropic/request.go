@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 )
 
 // params translates a neutral request into the SDK's, filling the model
@@ -101,7 +101,7 @@ func block(b agent.Block) (cb sdk.ContentBlockParamUnion, ok bool, err error) {
 		}
 		return sdk.NewTextBlock(b.Text), true, nil
 	case agent.BlockToolUse:
-		input, err := objectJSON(b.Input)
+		input, err := provider.ObjectJSON(b.Input)
 		if err != nil {
 			return cb, false, fmt.Errorf("tool call %s (%s): %w", b.ID, b.Name, err)
 		}
@@ -124,7 +124,7 @@ func block(b agent.Block) (cb sdk.ContentBlockParamUnion, ok bool, err error) {
 func tools(in []agent.ToolSpec) ([]sdk.ToolUnionParam, error) {
 	out := make([]sdk.ToolUnionParam, 0, len(in))
 	for _, t := range in {
-		schema, err := objectJSON(t.InputSchema)
+		schema, err := provider.ObjectJSON(t.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: tool %s: input schema: %w", t.Name, err)
 		}
@@ -141,16 +141,4 @@ func tools(in []agent.ToolSpec) ([]sdk.ToolUnionParam, error) {
 		out = append(out, sdk.ToolUnionParam{OfTool: tp})
 	}
 	return out, nil
-}
-
-// objectJSON checks that raw is a JSON object; empty input becomes {}.
-func objectJSON(raw json.RawMessage) (json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 {
-		return json.RawMessage("{}"), nil
-	}
-	if !json.Valid(trimmed) || trimmed[0] != '{' {
-		return nil, fmt.Errorf("not a JSON object: %.80q", trimmed)
-	}
-	return json.RawMessage(trimmed), nil
 }

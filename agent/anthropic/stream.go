@@ -8,6 +8,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
@@ -130,7 +131,7 @@ func (d *decoder) stopBlock(index int64) {
 	if len(strings.TrimSpace(c.input.String())) == 0 && c.start != nil {
 		raw, _ = json.Marshal(c.start)
 	}
-	input, err := objectJSON(raw)
+	input, err := provider.ObjectJSON(raw)
 	if err != nil {
 		d.badCalls = append(d.badCalls, agent.Block{Type: agent.BlockToolUse, ID: c.id, Name: c.name,
 			Input: json.RawMessage("{}"), InputError: err.Error()})

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 )
 
 // params translates a neutral request into the SDK's, filling the model
@@ -34,7 +34,7 @@ func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error
 	if req.NoToolUse && len(tools) > 0 {
 		params.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfAuto: sdk.String("none")}
 	}
-	if p.streamUsage {
+	if p.opts.StreamUsage {
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	}
 	return params, nil
@@ -121,7 +121,7 @@ func appendAssistant(out []sdk.ChatCompletionMessageParamUnion, blocks []agent.B
 				texts = append(texts, b.Text)
 			}
 		case agent.BlockToolUse:
-			input, err := objectJSON(b.Input)
+			input, err := provider.ObjectJSON(b.Input)
 			if err != nil {
 				return nil, fmt.Errorf("tool call %s (%s): %w", b.ID, b.Name, err)
 			}
@@ -145,7 +145,7 @@ func appendAssistant(out []sdk.ChatCompletionMessageParamUnion, blocks []agent.B
 func tools(in []agent.ToolSpec) ([]sdk.ChatCompletionToolUnionParam, error) {
 	out := make([]sdk.ChatCompletionToolUnionParam, 0, len(in))
 	for _, t := range in {
-		raw, err := objectJSON(t.InputSchema)
+		raw, err := provider.ObjectJSON(t.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("openai: tool %s: input schema: %w", t.Name, err)
 		}
@@ -163,16 +163,4 @@ func tools(in []agent.ToolSpec) ([]sdk.ChatCompletionToolUnionParam, error) {
 		out = append(out, sdk.ChatCompletionFunctionTool(fn))
 	}
 	return out, nil
-}
-
-// objectJSON checks that raw is a JSON object; empty input becomes {}.
-func objectJSON(raw json.RawMessage) (json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 {
-		return json.RawMessage("{}"), nil
-	}
-	if !json.Valid(trimmed) || trimmed[0] != '{' {
-		return nil, fmt.Errorf("not a JSON object: %.80q", trimmed)
-	}
-	return json.RawMessage(trimmed), nil
 }

@@ -2,49 +2,12 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
-
-// TestRequestOnTheWire checks what the fake received: path, bearer key,
-// model, token bound, usage request, and the translation of the history
-// (system message; assistant tool_calls; one "tool" message per result,
-// an error result marked in words; the user's text after the results)
-// and of the tool definitions.
-func TestRequestOnTheWire(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, testfake.Reply{SSE: "text.sse"})
-	p, _ := newTestProvider(t, f)
-	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
-		t.Fatalf("stream: %v", o.Err)
-	}
-	got := f.Requests()
-	if len(got) != 1 {
-		t.Fatalf("requests = %d, want 1", len(got))
-	}
-	r := got[0]
-	if r.Path != "/v1/chat/completions" {
-		t.Errorf("path = %q, want /v1/chat/completions", r.Path)
-	}
-	if a := r.Header.Get("Authorization"); a != "Bearer "+testKey {
-		t.Errorf("authorization = %q, want the configured key as a bearer token", a)
-	}
-	keys := []string{"model", "max_tokens", "stream", "stream_options", "messages", "tools"}
-	subset := map[string]any{}
-	for _, k := range keys {
-		subset[k] = r.Body[k]
-	}
-	testfake.JSONEqual(t, "request body", subset, string(testfake.ReadTestdata(t, "request.golden.json")))
-	for k := range r.Body {
-		if !strings.Contains(strings.Join(keys, " "), k) {
-			t.Errorf("unexpected request field %q = %v", k, r.Body[k])
-		}
-	}
-}
 
 // TestRequestOptions: model and token bound (request over config; OpenAI's
 // own API gets max_completion_tokens, other servers max_tokens; no bound
@@ -110,27 +73,6 @@ func TestIsOfficial(t *testing.T) {
 	}
 }
 
-// TestEnvironmentFallback: an empty Config takes key, base URL and model
-// from OPENAI_API_KEY, OPENAI_BASE_URL and OPSBOT_MODEL.
-func TestEnvironmentFallback(t *testing.T) {
-	f := newFake(t, testfake.Reply{SSE: "text.sse"})
-	t.Setenv("OPENAI_API_KEY", "sk-from-env")
-	t.Setenv("OPENAI_BASE_URL", f.URL+"/v1")
-	t.Setenv("OPSBOT_MODEL", "model-from-env")
-	p, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
-	if o := testfake.Collect(t, p.Stream(context.Background(), req)); o.Err != nil {
-		t.Fatalf("stream: %v", o.Err)
-	}
-	r := f.Requests()[0]
-	if r.Header.Get("Authorization") != "Bearer sk-from-env" || r.Body["model"] != "model-from-env" {
-		t.Errorf("auth %q, model %v; want the environment's", r.Header.Get("Authorization"), r.Body["model"])
-	}
-}
-
 // TestLocalServerWithoutKey: a server such as Ollama needs no key, and
 // none is sent.
 func TestLocalServerWithoutKey(t *testing.T) {
@@ -145,23 +87,6 @@ func TestLocalServerWithoutKey(t *testing.T) {
 	}
 	if a := f.Requests()[0].Header.Get("Authorization"); a != "" {
 		t.Errorf("authorization = %q, want none", a)
-	}
-}
-
-// TestDefaultModel: with no model in the config, the environment or the
-// request, DefaultModel is asked for.
-func TestDefaultModel(t *testing.T) {
-	t.Setenv("OPSBOT_MODEL", "")
-	f := newFake(t, testfake.Reply{SSE: "text.sse"})
-	p, err := New(Config{APIKey: testKey, BaseURL: f.URL + "/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
-		t.Fatalf("stream: %v", o.Err)
-	}
-	if m := f.Requests()[0].Body["model"]; m != DefaultModel {
-		t.Errorf("model = %v, want %s", m, DefaultModel)
 	}
 }
 
@@ -182,35 +107,5 @@ func TestNewRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("New(%+v) = %v, want %q", tt.cfg, err, tt.want)
 		}
-	}
-}
-
-// TestBadHistory: malformed history is an EventError before any call.
-func TestBadHistory(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		req  agent.Request
-		want string
-	}{
-		{"bad role", agent.Request{Messages: []agent.Message{{Role: "system"}}}, `unknown role "system"`},
-		{"tool_use from the user", agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockToolUse}}}}}, `block type "tool_use" in a user message`},
-		{"bad tool input", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, Content: []agent.Block{
-			{Type: agent.BlockToolUse, ID: "t1", Name: "x", Input: json.RawMessage(`"x"`)}}}}}, "not a JSON object"},
-		{"bad schema", agent.Request{Tools: []agent.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`{`)}}}, "tool x: input schema"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t)
-			p, _ := newTestProvider(t, f)
-			o := testfake.Collect(t, p.Stream(context.Background(), tt.req))
-			if o.Err == nil || !strings.Contains(o.Err.Error(), tt.want) {
-				t.Errorf("err = %v, want %q", o.Err, tt.want)
-			}
-			if n := len(f.Requests()); n != 0 {
-				t.Errorf("%d requests made for a bad history", n)
-			}
-		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/provider"
 	"github.com/opsbot/opsbot/agent/internal/streamretry"
 )
 
@@ -109,7 +110,7 @@ func (d *decoder) finish() error {
 	}
 	sort.Slice(calls, func(i, j int) bool { return calls[i].index < calls[j].index })
 	for _, c := range calls {
-		input, err := objectJSON([]byte(c.args.String()))
+		input, err := provider.ObjectJSON([]byte(c.args.String()))
 		inputErr := ""
 		if err != nil {
 			if stop == agent.StopMaxTokens {

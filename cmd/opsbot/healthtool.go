@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/store"
 )
@@ -19,7 +19,7 @@ type healthReports struct {
 	schedules []checks.Schedule
 }
 
-var _ agent.HealthReports = healthReports{}
+var _ tools.HealthReports = healthReports{}
 
 // Schedules are the configured schedules' names.
 func (h healthReports) Schedules() []string {

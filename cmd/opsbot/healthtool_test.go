@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/store"
 )
@@ -29,7 +30,7 @@ func TestHealthResultsToolReadsTheStoredReport(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	tool := &agent.HealthTool{Reports: healthReports{store: st, schedules: []checks.Schedule{{Name: "morning", Checks: []string{"disk"}}, {Name: "never"}}}}
+	tool := &tools.HealthResults{Reports: healthReports{store: st, schedules: []checks.Schedule{{Name: "morning", Checks: []string{"disk"}}, {Name: "never"}}}}
 	res := tool.Call(ctx, agent.ToolCall{Name: "health_results", Input: []byte(`{}`)})
 	for _, want := range []string{`<output schedule="morning">`, "1 failing", "web-1", "never: schedule never has not run yet"} {
 		if !strings.Contains(res.Content, want) {

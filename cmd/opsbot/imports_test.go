@@ -66,6 +66,8 @@ func forbidden(pkg, name, imp string) string {
 		return "imports point from bot outwards: only the composition root uses bot"
 	case under(pkg, "agent") && under(imp, "connectors"):
 		return "agent never imports a connector"
+	case pkg == "agent" && !under(imp, "agent/internal"):
+		return "the loop knows its tools as agent.Tool: approvals, hosts and store are agent/tools' and agent/persist's"
 	case under(pkg, "connectors") && (under(imp, "store") || under(imp, "bot")):
 		return "connectors never import bot or store"
 	case under(pkg, "store") && !under(imp, "store"):
@@ -114,6 +116,8 @@ func TestImportRules(t *testing.T) {
 		{"hosts/executor", "executor", "store"},
 		{"hosts/executor", "executor", "approvals"},
 		{"hosts/executor", "executor", "bot"},
+		{"agent", "agent", "approvals"},
+		{"agent", "agent", "store"},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1], b[2]) == "" {
@@ -121,9 +125,10 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 	good := [][3]string{{"store/webarchive", "webarchive", "connectors/web"}, {"bot", "bot", "connectors"}, {"cmd/opsbot", "main", "connectors/web"}, {"bot/bench/idle", "main", "bot"}, {"checks", "checks", "connectors"},
-		{"agent", "agent", "approvals"}, {"agent", "agent", "hosts"}, {"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"},
-		{"approvals", "approvals", "policy"}, {"checks", "checks", "policy"}, {"agent", "agent", "policy"}, {"policy", "policy", "hosts"}, {"policy/nsverify", "nsverify", "hosts/sshtest"},
-		{"hosts/executor", "executor", "hosts"}, {"hosts/executor", "executor", "approvals/redact"}}
+		{"approvals", "approvals", "hosts"}, {"hosts", "hosts", "store"}, {"checks", "checks", "approvals"},
+		{"approvals", "approvals", "policy"}, {"checks", "checks", "policy"}, {"policy", "policy", "hosts"}, {"policy/nsverify", "nsverify", "hosts/sshtest"},
+		{"hosts/executor", "executor", "hosts"}, {"hosts/executor", "executor", "approvals/redact"},
+		{"agent/tools", "tools", "approvals"}, {"agent/tools", "tools", "hosts"}, {"agent/persist", "persist", "store"}, {"agent", "agent", "agent/internal/textcut"}}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1], g[2]); why != "" {
 			t.Errorf("%s importing %s is refused: %s", g[0], g[2], why)

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
@@ -13,12 +14,13 @@ import (
 )
 
 // metrics are the process's Prometheus collectors, on the one registry
-// /metrics serves. Each package declares its own (agent.Metrics,
+// /metrics serves. Each package declares its own (agent.Metrics, tools.Metrics,
 // bot.Metrics, checks.Metrics, connectors.APIMetrics, store.Collector);
 // this is where they meet. docs/OPERATIONS.md lists every series.
 type metrics struct {
 	reg    *prometheus.Registry
 	agent  *agent.Metrics
+	tools  *tools.Metrics
 	bot    *bot.Metrics
 	checks *checks.Metrics
 	// api counts the connectors' platform API calls: a connector's HTTP
@@ -32,6 +34,9 @@ func newMetrics(st *store.Store) (*metrics, error) {
 	m := &metrics{reg: newRegistry()}
 	var err error
 	if m.agent, err = agent.NewMetrics(m.reg); err != nil {
+		return nil, err
+	}
+	if m.tools, err = tools.NewMetrics(m.reg); err != nil {
 		return nil, err
 	}
 	if m.bot, err = bot.NewMetrics(m.reg); err != nil {

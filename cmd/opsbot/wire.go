@@ -11,6 +11,8 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/anthropic"
 	"github.com/opsbot/opsbot/agent/openai"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
@@ -89,7 +91,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.exec = &executor.Fleet{Fleet: rt.fleet, Redactor: rt.red}
 	// A run closes the follow-up of the approval it claimed, if its
 	// command never started (the ledger closes it as one starts).
-	rt.run = rt.metrics.agent.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
+	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
 	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
@@ -174,7 +176,7 @@ const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_AP
 // guard builds the one path from a front to the hosts, with that front's
 // way of approving.
 func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
-	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.agent}
+	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.tools}
 }
 
 func (rt *parts) policyChecker() approvals.FleetPolicy {
@@ -204,27 +206,27 @@ func (rt *parts) newAgent(guard *approvals.Guard) *agent.Agent {
 		return nil
 	}
 	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
-	history := bot.RedactedHistory{History: agent.StoreHistory{Store: rt.store}, Redactor: rt.red}
-	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: agent.StoreNotices{Store: rt.store},
+	history := bot.RedactedHistory{History: persist.History{Store: rt.store}, Redactor: rt.red}
+	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: persist.Notices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
 		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
 	a.Tools = agent.NewRegistry(
-		&agent.RunCommandTool{Guard: guard},
-		&agent.StartJobTool{Guard: guard, Jobs: rt.jobs},
-		&agent.JobStatusTool{Store: rt.store, Jobs: rt.jobs},
-		&agent.CancelJobTool{Store: rt.store, Jobs: rt.jobs},
-		&agent.TailFileTool{Guard: guard},
-		&agent.PolicyCheckTool{Guard: guard},
-		agent.NewTodoTool(),
+		&tools.RunCommand{Guard: guard},
+		&tools.StartJob{Guard: guard, Jobs: rt.jobs},
+		&tools.JobStatus{Store: rt.store, Jobs: rt.jobs},
+		&tools.CancelJob{Store: rt.store, Jobs: rt.jobs},
+		&tools.TailFile{Guard: guard},
+		&tools.PolicyCheck{Guard: guard},
+		tools.NewTodo(),
 		agent.NewCompactTool(),
-		&agent.TaskTool{Parent: a},
+		&tools.Task{Parent: a},
 	)
 	if len(rt.cfg.Checks.Schedules) > 0 {
-		a.Tools.Add(&agent.HealthTool{Reports: healthReports{store: rt.store, schedules: rt.cfg.Checks.Schedules}})
+		a.Tools.Add(&tools.HealthResults{Reports: healthReports{store: rt.store, schedules: rt.cfg.Checks.Schedules}})
 	}
 	if len(rt.skills) > 0 {
-		a.Tools.Add(&agent.LoadSkillTool{Skills: rt.skills})
-		a.Tools.Add(&agent.RunSkillScriptTool{Skills: rt.skills, Guard: guard})
+		a.Tools.Add(&tools.LoadSkill{Skills: rt.skills})
+		a.Tools.Add(&tools.RunSkillScript{Skills: rt.skills, Guard: guard})
 	}
 	return a
 }

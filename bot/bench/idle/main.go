@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/persist"
+	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
@@ -188,8 +190,8 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 	deps := bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st, Guard: guard, Gate: gate, Jobs: d.jobs,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")}, Log: log,
 		Platforms: bot.NewPlatforms(nil, log, &counting{Connector: conn, done: d.done}),
-		Agent: &agent.Agent{Provider: shortAnswer, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
-			Tools: agent.NewRegistry(&agent.RunCommandTool{Guard: guard})}}
+		Agent: &agent.Agent{Provider: shortAnswer, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+			Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}}
 	if d.bot, err = bot.New(deps); err != nil {
 		d.close()
 		return nil, err

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
+	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
@@ -100,17 +103,17 @@ func (e *gatedExec) Exec(ctx context.Context, names []string, command string, op
 
 // startJob starts command as a job of sess on the local host, in the
 // session's directory, confined as nobody approved it.
-func startJob(j *hosts.Jobs, sess SessionInfo, command string) (store.Job, error) {
+func startJob(j *hosts.Jobs, sess agent.SessionInfo, command string) (store.Job, error) {
 	return j.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
 }
 
-func runCommand(t *testing.T, g *approvals.Guard, target, command string) (ToolResult, []Event) {
+func runCommand(t *testing.T, g *approvals.Guard, target, command string) (agent.ToolResult, []agent.Event) {
 	t.Helper()
-	rec := &recorder{}
-	tool := &RunCommandTool{Guard: g}
-	res := tool.Call(context.Background(), ToolCall{ID: "t1", Name: "run_command", Emit: rec.emit, Session: SessionInfo{ID: 1, Requester: "alice"},
-		Input: []byte(toJSON(map[string]string{"target": target, "command": command}))})
-	return res, rec.events
+	rec := &testfake.Recorder{}
+	tool := &RunCommand{Guard: g}
+	res := tool.Call(context.Background(), agent.ToolCall{ID: "t1", Name: "run_command", Emit: rec.Emit, Session: agent.SessionInfo{ID: 1, Requester: "alice"},
+		Input: []byte(testfake.JSON(map[string]string{"target": target, "command": command}))})
+	return res, rec.Events
 }
 
 func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
@@ -148,7 +151,7 @@ func TestRunCommandFollowsThePolicyWhateverTheModelSays(t *testing.T) {
 			if wantAsk := fake.Check("", cmd).Action == policy.Approve; asked != wantAsk {
 				t.Errorf("asked for approval = %v; want %v", asked, wantAsk)
 			}
-			if asked && (len(events) == 0 || events[0].Kind != ApprovalPending || ap.request[0].Requester.ID != "alice") {
+			if asked && (len(events) == 0 || events[0].Kind != agent.ApprovalPending || ap.request[0].Requester.ID != "alice") {
 				t.Errorf("no ApprovalPending event or wrong requester: %+v %+v", events, ap.request)
 			}
 		})
@@ -199,26 +202,26 @@ func TestSkillsLoadOnDemandAndScriptsStayConfined(t *testing.T) {
 	os.WriteFile(outside, []byte("#!/bin/sh\necho evil\n"), 0o755)
 	os.Symlink(outside, filepath.Join(root, "disk", "link.sh"))
 
-	skills, err := LoadSkills([]string{root})
+	skills, err := agent.LoadSkills([]string{root})
 	if err != nil || len(skills) != 2 {
 		t.Fatalf("LoadSkills = %+v, %v", skills, err)
 	}
-	index := SkillIndex(skills)
+	index := agent.SkillIndex(skills)
 	if !strings.Contains(index, "disk: check disk") || strings.Contains(index, "Run ./usage.sh") {
 		t.Errorf("the index must list names and descriptions only: %q", index)
 	}
-	load := &LoadSkillTool{Skills: skills}
-	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"disk"}`)}); !strings.Contains(res.Content, "Run ./usage.sh") {
+	load := &LoadSkill{Skills: skills}
+	if res := load.Call(context.Background(), agent.ToolCall{Name: "load_skill", Input: []byte(`{"name":"disk"}`)}); !strings.Contains(res.Content, "Run ./usage.sh") {
 		t.Errorf("load_skill = %+v", res)
 	}
-	if res := load.Call(context.Background(), ToolCall{Name: "load_skill", Input: []byte(`{"name":"nope"}`)}); !res.IsError {
+	if res := load.Call(context.Background(), agent.ToolCall{Name: "load_skill", Input: []byte(`{"name":"nope"}`)}); !res.IsError {
 		t.Error("unknown skill loaded")
 	}
 
 	ex := &shellExec{}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}}
-	call := func(input string) ToolResult {
-		return tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(Event) {}})
+	tool := &RunSkillScript{Skills: skills, Guard: &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}}
+	call := func(input string) agent.ToolResult {
+		return tool.Call(context.Background(), agent.ToolCall{Name: "run_skill_script", Input: []byte(input), Emit: func(agent.Event) {}})
 	}
 	res := call(`{"skill":"disk","script":"usage.sh","args":["/var","a b"],"stdin":"from stdin"}`)
 	for _, want := range []string{"exit_code: 3", "args: /var a b", "from stdin", "--- stderr ---\noops", "killed: false"} {
@@ -240,10 +243,10 @@ func TestSkillScriptsGoThroughThePolicy(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeSkill(t, root, "fix", "Fixes things.", map[string]string{"fix.sh": "#!/bin/sh\ntouch /tmp/should-not-exist\n"})
-	skills, _ := LoadSkills([]string{root})
+	skills, _ := agent.LoadSkills([]string{root})
 	ex, ap := &shellExec{}, &fakeApprover{answer: approvals.Outcome{State: "denied", DecidedBy: "bob"}}
-	tool := &RunSkillScriptTool{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
-	res := tool.Call(context.Background(), ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(Event) {}})
+	tool := &RunSkillScript{Skills: skills, Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: ex}}
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "run_skill_script", Input: []byte(`{"skill":"fix","script":"fix.sh"}`), Emit: func(agent.Event) {}})
 	if !res.IsError || len(ex.commands()) != 0 || len(ap.request) != 1 {
 		t.Errorf("a script the policy wants approved ran without it: %+v", res)
 	}
@@ -254,25 +257,25 @@ func TestBadSkillIsAnErrorNamingTheFile(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
 	os.WriteFile(filepath.Join(root, "broken", "SKILL.md"), []byte("no front matter"), 0o644)
-	if _, err := LoadSkills([]string{root}); err == nil || !strings.Contains(err.Error(), "broken/SKILL.md") {
+	if _, err := agent.LoadSkills([]string{root}); err == nil || !strings.Contains(err.Error(), "broken/SKILL.md") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	ex := &gatedExec{release: make(chan struct{})}
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
 	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}
-	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
-		use("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
-		say("Started."),
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Calls("", "start_job", `{"target":"local","command":"echo built; exit 2"}`),
+		testfake.Text("Started."),
 	}}
-	a := &Agent{Provider: model, History: StoreHistory{st}, Notices: StoreNotices{st},
-		Tools: NewRegistry(&StartJobTool{Guard: guard, Jobs: jobs}, &JobStatusTool{Store: st})}
-	if err := a.Turn(context.Background(), sess, "build it", (&recorder{}).emit); err != nil {
+	a := &agent.Agent{Provider: model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
+		Tools: agent.NewRegistry(&StartJob{Guard: guard, Jobs: jobs}, &JobStatus{Store: st})}
+	if err := a.Turn(context.Background(), sess, "build it", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
 	// The job's end is held back until the first turn is over, so its
@@ -289,21 +292,21 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
 		t.Fatalf("job = %+v", job)
 	}
-	model.steps = append(model.steps, say("The job failed with exit 2."))
-	if err := a.Turn(context.Background(), sess, "how did it go?", (&recorder{}).emit); err != nil {
+	model.Steps = append(model.Steps, testfake.Text("The job failed with exit 2."))
+	if err := a.Turn(context.Background(), sess, "how did it go?", (&testfake.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	if early := model.reqs()[1]; strings.Contains(toJSON(early.Messages), "background-job-notification") {
-		t.Errorf("a notification reached the model before its job ended: %s", toJSON(early.Messages))
+	if early := model.Requests()[1]; strings.Contains(testfake.JSON(early.Messages), "background-job-notification") {
+		t.Errorf("a notification reached the model before its job ended: %s", testfake.JSON(early.Messages))
 	}
-	last := model.reqs()[2]
-	if !strings.Contains(toJSON(last.Messages), "background-job-notification") {
-		t.Errorf("the notification was not injected: %s", toJSON(last.Messages))
+	last := model.Requests()[2]
+	if !strings.Contains(testfake.JSON(last.Messages), "background-job-notification") {
+		t.Errorf("the notification was not injected: %s", testfake.JSON(last.Messages))
 	}
 	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Error("the notification was not marked injected")
 	}
-	status := (&JobStatusTool{Store: st}).Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})
+	status := (&JobStatus{Store: st}).Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})
 	if !strings.Contains(status.Content, "failed, exit 2") {
 		t.Errorf("job_status = %+v", status)
 	}
@@ -313,7 +316,7 @@ func TestApprovalBindsTheDirectoryOnlyWhereItApplies(t *testing.T) {
 	t.Parallel()
 	ap := &fakeApprover{answer: approvals.Outcome{State: "denied"}}
 	g := &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}
-	call := ToolCall{Name: "run_command", Emit: func(Event) {}, Session: SessionInfo{Cwd: "/srv/session"}}
+	call := agent.ToolCall{Name: "run_command", Emit: func(agent.Event) {}, Session: agent.SessionInfo{Cwd: "/srv/session"}}
 	Authorize(context.Background(), g, call, "local", "touch x", "/srv/session")
 	Authorize(context.Background(), g, call, "web-1", "touch x", "/srv/session")
 	g.DirOnAllHosts = true

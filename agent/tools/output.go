@@ -1,9 +1,11 @@
-package agent
+package tools
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/textcut"
 	"github.com/opsbot/opsbot/hosts"
 )
 
@@ -20,7 +22,7 @@ const (
 // command, as data that is not to be obeyed; a fan-out starts with one
 // line per host, so the model sees every host's outcome even when the
 // outputs are cut to their head and tail.
-func formatResults(command string, results []hosts.ExecResult) ToolResult {
+func formatResults(command string, results []hosts.ExecResult) agent.ToolResult {
 	var b strings.Builder
 	failed := 0
 	for _, r := range results {
@@ -39,7 +41,7 @@ func formatResults(command string, results []hosts.ExecResult) ToolResult {
 	for _, r := range results {
 		writeOutput(&b, command, r, share)
 	}
-	res := ToolResult{Content: b.String(), IsError: failed > 0}
+	res := agent.ToolResult{Content: b.String(), IsError: failed > 0}
 	if len(results) == 1 {
 		res.Summary = hostStatus(results[0])
 	} else {
@@ -81,7 +83,7 @@ func headTail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	head, tail := safeHead(s, n/2), safeTail(s, n/2)
+	head, tail := textcut.Head(s, n/2), textcut.Tail(s, n/2)
 	return fmt.Sprintf("%s\n[… %d bytes cut here …]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
 
@@ -89,4 +91,25 @@ func headTail(s string, n int) string {
 // "</output>" must not make what follows look like opsbot's words.
 func unframe(s string) string {
 	return strings.ReplaceAll(s, "</output", "<\\/output")
+}
+
+// runsOf describes what a command's results were, for people.
+func runsOf(command string, results []hosts.ExecResult) []agent.CommandRun {
+	runs := make([]agent.CommandRun, len(results))
+	for i, r := range results {
+		runs[i] = agent.CommandRun{Host: r.Host, Command: command, ExitCode: r.ExitCode, Signal: r.Signal, Duration: r.Duration,
+			Killed: r.Killed, Output: tailOf(strings.TrimRight(r.Stdout+r.Stderr, "\n"), 2000)}
+		if r.Err != nil {
+			runs[i].Err = r.Err.Error()
+		}
+	}
+	return runs
+}
+
+// tailOf is the last n bytes of s, marked as cut when it is.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

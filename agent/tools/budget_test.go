@@ -1,13 +1,16 @@
-package agent
+package tools
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
@@ -51,9 +54,9 @@ func (s slowApprover) Approve(ctx context.Context, req approvals.CommandRequest,
 	}
 }
 
-func guarded(ex hosts.Executor, ap approvals.Approver) *Registry {
+func guarded(ex hosts.Executor, ap approvals.Approver) *agent.Registry {
 	pol := fakePolicy{"uptime": policy.Allow, "sleep 30": policy.Allow, "touch /tmp/x": policy.Approve}
-	return NewRegistry(&RunCommandTool{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
+	return agent.NewRegistry(&RunCommand{Guard: &approvals.Guard{Policy: pol, Approver: ap, Exec: ex}})
 }
 
 // An approval decided after 14 minutes still runs its command: time spent
@@ -63,13 +66,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ex := &clockExec{}
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
-			say("Done."),
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
+			testfake.Text("Done."),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(ex, slowApprover{14 * time.Minute}), History: NewMemoryHistory(), TurnTimeout: 10 * time.Minute}
+		a := &agent.Agent{Provider: model, Tools: guarded(ex, slowApprover{14 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 10 * time.Minute}
 		start := time.Now()
-		if err := a.Turn(context.Background(), SessionInfo{ID: 1}, "touch it", (&recorder{}).emit); err != nil {
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "touch it", (&testfake.Recorder{}).Emit); err != nil {
 			t.Fatalf("the turn failed after %v: %v", time.Since(start), err)
 		}
 		if len(ex.ran) != 1 || ex.ran[0] != "touch /tmp/x" {
@@ -82,13 +85,13 @@ func TestFourteenMinuteApprovalStillRuns(t *testing.T) {
 func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
-			use("", "run_command", `{"target":"web-1","command":"sleep 30"}`),
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"sleep 30"}`),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{5 * time.Minute}), History: NewMemoryHistory(), TurnTimeout: 20 * time.Second}
+		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{5 * time.Minute}), History: agent.NewMemoryHistory(), TurnTimeout: 20 * time.Second}
 		start := time.Now()
-		err := a.Turn(context.Background(), SessionInfo{ID: 1}, "go", (&recorder{}).emit)
+		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit)
 		if err == nil || !strings.Contains(err.Error(), "time limit") {
 			t.Fatalf("err = %v; want the time limit", err)
 		}
@@ -104,20 +107,20 @@ func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		h := NewMemoryHistory()
-		model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
-			use("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
+		h := agent.NewMemoryHistory()
+		model := &testfake.Model{Steps: []testfake.Step{
+			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
 				"run_command", `{"target":"web-1","command":"sleep 30"}`,
 				"run_command", `{"target":"web-1","command":"uptime"}`),
 		}}
-		a := &Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
-		if err := a.Turn(context.Background(), SessionInfo{ID: 1}, "go", (&recorder{}).emit); err == nil {
+		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit); err == nil {
 			t.Fatal("no error")
 		}
-		msgs := mustLoad(t, h, 1)
+		msgs := testfake.Load(t, h, 1)
 		res := msgs[len(msgs)-1].Content
 		if len(res) != 3 {
-			t.Fatalf("results = %s", toJSON(res))
+			t.Fatalf("results = %s", testfake.JSON(res))
 		}
 		for i, want := range []string{"exit 0", "interrupted", "not run"} {
 			if !strings.Contains(res[i].Content, want) {
@@ -135,8 +138,8 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 func TestStartJobRefusesAGroupBeforeAsking(t *testing.T) {
 	t.Parallel()
 	ap := &fakeApprover{answer: approvals.Outcome{Approved: true, State: "approved"}}
-	tool := &StartJobTool{Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
-	res := tool.Call(context.Background(), ToolCall{Name: "start_job", Emit: func(Event) {},
+	tool := &StartJob{Guard: &approvals.Guard{Policy: fakePolicy{}, Approver: ap, Exec: &shellExec{}}}
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "start_job", Emit: func(agent.Event) {},
 		Input: []byte(`{"target":"web-1,web-2","command":"pg_dump app"}`)})
 	if !res.IsError || !strings.Contains(res.Content, "one host") {
 		t.Errorf("result = %+v", res)
@@ -167,7 +170,7 @@ func (e *printingExec) Exec(ctx context.Context, names []string, command string,
 // job_status shows what a running job printed so far.
 func TestJobStatusShowsPartialOutput(t *testing.T) {
 	t.Parallel()
-	st, sess := testStore(t)
+	st, sess := testfake.Store(t)
 	ex := &printingExec{release: make(chan struct{}), printed: make(chan struct{})}
 	jobs := &hosts.Jobs{Store: st, Exec: ex}
 	defer jobs.Close()
@@ -175,9 +178,9 @@ func TestJobStatusShowsPartialOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := &JobStatusTool{Store: st, Jobs: jobs}
+	tool := &JobStatus{Store: st, Jobs: jobs}
 	<-ex.printed
-	res := tool.Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + itoa(int(job.ID)) + `}`)})
+	res := tool.Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":` + strconv.Itoa(int(job.ID)) + `}`)})
 	close(ex.release)
 	if res.IsError || !strings.Contains(res.Content, "running") || !strings.Contains(res.Content, "dumped users") {
 		t.Errorf("status = %q", res.Content)
