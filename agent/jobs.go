@@ -16,7 +16,7 @@ import (
 // its thread (agent.on_job_end: turn): the job's outcome and the head and
 // tail of its output, labelled as opsbot's, so the model answers what the
 // job's end means rather than taking it for the person's words.
-func JobEndPrompt(j store.Job) string {
+func JobEndPrompt(j hosts.Job) string {
 	return "[opsbot note, not the person's words] A background job in this conversation ended. Tell the thread in a few " +
 		"sentences what it means: what finished, what failed or was skipped (quote the output), and what, if anything, " +
 		"to do next. Do not start it again unless asked.\n<job>\n" + unframe(FormatJob(j)) + "\n</job>"
@@ -66,7 +66,7 @@ func (t *StartJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.Start(ctx, store.Job{SessionID: call.Session.ID, Host: permit.Hosts[0], Command: in.Command, Requester: call.Session.Requester},
+	job, err := t.Jobs.Start(ctx, hosts.Job{SessionID: call.Session.ID, Host: permit.Hosts[0], Command: in.Command, Requester: call.Session.Requester},
 		call.Session.Cwd, permit.Confinement)
 	if err != nil {
 		return Errorf("could not start the job: %v", err)
@@ -112,7 +112,7 @@ func (t *JobStatusTool) Call(ctx context.Context, call ToolCall) ToolResult {
 }
 
 // FormatJob renders a job for the model or a person.
-func FormatJob(j store.Job) string {
+func FormatJob(j hosts.Job) string {
 	s := fmt.Sprintf("job %d: `%s` on %s — %s", j.ID, j.Command, j.Host, j.State)
 	if j.ExitCode != nil {
 		s += fmt.Sprintf(", exit %d", *j.ExitCode)
@@ -127,8 +127,8 @@ func FormatJob(j store.Job) string {
 }
 
 // partialOutput is a running job's output so far, when jobs knows it.
-func partialOutput(jobs *hosts.Jobs, job store.Job) (string, bool) {
-	if job.State != store.JobRunning {
+func partialOutput(jobs *hosts.Jobs, job hosts.Job) (string, bool) {
+	if job.State != hosts.JobRunning {
 		return "", false
 	}
 	return jobs.Partial(job.ID)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 // fakePolicy decides by a table of commands; the rest is approve.
@@ -99,8 +98,8 @@ func (e *gatedExec) Exec(ctx context.Context, names []string, command string, op
 
 // startJob starts command as a job of sess on the local host, in the
 // session's directory, confined as nobody approved it.
-func startJob(j *hosts.Jobs, sess SessionInfo, command string) (store.Job, error) {
-	return j.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
+func startJob(j *hosts.Jobs, sess SessionInfo, command string) (hosts.Job, error) {
+	return j.Start(context.Background(), hosts.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
 }
 
 func runCommand(t *testing.T, g *approvals.Guard, target, command string) (ToolResult, []Event) {
@@ -285,7 +284,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 		t.Fatalf("%d notifications waiting after the job ended; want 1: %+v", len(notes), notes)
 	}
 	job, _ := st.Job(context.Background(), 1)
-	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
+	if job.State != hosts.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
 		t.Fatalf("job = %+v", job)
 	}
 	model.steps = append(model.steps, say("The job failed with exit 2."))

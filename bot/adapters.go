@@ -14,7 +14,6 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 // FleetExecutor runs the agent's and the chat commands' commands on the
@@ -212,7 +211,7 @@ func (p PolicyChecker) Check(host, command string) approvals.HostDecision {
 // records that the waiter acted on the decision (so nothing else does).
 // *store.Store has it.
 type ApprovalUse interface {
-	ReusableApproval(ctx context.Context, sessionID int64, hash string) (store.Approval, bool, error)
+	ReusableApproval(ctx context.Context, sessionID int64, hash string) (approvals.Approval, bool, error)
 	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
 	FinishFollowUp(ctx context.Context, approvalID string) (bool, error)
 }
@@ -278,7 +277,7 @@ func (g GateApprover) Approve(ctx context.Context, req approvals.CommandRequest,
 	// Said for people and the model alike: "denied by @bob", "expired:
 	// nobody decided within 15 minutes" — no platform keys.
 	out := approvals.Outcome{State: string(res.Outcome), DecidedBy: plainMention(res.DecidedBy)}
-	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
+	if res.Outcome == approvals.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
 		out.State, out.DecidedBy = connectors.PlainMentions(decisionText(res.Approval)), ""
 	}
 	if res.Allows(areq) {

@@ -497,7 +497,7 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
+	job, err := h.bot.Jobs.Start(ctx, hosts.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
 	t.Parallel()
 	cmd := "echo '\n```\n' ; rm -rf /srv/*data*"
-	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1}, "@bob")
+	m := cardMessage(approvals.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: approvals.ApprovalPending, Quorum: 1}, "@bob")
 	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
 		t.Errorf("card text:\n%s", m.Text)
 	}

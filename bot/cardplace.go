@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -10,7 +11,7 @@ import (
 // unplacedCardStore lists decided requests whose card's place was never
 // recorded (*store.Store does).
 type unplacedCardStore interface {
-	UnplacedCards(ctx context.Context, limit int) ([]store.Approval, error)
+	UnplacedCards(ctx context.Context, limit int) ([]approvals.Approval, error)
 }
 
 var _ unplacedCardStore = (*store.Store)(nil)
@@ -40,7 +41,7 @@ func (c *cards) placeUnplaced(ctx context.Context) {
 
 // place shows a's decision on its card if the card can be found; it
 // reports whether a is done with (shown, or not to be found).
-func (c *cards) place(ctx context.Context, a store.Approval) bool {
+func (c *cards) place(ctx context.Context, a approvals.Approval) bool {
 	if a.SessionID == 0 {
 		return true
 	}

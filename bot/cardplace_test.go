@@ -38,7 +38,7 @@ func TestCardWhosePlaceWasNotRecordedShowsItsDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := st.DecideApproval(context.Background(), id, store.ApprovalExpired, "opsbot:expiry"); !ok || err != nil {
+	if ok, _, err := st.DecideApproval(context.Background(), id, approvals.ApprovalExpired, "opsbot:expiry"); !ok || err != nil {
 		t.Fatalf("expire the request: %v %v", ok, err)
 	}
 	st.Close()

@@ -33,8 +33,8 @@ type commands struct {
 
 // commandStore is what the chat commands read and change.
 type commandStore interface {
-	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
-	Job(ctx context.Context, id int64) (store.Job, error)
+	Jobs(ctx context.Context, sessionID int64, limit int) ([]hosts.Job, error)
+	Job(ctx context.Context, id int64) (hosts.Job, error)
 	DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error)
 }
 

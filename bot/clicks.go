@@ -3,8 +3,8 @@ package bot
 import (
 	"context"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 // action routes a button click: Stop to the thread's running work, a vote
@@ -56,7 +56,7 @@ func respond(ctx context.Context, out replier, ev connectors.Event, text string)
 // cards posts and edits approval cards through b, and counts votes
 // through b's gate; a vote that decides a request queues its follow-up.
 func (b *Bot) cards() *cards {
-	c := &cards{store: b.Store, out: b, decided: func(ctx context.Context, a store.Approval) { b.followUpQueue().now(ctx, a) }, log: b.log()}
+	c := &cards{store: b.Store, out: b, decided: func(ctx context.Context, a approvals.Approval) { b.followUpQueue().now(ctx, a) }, log: b.log()}
 	if b.Gate != nil {
 		c.gate = b.Gate
 	}

@@ -248,7 +248,7 @@ func TestClaimCutByACrashIsReported(t *testing.T) {
 	}
 	id := pending[0].ID
 	// The old process decided and claimed it, then died.
-	if _, _, err := h.st.DecideApproval(context.Background(), id, store.ApprovalApproved, "web:bob"); err != nil {
+	if _, _, err := h.st.DecideApproval(context.Background(), id, approvals.ApprovalApproved, "web:bob"); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := h.st.ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
@@ -282,7 +282,7 @@ func TestDecidedCardIsEditedWhateverDecidedIt(t *testing.T) {
 	}
 	// Decided and acted on by a process that died before the card's edit.
 	h.restart(botOptions{held: true})
-	if _, _, err := h.st.DecideApproval(context.Background(), pending[0].ID, store.ApprovalDenied, "web:bob"); err != nil {
+	if _, _, err := h.st.DecideApproval(context.Background(), pending[0].ID, approvals.ApprovalDenied, "web:bob"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.st.FinishFollowUp(context.Background(), pending[0].ID); err != nil {

@@ -27,7 +27,7 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 	t.Cleanup(h.stop)
 	ctx := context.Background()
 	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := h.bot.Jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+	if _, err := h.bot.Jobs.Start(ctx, hosts.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
 		Command: "printf 'dumped users\\nskipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestJobEndTurnSurvivesAStop(t *testing.T) {
 	h.say("alice", "t9", "run local sleep 30") // the thread is busy: the job's turn waits behind it
 	h.eventually("the run to start", h.has("t9", "running `sleep 30`"))
 	sess, _, _ := h.st.SessionFor(context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := h.bot.Jobs.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+	if _, err := h.bot.Jobs.Start(context.Background(), hosts.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
 		Command: "printf 'skipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}

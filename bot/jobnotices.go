@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -17,7 +18,7 @@ type jobNotices struct {
 	// turn is the event of the agent turn about job, which ended, in the
 	// session's thread (agent.on_job_end: turn); nil: the news is only
 	// posted. queue hands it, once on record, to the router.
-	turn  func(sess store.Session, job store.Job) connectors.Event
+	turn  func(sess store.Session, job hosts.Job) connectors.Event
 	queue func(ev connectors.Event, inboxID int64)
 	log   *slog.Logger
 	// serves names the platforms this process posts to; only their
@@ -31,7 +32,7 @@ type noticeStore interface {
 	MarkDelivered(ctx context.Context, ids ...int64) (int64, error)
 	DeliverNotification(ctx context.Context, id int64, platform string, turn []byte) (int64, error)
 	Session(ctx context.Context, id int64) (store.Session, error)
-	Job(ctx context.Context, id int64) (store.Job, error)
+	Job(ctx context.Context, id int64) (hosts.Job, error)
 }
 
 var _ noticeStore = (*store.Store)(nil)

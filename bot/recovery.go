@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -29,7 +30,7 @@ type recoveryStore interface {
 	FinishStreaming(ctx context.Context, id int64) error
 	RunningTurns(ctx context.Context) ([]store.Turn, error)
 	EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
-	InterruptRunningJobs(ctx context.Context) ([]store.Job, error)
+	InterruptRunningJobs(ctx context.Context) ([]hosts.Job, error)
 }
 
 // platforms reaches the configured connectors.

@@ -94,7 +94,7 @@ type commandExec interface {
 
 // jobStarter starts a background job (hosts.Jobs does).
 type jobStarter interface {
-	Start(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
+	Start(ctx context.Context, job hosts.Job, dir string, c hosts.Confinement) (hosts.Job, error)
 }
 
 // runTurns is what a run shows in its thread with: a stream, the agent
@@ -188,14 +188,14 @@ func (rn *runner) execute(ctx context.Context, r *Renderer, sess agent.SessionIn
 
 // startJobs starts one background job per host; `jobs` lists them and
 // each reports its end in the thread.
-func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) startJobs(ctx context.Context, r *Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	var lines []string
-	for _, h := range hosts {
+	for _, h := range names {
 		if rn.jobs == nil {
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := rn.jobs.Start(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
+		job, err := rn.jobs.Start(ctx, hosts.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			rn.log.Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"

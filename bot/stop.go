@@ -5,7 +5,6 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 // ActionStop is the Stop button's action id; its value is the thread.
@@ -67,7 +66,7 @@ func (b *Bot) isApprover(ev connectors.Event) bool {
 	}
 	p := stopperOf(ev).Person
 	for _, h := range b.Hosts {
-		if b.Gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
+		if b.Gate.MayApprove(approvals.Approval{Channel: ev.Channel, Host: h.Name}, p) {
 			return true
 		}
 	}

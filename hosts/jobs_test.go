@@ -52,8 +52,8 @@ func jobsStore(t *testing.T) (*store.Store, int64) {
 	return st, sess.ID
 }
 
-func startJob(j *hosts.Jobs, session int64, command, dir string) (store.Job, error) {
-	return j.Start(context.Background(), store.Job{SessionID: session, Host: "local", Command: command, Requester: "alice"}, dir, hosts.Confinement{})
+func startJob(j *hosts.Jobs, session int64, command, dir string) (hosts.Job, error) {
+	return j.Start(context.Background(), hosts.Job{SessionID: session, Host: "local", Command: command, Requester: "alice"}, dir, hosts.Confinement{})
 }
 
 func TestJobsCancelAndClose(t *testing.T) {
@@ -70,7 +70,7 @@ func TestJobsCancelAndClose(t *testing.T) {
 	jobs.Close()
 	jobs.Close() // twice is safe
 	got, _ := st.Job(context.Background(), job.ID)
-	if got.State != store.JobCancelled {
+	if got.State != hosts.JobCancelled {
 		t.Errorf("state = %s; want cancelled", got.State)
 	}
 	// The notice says what the store says, and why; not "failed".
@@ -103,7 +103,7 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 	}
 	jobs.Wait()
 	got, _ := st.Job(context.Background(), job.ID)
-	if got.State == store.JobRunning {
+	if got.State == hosts.JobRunning {
 		t.Fatal("the job's end was not recorded")
 	}
 	if strings.TrimSpace(got.OutputTail) != dir {

@@ -4,19 +4,21 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
 // ReusableApproval finds the newest request of the session with this hash
 // that a waiter may still attach to: pending, or approved and not yet
 // used — either way before its expiry, so an approval nobody used lapses
 // like an unanswered request. ok is false when there is none.
-func (s *Store) ReusableApproval(ctx context.Context, sessionID int64, hash string) (a Approval, ok bool, err error) {
+func (s *Store) ReusableApproval(ctx context.Context, sessionID int64, hash string) (a approvals.Approval, ok bool, err error) {
 	a, err = scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals
 		WHERE hash = ? AND coalesce(session_id, 0) = ? AND expires_at > ?
 			AND (state = 'pending' OR (state = 'approved' AND consumed_at IS NULL))
 		ORDER BY created_at DESC, id LIMIT 1`, hash, sessionID, s.now()))
 	if err == sql.ErrNoRows {
-		return Approval{}, false, nil
+		return approvals.Approval{}, false, nil
 	}
 	return a, err == nil, wrap("reusable approval", err)
 }
@@ -55,14 +57,14 @@ func (s *Store) ApprovalCard(ctx context.Context, id string) (channel, message s
 
 // StaleCards lists a session's decided requests whose card still shows
 // them pending.
-func (s *Store) StaleCards(ctx context.Context, sessionID int64) ([]Approval, error) {
+func (s *Store) StaleCards(ctx context.Context, sessionID int64) ([]approvals.Approval, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
 		WHERE session_id = ? AND state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at`, sessionID)
 	if err != nil {
 		return nil, wrap("stale cards", err)
 	}
 	defer rows.Close()
-	var out []Approval
+	var out []approvals.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
@@ -76,17 +78,17 @@ func (s *Store) StaleCards(ctx context.Context, sessionID int64) ([]Approval, er
 // AllStaleCards lists every decided request whose card still shows it
 // pending, with where the card is (channel, message), oldest first, at
 // most limit.
-func (s *Store) AllStaleCards(ctx context.Context, limit int) ([]Approval, []string, []string, error) {
+func (s *Store) AllStaleCards(ctx context.Context, limit int) ([]approvals.Approval, []string, []string, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+`, card_channel, card_message FROM approvals
 		WHERE state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
 	if err != nil {
 		return nil, nil, nil, wrap("stale cards", err)
 	}
 	defer rows.Close()
-	var out []Approval
+	var out []approvals.Approval
 	var channels, messages []string
 	for rows.Next() {
-		var a Approval
+		var a approvals.Approval
 		var reasons, channel, message string
 		var created, expires, decided sql.NullInt64
 		if err := rows.Scan(&a.ID, &a.Hash, &a.SessionID, &a.Platform, &a.Channel, &a.Host, &a.Command, &a.Cwd, &a.Requester,
@@ -114,14 +116,14 @@ func (s *Store) MarkCardShown(ctx context.Context, id string) error {
 // recorded (a crash came between the card's post and SetApprovalCard, or
 // the post failed) and that are not marked shown, oldest first, at most
 // limit: their card, if it was posted, still offers buttons.
-func (s *Store) UnplacedCards(ctx context.Context, limit int) ([]Approval, error) {
+func (s *Store) UnplacedCards(ctx context.Context, limit int) ([]approvals.Approval, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
 		WHERE state != 'pending' AND card_message = '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
 	if err != nil {
 		return nil, wrap("unplaced cards", err)
 	}
 	defer rows.Close()
-	var out []Approval
+	var out []approvals.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {

@@ -6,10 +6,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
-func newApproval(clock *fixedClock) Approval {
-	return Approval{Hash: "h1", Host: "web-1", Command: "systemctl restart nginx", Requester: "U1",
+func newApproval(clock *fixedClock) approvals.Approval {
+	return approvals.Approval{Hash: "h1", Host: "web-1", Command: "systemctl restart nginx", Requester: "U1",
 		Reasons: []string{"systemctl restart changes state"}, Quorum: 2, ExpiresAt: clock.Now().Add(15 * time.Minute)}
 }
 
@@ -18,7 +20,7 @@ func TestApprovalVotesAndConditionalDecision(t *testing.T) {
 	s, clock := openTest(t)
 	ctx := context.Background()
 	a, err := s.CreateApproval(ctx, newApproval(clock))
-	if err != nil || a.ID == "" || a.State != ApprovalPending {
+	if err != nil || a.ID == "" || a.State != approvals.ApprovalPending {
 		t.Fatalf("CreateApproval = %+v, %v", a, err)
 	}
 	got, err := s.Approval(ctx, a.ID)
@@ -41,12 +43,12 @@ func TestApprovalVotesAndConditionalDecision(t *testing.T) {
 	if pending, _ := s.PendingApprovals(ctx); len(pending) != 1 {
 		t.Errorf("PendingApprovals = %d; want 1", len(pending))
 	}
-	won, decided, err := s.DecideApproval(ctx, a.ID, ApprovalApproved, "U3")
-	if err != nil || !won || decided.State != ApprovalApproved || decided.DecidedBy != "U3" {
+	won, decided, err := s.DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "U3")
+	if err != nil || !won || decided.State != approvals.ApprovalApproved || decided.DecidedBy != "U3" {
 		t.Fatalf("DecideApproval = %v, %+v, %v", won, decided, err)
 	}
-	won, late, _ := s.DecideApproval(ctx, a.ID, ApprovalDenied, "U4")
-	if won || late.State != ApprovalApproved || late.DecidedBy != "U3" {
+	won, late, _ := s.DecideApproval(ctx, a.ID, approvals.ApprovalDenied, "U4")
+	if won || late.State != approvals.ApprovalApproved || late.DecidedBy != "U3" {
 		t.Errorf("late decision = %v, %+v; want lost, still approved by U3", won, late)
 	}
 	if tally, _ := s.RecordVote(ctx, a.ID, "U5", "approve"); tally.Recorded {
@@ -78,10 +80,10 @@ func TestApprovalExpiredRefusesVotesAndApproval(t *testing.T) {
 	if tally, _ := s.RecordVote(ctx, a.ID, "U2", "approve"); tally.Recorded {
 		t.Error("a vote after expiry was counted")
 	}
-	if won, _, _ := s.DecideApproval(ctx, a.ID, ApprovalApproved, "U2"); won {
+	if won, _, _ := s.DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "U2"); won {
 		t.Error("an expired request was approved")
 	}
-	if won, got, _ := s.DecideApproval(ctx, a.ID, ApprovalExpired, "opsbot"); !won || got.State != ApprovalExpired {
+	if won, got, _ := s.DecideApproval(ctx, a.ID, approvals.ApprovalExpired, "opsbot"); !won || got.State != approvals.ApprovalExpired {
 		t.Errorf("expiry did not decide: %v %+v", won, got)
 	}
 }
@@ -96,7 +98,7 @@ func TestFiftyConcurrentDecisionsWinOnce(t *testing.T) {
 	for i := range 50 {
 		wg.Go(func() {
 			voter := string(rune('A' + i%26))
-			if won, _, err := s.DecideApproval(ctx, a.ID, ApprovalApproved, voter); err != nil {
+			if won, _, err := s.DecideApproval(ctx, a.ID, approvals.ApprovalApproved, voter); err != nil {
 				t.Error(err)
 			} else if won {
 				wins <- voter
@@ -134,8 +136,8 @@ func TestApprovalIsUsedOnceAndFoundAgainByHash(t *testing.T) {
 	if won, _ := s.ConsumeApproval(ctx, a.ID, "opsbot"); won {
 		t.Error("a pending request was consumed")
 	}
-	s.DecideApproval(ctx, a.ID, ApprovalApproved, "U2")
-	if got, ok, _ := s.ReusableApproval(ctx, 0, "h1"); !ok || got.State != ApprovalApproved {
+	s.DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "U2")
+	if got, ok, _ := s.ReusableApproval(ctx, 0, "h1"); !ok || got.State != approvals.ApprovalApproved {
 		t.Fatal("an approved, unused request was not found")
 	}
 	if won, _ := s.ConsumeApproval(ctx, a.ID, "opsbot"); !won {
@@ -157,7 +159,7 @@ func TestApprovalIsUsedOnceAndFoundAgainByHash(t *testing.T) {
 	// nobody used before its expiry; nor one of another session.
 	b, _ := s.CreateApproval(ctx, newApproval(clock))
 	c, _ := s.CreateApproval(ctx, newApproval(clock))
-	s.DecideApproval(ctx, c.ID, ApprovalApproved, "U2")
+	s.DecideApproval(ctx, c.ID, approvals.ApprovalApproved, "U2")
 	if _, ok, _ := s.ReusableApproval(ctx, 42, "h1"); ok {
 		t.Error("another session's approval was offered")
 	}

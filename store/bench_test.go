@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/checks"
 )
 
 // BenchmarkSaveCheckRun1000Hosts: design §7 targets a 1,000-host check
@@ -15,9 +17,9 @@ func BenchmarkSaveCheckRun1000Hosts(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	run := CheckRun{Schedule: "fleet", StartedAt: time.Now(), EndedAt: time.Now()}
+	run := checks.CheckRun{Schedule: "fleet", StartedAt: time.Now(), EndedAt: time.Now()}
 	for i := range 1000 {
-		run.Results = append(run.Results, CheckResult{Host: fmt.Sprintf("host-%04d", i), Check: "disk", OK: i%7 != 0, Output: "/dev/sda1 42% /", Duration: 25 * time.Millisecond})
+		run.Results = append(run.Results, checks.CheckResult{Host: fmt.Sprintf("host-%04d", i), Check: "disk", OK: i%7 != 0, Output: "/dev/sda1 42% /", Duration: 25 * time.Millisecond})
 	}
 	ctx := context.Background()
 	b.ResetTimer()

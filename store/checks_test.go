@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/checks"
 )
 
 func TestCheckResultsKeepJudgement(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCheckResultsKeepJudgement(t *testing.T) {
 	ctx := context.Background()
 	start := clock.Now()
 	since := start.Add(-26 * time.Hour)
-	run := CheckRun{Schedule: "morning", StartedAt: start, EndedAt: start.Add(time.Second), Results: []CheckResult{
+	run := checks.CheckRun{Schedule: "morning", StartedAt: start, EndedAt: start.Add(time.Second), Results: []checks.CheckResult{
 		{Host: "web-1", Check: "disk", Status: "fail", Value: 93.5, HasValue: true, Output: "93", Detail: "93 is above 90", Since: since},
 		{Host: "web-2", Check: "nginx", OK: true, Status: "ok"},
 	}}
@@ -42,11 +44,11 @@ func TestLastCheckRunStart(t *testing.T) {
 	}
 	first := clock.Now()
 	for _, at := range []time.Time{first, first.Add(time.Hour)} {
-		if _, err := s.SaveCheckRun(ctx, CheckRun{Schedule: "morning", StartedAt: at, EndedAt: at}); err != nil {
+		if _, err := s.SaveCheckRun(ctx, checks.CheckRun{Schedule: "morning", StartedAt: at, EndedAt: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.SaveCheckRun(ctx, CheckRun{Schedule: "other", StartedAt: first.Add(5 * time.Hour), EndedAt: first})
+	s.SaveCheckRun(ctx, checks.CheckRun{Schedule: "other", StartedAt: first.Add(5 * time.Hour), EndedAt: first})
 	if got, err := s.LastCheckRunStart(ctx, "morning"); err != nil || !got.Equal(first.Add(time.Hour)) {
 		t.Errorf("LastCheckRunStart = %v, %v; want %v", got, err, first.Add(time.Hour))
 	}
@@ -59,7 +61,7 @@ func TestCheckPostPerScheduleChannelAndDay(t *testing.T) {
 	if _, err := s.CheckPostFor(ctx, "morning", "slack", "C1", "2026-11-22"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("no post yet: err = %v; want ErrNotFound", err)
 	}
-	p := CheckPost{Schedule: "morning", Platform: "slack", Channel: "C1", Day: "2026-11-22", MessageID: "111.1", Thread: "111.1"}
+	p := checks.CheckPost{Schedule: "morning", Platform: "slack", Channel: "C1", Day: "2026-11-22", MessageID: "111.1", Thread: "111.1"}
 	if err := s.RecordCheckPost(ctx, p); err != nil {
 		t.Fatal(err)
 	}

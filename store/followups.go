@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
 // The kinds of FollowUp.
@@ -36,7 +38,7 @@ type FollowUp struct {
 	// DoneAt is when the decision was acted on; zero while open.
 	DoneAt time.Time
 	// State and Consumed are the approval's, read with the follow-up.
-	State    ApprovalState
+	State    approvals.ApprovalState
 	Consumed bool
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
 // A follow-up survives with its run spec, is listed once its approval is
@@ -32,7 +34,7 @@ func TestFollowUpLifecycle(t *testing.T) {
 	}
 	got, ok, err := s.FollowUpFor(ctx, a.ID)
 	if err != nil || !ok || got.Kind != FollowUpRun || got.Target != "group:web" || len(got.Hosts) != 2 || got.Cwd != "/srv" ||
-		got.Timeout != 5*time.Minute || !got.Background || got.State != ApprovalPending || got.Consumed || !got.DoneAt.IsZero() {
+		got.Timeout != 5*time.Minute || !got.Background || got.State != approvals.ApprovalPending || got.Consumed || !got.DoneAt.IsZero() {
 		t.Fatalf("FollowUpFor = %+v, %v, %v", got, ok, err)
 	}
 	if _, ok, err := s.FollowUpFor(ctx, "nope"); ok || err != nil {
@@ -41,10 +43,10 @@ func TestFollowUpLifecycle(t *testing.T) {
 	if open, _ := s.DecidedFollowUps(ctx); len(open) != 0 {
 		t.Errorf("a pending request's follow-up is listed as decided: %+v", open)
 	}
-	if _, _, err := s.DecideApproval(ctx, a.ID, ApprovalApproved, "web:bob"); err != nil {
+	if _, _, err := s.DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "web:bob"); err != nil {
 		t.Fatal(err)
 	}
-	if open, _ := s.DecidedFollowUps(ctx); len(open) != 1 || open[0].State != ApprovalApproved {
+	if open, _ := s.DecidedFollowUps(ctx); len(open) != 1 || open[0].State != approvals.ApprovalApproved {
 		t.Fatalf("DecidedFollowUps = %+v", open)
 	}
 	if won, err := s.FinishFollowUp(ctx, a.ID); !won || err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/opsbot/opsbot/hosts"
 )
 
 func TestJobFinishWritesNotificationOnce(t *testing.T) {
@@ -12,23 +14,23 @@ func TestJobFinishWritesNotificationOnce(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	sess, _, _ := s.SessionFor(ctx, ThreadKey{Platform: "web", Channel: "ops", Thread: "t1"})
-	j, err := s.CreateJob(ctx, Job{SessionID: sess.ID, Host: "web-1", Command: "apt-get update", Requester: "alice"})
-	if err != nil || j.ID == 0 || j.State != JobRunning {
+	j, err := s.CreateJob(ctx, hosts.Job{SessionID: sess.ID, Host: "web-1", Command: "apt-get update", Requester: "alice"})
+	if err != nil || j.ID == 0 || j.State != hosts.JobRunning {
 		t.Fatalf("CreateJob = %+v, %v", j, err)
 	}
 	if err := s.SetJobOutput(ctx, j.ID, "Reading package lists..."); err != nil {
 		t.Fatal(err)
 	}
 	code := 0
-	won, err := s.FinishJob(ctx, j.ID, JobSucceeded, &code, "Done.", "job 1 finished: exit 0")
+	won, err := s.FinishJob(ctx, j.ID, hosts.JobSucceeded, &code, "Done.", "job 1 finished: exit 0")
 	if err != nil || !won {
 		t.Fatalf("FinishJob = %v, %v", won, err)
 	}
-	if won, _ := s.FinishJob(ctx, j.ID, JobFailed, nil, "", "again"); won {
+	if won, _ := s.FinishJob(ctx, j.ID, hosts.JobFailed, nil, "", "again"); won {
 		t.Error("a finished job finished twice")
 	}
 	got, _ := s.Job(ctx, j.ID)
-	if got.State != JobSucceeded || got.ExitCode == nil || *got.ExitCode != 0 || got.OutputTail != "Done." || got.EndedAt.IsZero() {
+	if got.State != hosts.JobSucceeded || got.ExitCode == nil || *got.ExitCode != 0 || got.OutputTail != "Done." || got.EndedAt.IsZero() {
 		t.Fatalf("Job = %+v", got)
 	}
 	if _, err := s.Job(ctx, 999); !errors.Is(err, ErrNotFound) {
@@ -73,16 +75,16 @@ func TestInterruptRunningJobsAtStartup(t *testing.T) {
 	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
-	running, _ := s.CreateJob(ctx, Job{Host: "db-1", Command: "vacuumdb --all"})
-	done, _ := s.CreateJob(ctx, Job{Host: "db-1", Command: "true"})
+	running, _ := s.CreateJob(ctx, hosts.Job{Host: "db-1", Command: "vacuumdb --all"})
+	done, _ := s.CreateJob(ctx, hosts.Job{Host: "db-1", Command: "true"})
 	zero := 0
-	s.FinishJob(ctx, done.ID, JobSucceeded, &zero, "", "ok")
+	s.FinishJob(ctx, done.ID, hosts.JobSucceeded, &zero, "", "ok")
 	jobs, err := s.InterruptRunningJobs(ctx)
-	if err != nil || len(jobs) != 1 || jobs[0].ID != running.ID || jobs[0].State != JobInterrupted {
+	if err != nil || len(jobs) != 1 || jobs[0].ID != running.ID || jobs[0].State != hosts.JobInterrupted {
 		t.Fatalf("InterruptRunningJobs = %+v, %v", jobs, err)
 	}
 	got, _ := s.Job(ctx, running.ID)
-	if got.State != JobInterrupted {
+	if got.State != hosts.JobInterrupted {
 		t.Errorf("job state = %s; want interrupted", got.State)
 	}
 	notes, _ := s.UndeliveredNotifications(ctx, 10)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/checks"
 )
 
 // fixedClock is an injectable clock that tests move by hand.
@@ -228,7 +230,7 @@ func TestCheckRunsSaveAndList(t *testing.T) {
 	s, clock := openTest(t)
 	ctx := context.Background()
 	start := clock.Now()
-	run := CheckRun{Schedule: "nightly", StartedAt: start, EndedAt: start.Add(2 * time.Second), Results: []CheckResult{
+	run := checks.CheckRun{Schedule: "nightly", StartedAt: start, EndedAt: start.Add(2 * time.Second), Results: []checks.CheckResult{
 		{Host: "web-1", Check: "disk", OK: true, Output: "12%", Duration: 30 * time.Millisecond},
 		{Host: "web-2", Check: "disk", OK: false, Output: "97%", Duration: 40 * time.Millisecond},
 	}}
@@ -236,7 +238,7 @@ func TestCheckRunsSaveAndList(t *testing.T) {
 	if err != nil || saved.ID == 0 {
 		t.Fatalf("SaveCheckRun = %+v, %v", saved, err)
 	}
-	s.SaveCheckRun(ctx, CheckRun{Schedule: "nightly", StartedAt: start.Add(time.Hour), EndedAt: start.Add(time.Hour)})
+	s.SaveCheckRun(ctx, checks.CheckRun{Schedule: "nightly", StartedAt: start.Add(time.Hour), EndedAt: start.Add(time.Hour)})
 	runs, err := s.LastCheckRuns(ctx, "nightly", 5)
 	if err != nil || len(runs) != 2 || runs[1].ID != saved.ID {
 		t.Fatalf("LastCheckRuns = %+v, %v", runs, err)
@@ -245,7 +247,7 @@ func TestCheckRunsSaveAndList(t *testing.T) {
 		t.Errorf("results = %+v", r)
 	}
 	// A duplicate (run, host, check) is rejected and nothing of that run lands.
-	bad := CheckRun{Schedule: "dup", StartedAt: start, EndedAt: start, Results: []CheckResult{{Host: "a", Check: "c"}, {Host: "a", Check: "c"}}}
+	bad := checks.CheckRun{Schedule: "dup", StartedAt: start, EndedAt: start, Results: []checks.CheckResult{{Host: "a", Check: "c"}, {Host: "a", Check: "c"}}}
 	if _, err := s.SaveCheckRun(ctx, bad); err == nil {
 		t.Error("duplicate result accepted")
 	}

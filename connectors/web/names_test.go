@@ -256,7 +256,7 @@ func TestZeroWidthAliceCannotApproveAlicesRequest(t *testing.T) {
 			t.Errorf("the Gate took %+q's approve of alice's request: status %v (%q), request %s, %v; want it refused as her own", user, res.Status, res.Reason, res.Approval.State, err)
 		}
 	}
-	if got, _ := c.st.Approval(ctx, a.ID); got.State != store.ApprovalPending {
+	if got, _ := c.st.Approval(ctx, a.ID); got.State != approvals.ApprovalPending {
 		t.Fatalf("after the look-alikes, alice's request is %s (by %s), want pending", got.State, got.DecidedBy)
 	}
 	if code, msg := click("bob"); code != http.StatusAccepted {
@@ -308,7 +308,7 @@ func TestLookAlikeVotesOnceAfterRestart(t *testing.T) {
 
 	again := openNamedChatQuorum(t, path, 2)
 	defer again.stop()
-	if res := approve(again, "Bob"); res.Status != approvals.VoteDuplicate || res.Approval.State != store.ApprovalPending {
+	if res := approve(again, "Bob"); res.Status != approvals.VoteDuplicate || res.Approval.State != approvals.ApprovalPending {
 		t.Errorf("Bob's approve after bob's: status %v, request %s; want already voted, still pending", res.Status, res.Approval.State)
 	}
 }
