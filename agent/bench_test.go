@@ -57,7 +57,7 @@ type sqliteSessions struct {
 }
 
 func (h sqliteSessions) Load(ctx context.Context, id int64) ([]Message, int64, error) {
-	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: itoa(int(id))})
+	h.st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: itoa(int(id))})
 	return h.StoreHistory.Load(ctx, id)
 }
 

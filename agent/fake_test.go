@@ -101,7 +101,7 @@ func testStore(t *testing.T) (*store.Store, SessionInfo) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	sess, _, err := st.SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
+	sess, _, err := st.Sessions().SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ var _ History = StoreHistory{}
 
 // Load reads the history.
 func (h StoreHistory) Load(ctx context.Context, sessionID int64) ([]Message, int64, error) {
-	rows, err := h.Store.Messages(ctx, sessionID)
+	rows, err := h.Store.Sessions().Messages(ctx, sessionID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -61,7 +61,7 @@ func (h StoreHistory) Append(ctx context.Context, sessionID int64, msgs ...Messa
 	if err != nil {
 		return 0, err
 	}
-	out, err := h.Store.AppendMessages(ctx, sessionID, rows...)
+	out, err := h.Store.Sessions().AppendMessages(ctx, sessionID, rows...)
 	if err != nil || len(out) == 0 {
 		return 0, err
 	}
@@ -70,7 +70,7 @@ func (h StoreHistory) Append(ctx context.Context, sessionID int64, msgs ...Messa
 
 // Rollback deletes what came after toSeq.
 func (h StoreHistory) Rollback(ctx context.Context, sessionID, toSeq int64) error {
-	_, err := h.Store.DeleteMessagesAfter(ctx, sessionID, toSeq)
+	_, err := h.Store.Sessions().DeleteMessagesAfter(ctx, sessionID, toSeq)
 	return err
 }
 
@@ -80,7 +80,7 @@ func (h StoreHistory) Compact(ctx context.Context, sessionID int64, msgs ...Mess
 	if err != nil {
 		return 0, err
 	}
-	out, err := h.Store.CompactMessages(ctx, sessionID, rows...)
+	out, err := h.Store.Sessions().CompactMessages(ctx, sessionID, rows...)
 	if err != nil || len(out) == 0 {
 		return 0, err
 	}

@@ -110,7 +110,7 @@ func (t *CancelJobTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err := decodeInput(call, &in); err != nil {
 		return Errorf("%v", err)
 	}
-	job, err := t.Store.Job(ctx, in.ID)
+	job, err := t.Store.Jobs().Job(ctx, in.ID)
 	if err != nil || job.SessionID != call.Session.ID {
 		return Errorf("no job %d in this conversation", in.ID)
 	}

@@ -96,7 +96,7 @@ func (t *JobStatusTool) Call(ctx context.Context, call ToolCall) ToolResult {
 	if err := decodeInput(call, &in); err != nil {
 		return Errorf("%v", err)
 	}
-	job, err := t.Store.Job(ctx, in.ID)
+	job, err := t.Store.Jobs().Job(ctx, in.ID)
 	if err != nil {
 		return Errorf("no job %d", in.ID)
 	}
@@ -141,7 +141,7 @@ var _ Notices = StoreNotices{}
 
 // Pending lists what the session's agent has not seen.
 func (n StoreNotices) Pending(ctx context.Context, sessionID int64) ([]Notification, error) {
-	rows, err := n.Store.UninjectedNotifications(ctx, sessionID)
+	rows, err := n.Store.Inbox().UninjectedNotifications(ctx, sessionID)
 	out := make([]Notification, len(rows))
 	for i, r := range rows {
 		out[i] = Notification{ID: r.ID, Text: r.Text}
@@ -151,6 +151,6 @@ func (n StoreNotices) Pending(ctx context.Context, sessionID int64) ([]Notificat
 
 // MarkInjected records that the agent saw them.
 func (n StoreNotices) MarkInjected(ctx context.Context, ids ...int64) error {
-	_, err := n.Store.MarkInjected(ctx, ids...)
+	_, err := n.Store.Inbox().MarkInjected(ctx, ids...)
 	return err
 }

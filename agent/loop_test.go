@@ -341,7 +341,7 @@ func TestAutoCompactionSummarizesAndArchives(t *testing.T) {
 	if len(msgs) != 3 || !strings.Contains(textOf(msgs[0]), "SUMMARY: disk") || textOf(msgs[1]) != "and now?" {
 		t.Fatalf("history after compaction = %s", toJSON(msgs))
 	}
-	tr, _ := st.Transcripts(ctx, sess.ID)
+	tr, _ := st.Sessions().Transcripts(ctx, sess.ID)
 	if len(tr) != 1 || len(tr[0].Messages) != 3 {
 		t.Errorf("transcript not archived: %+v", tr)
 	}
@@ -377,7 +377,7 @@ func TestCompactToolCompactsOnRequest(t *testing.T) {
 	if len(next) != 3 || !strings.Contains(textOf(next[0]), "SUMMARY: echoed once.") || !strings.Contains(toJSON(next[0]), "go on") {
 		t.Errorf("the next call did not continue from the summary and the current turn: %s", toJSON(next))
 	}
-	if tr, _ := st.Transcripts(context.Background(), sess.ID); len(tr) != 1 {
+	if tr, _ := st.Sessions().Transcripts(context.Background(), sess.ID); len(tr) != 1 {
 		t.Error("no transcript archived")
 	}
 }

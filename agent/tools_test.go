@@ -261,7 +261,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
 	st, sess := testStore(t)
 	ex := &gatedExec{release: make(chan struct{})}
-	jobs := &hosts.Jobs{Store: st, Exec: ex}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: ex}
 	defer jobs.Close()
 	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: approvals.Allow} }), Exec: ex}
 	model := &scripted{steps: []func(context.Context, Request, func(StreamEvent) bool){
@@ -275,15 +275,15 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	}
 	// The job's end is held back until the first turn is over, so its
 	// notification must wait for the agent's next call.
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Fatalf("notifications before the job ended: %+v", notes)
 	}
 	close(ex.release)
 	jobs.Wait()
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
 		t.Fatalf("%d notifications waiting after the job ended; want 1: %+v", len(notes), notes)
 	}
-	job, _ := st.Job(context.Background(), 1)
+	job, _ := st.Jobs().Job(context.Background(), 1)
 	if job.State != hosts.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
 		t.Fatalf("job = %+v", job)
 	}
@@ -298,7 +298,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if !strings.Contains(toJSON(last.Messages), "background-job-notification") {
 		t.Errorf("the notification was not injected: %s", toJSON(last.Messages))
 	}
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Error("the notification was not marked injected")
 	}
 	status := (&JobStatusTool{Store: st}).Call(context.Background(), ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})

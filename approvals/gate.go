@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// Store is what the Gate needs from the database; *store.Store has it.
-// Every state change is one conditional UPDATE there, audited in the same
+// Store is what the Gate needs from the database; the store's Approvals
+// sub-store is one. Every state change is one conditional UPDATE there, audited in the same
 // transaction, so the Gate holds no state that a restart could lose.
 type Store interface {
 	CreateApproval(ctx context.Context, a Approval) (Approval, error)

@@ -20,16 +20,23 @@ func init() {
 		if now != nil {
 			st.Now = now
 		}
-		return testStore{st}, nil
+		return testStore{st.Approvals(), st}, nil
 	}
 }
 
-// testStore is the store as approvals.TestStore.
-type testStore struct{ *store.Store }
+// testStore is the store as approvals.TestStore: its Approvals, with
+// the audit trail to read and the database to close.
+type testStore struct {
+	*store.Approvals
+	db *store.Store
+}
+
+// Close closes the database.
+func (s testStore) Close() error { return s.db.Close() }
 
 // AuditActions lists the actions in the subject's audit trail.
 func (s testStore) AuditActions(ctx context.Context, subject string) ([]string, error) {
-	trail, err := s.AuditTrail(ctx, subject)
+	trail, err := s.db.Audit().AuditTrail(ctx, subject)
 	actions := make([]string, len(trail))
 	for i, e := range trail {
 		actions[i] = e.Action

@@ -144,7 +144,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	exec := &FleetExecutor{Fleet: fleet}
 	guard := &approvals.Guard{Policy: PolicyChecker{Policy: policy, Inventory: fleet.Inventory},
 		Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
+	b := &Bot{Store: store.Flat{Store: st}, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data"), Access: opt.access, ThreadReplies: opt.threadReplies}, NoAgentHelp: "no model: set ANTHROPIC_API_KEY"}
 	if opt.model != nil {
 		b.Agent = &agent.Agent{Provider: opt.model, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
@@ -671,4 +671,4 @@ func TestOldEventIDsArePruned(t *testing.T) {
 }
 
 // storeOf is the real store a test bot keeps its records in.
-func storeOf(b *Bot) *store.Store { return b.Store.(*store.Store) }
+func storeOf(b *Bot) *store.Store { return b.Store.(store.Flat).Store }

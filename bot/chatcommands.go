@@ -52,7 +52,7 @@ type threadReplier interface {
 }
 
 var (
-	_ commandStore  = (*store.Store)(nil)
+	_ commandStore  = store.Flat{}
 	_ jobCanceller  = (*hosts.Jobs)(nil)
 	_ threadReplier = (*Bot)(nil)
 )

@@ -82,7 +82,7 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 				fresh.name = "web"
 				after = fresh
 			}
-			b := &Bot{Store: st}
+			b := &Bot{Store: store.Flat{Store: st}}
 			b.AddConnector(after)
 			b.Recover(context.Background())
 			msgs := sc.thread("t1")

@@ -177,10 +177,10 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	}
 	red := redact.New(redacttest.OwnSecrets...)
 	checker := PolicyChecker{Policy: policy, Inventory: fleet.Inventory}
-	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st, Redactor: red}
+	run := AuditedExecutor{Executor: &FleetExecutor{Fleet: fleet, Redactor: red}, Policy: checker, Audit: st.Audit(), Redactor: red}
 	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
 	guard := &approvals.Guard{Policy: checker, Approver: GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	b := &Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
+	b := &Bot{Store: store.Flat{Store: st}, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: run}, Redactor: red,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: Config{DataDir: filepath.Join(dir, "data")}}
 	if model != nil {
 		b.Agent = &agent.Agent{Provider: model, History: RedactedHistory{History: agent.StoreHistory{Store: st}, Redactor: red},
@@ -336,7 +336,7 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 		return hosts.Result{ExitCode: 1, Output: []byte(redacttest.Output())}, nil
 	})
 	r := AuditedRunner{Runner: fake, Policy: allowAll{},
-		Audit: st, Redactor: redact.New(redacttest.OwnSecrets...), Actor: "scheduler"}
+		Audit: st.Audit(), Redactor: redact.New(redacttest.OwnSecrets...), Actor: "scheduler"}
 	res, _ := r.Run(context.Background(), hosts.Host{Name: "web-1"}, "cat /etc/app.env", hosts.Options{}, nil)
 	redacttest.AssertNoSecret(t, redacttest.Secrets(), string(res.Output))
 	trail, err := st.AuditTrail(context.Background(), "host:web-1")

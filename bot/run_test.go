@@ -99,7 +99,7 @@ func TestRunBackgroundWaitsForApproval(t *testing.T) {
 	target := filepath.Join(h.dir, "made-by-job")
 	h.say("alice", "t1", "run --bg local touch "+target)
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
-	if jobs, _ := h.st.Jobs(context.Background(), 1, 10); len(jobs) != 0 {
+	if jobs, _ := h.st.Jobs().Jobs(context.Background(), 1, 10); len(jobs) != 0 {
 		t.Fatalf("a job started before approval: %+v", jobs)
 	}
 	card, ref, _ := h.find("t1", "Approval needed")

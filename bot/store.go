@@ -60,4 +60,4 @@ type LedgerStore interface {
 	RunningCommands(ctx context.Context) ([]store.RunningCommand, error)
 }
 
-var _ Store = (*store.Store)(nil)
+var _ Store = store.Flat{}

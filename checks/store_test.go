@@ -17,12 +17,19 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return testStore{st}, nil
+		return testStore{st.Checks(), st}, nil
 	}
 }
 
-// testStore is the store as checks.TestStore.
-type testStore struct{ *store.Store }
+// testStore is the store as checks.TestStore: its Checks, with the
+// database's clock and Close.
+type testStore struct {
+	*store.Checks
+	db *store.Store
+}
 
 // SetNow replaces the store's clock.
-func (s testStore) SetNow(now func() time.Time) { s.Now = now }
+func (s testStore) SetNow(now func() time.Time) { s.db.Now = now }
+
+// Close closes the database.
+func (s testStore) Close() error { return s.db.Close() }

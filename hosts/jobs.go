@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// JobStore records background jobs; *store.Store is one. FinishJob writes,
-// in the same transaction, the notification that reports the job's end.
+// JobStore records background jobs; the store's Jobs sub-store is one.
+// FinishJob writes, in the same transaction, the notification that
+// reports the job's end.
 type JobStore interface {
 	CreateJob(ctx context.Context, j Job) (Job, error)
 	FinishJob(ctx context.Context, id int64, state JobState, exitCode *int, outputTail, note string) (won bool, err error)

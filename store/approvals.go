@@ -12,17 +12,24 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 )
 
+// Approvals is the approvals aggregate: requests and their votes, the
+// one-shot use of an approved request, the cards that show them and the
+// follow-ups that resume a turn once decided.
+type Approvals struct{ db *Store }
+
+var _ approvals.Store = (*Approvals)(nil)
+
 const approvalCols = `id, hash, coalesce(session_id, 0), platform, channel, host, command, cwd, requester, reasons,
 	quorum, state, created_at, expires_at, decided_at, decided_by`
 
 // CreateApproval stores a pending request and audits it. An empty ID gets a
 // random one; an empty CreatedAt is now.
-func (s *Store) CreateApproval(ctx context.Context, a approvals.Approval) (approvals.Approval, error) {
+func (s *Approvals) CreateApproval(ctx context.Context, a approvals.Approval) (approvals.Approval, error) {
 	if a.ID == "" {
 		a.ID = newID()
 	}
 	if a.CreatedAt.IsZero() {
-		a.CreatedAt = s.Now()
+		a.CreatedAt = s.db.Now()
 	}
 	if a.Quorum < 1 {
 		a.Quorum = 1
@@ -32,7 +39,7 @@ func (s *Store) CreateApproval(ctx context.Context, a approvals.Approval) (appro
 	}
 	a.State = approvals.ApprovalPending
 	reasons, _ := json.Marshal(a.Reasons)
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, hash, session_id, platform, channel, host, command, cwd,
 			requester, reasons, quorum, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
 			a.ID, a.Hash, nullID(a.SessionID), a.Platform, a.Channel, a.Host, a.Command, a.Cwd, a.Requester,
@@ -40,7 +47,7 @@ func (s *Store) CreateApproval(ctx context.Context, a approvals.Approval) (appro
 		if err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, s.now(), a.Requester, "approval.request", "approval:"+a.ID,
+		return appendAudit(ctx, tx, s.db.now(), a.Requester, "approval.request", "approval:"+a.ID,
 			map[string]any{"host": a.Host, "command": a.Command, "cwd": a.Cwd, "expires_at": a.ExpiresAt.UTC()})
 	})
 	a.CreatedAt, a.ExpiresAt = a.CreatedAt.Round(time.Millisecond).UTC(), a.ExpiresAt.Round(time.Millisecond).UTC()
@@ -48,14 +55,14 @@ func (s *Store) CreateApproval(ctx context.Context, a approvals.Approval) (appro
 }
 
 // Approval returns one request.
-func (s *Store) Approval(ctx context.Context, id string) (approvals.Approval, error) {
-	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+func (s *Approvals) Approval(ctx context.Context, id string) (approvals.Approval, error) {
+	a, err := scanApproval(s.db.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
 	return a, wrap("approval "+id, err)
 }
 
 // PendingApprovals lists the undecided requests, oldest first.
-func (s *Store) PendingApprovals(ctx context.Context) ([]approvals.Approval, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
+func (s *Approvals) PendingApprovals(ctx context.Context) ([]approvals.Approval, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap("pending approvals", err)
 	}
@@ -80,13 +87,13 @@ func (s *Store) PendingApprovals(ctx context.Context) ([]approvals.Approval, err
 // decision. Who may vote is the caller's rule; this method only guarantees
 // that a vote is counted at most once and never on a decided or expired
 // request.
-func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) (approvals.VoteTally, error) {
+func (s *Approvals) RecordVote(ctx context.Context, approvalID, voter, vote string) (approvals.VoteTally, error) {
 	if vote != "approve" && vote != "deny" {
 		return approvals.VoteTally{}, fmt.Errorf("store: record vote: %q is not a vote (approve or deny)", vote)
 	}
 	var t approvals.VoteTally
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		res, err := tx.ExecContext(ctx, `INSERT INTO votes (approval_id, voter, vote, created_at)
 			SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND state = 'pending' AND expires_at > ?
 			ON CONFLICT (approval_id, voter) DO NOTHING`, voter, vote, now, approvalID, now)
@@ -114,7 +121,7 @@ func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) 
 
 // decideByVotes decides a pending, unexpired request whose votes call for
 // it, within the vote's transaction.
-func (s *Store) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter string, t *approvals.VoteTally) error {
+func (s *Approvals) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter string, t *approvals.VoteTally) error {
 	if t.Approval.State != approvals.ApprovalPending || t.Approval.ExpiresAt.UnixMilli() <= now {
 		return nil
 	}
@@ -146,12 +153,12 @@ func (s *Store) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter 
 // this call made the decision; either way the request as it now stands is
 // returned, so a loser can say who decided. An approval is refused once the
 // request has expired.
-func (s *Store) DecideApproval(ctx context.Context, id string, to approvals.ApprovalState, by string) (won bool, a approvals.Approval, err error) {
+func (s *Approvals) DecideApproval(ctx context.Context, id string, to approvals.ApprovalState, by string) (won bool, a approvals.Approval, err error) {
 	if to == approvals.ApprovalPending {
 		return false, approvals.Approval{}, fmt.Errorf("store: decide approval: pending is not a decision")
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		cond := ""
 		if to == approvals.ApprovalApproved {
 			cond = " AND expires_at > ?"
@@ -178,8 +185,8 @@ func (s *Store) DecideApproval(ctx context.Context, id string, to approvals.Appr
 }
 
 // Votes lists the votes on a request in the order they came.
-func (s *Store) Votes(ctx context.Context, approvalID string) ([]approvals.Vote, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT voter, vote, created_at FROM votes WHERE approval_id = ? ORDER BY created_at, voter`, approvalID)
+func (s *Approvals) Votes(ctx context.Context, approvalID string) ([]approvals.Vote, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT voter, vote, created_at FROM votes WHERE approval_id = ? ORDER BY created_at, voter`, approvalID)
 	if err != nil {
 		return nil, wrap("votes", err)
 	}

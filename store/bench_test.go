@@ -24,7 +24,7 @@ func BenchmarkSaveCheckRun1000Hosts(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.SaveCheckRun(ctx, run); err != nil {
+		if _, err := s.Checks().SaveCheckRun(ctx, run); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,11 +39,11 @@ func BenchmarkAppendMessage(b *testing.B) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	sess, _, _ := s.SessionFor(ctx, ThreadKey{Platform: "bench", Channel: "c", Thread: "t"})
+	sess, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "bench", Channel: "c", Thread: "t"})
 	msg := Message{Role: "assistant", Content: []byte(`[{"type":"text","text":"The disk on web-1 is 42% full."}]`)}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.AppendMessages(ctx, sess.ID, msg); err != nil {
+		if _, err := s.Sessions().AppendMessages(ctx, sess.ID, msg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,9 +11,18 @@ import (
 	"github.com/opsbot/opsbot/checks"
 )
 
+// Checks is the health checks aggregate: each schedule's runs with their
+// results, and the message a schedule keeps in a channel for a day.
+type Checks struct{ db *Store }
+
+var (
+	_ checks.RunStore  = (*Checks)(nil)
+	_ checks.PostStore = (*Checks)(nil)
+)
+
 // SaveCheckRun stores a run and all its results in one transaction.
-func (s *Store) SaveCheckRun(ctx context.Context, run checks.CheckRun) (checks.CheckRun, error) {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Checks) SaveCheckRun(ctx context.Context, run checks.CheckRun) (checks.CheckRun, error) {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO check_runs (schedule, started_at, ended_at) VALUES (?, ?, ?)`,
 			run.Schedule, run.StartedAt.UnixMilli(), run.EndedAt.UnixMilli())
 		if err != nil {
@@ -73,8 +82,8 @@ func insertResults(ctx context.Context, tx *sql.Tx, run checks.CheckRun) error {
 
 // LastCheckRuns returns a schedule's most recent runs with their results,
 // newest first.
-func (s *Store) LastCheckRuns(ctx context.Context, schedule string, limit int) ([]checks.CheckRun, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, schedule, started_at, ended_at FROM check_runs
+func (s *Checks) LastCheckRuns(ctx context.Context, schedule string, limit int) ([]checks.CheckRun, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, schedule, started_at, ended_at FROM check_runs
 		WHERE schedule = ? ORDER BY id DESC LIMIT ?`, schedule, limit)
 	if err != nil {
 		return nil, wrap("last check runs", err)
@@ -101,14 +110,14 @@ func (s *Store) LastCheckRuns(ctx context.Context, schedule string, limit int) (
 
 // LastCheckRunStart is when the schedule's latest run started; the zero
 // time when it never ran. The scheduler's catch-up reads it at start.
-func (s *Store) LastCheckRunStart(ctx context.Context, schedule string) (time.Time, error) {
+func (s *Checks) LastCheckRunStart(ctx context.Context, schedule string) (time.Time, error) {
 	var started sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT max(started_at) FROM check_runs WHERE schedule = ?`, schedule).Scan(&started)
+	err := s.db.read.QueryRowContext(ctx, `SELECT max(started_at) FROM check_runs WHERE schedule = ?`, schedule).Scan(&started)
 	return fromMS(started), wrap("last check run start", err)
 }
 
-func (s *Store) checkResults(ctx context.Context, runID int64) ([]checks.CheckResult, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms, status, value, detail, since
+func (s *Checks) checkResults(ctx context.Context, runID int64) ([]checks.CheckResult, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms, status, value, detail, since
 		FROM check_results WHERE run_id = ? ORDER BY host, check_name`, runID)
 	if err != nil {
 		return nil, err
@@ -137,10 +146,10 @@ func (s *Store) checkResults(ctx context.Context, runID int64) ([]checks.CheckRe
 // CheckPostFor returns the schedule's message of day in a channel, or
 // an error that is both ErrNotFound and checks.ErrNoPost when none was
 // posted yet.
-func (s *Store) CheckPostFor(ctx context.Context, schedule, platform, channel, day string) (checks.CheckPost, error) {
+func (s *Checks) CheckPostFor(ctx context.Context, schedule, platform, channel, day string) (checks.CheckPost, error) {
 	p := checks.CheckPost{Schedule: schedule, Platform: platform, Channel: channel, Day: day}
 	var updated sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT message_id, thread, updated_at FROM check_posts
+	err := s.db.read.QueryRowContext(ctx, `SELECT message_id, thread, updated_at FROM check_posts
 		WHERE schedule = ? AND platform = ? AND channel = ? AND day = ?`, schedule, platform, channel, day).
 		Scan(&p.MessageID, &p.Thread, &updated)
 	p.UpdatedAt = fromMS(updated)
@@ -152,9 +161,9 @@ func (s *Store) CheckPostFor(ctx context.Context, schedule, platform, channel, d
 
 // RecordCheckPost records (or refreshes) the schedule's message of the day
 // in a channel.
-func (s *Store) RecordCheckPost(ctx context.Context, p checks.CheckPost) error {
-	return wrap("record check post", s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Checks) RecordCheckPost(ctx context.Context, p checks.CheckPost) error {
+	return wrap("record check post", s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO check_posts (schedule, platform, channel, day, message_id, thread, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (schedule, platform, channel, day) DO UPDATE SET message_id = excluded.message_id,

@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// Web is the web chat's aggregate: its messages, the post requests that
+// make a retried post idempotent, and its reserved sequence numbers.
+type Web struct{ db *Store }
+
 // WebMessage is the latest state of one message of the web chat.
 type WebMessage struct {
 	ID       string
@@ -37,8 +41,8 @@ type WebPostRequest struct {
 
 // SaveWebMessage stores a message's latest state (an upsert by id); an
 // older state (lower seq) never replaces a newer one.
-func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
-	return wrap("save web message", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Web) SaveWebMessage(ctx context.Context, m WebMessage) error {
+	return wrap("save web message", s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO web_messages (id, channel, thread, user, bot, message, finished, seq, created_at, updated_at,
 				request_key, request_digest, for_bot)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -51,8 +55,8 @@ func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
 }
 
 // WebMessages returns every web chat message, oldest first.
-func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, channel, thread, user, bot, message, finished, seq, created_at, updated_at
+func (s *Web) WebMessages(ctx context.Context) ([]WebMessage, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, channel, thread, user, bot, message, finished, seq, created_at, updated_at
 		FROM web_messages ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap("web messages", err)
@@ -75,8 +79,8 @@ func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
 
 // WebPeople lists the names of the people who posted in the web chat,
 // each once, in the order they first posted (the bot left out).
-func (s *Store) WebPeople(ctx context.Context) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT user FROM web_messages WHERE bot = 0
+func (s *Web) WebPeople(ctx context.Context) ([]string, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT user FROM web_messages WHERE bot = 0
 		GROUP BY user ORDER BY min(CAST(substr(id, 2) AS INTEGER))`)
 	if err != nil {
 		return nil, wrap("web people", err)
@@ -116,8 +120,8 @@ const webNumber = `CAST(substr(id, 2) AS INTEGER)`
 
 // WebThreads sums up every thread; Mentioned is set where a person's
 // message contains needle (matched without regard to ASCII case).
-func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT thread, MIN(channel), COUNT(*) - 1, MAX(seq), MAX(updated_at), MAX(`+webNumber+`),
+func (s *Web) WebThreads(ctx context.Context, needle string) ([]WebThread, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT thread, MIN(channel), COUNT(*) - 1, MAX(seq), MAX(updated_at), MAX(`+webNumber+`),
 			MAX(bot), MAX(bot = 0 AND instr(lower(message), lower(?)) > 0)
 		FROM web_messages GROUP BY thread`, needle)
 	if err != nil {
@@ -140,7 +144,7 @@ func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, err
 
 // WebMessagesByID returns the messages with these ids (those that exist,
 // in no particular order).
-func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage, error) {
+func (s *Web) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -153,7 +157,7 @@ func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage
 
 // WebThreadMessages returns up to limit messages of a thread posted before
 // message number before (0: the newest), newest first.
-func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]WebMessage, error) {
+func (s *Web) WebThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]WebMessage, error) {
 	if before == 0 {
 		before = math.MaxInt64
 	}
@@ -164,7 +168,7 @@ func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uin
 // WebMessagesChanged returns up to limit messages whose latest change has
 // after < seq <= upTo, in seq order, of one channel and one thread ("":
 // any).
-func (s *Store) WebMessagesChanged(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebMessage, error) {
+func (s *Web) WebMessagesChanged(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebMessage, error) {
 	return s.webQuery(ctx, "web messages changed", `SELECT `+webColumns+` FROM web_messages
 		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
 		int64(after), int64(upTo), channel, channel, thread, thread, limit)
@@ -178,8 +182,8 @@ type WebChange struct {
 
 // WebChangedIDs lists what WebMessagesChanged would return, ids and seqs
 // only: a replay reads only the messages it has not framed already.
-func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebChange, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, seq FROM web_messages
+func (s *Web) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebChange, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, seq FROM web_messages
 		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
 		int64(after), int64(upTo), channel, channel, thread, thread, limit)
 	if err != nil {
@@ -200,8 +204,8 @@ func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, 
 }
 
 // DeleteWebThreads deletes every message of these threads.
-func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
-	return wrap("delete web threads", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Web) DeleteWebThreads(ctx context.Context, threads []string) error {
+	return wrap("delete web threads", s.db.tx(ctx, func(tx *sql.Tx) error {
 		for len(threads) > 0 {
 			n := min(len(threads), 500)
 			args := make([]any, n)
@@ -217,8 +221,8 @@ func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
 	}))
 }
 
-func (s *Store) webQuery(ctx context.Context, what, query string, args ...any) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+func (s *Web) webQuery(ctx context.Context, what, query string, args ...any) ([]WebMessage, error) {
+	rows, err := s.db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, wrap(what, err)
 	}
@@ -249,8 +253,8 @@ func scanWebMessage(rows *sql.Rows) (WebMessage, error) {
 // WebPostRequests returns the latest limit person's messages posted with
 // a request key, newest first, with only their ids, places and requests:
 // what the web chat remembers to answer retries after a restart.
-func (s *Store) WebPostRequests(ctx context.Context, limit int) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, channel, thread, seq, request_key, request_digest, for_bot FROM web_messages
+func (s *Web) WebPostRequests(ctx context.Context, limit int) ([]WebMessage, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, channel, thread, seq, request_key, request_digest, for_bot FROM web_messages
 		WHERE request_key != '' ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, wrap("web post requests", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/console"
+	"github.com/opsbot/opsbot/store"
 )
 
 // consoleFront is the bot with the terminal as its one platform: `opsbot
@@ -38,13 +39,13 @@ func openConsoleFront(ctx context.Context, cmd *cobra.Command, cfg *Config, logg
 	}
 	f.conn = console.New(f.term, f.user, bot.ActionApprove, bot.ActionDeny)
 	f.conn.Hide = func(m connectors.Message) bool { return m.Text == bot.QueuedNote }
-	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, f.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: f.conn.Name(), Groups: rt.hostGroups})
+	gate := approvals.NewGate(rt.store.Approvals(), consoleGateConfig(cfg.Approvals, f.user), approvals.GateOptions{HostGroups: rt.hostGroups})
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: f.conn.Name(), Groups: rt.hostGroups})
 	// The person at the terminal has this machine: bot.access is for chat
 	// platforms.
 	botCfg := cfg.botConfig()
 	botCfg.Access = nil
-	f.bot = &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
+	f.bot = &bot.Bot{Store: store.Flat{Store: rt.store}, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: botCfg, Log: logger, NoAgentHelp: noAgentHelp, Redactor: rt.red}
 	f.bot.AddConnector(f.conn)
 	botCtx, stop := context.WithCancel(ctx)

@@ -50,13 +50,13 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 	var show func(approvals.Pending)
 	var cards *terminalCards
 	if term.Interactive {
-		gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
+		gate := approvals.NewGate(st.Approvals(), consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
 		cards, err = openTerminalCards(cmd, cfg, st, gate, term, user)
 		if err != nil {
 			return err
 		}
 		defer cards.close()
-		guard.Approver = bot.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
+		guard.Approver = bot.GateApprover{Gate: gate, Store: st.Approvals(), Platform: "console", Groups: groups}
 		show = cards.show(ctx)
 	}
 	_, err = guard.Authorize(ctx, req, show)
@@ -99,7 +99,7 @@ func openTerminalCards(cmd *cobra.Command, cfg *Config, st *store.Store, gate *a
 		return nil, err
 	}
 	conn := console.New(term, user, bot.ActionApprove, bot.ActionDeny)
-	b := &bot.Bot{Store: st, Gate: gate, Log: log, Redactor: cfg.redactor()}
+	b := &bot.Bot{Store: store.Flat{Store: st}, Gate: gate, Log: log, Redactor: cfg.redactor()}
 	b.AddConnector(conn)
 	life, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -129,6 +129,6 @@ func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) h
 	if err == nil {
 		checker = withRemoteSandbox(cfg.Policy, f, policy)
 	}
-	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st, Redactor: cfg.redactor(),
+	return bot.AuditedRunner{Runner: r, Policy: checker, Audit: st.Audit(), Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}
 }

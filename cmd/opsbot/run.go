@@ -23,6 +23,7 @@ import (
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
+	"github.com/opsbot/opsbot/store"
 )
 
 func newRunCmd() *cobra.Command {
@@ -259,17 +260,17 @@ func (rt *parts) newBot(conns []connectors.Connector) *bot.Bot {
 	for _, w := range cfg.warnings() {
 		log.Warn(w.Error())
 	}
-	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
+	gate := approvals.NewGate(rt.store.Approvals(), gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
 	// are made as the session's own platform's person.
-	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
-	b := &bot.Bot{Store: rt.store, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
+	guard := rt.guard(bot.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: web.Platform, Groups: rt.hostGroups})
+	b := &bot.Bot{Store: store.Flat{Store: rt.store}, Agent: rt.newAgent(guard), Guard: guard, Jobs: rt.jobs, Gate: gate, Hosts: rt.hostInfo(),
 		Config: cfg.botConfig(), Log: log, NoAgentHelp: noAgentHelp, CancelOnNewMessage: cfg.onBusy() == bot.OnBusyCancel, Redactor: rt.red}
 	b.JobEndTurns = rt.jobEndTurns()
 	b.Metrics = rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
-	rt.fleet.Track(bot.NewProcessLedger(rt.store, log))
+	rt.fleet.Track(bot.NewProcessLedger(rt.store.Jobs(), log))
 	b.Sweeper = rt.fleet
 	for _, c := range conns {
 		b.AddConnector(c)

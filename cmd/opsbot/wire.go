@@ -85,8 +85,8 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	}
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &bot.FleetExecutor{Fleet: rt.fleet, Redactor: rt.red}
-	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store, Redactor: rt.red, Log: log})
-	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
+	rt.run = rt.metrics.agent.Executor(bot.AuditedExecutor{Executor: rt.exec, Policy: rt.policyChecker(), Audit: rt.store.Audit(), Redactor: rt.red, Log: log})
+	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
 	scrubEnv(cfg.secrets())

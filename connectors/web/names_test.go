@@ -46,7 +46,7 @@ func openNamedChatQuorum(t *testing.T, path string, quorum int) *namedChat {
 		st.Close()
 		t.Fatal(err)
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{Quorum: quorum, Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{Quorum: quorum, Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
 		approvals.GateOptions{})
 	c := &namedChat{st: st, conn: conn, gate: gate, events: make(chan connectors.Event, 64), votes: make(chan approvals.VoteResult, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,7 +256,7 @@ func TestZeroWidthAliceCannotApproveAlicesRequest(t *testing.T) {
 			t.Errorf("the Gate took %+q's approve of alice's request: status %v (%q), request %s, %v; want it refused as her own", user, res.Status, res.Reason, res.Approval.State, err)
 		}
 	}
-	if got, _ := c.st.Approval(ctx, a.ID); got.State != approvals.ApprovalPending {
+	if got, _ := c.st.Approvals().Approval(ctx, a.ID); got.State != approvals.ApprovalPending {
 		t.Fatalf("after the look-alikes, alice's request is %s (by %s), want pending", got.State, got.DecidedBy)
 	}
 	if code, msg := click("bob"); code != http.StatusAccepted {

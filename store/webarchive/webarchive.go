@@ -23,14 +23,14 @@ var (
 
 // Save stores a message's latest state.
 func (a Archive) Save(ctx context.Context, m web.StoredMessage) error {
-	return a.Store.SaveWebMessage(ctx, store.WebMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
+	return a.Store.Web().SaveWebMessage(ctx, store.WebMessage{ID: m.ID, Channel: m.Channel, Thread: m.Thread, User: m.User, Bot: m.Bot,
 		Message: m.Message, Finished: m.Finished, Seq: m.Seq, Created: m.Created, Updated: m.Updated,
 		Request: store.WebPostRequest{Key: m.Request.Key, Digest: m.Request.Digest, ForBot: m.Request.ForBot}})
 }
 
 // Threads sums up every thread.
 func (a Archive) Threads(ctx context.Context, needle string) ([]web.StoredThread, error) {
-	rows, err := a.Store.WebThreads(ctx, needle)
+	rows, err := a.Store.Web().WebThreads(ctx, needle)
 	out := make([]web.StoredThread, len(rows))
 	for i, t := range rows {
 		out[i] = web.StoredThread{ID: t.ID, Channel: t.Channel, Replies: t.Replies, Seq: t.Seq, Updated: t.Updated, LastID: t.LastID,
@@ -41,22 +41,22 @@ func (a Archive) Threads(ctx context.Context, needle string) ([]web.StoredThread
 
 // Messages returns the messages with these ids.
 func (a Archive) Messages(ctx context.Context, ids []string) ([]web.StoredMessage, error) {
-	return convert(a.Store.WebMessagesByID(ctx, ids))
+	return convert(a.Store.Web().WebMessagesByID(ctx, ids))
 }
 
 // ThreadMessages returns a page of a thread, newest first.
 func (a Archive) ThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]web.StoredMessage, error) {
-	return convert(a.Store.WebThreadMessages(ctx, thread, before, limit))
+	return convert(a.Store.Web().WebThreadMessages(ctx, thread, before, limit))
 }
 
 // Changed returns a page of what changed after a seq, in seq order.
 func (a Archive) Changed(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.StoredMessage, error) {
-	return convert(a.Store.WebMessagesChanged(ctx, after, upTo, channel, thread, limit))
+	return convert(a.Store.Web().WebMessagesChanged(ctx, after, upTo, channel, thread, limit))
 }
 
 // ChangedIDs lists a page of what changed after a seq, ids and seqs only.
 func (a Archive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.Change, error) {
-	rows, err := a.Store.WebChangedIDs(ctx, after, upTo, channel, thread, limit)
+	rows, err := a.Store.Web().WebChangedIDs(ctx, after, upTo, channel, thread, limit)
 	out := make([]web.Change, len(rows))
 	for i, c := range rows {
 		out[i] = web.Change{ID: c.ID, Seq: c.Seq}
@@ -67,12 +67,12 @@ func (a Archive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, th
 // People lists the names of the people who posted, in the order they
 // first posted.
 func (a Archive) People(ctx context.Context) ([]string, error) {
-	return a.Store.WebPeople(ctx)
+	return a.Store.Web().WebPeople(ctx)
 }
 
 // DeleteThreads deletes the threads' messages.
 func (a Archive) DeleteThreads(ctx context.Context, threads []string) error {
-	return a.Store.DeleteWebThreads(ctx, threads)
+	return a.Store.Web().DeleteWebThreads(ctx, threads)
 }
 
 func convert(rows []store.WebMessage, err error) ([]web.StoredMessage, error) {
@@ -87,13 +87,13 @@ func convert(rows []store.WebMessage, err error) ([]web.StoredMessage, error) {
 
 // ReserveSeq records that sequence numbers up to upTo may be handed out.
 func (a Archive) ReserveSeq(ctx context.Context, upTo uint64) error {
-	return a.Store.ReserveWebSeq(ctx, upTo)
+	return a.Store.Web().ReserveWebSeq(ctx, upTo)
 }
 
 // ReservedSeq is the highest sequence number reserved so far.
-func (a Archive) ReservedSeq(ctx context.Context) (uint64, error) { return a.Store.WebSeq(ctx) }
+func (a Archive) ReservedSeq(ctx context.Context) (uint64, error) { return a.Store.Web().WebSeq(ctx) }
 
 // PostRequests returns the latest posts made with a request id.
 func (a Archive) PostRequests(ctx context.Context, limit int) ([]web.StoredMessage, error) {
-	return convert(a.Store.WebPostRequests(ctx, limit))
+	return convert(a.Store.Web().WebPostRequests(ctx, limit))
 }

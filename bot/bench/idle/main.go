@@ -86,7 +86,7 @@ func run(platform string, sessions, batch int) error {
 	time.Sleep(2 * time.Second) // idle: the answers' goroutines end, the bot's loops tick
 	after := measure()
 
-	count, err := d.st.CountSessions(ctx)
+	count, err := d.st.Sessions().CountSessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -176,11 +176,11 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		d.close()
 		return nil, err
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{}, approvals.GateOptions{})
 	exec := &bot.FleetExecutor{Fleet: d.fleet}
 	guard := &approvals.Guard{Policy: bot.PolicyChecker{Policy: policy, Inventory: d.fleet.Inventory},
-		Approver: bot.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	d.bot = &bot.Bot{Store: st, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st, Exec: exec},
+		Approver: bot.GateApprover{Gate: gate, Store: st.Approvals(), Platform: conn.Name()}, Exec: exec}
+	d.bot = &bot.Bot{Store: store.Flat{Store: st}, Guard: guard, Gate: gate, Jobs: &hosts.Jobs{Store: st.Jobs(), Exec: exec},
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Agent: &agent.Agent{Provider: shortAnswer, History: agent.StoreHistory{Store: st}, Notices: agent.StoreNotices{Store: st},
