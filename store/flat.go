@@ -343,68 +343,6 @@ func (s *Store) SaveCheckRun(ctx context.Context, run checks.CheckRun) (checks.C
 	return s.Checks().SaveCheckRun(ctx, run)
 }
 
-// Web.
-
-// DeleteWebThreads forwards to Web().DeleteWebThreads.
-func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
-	return s.Web().DeleteWebThreads(ctx, threads)
-}
-
-// ReserveWebSeq forwards to Web().ReserveWebSeq.
-func (s *Store) ReserveWebSeq(ctx context.Context, upTo uint64) error {
-	return s.Web().ReserveWebSeq(ctx, upTo)
-}
-
-// SaveWebMessage forwards to Web().SaveWebMessage.
-func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
-	return s.Web().SaveWebMessage(ctx, m)
-}
-
-// WebChangedIDs forwards to Web().WebChangedIDs.
-func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebChange, error) {
-	return s.Web().WebChangedIDs(ctx, after, upTo, channel, thread, limit)
-}
-
-// WebMessages forwards to Web().WebMessages.
-func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
-	return s.Web().WebMessages(ctx)
-}
-
-// WebMessagesByID forwards to Web().WebMessagesByID.
-func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage, error) {
-	return s.Web().WebMessagesByID(ctx, ids)
-}
-
-// WebMessagesChanged forwards to Web().WebMessagesChanged.
-func (s *Store) WebMessagesChanged(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebMessage, error) {
-	return s.Web().WebMessagesChanged(ctx, after, upTo, channel, thread, limit)
-}
-
-// WebPeople forwards to Web().WebPeople.
-func (s *Store) WebPeople(ctx context.Context) ([]string, error) {
-	return s.Web().WebPeople(ctx)
-}
-
-// WebPostRequests forwards to Web().WebPostRequests.
-func (s *Store) WebPostRequests(ctx context.Context, limit int) ([]WebMessage, error) {
-	return s.Web().WebPostRequests(ctx, limit)
-}
-
-// WebSeq forwards to Web().WebSeq.
-func (s *Store) WebSeq(ctx context.Context) (uint64, error) {
-	return s.Web().WebSeq(ctx)
-}
-
-// WebThreadMessages forwards to Web().WebThreadMessages.
-func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]WebMessage, error) {
-	return s.Web().WebThreadMessages(ctx, thread, before, limit)
-}
-
-// WebThreads forwards to Web().WebThreads.
-func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, error) {
-	return s.Web().WebThreads(ctx, needle)
-}
-
 // Audit.
 
 // Audit forwards to Audit().Audit.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors/web/archive"
 )
 
 // fixedClock is an injectable clock that tests move by hand.
@@ -303,12 +304,12 @@ func TestWebMessagesUpsertKeepsTheNewest(t *testing.T) {
 	t.Parallel()
 	s, clock := openTest(t)
 	ctx := context.Background()
-	m := WebMessage{ID: "m1", Channel: "ops", Thread: "m1", User: "alice", Message: []byte(`{"text":"a"}`), Seq: 1, Created: clock.Now(), Updated: clock.Now()}
-	s.Web().SaveWebMessage(ctx, m)
+	m := archive.Message{ID: "m1", Channel: "ops", Thread: "m1", User: "alice", Message: []byte(`{"text":"a"}`), Seq: 1, Created: clock.Now(), Updated: clock.Now()}
+	s.Web().Save(ctx, m)
 	m.Message, m.Seq, m.Finished = []byte(`{"text":"ab"}`), 3, true
-	s.Web().SaveWebMessage(ctx, m)
+	s.Web().Save(ctx, m)
 	m.Message, m.Seq = []byte(`{"text":"stale"}`), 2
-	s.Web().SaveWebMessage(ctx, m)
+	s.Web().Save(ctx, m)
 	got, err := s.Web().WebMessages(ctx)
 	if err != nil || len(got) != 1 || string(got[0].Message) != `{"text":"ab"}` || got[0].Seq != 3 || !got[0].Finished {
 		t.Fatalf("WebMessages = %+v, %v", got, err)

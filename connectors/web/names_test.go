@@ -13,7 +13,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // namedChat is the web chat on a real SQLite file with the real approval
@@ -41,7 +40,7 @@ func openNamedChatQuorum(t *testing.T, path string, quorum int) *namedChat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, webarchive.Archive{Store: st})
+	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, st.Web())
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
