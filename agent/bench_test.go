@@ -62,7 +62,7 @@ type sqliteSessions struct {
 }
 
 func (h sqliteSessions) Load(ctx context.Context, id int64) ([]agent.Message, int64, error) {
-	h.st.SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: strconv.Itoa(int(id))})
+	h.st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "bench", Channel: "c", Thread: strconv.Itoa(int(id))})
 	return h.History.Load(ctx, id)
 }
 

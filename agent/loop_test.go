@@ -259,7 +259,7 @@ func TestAutoCompactionSummarizesAndArchives(t *testing.T) {
 	if len(msgs) != 3 || !strings.Contains(agent.TextOf(msgs[0]), "SUMMARY: disk") || agent.TextOf(msgs[1]) != "and now?" {
 		t.Fatalf("history after compaction = %s", testfake.JSON(msgs))
 	}
-	tr, _ := st.Transcripts(ctx, sess.ID)
+	tr, _ := st.Sessions().Transcripts(ctx, sess.ID)
 	if len(tr) != 1 || len(tr[0].Messages) != 3 {
 		t.Errorf("transcript not archived: %+v", tr)
 	}
@@ -295,7 +295,7 @@ func TestCompactToolCompactsOnRequest(t *testing.T) {
 	if len(next) != 3 || !strings.Contains(agent.TextOf(next[0]), "SUMMARY: echoed once.") || !strings.Contains(testfake.JSON(next[0]), "go on") {
 		t.Errorf("the next call did not continue from the summary and the current turn: %s", testfake.JSON(next))
 	}
-	if tr, _ := st.Transcripts(context.Background(), sess.ID); len(tr) != 1 {
+	if tr, _ := st.Sessions().Transcripts(context.Background(), sess.ID); len(tr) != 1 {
 		t.Error("no transcript archived")
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // ApprovalUse is what GateApprover needs of the store beyond the Gate: it
@@ -14,7 +12,7 @@ import (
 // records that the waiter acted on the decision (so nothing else does).
 // *store.Store has it.
 type ApprovalUse interface {
-	ReusableApproval(ctx context.Context, sessionID int64, hash string) (store.Approval, bool, error)
+	ReusableApproval(ctx context.Context, sessionID int64, hash string) (Approval, bool, error)
 	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
 	FinishFollowUp(ctx context.Context, approvalID string) (bool, error)
 }
@@ -92,7 +90,7 @@ func (g GateApprover) request(req CommandRequest) Request {
 // @bob", "expired: nobody decided within 15 minutes" — no platform keys).
 func (g GateApprover) decided(ctx context.Context, areq Request, id string, res Result) (Outcome, error) {
 	out := Outcome{State: string(res.Outcome), DecidedBy: atName(res.DecidedBy)}
-	if res.Outcome == store.ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
+	if res.Outcome == ApprovalExpired || strings.HasPrefix(res.DecidedBy, "opsbot") {
 		out.State, out.DecidedBy = DecisionText(res.Approval, atName), ""
 	}
 	if res.Allows(areq) {

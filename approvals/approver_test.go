@@ -4,8 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // A request is made by the person of the session's own platform: with the
@@ -15,10 +13,7 @@ import (
 // approve it).
 func TestRequesterIsOfTheSessionsPlatform(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "opsbot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, filepath.Join(t.TempDir(), "opsbot.db"), nil)
 	defer st.Close()
 	gate := NewGate(st, GateConfig{Approvers: []ApproverConfig{
 		{Slack: SlackApprovers{Users: []string{"U1", "U2"}}}}}, GateOptions{})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/policy"
-	"github.com/opsbot/opsbot/store"
 )
 
 // Card is what an approval card shows, made safe to display. The bot
@@ -27,13 +26,13 @@ type Card struct {
 	Reasons   []string
 	Quorum    int
 	ExpiresAt time.Time
-	State     store.ApprovalState
+	State     ApprovalState
 	DecidedBy string
 	DecidedAt time.Time
 }
 
 // NewCard prepares a request for display.
-func NewCard(a store.Approval, opt policy.DisplayOptions) Card {
+func NewCard(a Approval, opt policy.DisplayOptions) Card {
 	c := Card{ID: a.ID, Host: a.Host, Cwd: a.Cwd, Requester: a.Requester, Command: policy.RenderCommand(a.Command, opt),
 		Quorum: a.Quorum, ExpiresAt: a.ExpiresAt, State: a.State, DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt}
 	for _, r := range a.Reasons {
@@ -55,13 +54,13 @@ func FormatTime(t time.Time) string { return t.Local().Format(TimeLayout) }
 func (c Card) Heading() string {
 	by := person(c.DecidedBy)
 	switch {
-	case c.State == store.ApprovalExpired:
+	case c.State == ApprovalExpired:
 		return "Expired, not run"
-	case c.State == store.ApprovalApproved:
+	case c.State == ApprovalApproved:
 		return "Approved by " + by
-	case c.State == store.ApprovalDenied && strings.HasPrefix(by, "opsbot"):
+	case c.State == ApprovalDenied && strings.HasPrefix(by, "opsbot"):
 		return "Denied: its approval card could not be posted"
-	case c.State == store.ApprovalDenied:
+	case c.State == ApprovalDenied:
 		return "Denied by " + by
 	}
 	return "Approval needed"
@@ -94,9 +93,9 @@ func (c Card) Text() string {
 		fmt.Fprintf(&b, "Why it needs approval:\n  - %s\n", strings.Join(c.Reasons, "\n  - "))
 	}
 	switch c.State {
-	case store.ApprovalPending, "":
+	case ApprovalPending, "":
 		fmt.Fprintf(&b, "Needs %s; expires %s", Approvals(c.Quorum), FormatTime(c.ExpiresAt))
-	case store.ApprovalExpired:
+	case ApprovalExpired:
 		fmt.Fprintf(&b, "Nobody decided by %s", FormatTime(c.DecidedAt))
 	default:
 		fmt.Fprintf(&b, "%s at %s", c.Heading(), FormatTime(c.DecidedAt))
@@ -109,7 +108,7 @@ func (c Card) Text() string {
 // "members of Slack group S123"; "nobody (no approver is configured for
 // this channel and host)" when nobody may. The requester is left out
 // unless the policy allows self-approval.
-func (g *Gate) WhoMayApprove(a store.Approval) string {
+func (g *Gate) WhoMayApprove(a Approval) string {
 	platform, requester, _ := strings.Cut(a.Requester, ":")
 	var names []string
 	anyone := false

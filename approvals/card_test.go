@@ -8,14 +8,13 @@ import (
 	"github.com/opsbot/opsbot/policy"
 
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 func TestCardText(t *testing.T) {
 	t.Parallel()
 	exp := time.Date(2026, 3, 1, 12, 15, 0, 0, time.UTC)
-	c := NewCard(store.Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
-		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: store.ApprovalPending}, policy.DisplayOptions{Width: 80, Limit: 3000})
+	c := NewCard(Approval{ID: "r1", Host: "web-1", Cwd: "/srv", Requester: "slack:U1", Command: "rm -rf /tmp/x\u202e",
+		Reasons: []string{"rm: not on the read-only allowlist"}, Quorum: 2, ExpiresAt: exp, State: ApprovalPending}, policy.DisplayOptions{Width: 80, Limit: 3000})
 	text := c.Text()
 	for _, want := range []string{"Approval needed\n", "Host: web-1", "Directory: /srv", "Requested by: @U1", "rm -rf /tmp/x⟨U+202E⟩", "1 hidden characters made visible", "rm: not on the read-only allowlist", "Needs 2 approvals; expires " + FormatTime(exp)} {
 		if !strings.Contains(text, want) {
@@ -34,17 +33,17 @@ func TestCardText(t *testing.T) {
 func TestCardHeadingShowsTheDecision(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		state store.ApprovalState
+		state ApprovalState
 		by    string
 		want  string
 	}{
-		{store.ApprovalPending, "", "Approval needed"},
-		{store.ApprovalApproved, "web:bob", "Approved by @bob"},
-		{store.ApprovalDenied, "slack:U2", "Denied by @U2"},
-		{store.ApprovalDenied, "web:alice", "Denied by @alice"}, // the requester too: one word for one act
-		{store.ApprovalExpired, ExpiryActor, "Expired, not run"},
+		{ApprovalPending, "", "Approval needed"},
+		{ApprovalApproved, "web:bob", "Approved by @bob"},
+		{ApprovalDenied, "slack:U2", "Denied by @U2"},
+		{ApprovalDenied, "web:alice", "Denied by @alice"}, // the requester too: one word for one act
+		{ApprovalExpired, ExpiryActor, "Expired, not run"},
 	} {
-		c := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", State: tc.state, DecidedBy: tc.by}, policy.DisplayOptions{})
+		c := NewCard(Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", State: tc.state, DecidedBy: tc.by}, policy.DisplayOptions{})
 		if got := c.Heading(); got != tc.want {
 			t.Errorf("%s by %s: heading %q, want %q", tc.state, tc.by, got, tc.want)
 		}
@@ -58,7 +57,7 @@ func TestCardHeadingShowsTheDecision(t *testing.T) {
 // and hosts, without the requester.
 func TestWhoMayApprove(t *testing.T) {
 	t.Parallel()
-	a := store.Approval{Host: "db-1", Channel: "ops", Requester: "web:alice"}
+	a := Approval{Host: "db-1", Channel: "ops", Requester: "web:alice"}
 	for _, tc := range []struct {
 		name string
 		cfg  GateConfig
@@ -90,7 +89,7 @@ func TestWhoMayApproveNamesPlatformPeopleAsMentions(t *testing.T) {
 		{"slack:U1", connectors.Mention("U2") + " or members of " + connectors.GroupMention("S1")},
 		{"discord:100000000000000002", connectors.Mention("100000000000000003") + " or members of " + connectors.GroupMention("200000000000000001")},
 	} {
-		a := store.Approval{Host: "db-1", Channel: "ops", Requester: tc.requester}
+		a := Approval{Host: "db-1", Channel: "ops", Requester: tc.requester}
 		if got := g.WhoMayApprove(a); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.requester, got, tc.want)
 		}
@@ -101,7 +100,7 @@ func TestWhoMayApproveNamesPlatformPeopleAsMentions(t *testing.T) {
 func TestCardSaysHowManyApprovalsInWords(t *testing.T) {
 	t.Parallel()
 	for q, want := range map[int]string{1: "Needs 1 approval;", 2: "Needs 2 approvals;"} {
-		text := NewCard(store.Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", Quorum: q, State: store.ApprovalPending}, policy.DisplayOptions{}).Text()
+		text := NewCard(Approval{ID: "r1", Host: "h", Command: "c", Requester: "web:alice", Quorum: q, State: ApprovalPending}, policy.DisplayOptions{}).Text()
 		if !strings.Contains(text, want) || strings.Contains(text, "(s)") {
 			t.Errorf("quorum %d: %q, want %q", q, text, want)
 		}

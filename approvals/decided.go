@@ -4,20 +4,18 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // DecisionText says how a request was decided, for people: "approved by
 // @bob", "expired: nobody decided within 15 minutes". name shows the
 // person who decided, a stored "platform:id".
-func DecisionText(a store.Approval, name func(key string) string) string {
+func DecisionText(a Approval, name func(key string) string) string {
 	switch {
-	case a.State == store.ApprovalExpired || a.DecidedBy == ExpiryActor:
+	case a.State == ApprovalExpired || a.DecidedBy == ExpiryActor:
 		return "expired: nobody decided within " + HumanDuration(a.ExpiresAt.Sub(a.CreatedAt))
 	case a.DecidedBy == "opsbot:card-not-posted" || a.DecidedBy == "opsbot:announce-failed":
 		return "denied: its approval card could not be posted"
-	case a.State == store.ApprovalPending:
+	case a.State == ApprovalPending:
 		return "waiting for approval"
 	}
 	return fmt.Sprintf("%s by %s", a.State, name(a.DecidedBy))

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // TestExpiryInBubble: a request nobody votes on is expired by its waiter
@@ -19,23 +17,20 @@ func TestExpiryInBubble(t *testing.T) {
 	tests := []struct {
 		name     string
 		voteAt   time.Duration // 0: nobody votes
-		want     store.ApprovalState
+		want     ApprovalState
 		wantBy   string
 		waitTime time.Duration
 	}{
-		{name: "nobody votes", want: store.ApprovalExpired, wantBy: ExpiryActor, waitTime: 15 * time.Minute},
-		{name: "approved a second before", voteAt: 15*time.Minute - time.Second, want: store.ApprovalApproved, wantBy: "slack:U2", waitTime: 15*time.Minute - time.Second},
-		{name: "clicked at the deadline", voteAt: 15 * time.Minute, want: store.ApprovalExpired, wantBy: ExpiryActor, waitTime: 15 * time.Minute},
+		{name: "nobody votes", want: ApprovalExpired, wantBy: ExpiryActor, waitTime: 15 * time.Minute},
+		{name: "approved a second before", voteAt: 15*time.Minute - time.Second, want: ApprovalApproved, wantBy: "slack:U2", waitTime: 15*time.Minute - time.Second},
+		{name: "clicked at the deadline", voteAt: 15 * time.Minute, want: ApprovalExpired, wantBy: ExpiryActor, waitTime: 15 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			synctest.Test(t, func(t *testing.T) {
-				st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "opsbot.db")})
-				if err != nil {
-					t.Fatal(err)
-				}
+				st := openStore(t, filepath.Join(dir, "opsbot.db"), nil)
 				defer st.Close()
 				g := NewGate(st, GateConfig{Approvers: testApprovers}, GateOptions{})
 				start := time.Now()

@@ -9,20 +9,18 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
 
-// Store is what the Gate needs from the database; *store.Store has it.
-// Every state change is one conditional UPDATE there, audited in the same
+// Store is what the Gate needs from the database; the store's Approvals
+// sub-store is one. Every state change is one conditional UPDATE there, audited in the same
 // transaction, so the Gate holds no state that a restart could lose.
 type Store interface {
-	CreateApproval(ctx context.Context, a store.Approval) (store.Approval, error)
-	Approval(ctx context.Context, id string) (store.Approval, error)
-	PendingApprovals(ctx context.Context) ([]store.Approval, error)
-	RecordVote(ctx context.Context, approvalID, voter, vote string) (store.VoteTally, error)
-	Votes(ctx context.Context, approvalID string) ([]store.Vote, error)
-	DecideApproval(ctx context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error)
+	CreateApproval(ctx context.Context, a Approval) (Approval, error)
+	Approval(ctx context.Context, id string) (Approval, error)
+	PendingApprovals(ctx context.Context) ([]Approval, error)
+	RecordVote(ctx context.Context, approvalID, voter, vote string) (VoteTally, error)
+	Votes(ctx context.Context, approvalID string) ([]Vote, error)
+	DecideApproval(ctx context.Context, id string, to ApprovalState, by string) (bool, Approval, error)
 }
 
 // ExpiryActor is who decides a request nobody decided in time.
@@ -70,19 +68,19 @@ func (r Request) Hash() string {
 type Result struct {
 	ID string
 	// Outcome is approved, denied or expired.
-	Outcome   store.ApprovalState
+	Outcome   ApprovalState
 	DecidedBy string // a Person.Key, or ExpiryActor
 	DecidedAt time.Time
-	Approval  store.Approval
+	Approval  Approval
 }
 
 // Allows reports whether the result approves exactly this request: run
 // the command only when it does.
 func (r Result) Allows(req Request) bool {
-	return r.Outcome == store.ApprovalApproved && r.Approval.Hash == req.Hash()
+	return r.Outcome == ApprovalApproved && r.Approval.Hash == req.Hash()
 }
 
-func resultOf(a store.Approval) Result {
+func resultOf(a Approval) Result {
 	return Result{ID: a.ID, Outcome: a.State, DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, Approval: a}
 }
 
@@ -123,18 +121,18 @@ var ErrBadRequest = errors.New("approvals: a request needs a host, a command and
 
 // Open records a pending request and returns it as stored; the caller
 // announces it and calls Wait.
-func (g *Gate) Open(ctx context.Context, req Request) (store.Approval, error) {
+func (g *Gate) Open(ctx context.Context, req Request) (Approval, error) {
 	if req.Host == "" || req.Command == "" || req.Requester.ID == "" {
-		return store.Approval{}, ErrBadRequest
+		return Approval{}, ErrBadRequest
 	}
 	now := g.opt.Now()
-	a, err := g.store.CreateApproval(context.WithoutCancel(ctx), store.Approval{
+	a, err := g.store.CreateApproval(context.WithoutCancel(ctx), Approval{
 		Hash: req.Hash(), SessionID: req.SessionID, Platform: req.Requester.Platform, Channel: req.Channel,
 		Host: req.Host, Command: req.Command, Cwd: req.Cwd, Requester: req.Requester.Key(), Reasons: req.Reasons,
 		Quorum: g.cfg.Quorum, CreatedAt: now, ExpiresAt: now.Add(g.cfg.Expiry),
 	})
 	if err != nil {
-		return store.Approval{}, fmt.Errorf("approvals: open request: %w", err)
+		return Approval{}, fmt.Errorf("approvals: open request: %w", err)
 	}
 	return a, nil
 }
@@ -149,7 +147,7 @@ func (g *Gate) Wait(ctx context.Context, id string) (Result, error) {
 	if err != nil {
 		return Result{ID: id}, fmt.Errorf("approvals: wait: %w", err)
 	}
-	if a.State != store.ApprovalPending {
+	if a.State != ApprovalPending {
 		return resultOf(a), nil
 	}
 	left := a.ExpiresAt.Sub(g.opt.Now())
@@ -170,7 +168,7 @@ func (g *Gate) Wait(ctx context.Context, id string) (Result, error) {
 
 // Pending lists the undecided requests, e.g. to re-post their cards and
 // re-attach waiters after a restart.
-func (g *Gate) Pending(ctx context.Context) ([]store.Approval, error) {
+func (g *Gate) Pending(ctx context.Context) ([]Approval, error) {
 	as, err := g.store.PendingApprovals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("approvals: pending: %w", err)
@@ -195,7 +193,7 @@ func (g *Gate) ExpireDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if r.DecidedBy == ExpiryActor && r.Outcome == store.ApprovalExpired {
+		if r.DecidedBy == ExpiryActor && r.Outcome == ApprovalExpired {
 			n++
 		}
 	}
@@ -205,20 +203,20 @@ func (g *Gate) ExpireDue(ctx context.Context) (int, error) {
 // expire decides a request that reached its deadline; if someone decided
 // it first, their decision stands.
 func (g *Gate) expire(ctx context.Context, id string) (Result, error) {
-	_, r, err := g.decide(ctx, id, store.ApprovalExpired, ExpiryActor)
+	_, r, err := g.decide(ctx, id, ApprovalExpired, ExpiryActor)
 	return r, err
 }
 
 // decide makes one transition and tells the waiters once it is committed.
 // It must survive the caller's cancel: a click that reached the store
 // must not be lost halfway.
-func (g *Gate) decide(ctx context.Context, id string, to store.ApprovalState, by string) (bool, Result, error) {
+func (g *Gate) decide(ctx context.Context, id string, to ApprovalState, by string) (bool, Result, error) {
 	won, a, err := g.store.DecideApproval(context.WithoutCancel(ctx), id, to, by)
 	if err != nil {
 		return false, Result{ID: id}, fmt.Errorf("approvals: decide %s: %w", id, err)
 	}
 	r := resultOf(a)
-	if a.State != store.ApprovalPending {
+	if a.State != ApprovalPending {
 		g.notify(id, r)
 	}
 	return won, r, nil

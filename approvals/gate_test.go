@@ -9,12 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
-
-// *store.Store is the Gate's store in production.
-var _ Store = (*store.Store)(nil)
 
 // clock is a hand-set clock shared by a store and a gate.
 type clock struct {
@@ -36,14 +31,31 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func openStore(t *testing.T, path string, clk *clock) *store.Store {
+// TestStore is the Gate's store in these tests: the real SQLite store.
+type TestStore interface {
+	Store
+	ApprovalUse
+	// AuditActions lists the actions in the audit trail of a subject, in
+	// order.
+	AuditActions(ctx context.Context, subject string) ([]string, error)
+	Close() error
+}
+
+// OpenTestStore opens the SQLite store at path, on the clock now (nil:
+// the real one). store imports approvals for the rows it keeps, so a test
+// in this package cannot import it: store_test.go, in approvals_test,
+// sets this at init.
+var OpenTestStore func(path string, now func() time.Time) (TestStore, error)
+
+func openStore(t *testing.T, path string, clk *clock) TestStore {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{Path: path})
+	var now func() time.Time
+	if clk != nil {
+		now = clk.Now
+	}
+	st, err := OpenTestStore(path, now)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if clk != nil {
-		st.Now = clk.Now
 	}
 	return st
 }
@@ -60,7 +72,7 @@ type fixture struct {
 	t     *testing.T
 	path  string
 	clk   *clock
-	st    *store.Store
+	st    TestStore
 	gate  *Gate
 	cfg   GateConfig
 	hosts map[string][]string
@@ -98,13 +110,13 @@ func (f *fixture) request(host, channel string, requester Person) string {
 
 // transitions counts the audited final transitions of a request.
 func (f *fixture) transitions(id string) int {
-	trail, err := f.st.AuditTrail(context.Background(), "approval:"+id)
+	trail, err := f.st.AuditActions(context.Background(), "approval:"+id)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	n := 0
-	for _, e := range trail {
-		switch e.Action {
+	for _, action := range trail {
+		switch action {
 		case "approval.approved", "approval.denied", "approval.expired":
 			n++
 		}
@@ -133,41 +145,41 @@ func TestVoteMatrix(t *testing.T) {
 		restart   int    // restart before this step (index+1); 0: never
 		asker     Person // default: slack:U1
 		steps     []step
-		wantState store.ApprovalState
+		wantState ApprovalState
 		wantBy    string
 	}{
-		{name: "self-approval refused", steps: []step{{requester, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
+		{name: "self-approval refused", steps: []step{{requester, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
 		{name: "self-approval allowed by config", cfg: GateConfig{AllowSelfApproval: true},
-			steps: []step{{requester, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U1"},
-		{name: "requester may withdraw", steps: []step{{requester, VoteDeny, 0, VoteDecided}}, wantState: store.ApprovalDenied, wantBy: "slack:U1"},
-		{name: "non-approver approve", steps: []step{{slack("U9"), VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "non-approver deny", steps: []step{{slack("U9"), VoteDeny, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "the requester's id on another platform", steps: []step{{Person{Platform: "discord", ID: "U1"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
+			steps: []step{{requester, VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "slack:U1"},
+		{name: "requester may withdraw", steps: []step{{requester, VoteDeny, 0, VoteDecided}}, wantState: ApprovalDenied, wantBy: "slack:U1"},
+		{name: "non-approver approve", steps: []step{{slack("U9"), VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "non-approver deny", steps: []step{{slack("U9"), VoteDeny, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "the requester's id on another platform", steps: []step{{Person{Platform: "discord", ID: "U1"}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
 		{name: "an approver of another platform", asker: Person{Platform: "web", ID: "bob"}, host: "db-1",
-			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "same id on another platform", steps: []step{{Person{Platform: "discord", ID: "U2"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "no identity", steps: []step{{Person{}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "user group member", steps: []step{{slack("U7", "S-sre"), VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U7"},
+			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "same id on another platform", steps: []step{{Person{Platform: "discord", ID: "U2"}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "no identity", steps: []step{{Person{}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "user group member", steps: []step{{slack("U7", "S-sre"), VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "slack:U7"},
 		{name: "discord role on a db host", host: "db-1", asker: Person{Platform: "discord", ID: "D9"},
-			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "discord:D1"},
+			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "discord:D1"},
 		{name: "discord role on a web host", host: "web-1", asker: Person{Platform: "discord", ID: "D9"},
-			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
-		{name: "web approver in its channel", ch: "C-ops", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "web:alice"},
-		{name: "web approver in another channel", ch: "C-dev", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteRefused}}, wantState: store.ApprovalPending},
+			steps: []step{{Person{"discord", "D1", []string{"R-dba"}}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
+		{name: "web approver in its channel", ch: "C-ops", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "web:alice"},
+		{name: "web approver in another channel", ch: "C-dev", asker: Person{Platform: "web", ID: "bob"}, steps: []step{{Person{Platform: "web", ID: "alice"}, VoteApprove, 0, VoteRefused}}, wantState: ApprovalPending},
 		{name: "double vote", cfg: GateConfig{Quorum: 2},
-			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U2"), VoteApprove, 0, VoteDuplicate}, {slack("U2"), VoteDeny, 0, VoteDuplicate}}, wantState: store.ApprovalPending},
-		{name: "vote after expiry", steps: []step{{slack("U2"), VoteApprove, 15 * time.Minute, VoteLate}}, wantState: store.ApprovalExpired, wantBy: ExpiryActor},
-		{name: "vote just before expiry", steps: []step{{slack("U2"), VoteApprove, 15*time.Minute - time.Second, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U2"},
+			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U2"), VoteApprove, 0, VoteDuplicate}, {slack("U2"), VoteDeny, 0, VoteDuplicate}}, wantState: ApprovalPending},
+		{name: "vote after expiry", steps: []step{{slack("U2"), VoteApprove, 15 * time.Minute, VoteLate}}, wantState: ApprovalExpired, wantBy: ExpiryActor},
+		{name: "vote just before expiry", steps: []step{{slack("U2"), VoteApprove, 15*time.Minute - time.Second, VoteDecided}}, wantState: ApprovalApproved, wantBy: "slack:U2"},
 		{name: "vote after decision", steps: []step{{slack("U2"), VoteApprove, 0, VoteDecided}, {slack("U3"), VoteDeny, 0, VoteLate}, {slack("U2"), VoteDeny, 0, VoteLate}},
-			wantState: store.ApprovalApproved, wantBy: "slack:U2"},
-		{name: "vote after restart", restart: 1, steps: []step{{slack("U2"), VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U2"},
+			wantState: ApprovalApproved, wantBy: "slack:U2"},
+		{name: "vote after restart", restart: 1, steps: []step{{slack("U2"), VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "slack:U2"},
 		{name: "quorum counted across a restart", cfg: GateConfig{Quorum: 2}, restart: 2,
-			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U2"), VoteApprove, 0, VoteDuplicate}, {slack("U3"), VoteApprove, 0, VoteDecided}}, wantState: store.ApprovalApproved, wantBy: "slack:U3"},
-		{name: "expired across a restart", restart: 1, steps: []step{{slack("U2"), VoteApprove, time.Hour, VoteLate}}, wantState: store.ApprovalExpired, wantBy: ExpiryActor},
+			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U2"), VoteApprove, 0, VoteDuplicate}, {slack("U3"), VoteApprove, 0, VoteDecided}}, wantState: ApprovalApproved, wantBy: "slack:U3"},
+		{name: "expired across a restart", restart: 1, steps: []step{{slack("U2"), VoteApprove, time.Hour, VoteLate}}, wantState: ApprovalExpired, wantBy: ExpiryActor},
 		{name: "quorum 2 with a deny in between", cfg: GateConfig{Quorum: 2},
-			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U3"), VoteDeny, 0, VoteDecided}, {slack("U4"), VoteApprove, 0, VoteLate}}, wantState: store.ApprovalDenied, wantBy: "slack:U3"},
+			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U3"), VoteDeny, 0, VoteDecided}, {slack("U4"), VoteApprove, 0, VoteLate}}, wantState: ApprovalDenied, wantBy: "slack:U3"},
 		{name: "quorum 2 reached", cfg: GateConfig{Quorum: 2},
-			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U3"), VoteApprove, 0, VoteDecided}, {slack("U4"), VoteDeny, 0, VoteLate}}, wantState: store.ApprovalApproved, wantBy: "slack:U3"},
+			steps: []step{{slack("U2"), VoteApprove, 0, VoteCounted}, {slack("U3"), VoteApprove, 0, VoteDecided}, {slack("U4"), VoteDeny, 0, VoteLate}}, wantState: ApprovalApproved, wantBy: "slack:U3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +212,7 @@ func TestVoteMatrix(t *testing.T) {
 				t.Errorf("request is %s by %q, want %s by %q", a.State, a.DecidedBy, tt.wantState, tt.wantBy)
 			}
 			want := 1
-			if tt.wantState == store.ApprovalPending {
+			if tt.wantState == ApprovalPending {
 				want = 0
 			}
 			if n := f.transitions(id); n != want {
@@ -274,7 +286,7 @@ func TestConcurrentApproveClicks(t *testing.T) {
 	if n := f.transitions(id); n != 1 {
 		t.Errorf("%d audited transitions, want exactly 1", n)
 	}
-	if r := <-waited; r.Outcome != store.ApprovalApproved {
+	if r := <-waited; r.Outcome != ApprovalApproved {
 		t.Errorf("waiter got %+v", r)
 	}
 }
@@ -316,7 +328,7 @@ func TestWaiterReattachesAfterRestart(t *testing.T) {
 		t.Fatalf("vote: %v %v", res, err)
 	}
 	r := <-got
-	if r.Outcome != store.ApprovalApproved || r.DecidedBy != "slack:U2" || !r.Allows(req) {
+	if r.Outcome != ApprovalApproved || r.DecidedBy != "slack:U2" || !r.Allows(req) {
 		t.Errorf("re-attached waiter got %+v", r)
 	}
 	other := req
@@ -347,8 +359,8 @@ func TestExpireDueAfterRestart(t *testing.T) {
 	}
 	for _, c := range []struct {
 		id   string
-		want store.ApprovalState
-	}{{id, store.ApprovalExpired}, {keep, store.ApprovalExpired}, {later, store.ApprovalPending}} {
+		want ApprovalState
+	}{{id, ApprovalExpired}, {keep, ApprovalExpired}, {later, ApprovalPending}} {
 		a, _ := f.st.Approval(context.Background(), c.id)
 		if a.State != c.want {
 			t.Errorf("%s: %s, want %s", c.id, a.State, c.want)
@@ -359,7 +371,7 @@ func TestExpireDueAfterRestart(t *testing.T) {
 func TestWebWildcardNamesEveryWebUserOnly(t *testing.T) {
 	t.Parallel()
 	g := NewGate(nil, GateConfig{Approvers: []ApproverConfig{{Web: UserList{Users: []string{"*"}}}}}, GateOptions{})
-	a := store.Approval{Host: "local", Requester: "web:alice"}
+	a := Approval{Host: "local", Requester: "web:alice"}
 	if !g.MayApprove(a, Person{Platform: "web", ID: "bob"}) {
 		t.Error(`"*" did not name a web user`)
 	}
@@ -374,10 +386,10 @@ func TestApproverMustCoverEveryHostOfARequest(t *testing.T) {
 	g := NewGate(nil, GateConfig{Approvers: []ApproverConfig{{HostGroups: []string{"web"}, Web: UserList{Users: []string{"bob"}}}}},
 		GateOptions{HostGroups: func(h string) []string { return groups[h] }})
 	bob := Person{Platform: "web", ID: "bob"}
-	if !g.MayApprove(store.Approval{Host: "web-1,web-2"}, bob) {
+	if !g.MayApprove(Approval{Host: "web-1,web-2"}, bob) {
 		t.Error("bob may not approve for two web hosts")
 	}
-	if g.MayApprove(store.Approval{Host: "db-1,web-1"}, bob) {
+	if g.MayApprove(Approval{Host: "db-1,web-1"}, bob) {
 		t.Error("bob, a web approver, may approve a request that includes a db host")
 	}
 }
@@ -388,16 +400,16 @@ func TestApproverMustCoverEveryHostOfARequest(t *testing.T) {
 func TestVoteMessagesShowNoInternals(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	a := store.Approval{ID: "0123456789abcdef0123456789abcdef", Quorum: 2, DecidedAt: at}
+	a := Approval{ID: "0123456789abcdef0123456789abcdef", Quorum: 2, DecidedAt: at}
 	cases := []struct {
 		name  string
 		res   VoteResult
 		wants string
 	}{
 		{"counted", VoteResult{Status: VoteCounted, Approvals: 1, Approval: a}, "1 of 2"},
-		{"decided", VoteResult{Status: VoteDecided, Approval: withState(a, store.ApprovalApproved, "web:bob")}, "approved"},
-		{"late", VoteResult{Status: VoteLate, Approval: withState(a, store.ApprovalDenied, "web:bob")}, "denied by @bob at " + FormatTime(at)},
-		{"expired", VoteResult{Status: VoteLate, Approval: withState(a, store.ApprovalExpired, "opsbot:expiry")}, "expired at " + FormatTime(at)},
+		{"decided", VoteResult{Status: VoteDecided, Approval: withState(a, ApprovalApproved, "web:bob")}, "approved"},
+		{"late", VoteResult{Status: VoteLate, Approval: withState(a, ApprovalDenied, "web:bob")}, "denied by @bob at " + FormatTime(at)},
+		{"expired", VoteResult{Status: VoteLate, Approval: withState(a, ApprovalExpired, "opsbot:expiry")}, "expired at " + FormatTime(at)},
 	}
 	for _, c := range cases {
 		msg := c.res.Message()
@@ -410,7 +422,7 @@ func TestVoteMessagesShowNoInternals(t *testing.T) {
 	}
 }
 
-func withState(a store.Approval, state store.ApprovalState, by string) store.Approval {
+func withState(a Approval, state ApprovalState, by string) Approval {
 	a.State, a.DecidedBy = state, by
 	return a
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
-	"github.com/opsbot/opsbot/store"
 )
 
 // HostDecision is the policy's verdict on a command for one host, as the
@@ -226,9 +225,9 @@ func (g *Guard) approve(ctx context.Context, req CommandRequest, pending func(Pe
 // storeWords is what a person is told of err: a write the database
 // refused says so in its own words, without the wrapping's prefixes.
 func storeWords(err error) string {
-	var u *store.Unavailable
+	var u interface{ StoreUnavailable() string } // *store.Unavailable: store imports approvals
 	if errors.As(err, &u) {
-		return u.Error()
+		return u.StoreUnavailable()
 	}
 	return err.Error()
 }

@@ -9,8 +9,6 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // The two votes.
@@ -40,7 +38,7 @@ const (
 type VoteResult struct {
 	Status VoteStatus
 	// Approval is the request as it stands after the vote.
-	Approval store.Approval
+	Approval Approval
 	// Approvals and Denies are the tally when the vote was counted.
 	Approvals, Denies int
 	// Reason explains a refusal.
@@ -57,7 +55,7 @@ func (v VoteResult) Message() string {
 	case VoteDecided:
 		return fmt.Sprintf("The request is %s.", a.State)
 	case VoteLate:
-		if a.State == store.ApprovalExpired {
+		if a.State == ApprovalExpired {
 			return fmt.Sprintf("This request already expired at %s; nothing changed.", FormatTime(a.DecidedAt))
 		}
 		return fmt.Sprintf("This request was already %s by %s at %s; nothing changed.", a.State, person(a.DecidedBy), FormatTime(a.DecidedAt))
@@ -79,7 +77,7 @@ func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("approvals: vote: %w", err)
 	}
-	if a.State != store.ApprovalPending || !g.opt.Now().Before(a.ExpiresAt) {
+	if a.State != ApprovalPending || !g.opt.Now().Before(a.ExpiresAt) {
 		return g.late(ctx, a)
 	}
 	if why := g.refusal(a, voter, vote); why != "" {
@@ -99,7 +97,7 @@ func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (
 		res.Status = VoteDecided
 		g.notify(id, resultOf(t.Approval))
 		return res, nil
-	case !t.Recorded && (t.Approval.State != store.ApprovalPending || !g.opt.Now().Before(t.Approval.ExpiresAt)):
+	case !t.Recorded && (t.Approval.State != ApprovalPending || !g.opt.Now().Before(t.Approval.ExpiresAt)):
 		return g.late(ctx, t.Approval)
 	case !t.Recorded:
 		res.Status = VoteDuplicate
@@ -109,8 +107,8 @@ func (g *Gate) Vote(ctx context.Context, id string, voter Person, vote string) (
 
 // late answers a vote on a request that is decided or past its deadline,
 // expiring it first if nobody has.
-func (g *Gate) late(ctx context.Context, a store.Approval) (VoteResult, error) {
-	if a.State == store.ApprovalPending {
+func (g *Gate) late(ctx context.Context, a Approval) (VoteResult, error) {
+	if a.State == ApprovalPending {
 		r, err := g.expire(ctx, a.ID)
 		if err != nil {
 			return VoteResult{}, err
@@ -129,7 +127,7 @@ func (g *Gate) votedAs(ctx context.Context, id string, voter Person) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("approvals: vote: %w", err)
 	}
-	return slices.ContainsFunc(votes, func(v store.Vote) bool {
+	return slices.ContainsFunc(votes, func(v Vote) bool {
 		return v.Voter != voter.Key() && samePerson(v.Voter, voter.Key())
 	}), nil
 }
@@ -137,7 +135,7 @@ func (g *Gate) votedAs(ctx context.Context, id string, voter Person) (bool, erro
 // refusal says why voter may not cast this vote, or "". The requester may
 // always deny (withdraw) their own request; approving it needs
 // allow_self_approval.
-func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
+func (g *Gate) refusal(a Approval, voter Person, vote string) string {
 	if voter.Platform == "" || voter.ID == "" {
 		return "the vote does not say who cast it"
 	}
@@ -162,7 +160,7 @@ func (g *Gate) refusal(a store.Approval, voter Person, vote string) string {
 // the request's channel and every one of its hosts (a request for several
 // hosts names them comma-separated); connectors use it to show the
 // buttons only to those who may press them.
-func (g *Gate) MayApprove(a store.Approval, voter Person) bool {
+func (g *Gate) MayApprove(a Approval, voter Person) bool {
 	for _, host := range strings.Split(a.Host, ",") {
 		if !g.approverFor(a.Channel, host, voter) {
 			return false

@@ -5,16 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"testing"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // crashBeforeDecide is the store of a process killed right after a vote
 // was written: every separate decision fails.
-type crashBeforeDecide struct{ *store.Store }
+type crashBeforeDecide struct{ TestStore }
 
-func (crashBeforeDecide) DecideApproval(context.Context, string, store.ApprovalState, string) (bool, store.Approval, error) {
-	return false, store.Approval{}, errors.New("killed")
+func (crashBeforeDecide) DecideApproval(context.Context, string, ApprovalState, string) (bool, Approval, error) {
+	return false, Approval{}, errors.New("killed")
 }
 
 // A vote and the decision it makes are one transaction: a crash can no
@@ -35,7 +33,7 @@ func TestVoteAndItsDecisionAreOneTransaction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]store.ApprovalState{VoteApprove: store.ApprovalApproved, VoteDeny: store.ApprovalDenied}[vote]
+			want := map[string]ApprovalState{VoteApprove: ApprovalApproved, VoteDeny: ApprovalDenied}[vote]
 			if a.State != want || a.DecidedBy != "slack:U2" {
 				t.Fatalf("after the crash the request is %s (by %q), want %s by slack:U2", a.State, a.DecidedBy, want)
 			}
@@ -66,7 +64,7 @@ func TestRepeatedVoteCompletesADecisionACrashLeftUndone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != VoteDecided || res.Approval.State != store.ApprovalApproved {
+	if res.Status != VoteDecided || res.Approval.State != ApprovalApproved {
 		t.Fatalf("the repeated click: %q (request %s), want it to decide the request", res.Message(), res.Approval.State)
 	}
 }

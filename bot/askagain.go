@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -17,7 +18,7 @@ const ActionAskAgain = "ask_again"
 // because opsbot stopped first, with a button to ask again. It is said
 // before the follow-up is closed: a crash in between says it twice rather
 // than never.
-func (fu *followUps) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval) {
+func (fu *followUps) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.FollowUp, a approvals.Approval) {
 	text := fmt.Sprintf("⚠️ `%s` on %s — %s, but opsbot stopped before running it: not run.", a.Command, a.Host, decisionText(a))
 	m := connectors.Message{Text: text, Buttons: []connectors.Button{{ActionID: ActionAskAgain, Value: a.ID, Label: "Ask again"}}}
 	if _, err := fu.out.post(ctx, destOf(ev), m); err != nil {

@@ -150,14 +150,14 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	if gateCfg.Approvers == nil {
 		gateCfg.Approvers = []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}
 	}
-	gate := approvals.NewGate(st, gateCfg, approvals.GateOptions{Now: opt.now})
-	exec := executor.Settled{Executor: &executor.Fleet{Fleet: fleet}, FollowUps: st}
+	gate := approvals.NewGate(st.Approvals(), gateCfg, approvals.GateOptions{Now: opt.now})
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: fleet}, FollowUps: st.Approvals()}
 	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: pol, Inventory: fleet.Inventory},
-		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
+		Approver: approvals.GateApprover{Gate: gate, Store: st.Approvals(), Platform: conn.Name()}, Exec: exec}
 	if opt.exec != nil {
 		guard.Exec = opt.exec(exec)
 	}
-	jobs := &hosts.Jobs{Store: st, Exec: exec}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: exec}
 	d := depsFor(st)
 	d.Guard, d.Gate, d.Jobs, d.Health = guard, gate, jobs, opt.health
 	d.Hosts = []agent.HostInfo{{Name: "local"}}
@@ -197,7 +197,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 // depsFor is the bot's Deps over one real store, which is every one of
 // its aggregates (cmd/opsbot wires the same way).
 func depsFor(st *store.Store) Deps {
-	return Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st}
+	return Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs()}
 }
 
 // wired is what a test bot was built over, for the tests to reach.
@@ -471,10 +471,10 @@ func TestQueueAndStop(t *testing.T) {
 	// The second turn began before its answer showed; once no turn runs,
 	// it has ended, and its history is written.
 	h.eventually("both turns recorded", func() bool {
-		trail, _ := h.st.RunningTurns(context.Background())
+		trail, _ := h.st.Sessions().RunningTurns(context.Background())
 		return len(trail) == 0
 	})
-	msgs, _ := h.st.Messages(context.Background(), 1)
+	msgs, _ := h.st.Sessions().Messages(context.Background(), 1)
 	if len(msgs) != 2 {
 		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
 	}
@@ -521,18 +521,18 @@ func TestRecoverFinalizesInterruptedAnswers(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
 	ref, _ := h.conn.add(connectors.Dest{Platform: h.conn.name, Channel: "ops", Thread: "t9"}, connectors.Message{Text: "The disk is at"}, false)
-	h.st.RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
-	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	h.st.BeginTurn(ctx, sess.ID)
+	h.st.Sessions().RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
+	sess, _, _ := h.st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
+	h.st.Sessions().BeginTurn(ctx, sess.ID)
 	h.bot.Recover(ctx)
-	if running, _ := h.st.RunningTurns(ctx); len(running) != 0 {
+	if running, _ := h.st.Sessions().RunningTurns(ctx); len(running) != 0 {
 		t.Errorf("%d turns still running after recovery", len(running))
 	}
 	m, _, _ := h.find("t9", "The disk is at")
 	if !strings.Contains(m.msg.Text, "interrupted") {
 		t.Errorf("not finalized: %q", m.msg.Text)
 	}
-	if left, _ := h.st.StreamingMessages(ctx); len(left) != 0 {
+	if left, _ := h.st.Sessions().StreamingMessages(ctx); len(left) != 0 {
 		t.Errorf("%d messages still recorded as streaming", len(left))
 	}
 }
@@ -541,8 +541,8 @@ func TestJobNotificationIsPostedInItsThread(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
-	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
-	job, err := jobsOf(h.bot).Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
+	sess, _, _ := h.st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t5"})
+	job, err := jobsOf(h.bot).Start(ctx, hosts.Job{SessionID: sess.ID, Host: "local", Command: "echo done", Requester: "alice"}, "", hosts.Confinement{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +593,7 @@ func TestStopWithdrawsThePendingApproval(t *testing.T) {
 func TestCardFenceOutlastsBackticksInTheCommand(t *testing.T) {
 	t.Parallel()
 	cmd := "echo '\n```\n' ; rm -rf /srv/*data*"
-	m := cardMessage(store.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: store.ApprovalPending, Quorum: 1}, "@bob")
+	m := cardMessage(approvals.Approval{ID: "a1", Host: "local", Command: cmd, Requester: "web:alice", State: approvals.ApprovalPending, Quorum: 1}, "@bob")
 	if !strings.Contains(m.Text, "````\n") || strings.Count(m.Text, "````") != 2 {
 		t.Errorf("card text:\n%s", m.Text)
 	}
@@ -635,7 +635,7 @@ func TestCardSaysWhoMayApprove(t *testing.T) {
 	if connectors.PlainMentions(fields["Who may approve"]) != "@bob" || fields["Needs"] != "1 approval" {
 		t.Errorf("card fields: %+v", card.msg.Fields)
 	}
-	pending, _ := h.st.PendingApprovals(context.Background())
+	pending, _ := h.st.Approvals().PendingApprovals(context.Background())
 	if len(pending) != 1 {
 		t.Fatalf("%d pending approvals", len(pending))
 	}
@@ -701,15 +701,15 @@ func TestOldEventIDsArePruned(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	ctx := context.Background()
-	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
+	if first, _ := h.st.Inbox().SeenEvent(ctx, "web", "e1"); !first {
 		t.Fatal("a new event id was taken for a retry")
 	}
 	h.bot.inbox.forget(ctx, h.bot.eventsKept)
-	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); first {
+	if first, _ := h.st.Inbox().SeenEvent(ctx, "web", "e1"); first {
 		t.Fatal("an event id of a moment ago was pruned")
 	}
 	h.bot.inbox.forget(ctx, time.Nanosecond)
-	if first, _ := h.st.SeenEvent(ctx, "web", "e1"); !first {
+	if first, _ := h.st.Inbox().SeenEvent(ctx, "web", "e1"); !first {
 		t.Error("an event id older than EventsKept was kept")
 	}
 }

@@ -3,8 +3,8 @@ package bot
 import (
 	"context"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 // placeUnplaced finds the cards of decided requests whose place was never
@@ -28,7 +28,7 @@ func (c *cards) placeUnplaced(ctx context.Context) {
 
 // place shows a's decision on its card if the card can be found; it
 // reports whether a is done with (shown, or not to be found).
-func (c *cards) place(ctx context.Context, a store.Approval) bool {
+func (c *cards) place(ctx context.Context, a approvals.Approval) bool {
 	if a.SessionID == 0 {
 		return true
 	}

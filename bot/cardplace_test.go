@@ -38,7 +38,7 @@ func TestCardWhosePlaceWasNotRecordedShowsItsDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := st.DecideApproval(context.Background(), id, store.ApprovalExpired, "opsbot:expiry"); !ok || err != nil {
+	if ok, _, err := st.Approvals().DecideApproval(context.Background(), id, approvals.ApprovalExpired, "opsbot:expiry"); !ok || err != nil {
 		t.Fatalf("expire the request: %v %v", ok, err)
 	}
 	st.Close()
@@ -58,7 +58,7 @@ func TestCardWhosePlaceWasNotRecordedShowsItsDecision(t *testing.T) {
 	if m := h.msg(ref); len(m.msg.Buttons) != 0 {
 		t.Errorf("the expired request's card still offers %d buttons: %s", len(m.msg.Buttons), h.dump())
 	}
-	if _, msg, err := h.st.ApprovalCard(context.Background(), id); err != nil || msg != ref.ID {
+	if _, msg, err := h.st.Approvals().ApprovalCard(context.Background(), id); err != nil || msg != ref.ID {
 		t.Errorf("the card's place on record is %q (%v), want %q: %s", msg, err, ref.ID, h.dump())
 	}
 }

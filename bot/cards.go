@@ -23,7 +23,7 @@ const (
 // may approve and when it expires; buttons while it is pending. Once
 // decided, its heading says how ("Approved by @bob", "Expired, not run").
 // who says who may approve (Gate.WhoMayApprove).
-func cardMessage(a store.Approval, who string) connectors.Message {
+func cardMessage(a approvals.Approval, who string) connectors.Message {
 	c := approvals.NewCard(a, policy.DisplayOptions{})
 	fence := strings.Repeat("`", max(3, longestRun(c.Command.Preview, '`')+1))
 	var text strings.Builder
@@ -33,7 +33,7 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 		heading = strings.Replace(heading, "@"+displayName(a.DecidedBy), mention(a.DecidedBy), 1)
 	}
 	fmt.Fprintf(&text, "**%s** — requested by %s", heading, mention(a.Requester))
-	if a.State == store.ApprovalExpired {
+	if a.State == approvals.ApprovalExpired {
 		fmt.Fprintf(&text, "; nobody decided within %s", approvals.HumanDuration(a.ExpiresAt.Sub(a.CreatedAt)))
 	}
 	fmt.Fprintf(&text, "\n%s\n%s\n%s", fence, c.Command.Preview, fence)
@@ -48,7 +48,7 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 		m.Fields = append(m.Fields, connectors.Field{Title: "Directory", Value: c.Cwd})
 	}
 	switch a.State {
-	case store.ApprovalPending:
+	case approvals.ApprovalPending:
 		needs := "1 approval"
 		if a.Quorum > 1 {
 			needs = fmt.Sprintf("%d approvals", a.Quorum)
@@ -62,7 +62,7 @@ func cardMessage(a store.Approval, who string) connectors.Message {
 			{ActionID: ActionApprove, Value: a.ID, Label: "Approve", Style: connectors.StylePrimary},
 			{ActionID: ActionDeny, Value: a.ID, Label: "Deny", Style: connectors.StyleDanger},
 		}
-	case store.ApprovalExpired:
+	case approvals.ApprovalExpired:
 		m.Context = fmt.Sprintf("expired at %s without a decision: not run", approvals.FormatTime(a.DecidedAt))
 	default:
 		m.Context = fmt.Sprintf("%s at %s", decisionText(a), approvals.FormatTime(a.DecidedAt))
@@ -107,38 +107,38 @@ type cards struct {
 	gate voteGate
 	out  poster
 	// decided acts on a request a vote decided (its follow-up).
-	decided func(ctx context.Context, a store.Approval)
+	decided func(ctx context.Context, a approvals.Approval)
 	log     *slog.Logger
 }
 
 // cardStore is what the cards read and record of approval requests.
 type cardStore interface {
-	Approval(ctx context.Context, id string) (store.Approval, error)
-	DecideApproval(ctx context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error)
+	Approval(ctx context.Context, id string) (approvals.Approval, error)
+	DecideApproval(ctx context.Context, id string, to approvals.ApprovalState, by string) (bool, approvals.Approval, error)
 	SetApprovalCard(ctx context.Context, id, channel, message string) error
 	ApprovalCard(ctx context.Context, id string) (channel, message string, err error)
-	StaleCards(ctx context.Context, sessionID int64) ([]store.Approval, error)
-	AllStaleCards(ctx context.Context, limit int) ([]store.Approval, []string, []string, error)
+	StaleCards(ctx context.Context, sessionID int64) ([]approvals.Approval, error)
+	AllStaleCards(ctx context.Context, limit int) ([]approvals.Approval, []string, []string, error)
 	MarkCardShown(ctx context.Context, id string) error
 	// UnplacedCards lists decided requests whose card's place was never
 	// recorded (cardplace.go).
-	UnplacedCards(ctx context.Context, limit int) ([]store.Approval, error)
+	UnplacedCards(ctx context.Context, limit int) ([]approvals.Approval, error)
 }
 
 // voteGate counts the votes on a request and names who may cast them
 // (approvals.Gate does).
 type voteGate interface {
 	Vote(ctx context.Context, id string, voter approvals.Person, vote string) (approvals.VoteResult, error)
-	WhoMayApprove(a store.Approval) string
+	WhoMayApprove(a approvals.Approval) string
 }
 
 var (
-	_ cardStore = (*store.Store)(nil)
+	_ cardStore = (*store.Store)(nil).Approvals()
 	_ voteGate  = (*approvals.Gate)(nil)
 )
 
 // message renders a request's card with who may approve it.
-func (c *cards) message(a store.Approval) connectors.Message {
+func (c *cards) message(a approvals.Approval) connectors.Message {
 	who := ""
 	if c.gate != nil {
 		who = c.gate.WhoMayApprove(a)
@@ -158,7 +158,7 @@ func (c *cards) post(ctx context.Context, ev connectors.Event, id string) {
 	ref, err := c.out.post(ctx, destOf(ev), c.message(a))
 	if err != nil {
 		c.log.Error("post approval card", "id", id, "err", err)
-		c.store.DecideApproval(context.WithoutCancel(ctx), id, store.ApprovalDenied, "opsbot:card-not-posted")
+		c.store.DecideApproval(context.WithoutCancel(ctx), id, approvals.ApprovalDenied, "opsbot:card-not-posted")
 		return
 	}
 	if err := c.store.SetApprovalCard(context.WithoutCancel(ctx), id, ref.Channel, ref.ID); err != nil {
@@ -255,7 +255,7 @@ func (c *cards) vote(ctx context.Context, ev connectors.Event) {
 		// Only where it can be private: the card and the thread show
 		// the decision to everyone else.
 		said := "You denied it: it will not run."
-		if res.Approval.State == store.ApprovalApproved {
+		if res.Approval.State == approvals.ApprovalApproved {
 			said = "You approved it: it runs now."
 		}
 		ev.Respond(ctx, said)
@@ -270,7 +270,7 @@ func voteMessage(v approvals.VoteResult) string {
 	case approvals.VoteCounted:
 		return fmt.Sprintf("Your approval is counted: %d of %d needed.", v.Approvals, a.Quorum)
 	case approvals.VoteLate:
-		if a.State == store.ApprovalExpired {
+		if a.State == approvals.ApprovalExpired {
 			return fmt.Sprintf("Too late: nobody decided by %s, so it expired and did not run; nothing changed.", approvals.FormatTime(a.DecidedAt))
 		}
 		return fmt.Sprintf("This request was already %s at %s; nothing changed.", decisionText(a), approvals.FormatTime(a.DecidedAt))
@@ -281,7 +281,7 @@ func voteMessage(v approvals.VoteResult) string {
 }
 
 // edit shows a request's state on the card that was clicked.
-func (c *cards) edit(ctx context.Context, ev connectors.Event, a store.Approval) {
+func (c *cards) edit(ctx context.Context, ev connectors.Event, a approvals.Approval) {
 	conn, ok := c.out.conn(ev.Platform)
 	if !ok {
 		return

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
 )
@@ -44,7 +45,7 @@ func (o *fakeOut) said() []string {
 // fails every read.
 type fakeCardStore struct {
 	mu        sync.Mutex
-	approvals map[string]store.Approval
+	approvals map[string]approvals.Approval
 	sessions  map[int64]store.Session
 	cards     map[string][2]string // channel, message
 	stale     []string             // ids whose cards still show buttons
@@ -53,15 +54,15 @@ type fakeCardStore struct {
 	err       error
 }
 
-func newFakeCardStore(as ...store.Approval) *fakeCardStore {
-	f := &fakeCardStore{approvals: map[string]store.Approval{}, sessions: map[int64]store.Session{}, cards: map[string][2]string{}, decided: map[string]string{}}
+func newFakeCardStore(as ...approvals.Approval) *fakeCardStore {
+	f := &fakeCardStore{approvals: map[string]approvals.Approval{}, sessions: map[int64]store.Session{}, cards: map[string][2]string{}, decided: map[string]string{}}
 	for _, a := range as {
 		f.approvals[a.ID] = a
 	}
 	return f
 }
 
-func (f *fakeCardStore) Approval(_ context.Context, id string) (store.Approval, error) {
+func (f *fakeCardStore) Approval(_ context.Context, id string) (approvals.Approval, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, ok := f.approvals[id]
@@ -73,7 +74,7 @@ func (f *fakeCardStore) Approval(_ context.Context, id string) (store.Approval, 
 	}
 	return a, nil
 }
-func (f *fakeCardStore) DecideApproval(_ context.Context, id string, to store.ApprovalState, by string) (bool, store.Approval, error) {
+func (f *fakeCardStore) DecideApproval(_ context.Context, id string, to approvals.ApprovalState, by string) (bool, approvals.Approval, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a := f.approvals[id]
@@ -93,10 +94,10 @@ func (f *fakeCardStore) ApprovalCard(_ context.Context, id string) (string, stri
 	c := f.cards[id]
 	return c[0], c[1], f.err
 }
-func (f *fakeCardStore) StaleCards(_ context.Context, sessionID int64) ([]store.Approval, error) {
+func (f *fakeCardStore) StaleCards(_ context.Context, sessionID int64) ([]approvals.Approval, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []store.Approval
+	var out []approvals.Approval
 	for _, id := range f.stale {
 		if a := f.approvals[id]; a.SessionID == sessionID {
 			out = append(out, a)
@@ -104,17 +105,17 @@ func (f *fakeCardStore) StaleCards(_ context.Context, sessionID int64) ([]store.
 	}
 	return out, f.err
 }
-func (f *fakeCardStore) AllStaleCards(context.Context, int) ([]store.Approval, []string, []string, error) {
+func (f *fakeCardStore) AllStaleCards(context.Context, int) ([]approvals.Approval, []string, []string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var as []store.Approval
+	var as []approvals.Approval
 	var channels, messages []string
 	for _, id := range f.stale {
 		as, channels, messages = append(as, f.approvals[id]), append(channels, f.cards[id][0]), append(messages, f.cards[id][1])
 	}
 	return as, channels, messages, f.err
 }
-func (f *fakeCardStore) UnplacedCards(context.Context, int) ([]store.Approval, error) {
+func (f *fakeCardStore) UnplacedCards(context.Context, int) ([]approvals.Approval, error) {
 	return nil, nil
 }
 
@@ -145,10 +146,10 @@ func (f *fakeCardStore) Session(_ context.Context, id int64) (store.Session, err
 	return s, f.err
 }
 
-func pendingApproval(id string, session int64) store.Approval {
+func pendingApproval(id string, session int64) approvals.Approval {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	return store.Approval{ID: id, SessionID: session, Host: "web-1", Command: "systemctl restart nginx", Requester: "fake:alice",
-		Channel: "C1", State: store.ApprovalPending, Quorum: 1, CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
+	return approvals.Approval{ID: id, SessionID: session, Host: "web-1", Command: "systemctl restart nginx", Requester: "fake:alice",
+		Channel: "C1", State: approvals.ApprovalPending, Quorum: 1, CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
 }
 
 func logTo(b *strings.Builder) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
@@ -213,7 +214,7 @@ func TestCardsRefreshAllShowsDecisions(t *testing.T) {
 	c.post(t.Context(), cardEvent, "a1")
 	for _, id := range []string{"a1", "a2", "a3"} {
 		a := st.approvals[id]
-		a.State, a.DecidedBy, a.DecidedAt = store.ApprovalExpired, "opsbot:expiry", a.ExpiresAt
+		a.State, a.DecidedBy, a.DecidedAt = approvals.ApprovalExpired, "opsbot:expiry", a.ExpiresAt
 		st.approvals[id] = a
 	}
 	st.stale = []string{"a1", "a2", "a3"}

@@ -11,7 +11,7 @@ import (
 	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // commands answers the deterministic chat commands about a thread, its
@@ -38,8 +38,8 @@ type commands struct {
 
 // jobRecords is what the chat commands read of background jobs.
 type jobRecords interface {
-	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
-	Job(ctx context.Context, id int64) (store.Job, error)
+	Jobs(ctx context.Context, sessionID int64, limit int) ([]hosts.Job, error)
+	Job(ctx context.Context, id int64) (hosts.Job, error)
 }
 
 // answer answers the command word (with its argument rest) in the thread

@@ -8,27 +8,28 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
 // fakeCommandStore is a commandStore whose answers the test sets.
 type fakeCommandStore struct {
-	jobs   []store.Job
+	jobs   []hosts.Job
 	err    error
 	forgot int64 // the session whose messages were deleted
 }
 
-func (f *fakeCommandStore) Jobs(context.Context, int64, int) ([]store.Job, error) {
+func (f *fakeCommandStore) Jobs(context.Context, int64, int) ([]hosts.Job, error) {
 	return f.jobs, f.err
 }
 
-func (f *fakeCommandStore) Job(_ context.Context, id int64) (store.Job, error) {
+func (f *fakeCommandStore) Job(_ context.Context, id int64) (hosts.Job, error) {
 	for _, j := range f.jobs {
 		if j.ID == id {
 			return j, f.err
 		}
 	}
-	return store.Job{}, store.ErrNotFound
+	return hosts.Job{}, store.ErrNotFound
 }
 
 func (f *fakeCommandStore) DeleteMessagesAfter(_ context.Context, session, _ int64) (int64, error) {
@@ -58,7 +59,7 @@ func TestChatCommandsOverFakes(t *testing.T) {
 	sess := agent.SessionInfo{ID: 7}
 	alice := connectors.Event{User: connectors.User{ID: "alice"}}
 	mallory := connectors.Event{User: connectors.User{ID: "mallory"}}
-	running := store.Job{ID: 3, SessionID: 7, Requester: "alice", Host: "web-1", Command: "sleep 60", State: "running"}
+	running := hosts.Job{ID: 3, SessionID: 7, Requester: "alice", Host: "web-1", Command: "sleep 60", State: "running"}
 	tests := []struct {
 		name       string
 		ev         connectors.Event
@@ -69,15 +70,15 @@ func TestChatCommandsOverFakes(t *testing.T) {
 	}{
 		{"help", alice, "help", "", fakeCommandStore{}, "Mention me with a question", false},
 		{"no jobs", alice, "jobs", "", fakeCommandStore{}, "No background jobs in this thread.", false},
-		{"jobs", alice, "jobs", "", fakeCommandStore{jobs: []store.Job{running}}, "• job 3", false},
+		{"jobs", alice, "jobs", "", fakeCommandStore{jobs: []hosts.Job{running}}, "• job 3", false},
 		{"jobs, the store failing", alice, "jobs", "", fakeCommandStore{err: errors.New("disk I/O error")}, "", true},
-		{"job", alice, "job", "#3", fakeCommandStore{jobs: []store.Job{running}}, "sleep 60", false},
+		{"job", alice, "job", "#3", fakeCommandStore{jobs: []hosts.Job{running}}, "sleep 60", false},
 		{"job, not a number", alice, "job", "three", fakeCommandStore{}, "Usage: `job <id>`", false},
-		{"another thread's job", alice, "job", "4", fakeCommandStore{jobs: []store.Job{{ID: 4, SessionID: 8}}}, "This thread has no job 4", false},
-		{"cancel", alice, "cancel", "3", fakeCommandStore{jobs: []store.Job{running}}, "Cancelling job 3", false},
-		{"cancel by someone else", mallory, "cancel", "3", fakeCommandStore{jobs: []store.Job{running}}, "Not cancelled: only @alice, who started job 3", false},
+		{"another thread's job", alice, "job", "4", fakeCommandStore{jobs: []hosts.Job{{ID: 4, SessionID: 8}}}, "This thread has no job 4", false},
+		{"cancel", alice, "cancel", "3", fakeCommandStore{jobs: []hosts.Job{running}}, "Cancelling job 3", false},
+		{"cancel by someone else", mallory, "cancel", "3", fakeCommandStore{jobs: []hosts.Job{running}}, "Not cancelled: only @alice, who started job 3", false},
 		{"cancel, not a number", alice, "cancel", "x", fakeCommandStore{}, "Usage: `cancel` stops the running answer", false},
-		{"cancel a job not running", alice, "cancel", "5", fakeCommandStore{jobs: []store.Job{{ID: 5, SessionID: 7, Requester: "alice"}}}, "Job 5 is not running.", false},
+		{"cancel a job not running", alice, "cancel", "5", fakeCommandStore{jobs: []hosts.Job{{ID: 5, SessionID: 7, Requester: "alice"}}}, "Job 5 is not running.", false},
 		{"hosts", alice, "hosts", "", fakeCommandStore{}, "• `web-1` — groups: web, prod", false},
 		{"health, none scheduled", alice, "health", "", fakeCommandStore{}, "No health checks are scheduled", false},
 		{"reset", alice, "reset", "", fakeCommandStore{}, "this thread's conversation is forgotten", false},

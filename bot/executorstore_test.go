@@ -12,5 +12,5 @@ import (
 type storeTrail struct{ st *store.Store }
 
 func (s storeTrail) Audit(ctx context.Context, e executor.AuditEntry) error {
-	return s.st.Audit(ctx, store.AuditEntry(e))
+	return s.st.Audit().Audit(ctx, store.AuditEntry(e))
 }

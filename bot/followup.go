@@ -49,7 +49,7 @@ type followUps struct {
 
 // followUpStore is what follow-ups read and close of decided requests.
 type followUpStore interface {
-	Approval(ctx context.Context, id string) (store.Approval, error)
+	Approval(ctx context.Context, id string) (approvals.Approval, error)
 	DecidedFollowUps(ctx context.Context) ([]store.FollowUp, error)
 	FollowUpFor(ctx context.Context, approvalID string) (f store.FollowUp, ok bool, err error)
 	ConsumeApproval(ctx context.Context, id, by string) (bool, error)
@@ -61,7 +61,7 @@ var _ approvalCards = (*cards)(nil)
 // now queues the follow-up of a decided approval in its thread. When the
 // turn that asked still waits, it acts first and this finds the
 // follow-up done.
-func (fu *followUps) now(ctx context.Context, a store.Approval) {
+func (fu *followUps) now(ctx context.Context, a approvals.Approval) {
 	if a.SessionID == 0 {
 		return
 	}
@@ -136,12 +136,12 @@ func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.Se
 	if !ok {
 		// A request recorded before follow-ups were: only an agent turn
 		// can have asked for it.
-		if a, err := fu.store.Approval(ctx, id); err == nil && a.State == store.ApprovalApproved && fu.resume != nil {
+		if a, err := fu.store.Approval(ctx, id); err == nil && a.State == approvals.ApprovalApproved && fu.resume != nil {
 			fu.resume(ctx, ev, sess)
 		}
 		return
 	}
-	if !f.DoneAt.IsZero() || f.State == store.ApprovalPending {
+	if !f.DoneAt.IsZero() || f.State == approvals.ApprovalPending {
 		return
 	}
 	fu.cards.refresh(ctx, ev)
@@ -151,7 +151,7 @@ func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.Se
 		return
 	}
 	switch {
-	case f.State != store.ApprovalApproved:
+	case f.State != approvals.ApprovalApproved:
 		if f.Kind == store.FollowUpAgent && fu.settle != nil {
 			// The model reads the refusal with the next message.
 			fu.settle(ctx, sess, "not run: the approval request was "+connectors.PlainMentions(decisionText(a)))
@@ -171,7 +171,7 @@ func (fu *followUps) act(ctx context.Context, ev connectors.Event, sess agent.Se
 }
 
 // runApproved runs a chat `run` approved while nobody waited for it.
-func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, f store.FollowUp, a store.Approval) {
+func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, f store.FollowUp, a approvals.Approval) {
 	if a.Command != f.Command || a.Host != strings.Join(f.Hosts, ",") {
 		fu.notRun(ctx, ev, f, a, "what was approved is not what was asked for")
 		return
@@ -210,7 +210,7 @@ func (fu *followUps) policyRefuses(hosts []string, command string) string {
 
 // notRun tells the thread, once, that a decided request's command did not
 // run, and why.
-func (fu *followUps) notRun(ctx context.Context, ev connectors.Event, f store.FollowUp, a store.Approval, why string) {
+func (fu *followUps) notRun(ctx context.Context, ev connectors.Event, f store.FollowUp, a approvals.Approval, why string) {
 	if won, err := fu.store.FinishFollowUp(ctx, f.ApprovalID); err != nil || !won {
 		return
 	}
@@ -223,13 +223,13 @@ func (fu *followUps) notRun(ctx context.Context, ev connectors.Event, f store.Fo
 
 // decisionText says how a request was decided, for people: "approved by
 // @bob", "denied by @bob", "expired: nobody decided within 15 minutes".
-func decisionText(a store.Approval) string {
+func decisionText(a approvals.Approval) string {
 	switch {
-	case a.State == store.ApprovalExpired || a.DecidedBy == approvals.ExpiryActor:
+	case a.State == approvals.ApprovalExpired || a.DecidedBy == approvals.ExpiryActor:
 		return "expired: nobody decided within " + humanDuration(a.ExpiresAt.Sub(a.CreatedAt))
 	case a.DecidedBy == "opsbot:card-not-posted" || a.DecidedBy == "opsbot:announce-failed":
 		return "denied: its approval card could not be posted"
-	case a.State == store.ApprovalPending:
+	case a.State == approvals.ApprovalPending:
 		return "waiting for approval"
 	}
 	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))

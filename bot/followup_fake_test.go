@@ -25,7 +25,7 @@ type fakeFollowUpStore struct {
 	consumed []string
 }
 
-func newFakeFollowUpStore(as ...store.Approval) *fakeFollowUpStore {
+func newFakeFollowUpStore(as ...approvals.Approval) *fakeFollowUpStore {
 	return &fakeFollowUpStore{fakeCardStore: newFakeCardStore(as...), follow: map[string]store.FollowUp{}}
 }
 
@@ -34,7 +34,7 @@ func (f *fakeFollowUpStore) DecidedFollowUps(context.Context) ([]store.FollowUp,
 	defer f.mu.Unlock()
 	var out []store.FollowUp
 	for _, fu := range f.follow {
-		if fu.DoneAt.IsZero() && fu.State != store.ApprovalPending {
+		if fu.DoneAt.IsZero() && fu.State != approvals.ApprovalPending {
 			out = append(out, fu)
 		}
 	}
@@ -74,7 +74,7 @@ func (f *fakeFollowUpStore) FinishFollowUp(_ context.Context, id string) (bool, 
 }
 
 // decide records a decided request and the follow-up that waits on it.
-func (f *fakeFollowUpStore) decide(a store.Approval, state store.ApprovalState, by string, kind string) {
+func (f *fakeFollowUpStore) decide(a approvals.Approval, state approvals.ApprovalState, by string, kind string) {
 	a.State, a.DecidedBy = state, by
 	f.approvals[a.ID] = a
 	f.follow[a.ID] = store.FollowUp{ApprovalID: a.ID, SessionID: a.SessionID, Kind: kind, State: state, Command: a.Command,
@@ -124,7 +124,7 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 	sess := agent.SessionInfo{ID: 1}
 	for _, tc := range []struct {
 		name    string
-		state   store.ApprovalState
+		state   approvals.ApprovalState
 		kind    string
 		policy  approvals.HostPolicy
 		noPol   bool
@@ -132,16 +132,16 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 		want    string
 		settled string
 	}{
-		{name: "approved run", state: store.ApprovalApproved, kind: store.FollowUpRun, ran: 1},
-		{name: "denied now", state: store.ApprovalApproved, kind: store.FollowUpRun,
+		{name: "approved run", state: approvals.ApprovalApproved, kind: store.FollowUpRun, ran: 1},
+		{name: "denied now", state: approvals.ApprovalApproved, kind: store.FollowUpRun,
 			policy: policyFunc(func(string, string) approvals.HostDecision {
 				return approvals.HostDecision{Action: policy.Deny, Reasons: []string{"restarts are off"}}
 			}),
 			want: "the policy now refuses it: restarts are off"},
-		{name: "no policy", state: store.ApprovalApproved, kind: store.FollowUpRun, noPol: true, want: "no command policy is configured"},
-		{name: "denied agent call", state: store.ApprovalDenied, kind: store.FollowUpAgent, want: "Not run: `systemctl restart nginx` on web-1 — denied by @bob.",
+		{name: "no policy", state: approvals.ApprovalApproved, kind: store.FollowUpRun, noPol: true, want: "no command policy is configured"},
+		{name: "denied agent call", state: approvals.ApprovalDenied, kind: store.FollowUpAgent, want: "Not run: `systemctl restart nginx` on web-1 — denied by @bob.",
 			settled: "not run: the approval request was denied by @bob"},
-		{name: "agent off", state: store.ApprovalApproved, kind: store.FollowUpAgent, want: "the agent that asked for it is off now"},
+		{name: "agent off", state: approvals.ApprovalApproved, kind: store.FollowUpAgent, want: "the agent that asked for it is off now"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newFakeFollowUpStore()
@@ -156,7 +156,7 @@ func TestFollowUpsActOnceOverFakes(t *testing.T) {
 			}
 			var settled string
 			fu.settle = func(_ context.Context, _ agent.SessionInfo, why string) { settled = why }
-			if tc.kind == store.FollowUpAgent && tc.state == store.ApprovalApproved {
+			if tc.kind == store.FollowUpAgent && tc.state == approvals.ApprovalApproved {
 				fu.settle = nil // no model
 			}
 			ev := connectors.Event{Platform: "fake", Channel: "C1", Thread: "fu-" + tc.name}
@@ -186,8 +186,8 @@ func TestFollowUpsSweepAndAFailingStore(t *testing.T) {
 	st := newFakeFollowUpStore()
 	st.sessions[1] = store.Session{ID: 1, ThreadKey: store.ThreadKey{Platform: "fake", Channel: "C1", Thread: "T1"}}
 	st.sessions[2] = store.Session{ID: 2, ThreadKey: store.ThreadKey{Platform: "slack", Channel: "C9", Thread: "T9"}}
-	st.decide(pendingApproval("a1", 1), store.ApprovalExpired, "opsbot:expiry", store.FollowUpAgent)
-	st.decide(pendingApproval("a2", 2), store.ApprovalApproved, "fake:bob", store.FollowUpRun)
+	st.decide(pendingApproval("a1", 1), approvals.ApprovalExpired, "opsbot:expiry", store.FollowUpAgent)
+	st.decide(pendingApproval("a2", 2), approvals.ApprovalApproved, "fake:bob", store.FollowUpRun)
 	out := &fakeOut{c: conn}
 	fu, _, queue := newFakeFollowUps(st, out)
 	var logged strings.Builder

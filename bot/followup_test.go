@@ -212,11 +212,11 @@ func TestFollowUpIsRecordedBeforeTheCard(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	h.say("alice", "t1", "run --timeout 90s local touch /nonexistent/x")
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
-	pending, err := h.st.PendingApprovals(context.Background())
+	pending, err := h.st.Approvals().PendingApprovals(context.Background())
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("pending approvals: %v %v", pending, err)
 	}
-	f, ok, err := h.st.FollowUpFor(context.Background(), pending[0].ID)
+	f, ok, err := h.st.Approvals().FollowUpFor(context.Background(), pending[0].ID)
 	if err != nil || !ok {
 		t.Fatalf("no follow-up recorded: %v", err)
 	}
@@ -242,16 +242,16 @@ func TestClaimCutByACrashIsReported(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, approvals.GateConfig{}, nil)
 	target, _ := askAndRestart(h, botOptions{})
-	pending, _ := h.st.PendingApprovals(context.Background())
+	pending, _ := h.st.Approvals().PendingApprovals(context.Background())
 	if len(pending) != 1 {
 		t.Fatalf("%d pending", len(pending))
 	}
 	id := pending[0].ID
 	// The old process decided and claimed it, then died.
-	if _, _, err := h.st.DecideApproval(context.Background(), id, store.ApprovalApproved, "web:bob"); err != nil {
+	if _, _, err := h.st.Approvals().DecideApproval(context.Background(), id, approvals.ApprovalApproved, "web:bob"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := h.st.ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
+	if ok, err := h.st.Approvals().ConsumeApproval(context.Background(), id, "web:alice"); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	h.restart(botOptions{})
@@ -276,16 +276,16 @@ func TestDecidedCardIsEditedWhateverDecidedIt(t *testing.T) {
 	h.say("alice", "t1", "run local touch "+filepath.Join(h.dir, "x"))
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
 	_, ref, _ := h.find("t1", "Approval needed")
-	pending, _ := h.st.PendingApprovals(context.Background())
+	pending, _ := h.st.Approvals().PendingApprovals(context.Background())
 	if len(pending) != 1 {
 		t.Fatalf("%d pending", len(pending))
 	}
 	// Decided and acted on by a process that died before the card's edit.
 	h.restart(botOptions{held: true})
-	if _, _, err := h.st.DecideApproval(context.Background(), pending[0].ID, store.ApprovalDenied, "web:bob"); err != nil {
+	if _, _, err := h.st.Approvals().DecideApproval(context.Background(), pending[0].ID, approvals.ApprovalDenied, "web:bob"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.FinishFollowUp(context.Background(), pending[0].ID); err != nil {
+	if _, err := h.st.Approvals().FinishFollowUp(context.Background(), pending[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	h.restart(botOptions{})
@@ -311,13 +311,13 @@ func TestDecidedAgentApprovalIsNotSupersededByTheNextMessage(t *testing.T) {
 	h := newHarness(t, approvals.GateConfig{}, m)
 	h.say("alice", "t1", "append a line please")
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
-	pending, _ := h.st.PendingApprovals(context.Background())
+	pending, _ := h.st.Approvals().PendingApprovals(context.Background())
 	if len(pending) != 1 {
 		t.Fatalf("%d pending", len(pending))
 	}
 	// bob's vote decided it; the process died before acting on it.
 	h.restart(botOptions{model: m, held: true})
-	if _, err := h.st.RecordVote(context.Background(), pending[0].ID, "web:bob", "approve"); err != nil {
+	if _, err := h.st.Approvals().RecordVote(context.Background(), pending[0].ID, "web:bob", "approve"); err != nil {
 		t.Fatal(err)
 	}
 	// The next start: alice's next message reaches the thread before the

@@ -11,7 +11,6 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/checks"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -27,22 +26,22 @@ func TestMain(m *testing.M) {
 func TestNeutralMessageGoldens(t *testing.T) {
 	t.Parallel()
 	created := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	card := func(state store.ApprovalState, by string, decided time.Duration) connectors.Message {
-		a := store.Approval{ID: "0f3c9a", Host: "web-1", Command: "systemctl restart nginx", Cwd: "/srv/app",
+	card := func(state approvals.ApprovalState, by string, decided time.Duration) connectors.Message {
+		a := approvals.Approval{ID: "0f3c9a", Host: "web-1", Command: "systemctl restart nginx", Cwd: "/srv/app",
 			Reasons: []string{"systemctl restart: changes a service"}, Requester: "slack:U04ALICE", Channel: "C-ops", Quorum: 1,
 			State: state, DecidedBy: by, CreatedAt: created, ExpiresAt: created.Add(15 * time.Minute)}
-		if state != store.ApprovalPending {
+		if state != approvals.ApprovalPending {
 			a.DecidedAt = created.Add(decided)
 		}
 		return cardMessage(a, "@U04BOB or @U04CAROL")
 	}
 	rep := checks.Report{Schedule: "nightly", At: created, Zone: time.UTC, Checks: []string{"disk"}, Hosts: []string{"web-1"}}
 	goldens := map[string]connectors.Message{
-		"card_pending":     card(store.ApprovalPending, "", 0),
-		"card_approved":    card(store.ApprovalApproved, "slack:U04BOB", 2*time.Minute),
-		"card_denied":      card(store.ApprovalDenied, "slack:U04BOB", 3*time.Minute),
-		"card_self_denied": card(store.ApprovalDenied, "slack:U04ALICE", time.Minute),
-		"card_expired":     card(store.ApprovalExpired, approvals.ExpiryActor, 15*time.Minute),
+		"card_pending":     card(approvals.ApprovalPending, "", 0),
+		"card_approved":    card(approvals.ApprovalApproved, "slack:U04BOB", 2*time.Minute),
+		"card_denied":      card(approvals.ApprovalDenied, "slack:U04BOB", 3*time.Minute),
+		"card_self_denied": card(approvals.ApprovalDenied, "slack:U04ALICE", time.Minute),
+		"card_expired":     card(approvals.ApprovalExpired, approvals.ExpiryActor, 15*time.Minute),
 		"job_notice":       jobNotice("job 7 (`df -h` on web-1) succeeded: exit 0 in 3s"),
 		"help":             {Text: helpText},
 		"health_report":    rep.Summary(3000),

@@ -246,7 +246,7 @@ func TestSettledIsLoggedOnceTheRestartActedOnWhatItFound(t *testing.T) {
 	if n := runs(t, target); n != 1 {
 		t.Errorf("when the restart said it settled, the approved command had run %d times, want 1", n)
 	}
-	if n, err := h.st.Unsettled(context.Background()); err != nil || n != 0 {
+	if n, err := h.st.Inbox().Unsettled(context.Background()); err != nil || n != 0 {
 		t.Errorf("when the restart said it settled, %d things on record were left to act on (%v)", n, err)
 	}
 }

@@ -26,8 +26,8 @@ func TestFinishedJobWakesTheAgent(t *testing.T) {
 	h.st = storeOf(h.bot)
 	t.Cleanup(h.stop)
 	ctx := context.Background()
-	sess, _, _ := h.st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := jobsOf(h.bot).Start(ctx, store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+	sess, _, _ := h.st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
+	if _, err := jobsOf(h.bot).Start(ctx, hosts.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
 		Command: "printf 'dumped users\\nskipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,8 @@ func TestJobEndTurnSurvivesAStop(t *testing.T) {
 	t.Cleanup(h.stop)
 	h.say("alice", "t9", "run local sleep 30") // the thread is busy: the job's turn waits behind it
 	h.eventually("the run to start", h.has("t9", "running `sleep 30`"))
-	sess, _, _ := h.st.SessionFor(context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
-	if _, err := jobsOf(h.bot).Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
+	sess, _, _ := h.st.Sessions().SessionFor(context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t9"})
+	if _, err := jobsOf(h.bot).Start(context.Background(), hosts.Job{SessionID: sess.ID, Host: "local", Requester: "alice",
 		Command: "printf 'skipped: audit_log\\n'"}, "", hosts.Confinement{}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -16,12 +17,12 @@ type jobNotices struct {
 	// session reads the session of a notice, the thread it is posted in;
 	// job reads a job, for the agent turn about its end.
 	session func(ctx context.Context, id int64) (store.Session, error)
-	job     func(ctx context.Context, id int64) (store.Job, error)
+	job     func(ctx context.Context, id int64) (hosts.Job, error)
 	out     poster
 	// turn is the event of the agent turn about job, which ended, in the
 	// session's thread (agent.on_job_end: turn); nil: the news is only
 	// posted. queue hands it, once on record, to the router.
-	turn  func(sess store.Session, job store.Job) connectors.Event
+	turn  func(sess store.Session, job hosts.Job) connectors.Event
 	queue func(ev connectors.Event, inboxID int64)
 	log   *slog.Logger
 	// serves names the platforms this process posts to; only their

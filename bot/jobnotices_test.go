@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -19,7 +20,7 @@ import (
 type fakeNoticeStore struct {
 	notes    []store.Notification
 	sessions map[int64]store.Session
-	jobs     map[int64]store.Job
+	jobs     map[int64]hosts.Job
 	err      error // UndeliveredNotifications fails with it
 
 	delivered, injected []int64
@@ -46,11 +47,11 @@ func (f *fakeNoticeStore) Session(_ context.Context, id int64) (store.Session, e
 	}
 	return store.Session{}, store.ErrNotFound
 }
-func (f *fakeNoticeStore) Job(_ context.Context, id int64) (store.Job, error) {
+func (f *fakeNoticeStore) Job(_ context.Context, id int64) (hosts.Job, error) {
 	if j, ok := f.jobs[id]; ok {
 		return j, nil
 	}
-	return store.Job{}, store.ErrNotFound
+	return hosts.Job{}, store.ErrNotFound
 }
 
 // Job notices over fakes: each is posted into its thread and marked; one
@@ -72,12 +73,12 @@ func TestJobNoticesDeliver(t *testing.T) {
 			{ID: 5, SessionID: 50, Text: "a job whose session is gone"},
 		},
 		sessions: map[int64]store.Session{10: thread("T1"), 30: {ThreadKey: store.ThreadKey{Platform: "console"}}, 40: thread("T4")},
-		jobs:     map[int64]store.Job{100: {ID: 100, Requester: "alice"}},
+		jobs:     map[int64]hosts.Job{100: {ID: 100, Requester: "alice"}},
 	}
 	conn.limits.MaxText = 30 // the fourth notice is too long for the platform: its post fails
 	var woken []int64
 	n := &jobNotices{store: st, session: st.Session, job: st.Job, out: onePlatform{conn}, log: slog.New(slog.DiscardHandler),
-		turn: func(_ store.Session, j store.Job) connectors.Event { return connectors.Event{Text: fmt.Sprint(j.ID)} },
+		turn: func(_ store.Session, j hosts.Job) connectors.Event { return connectors.Event{Text: fmt.Sprint(j.ID)} },
 		queue: func(ev connectors.Event, _ int64) {
 			id, _ := strconv.ParseInt(ev.Text, 10, 64)
 			woken = append(woken, id)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -75,7 +76,7 @@ func loop(ctx context.Context, every time.Duration, fn func(context.Context)) {
 // that ended (agent.on_job_end: turn): the model reads the job's outcome
 // and output and says what it means, without waiting for someone to
 // speak.
-func jobEndTurn(sess store.Session, job store.Job) connectors.Event {
+func jobEndTurn(sess store.Session, job hosts.Job) connectors.Event {
 	return connectors.Event{Kind: connectors.EventMessage, Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel,
 		Thread: sess.Thread, User: connectors.User{ID: job.Requester, Name: job.Requester}, Text: tools.JobEndPrompt(job), Mention: true}
 }

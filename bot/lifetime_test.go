@@ -125,7 +125,7 @@ func TestRecoverFinalizesInterruptedStreams(t *testing.T) {
 			conn.lifetime = time.Minute
 			conn.mu.Unlock()
 		}
-		storeOf(b).RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
+		storeOf(b).Sessions().RecordStreaming(ctx, store.PostedMessage{Platform: "web", Channel: "ops", Thread: "t9", MessageID: ref.ID, Text: "The disk is at"})
 		b.Recover(ctx)
 		got := conn.thread("t9")[0].msg.Text
 		conn.mu.Lock()

@@ -57,14 +57,14 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 			conn := killedMidPost{streamConn: sc, inFlight: make(chan struct{}), once: &sync.Once{}}
 			ctx, kill := context.WithCancel(context.Background())
 			d := connectors.Dest{Platform: "web", Channel: "ops", Thread: "t1"}
-			r := render.NewRenderer(ctx, conn, render.NewEditBudget(0), st, nil, d)
+			r := render.NewRenderer(ctx, conn, render.NewEditBudget(0), st.Sessions(), nil, d)
 			r.Write("The disk is at 91%")
 			select {
 			case <-conn.inFlight:
 			case <-time.After(time.Minute):
 				t.Fatal("the answer was never posted")
 			}
-			left, err := st.StreamingMessages(context.Background())
+			left, err := st.Sessions().StreamingMessages(context.Background())
 			kill()
 			r.Close(context.Background(), nil)
 			if err != nil {
@@ -100,7 +100,7 @@ func TestAnswerIsRecordedBeforeItIsPosted(t *testing.T) {
 			if native && !strings.HasPrefix(msgs[0].msg.Text, "The disk is at 91%") {
 				t.Errorf("the cut-off answer shows %q, want what it had and the note", msgs[0].msg.Text)
 			}
-			if left, _ := st.StreamingMessages(context.Background()); len(left) != 0 {
+			if left, _ := st.Sessions().StreamingMessages(context.Background()); len(left) != 0 {
 				t.Errorf("%d messages still unfinished after recovery", len(left))
 			}
 		})

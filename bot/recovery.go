@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -20,7 +21,7 @@ const interruptedNote = "\n\n_(interrupted: opsbot restarted before this answer 
 type recovery struct {
 	store recoveryStore
 	// interruptJobs marks the jobs a crash left running as interrupted.
-	interruptJobs func(ctx context.Context) ([]store.Job, error)
+	interruptJobs func(ctx context.Context) ([]hosts.Job, error)
 	out           poster
 	log           *slog.Logger
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -16,7 +17,7 @@ import (
 type fakeRecoveryStore struct {
 	streaming []store.PostedMessage
 	turns     []store.Turn
-	jobs      []store.Job
+	jobs      []hosts.Job
 	err       error // every read fails with it
 
 	finished    []int64
@@ -39,7 +40,7 @@ func (f *fakeRecoveryStore) EndTurn(_ context.Context, id int64, st store.TurnSt
 	}
 	return true, nil
 }
-func (f *fakeRecoveryStore) InterruptRunningJobs(context.Context) ([]store.Job, error) {
+func (f *fakeRecoveryStore) InterruptRunningJobs(context.Context) ([]hosts.Job, error) {
 	return f.jobs, f.err
 }
 
@@ -69,7 +70,7 @@ func TestRecoveryFinishesWhatACrashLeft(t *testing.T) {
 			{ID: 3, Platform: "slack", Channel: "C9", Thread: "T9", MessageID: "1700000000.1"},
 		},
 		turns: []store.Turn{{ID: 5}, {ID: 6}},
-		jobs:  []store.Job{{ID: 9, Host: "web-1"}},
+		jobs:  []hosts.Job{{ID: 9, Host: "web-1"}},
 	}
 	var logged strings.Builder
 	r := &recovery{store: st, interruptJobs: st.InterruptRunningJobs, out: onePlatform{conn}, log: slog.New(slog.NewTextHandler(&logged, nil))}

@@ -182,10 +182,10 @@ func startRedactedBot(t *testing.T, conn *fakeConn, model agent.Provider) (*Bot,
 	}
 	red := redact.New(redacttest.OwnSecrets...)
 	checker := approvals.FleetPolicy{Policy: pol, Inventory: fleet.Inventory}
-	run := executor.Audited{Executor: executor.Settled{Executor: &executor.Fleet{Fleet: fleet, Redactor: red}, FollowUps: st}, Policy: checker, Audit: storeTrail{st}, Redactor: red}
-	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
-	guard := &approvals.Guard{Policy: checker, Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: run}
-	jobs := &hosts.Jobs{Store: st, Exec: run}
+	run := executor.Audited{Executor: executor.Settled{Executor: &executor.Fleet{Fleet: fleet, Redactor: red}, FollowUps: st.Approvals()}, Policy: checker, Audit: storeTrail{st}, Redactor: red}
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"alice", "bob"}}}}}, approvals.GateOptions{})
+	guard := &approvals.Guard{Policy: checker, Approver: approvals.GateApprover{Gate: gate, Store: st.Approvals(), Platform: conn.Name()}, Exec: run}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: run}
 	d := depsFor(st)
 	d.Guard, d.Gate, d.Jobs, d.Platforms = guard, gate, jobs, NewPlatforms(red, nil, conn)
 	d.Hosts, d.Config = []agent.HostInfo{{Name: "local"}}, Config{DataDir: filepath.Join(dir, "data")}
@@ -295,7 +295,7 @@ func TestAllowedCommandsAreAudited(t *testing.T) {
 	h.say("bob", "t2", "try something")
 	h.eventually("what ran", h.has("t2", "What ran"))
 
-	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).Audit().AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestJobsAreAuditedAsTheirRequester(t *testing.T) {
 	h := &harness{t: t, bot: b, conn: conn, st: storeOf(b)}
 	h.say("alice", "t1", "run --bg local echo from-a-job")
 	h.eventually("the job's end", h.has("t1", "succeeded"))
-	trail, err := storeOf(b).AuditTrail(context.Background(), "host:local")
+	trail, err := storeOf(b).Audit().AuditTrail(context.Background(), "host:local")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ type runner struct {
 	exec  func(ctx context.Context, hosts []string, command string, opts hosts.ExecOptions) []hosts.ExecResult
 	// startJob starts a background job (hosts.Jobs.Start); nil when they
 	// are off.
-	startJob func(ctx context.Context, job store.Job, dir string, c hosts.Confinement) (store.Job, error)
+	startJob func(ctx context.Context, job hosts.Job, dir string, c hosts.Confinement) (hosts.Job, error)
 	claims   FollowUpFinisher
 	turns    runTurns
 	// refreshCards shows the decision on the thread's decided cards.
@@ -176,14 +176,14 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 
 // startJobs starts one background job per host; `jobs` lists them and
 // each reports its end in the thread.
-func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, hosts []string, spec runSpec) {
+func (rn *runner) startJobs(ctx context.Context, r *render.Renderer, sess agent.SessionInfo, names []string, spec runSpec) {
 	var lines []string
-	for _, h := range hosts {
+	for _, h := range names {
 		if rn.startJob == nil {
 			lines = append(lines, fmt.Sprintf("✗ `%s` on %s: background jobs are off here", spec.Command, h))
 			continue
 		}
-		job, err := rn.startJob(ctx, store.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
+		job, err := rn.startJob(ctx, hosts.Job{SessionID: sess.ID, Host: h, Command: spec.Command, Requester: sess.Requester}, sess.Cwd, spec.Confinement)
 		if err != nil {
 			rn.log.Error("start job", "host", h, "err", err)
 			why := "opsbot is shutting down, or see the operator's log"

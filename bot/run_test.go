@@ -102,7 +102,7 @@ func TestRunBackgroundWaitsForApproval(t *testing.T) {
 	target := filepath.Join(h.dir, "made-by-job")
 	h.say("alice", "t1", "run --bg local touch "+target)
 	h.eventually("the approval card", h.has("t1", "Approval needed"))
-	if jobs, _ := h.st.Jobs(context.Background(), 1, 10); len(jobs) != 0 {
+	if jobs, _ := h.st.Jobs().Jobs(context.Background(), 1, 10); len(jobs) != 0 {
 		t.Fatalf("a job started before approval: %+v", jobs)
 	}
 	card, ref, _ := h.find("t1", "Approval needed")
@@ -215,7 +215,7 @@ func TestOnlyTheStarterOrAnApproverMayCancelAJob(t *testing.T) {
 	h.eventually("the refusal", h.has("t1", "Not cancelled: only @alice, who started job 1, or an approver may cancel it."))
 	h.say("bob", "t1", "cancel 1")
 	h.eventually("the job's end", h.has("t1", "🔔 job 1"))
-	if j, _ := h.st.Job(context.Background(), 1); j.State != "cancelled" {
+	if j, _ := h.st.Jobs().Job(context.Background(), 1); j.State != "cancelled" {
 		t.Errorf("job state %q; want cancelled", j.State)
 	}
 }

@@ -47,9 +47,9 @@ func (p permitFunc) Permit(_ context.Context, req approvals.CommandRequest, _ fu
 }
 
 // jobStarterFunc starts (or fails to start) every job alike.
-type jobStarterFunc func(host string) (store.Job, error)
+type jobStarterFunc func(host string) (hosts.Job, error)
 
-func (j jobStarterFunc) Start(_ context.Context, job store.Job, _ string, _ hosts.Confinement) (store.Job, error) {
+func (j jobStarterFunc) Start(_ context.Context, job hosts.Job, _ string, _ hosts.Confinement) (hosts.Job, error) {
 	return j(job.Host)
 }
 
@@ -105,11 +105,11 @@ func TestRunnerOverFakes(t *testing.T) {
 		t.Errorf("with jobs off the thread reads %q", got)
 	}
 
-	rn.startJob = jobStarterFunc(func(host string) (store.Job, error) {
+	rn.startJob = jobStarterFunc(func(host string) (hosts.Job, error) {
 		if host == "web-2" {
-			return store.Job{}, fmt.Errorf("start: %w", &store.Unavailable{Reason: "the disk is full"})
+			return hosts.Job{}, fmt.Errorf("start: %w", &store.Unavailable{Reason: "the disk is full"})
 		}
-		return store.Job{ID: 7}, nil
+		return hosts.Job{ID: 7}, nil
 	}).Start
 	rn.command(t.Context(), ev("bg"), sess, "--bg web-1,web-2 pg_dump app")
 	got := last("bg")

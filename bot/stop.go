@@ -7,7 +7,6 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 // ActionStop is the Stop button's action id; its value is the thread.
@@ -54,7 +53,7 @@ func (a approvers) approve(ev connectors.Event) bool {
 	}
 	p := stopperOf(ev).Person
 	for _, h := range a.hosts {
-		if a.gate.MayApprove(store.Approval{Channel: ev.Channel, Host: h.Name}, p) {
+		if a.gate.MayApprove(approvals.Approval{Channel: ev.Channel, Host: h.Name}, p) {
 			return true
 		}
 	}

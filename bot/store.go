@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/bot/render"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -44,9 +45,9 @@ type InboxStore interface {
 // crash cut, and clears of the commands it swept (the Jobs aggregate).
 type JobStore interface {
 	orphanStore
-	Jobs(ctx context.Context, sessionID int64, limit int) ([]store.Job, error)
-	Job(ctx context.Context, id int64) (store.Job, error)
-	InterruptRunningJobs(ctx context.Context) ([]store.Job, error)
+	Jobs(ctx context.Context, sessionID int64, limit int) ([]hosts.Job, error)
+	Job(ctx context.Context, id int64) (hosts.Job, error)
+	InterruptRunningJobs(ctx context.Context) ([]hosts.Job, error)
 }
 
 // eventLog is the inbox of platform events, for the record stage, the
@@ -69,8 +70,8 @@ type LedgerStore interface {
 }
 
 var (
-	_ ApprovalStore = (*store.Store)(nil)
-	_ SessionStore  = (*store.Store)(nil)
-	_ InboxStore    = (*store.Store)(nil)
-	_ JobStore      = (*store.Store)(nil)
+	_ ApprovalStore = (*store.Approvals)(nil)
+	_ SessionStore  = (*store.Sessions)(nil)
+	_ InboxStore    = (*store.Inbox)(nil)
+	_ JobStore      = (*store.Jobs)(nil)
 )

@@ -36,7 +36,7 @@ func TestRecoverEndsWhatACrashLeftAndTellsTheThread(t *testing.T) {
 	ctx := context.Background()
 	dead := store.RunningCommand{OwnerPID: 1 << 22, OwnerStart: 1, OwnerBoot: "a boot long gone"}
 	add := func(c store.RunningCommand) int64 {
-		id, err := h.st.AddRunning(ctx, c)
+		id, err := h.st.Jobs().AddRunning(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestRecoverEndsWhatACrashLeftAndTellsTheThread(t *testing.T) {
 	if asked != 3 {
 		t.Errorf("the sweep was asked to end %d commands, want 3 (not the live process's)", asked)
 	}
-	left, err := h.st.RunningCommands(ctx)
+	left, err := h.st.Jobs().RunningCommands(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

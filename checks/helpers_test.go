@@ -13,15 +13,28 @@ import (
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 var bg = context.Background()
 
+// TestStore is the checks' store in these tests: the real SQLite store.
+type TestStore interface {
+	RunStore
+	PostStore
+	// SetNow replaces the store's clock.
+	SetNow(now func() time.Time)
+	Close() error
+}
+
+// OpenTestStore opens the SQLite store at path. store imports checks for
+// the rows it keeps, so a test in this package cannot import it:
+// store_test.go, in checks_test, sets this at init.
+var OpenTestStore func(path string) (TestStore, error)
+
 // openStore opens a real SQLite store in the test's temp dir.
-func openStore(t testing.TB) *store.Store {
+func openStore(t testing.TB) TestStore {
 	t.Helper()
-	s, err := store.Open(bg, store.Config{Path: filepath.Join(t.TempDir(), "opsbot.db")})
+	s, err := OpenTestStore(filepath.Join(t.TempDir(), "opsbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

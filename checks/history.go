@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // ErrNoRuns is returned by LatestReport for a schedule that never ran.
@@ -15,7 +13,7 @@ var ErrNoRuns = errors.New("the schedule has not run yet")
 // what changed against the run before it: for `health`, and for the
 // agent's read-only tool ("what failed this morning?" is answered from
 // the store, not by re-running).
-func LatestReport(ctx context.Context, st *store.Store, s Schedule) (Report, error) {
+func LatestReport(ctx context.Context, st RunHistory, s Schedule) (Report, error) {
 	runs, err := st.LastCheckRuns(ctx, s.Name, 2)
 	if err != nil {
 		return Report{}, fmt.Errorf("checks: read the runs of %s: %w", s.Name, err)
@@ -38,7 +36,7 @@ func LatestReport(ctx context.Context, st *store.Store, s Schedule) (Report, err
 
 // fromStore is a stored result as the report shows it; the unit of its
 // number is read again from the output excerpt.
-func fromStore(r store.CheckResult) Result {
+func fromStore(r CheckResult) Result {
 	res := Result{Host: r.Host, Check: r.Check, Status: Status(r.Status), Value: r.Value, HasValue: r.HasValue,
 		Output: r.Output, Detail: r.Detail, Since: r.Since, Duration: r.Duration}
 	if m := numberRE.FindStringSubmatch(r.Output); m != nil && r.HasValue {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 // Poster posts to one chat platform; a connectors.Connector is one.
@@ -24,7 +23,7 @@ type Posters func(platform string) (Poster, bool)
 // channel and day, edited to the latest summary, with each run's details
 // in its thread. The message refs are kept in the store.
 type Publisher struct {
-	Store   *store.Store
+	Store   PostStore
 	Posters Posters
 }
 
@@ -72,7 +71,7 @@ func (p *Publisher) publishTo(ctx context.Context, s Schedule, d Destination, re
 	}
 	post, err := p.Store.CheckPostFor(ctx, s.Name, d.Platform, d.Channel, rep.Day())
 	today := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, ErrNoPost) {
 		return err
 	}
 	if !ShouldPost(s.mode(), rep, today) {
@@ -118,7 +117,7 @@ func retry(ctx context.Context, fn func() error) error {
 
 // keepSummary edits the day's message to the latest summary, or posts it
 // (and records it) when the day has none yet.
-func (p *Publisher) keepSummary(ctx context.Context, poster Poster, post store.CheckPost, exists bool, m connectors.Message) (store.CheckPost, error) {
+func (p *Publisher) keepSummary(ctx context.Context, poster Poster, post CheckPost, exists bool, m connectors.Message) (CheckPost, error) {
 	if exists {
 		ref := connectors.Ref{Platform: post.Platform, Channel: post.Channel, Thread: post.Thread, ID: post.MessageID}
 		return post, retry(ctx, func() error { return poster.Edit(ctx, ref, m) })

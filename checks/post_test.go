@@ -30,7 +30,7 @@ func newPostEnv(t *testing.T, mode PostMode, destinations ...Destination) *postE
 	e := &postEnv{t: t, poster: &fakePoster{max: 3000}, out: map[string]string{"web-01": "40", "web-02": "40"},
 		now: time.Date(2026, 11, 23, 9, 0, 0, 0, berlin)}
 	clock := func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }
-	st.Now = clock
+	st.SetNow(clock)
 	fleet := hosts.RunnerFunc(func(_ context.Context, h hosts.Host, _ string, _ hosts.Options, _ func(hosts.Chunk)) (hosts.Result, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()

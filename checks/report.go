@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
 
 // Report is one run of a schedule, judged and compared with the run
@@ -31,7 +29,7 @@ type Report struct {
 }
 
 // newReport judges the change of every result against the previous run.
-func newReport(s Schedule, checks []Check, at time.Time, results []Result, prev []store.CheckRun) Report {
+func newReport(s Schedule, checks []Check, at time.Time, results []Result, prev []CheckRun) Report {
 	rep := Report{Schedule: s.Name, At: at, Zone: zoneOf(s.Cron), Results: results}
 	for _, c := range checks {
 		rep.Checks = append(rep.Checks, c.Name)
@@ -56,8 +54,8 @@ func newReport(s Schedule, checks []Check, at time.Time, results []Result, prev 
 }
 
 // link sets each result's Prev and, where the status held, its Since.
-func link(results []Result, prev store.CheckRun) {
-	byKey := make(map[[2]string]*store.CheckResult, len(prev.Results))
+func link(results []Result, prev CheckRun) {
+	byKey := make(map[[2]string]*CheckResult, len(prev.Results))
 	for i := range prev.Results {
 		p := &prev.Results[i]
 		byKey[[2]string{p.Host, p.Check}] = p
@@ -77,10 +75,10 @@ func link(results []Result, prev store.CheckRun) {
 }
 
 // storeRun is the run as the store keeps it.
-func (rep Report) storeRun(ended time.Time) store.CheckRun {
-	run := store.CheckRun{Schedule: rep.Schedule, StartedAt: rep.At, EndedAt: ended, Results: make([]store.CheckResult, len(rep.Results))}
+func (rep Report) storeRun(ended time.Time) CheckRun {
+	run := CheckRun{Schedule: rep.Schedule, StartedAt: rep.At, EndedAt: ended, Results: make([]CheckResult, len(rep.Results))}
 	for i, r := range rep.Results {
-		run.Results[i] = store.CheckResult{Host: r.Host, Check: r.Check, OK: r.Status == StatusOK, Status: string(r.Status),
+		run.Results[i] = CheckResult{Host: r.Host, Check: r.Check, OK: r.Status == StatusOK, Status: string(r.Status),
 			Value: r.Value, HasValue: r.HasValue, Output: r.Output, Detail: r.Detail, Since: r.Since, Duration: r.Duration}
 	}
 	return run

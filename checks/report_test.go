@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
-	"github.com/opsbot/opsbot/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -30,9 +29,9 @@ var (
 func fixture(n int) Report {
 	disk := Check{Name: "disk", Expect: Expect{WarnAbove: ptr(80.0), FailAbove: ptr(90.0)}}
 	nginx := Check{Name: "nginx", Expect: Expect{OutputMatches: "^active$"}}
-	prev := store.CheckRun{Schedule: "morning", StartedAt: fixturePrev}
+	prev := CheckRun{Schedule: "morning", StartedAt: fixturePrev}
 	var results []Result
-	add := func(r Result, p store.CheckResult) {
+	add := func(r Result, p CheckResult) {
 		results = append(results, r)
 		p.Host, p.Check = r.Host, r.Check
 		prev.Results = append(prev.Results, p)
@@ -40,31 +39,31 @@ func fixture(n int) Report {
 	for i, h := range hostNames(n) {
 		value := float64(10 + (i*7)%60)
 		d := Result{Host: h, Check: "disk", Status: StatusOK, Value: value, HasValue: true, Unit: "%"}
-		pd := store.CheckResult{Status: "ok", Value: value, HasValue: true}
+		pd := CheckResult{Status: "ok", Value: value, HasValue: true}
 		ng := Result{Host: h, Check: "nginx", Status: StatusOK, Output: "active"}
-		png := store.CheckResult{Status: "ok"}
+		png := CheckResult{Status: "ok"}
 		switch h {
 		case "web-01":
 			d.Status, d.Value, d.Detail = StatusWarn, 85, "85% is above 80%"
-			pd = store.CheckResult{Status: "warn", Value: 82, HasValue: true, Since: fixtureAt.AddDate(0, 0, -2)}
+			pd = CheckResult{Status: "warn", Value: 82, HasValue: true, Since: fixtureAt.AddDate(0, 0, -2)}
 		case "web-02":
 			ng.Status, ng.Output, ng.Detail = StatusFail, "inactive", "exit 3 (expected 0)"
-			png = store.CheckResult{Status: "fail", Since: fixtureAt.AddDate(0, 0, -3)}
+			png = CheckResult{Status: "fail", Since: fixtureAt.AddDate(0, 0, -3)}
 		case "web-03":
 			d.Status, d.Value, d.Detail = StatusFail, 93, "93% is above 90%"
 			pd.Value = 78
-			png = store.CheckResult{Status: "fail", Since: fixturePrev}
+			png = CheckResult{Status: "fail", Since: fixturePrev}
 		case "web-07":
 			d = Result{Host: h, Check: "disk", Status: StatusUnreachable, Detail: "connection refused (is sshd running?)"}
 			ng = Result{Host: h, Check: "nginx", Status: StatusUnreachable, Detail: "connection refused (is sshd running?)"}
 		case "web-50":
-			pd = store.CheckResult{Status: "fail", Value: 95, HasValue: true, Since: fixturePrev}
+			pd = CheckResult{Status: "fail", Value: 95, HasValue: true, Since: fixturePrev}
 		}
 		add(d, pd)
 		add(ng, png)
 	}
 	s := Schedule{Name: "morning", Cron: "CRON_TZ=Europe/Berlin 0 9 * * 1-5"}
-	rep := newReport(s, []Check{disk, nginx}, fixtureAt, results, []store.CheckRun{prev})
+	rep := newReport(s, []Check{disk, nginx}, fixtureAt, results, []CheckRun{prev})
 	rep.Took = 1234 * time.Millisecond
 	return rep
 }

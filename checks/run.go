@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 // Runner runs a schedule's checks through hosts, judges them, compares
@@ -20,7 +19,8 @@ type Runner struct {
 	// Policy is asked again before each command runs, so a config that
 	// changed under the bot still never runs what needs approval.
 	Policy Policy
-	Store  *store.Store
+	// Store keeps the runs; the store's Checks sub-store is one.
+	Store RunStore
 	// Limit is how many commands run at once (default hosts.DefaultConcurrency).
 	Limit int
 	// Metrics, if set, counts runs and failures.
@@ -29,7 +29,7 @@ type Runner struct {
 	Now func() time.Time
 
 	mu   sync.Mutex
-	last map[string]store.CheckRun // each schedule's last committed run
+	last map[string]CheckRun // each schedule's last committed run
 }
 
 // job is one check on one host.
@@ -66,7 +66,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule, checks []Check) (Report, e
 
 // previous is the schedule's last run: the one this Runner committed if
 // it is still the latest in the store (one cheap query), else read back.
-func (r *Runner) previous(ctx context.Context, schedule string) ([]store.CheckRun, error) {
+func (r *Runner) previous(ctx context.Context, schedule string) ([]CheckRun, error) {
 	latest, err := r.Store.LastCheckRunStart(ctx, schedule)
 	if err != nil || latest.IsZero() {
 		return nil, err
@@ -75,16 +75,16 @@ func (r *Runner) previous(ctx context.Context, schedule string) ([]store.CheckRu
 	cached, ok := r.last[schedule]
 	r.mu.Unlock()
 	if ok && cached.StartedAt.UnixMilli() == latest.UnixMilli() {
-		return []store.CheckRun{cached}, nil
+		return []CheckRun{cached}, nil
 	}
 	return r.Store.LastCheckRuns(ctx, schedule, 1)
 }
 
-func (r *Runner) remember(run store.CheckRun) {
+func (r *Runner) remember(run CheckRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.last == nil {
-		r.last = map[string]store.CheckRun{}
+		r.last = map[string]CheckRun{}
 	}
 	r.last[run.Schedule] = run
 }

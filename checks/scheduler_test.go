@@ -12,14 +12,13 @@ import (
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 // schedEnv is a scheduler over a fake fleet and a real store, with every
 // finished scheduled run recorded. Build it inside the synctest bubble:
 // cron.New must be called there, or the test hangs.
 type schedEnv struct {
-	store  *store.Store
+	store  TestStore
 	poster *fakePoster
 	log    *logBuffer
 	sched  *Scheduler
@@ -27,7 +26,7 @@ type schedEnv struct {
 	runs   []time.Time // each finished scheduled run's start
 }
 
-func newSchedEnv(t *testing.T, st *store.Store, cron string, run hosts.RunnerFunc) *schedEnv {
+func newSchedEnv(t *testing.T, st TestStore, cron string, run hosts.RunnerFunc) *schedEnv {
 	t.Helper()
 	if run == nil {
 		run = func(context.Context, hosts.Host, string, hosts.Options, func(hosts.Chunk)) (hosts.Result, error) {

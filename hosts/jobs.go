@@ -7,15 +7,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/opsbot/opsbot/store"
 )
 
-// JobStore records background jobs; *store.Store is one. FinishJob writes,
-// in the same transaction, the notification that reports the job's end.
+// JobStore records background jobs; the store's Jobs sub-store is one.
+// FinishJob writes, in the same transaction, the notification that
+// reports the job's end.
 type JobStore interface {
-	CreateJob(ctx context.Context, j store.Job) (store.Job, error)
-	FinishJob(ctx context.Context, id int64, state store.JobState, exitCode *int, outputTail, note string) (won bool, err error)
+	CreateJob(ctx context.Context, j Job) (Job, error)
+	FinishJob(ctx context.Context, id int64, state JobState, exitCode *int, outputTail, note string) (won bool, err error)
 }
 
 // Jobs runs long commands in the background. A job is a row in the store;
@@ -42,13 +41,13 @@ type Jobs struct {
 // in the sandbox, no network). The job outlives ctx, but keeps its
 // values: the executor's audit trail names the person who asked, not the
 // bot.
-func (j *Jobs) Start(ctx context.Context, job store.Job, dir string, c Confinement) (store.Job, error) {
+func (j *Jobs) Start(ctx context.Context, job Job, dir string, c Confinement) (Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
-		return store.Job{}, fmt.Errorf("hosts: jobs: shutting down")
+		return Job{}, fmt.Errorf("hosts: jobs: shutting down")
 	}
-	job, err := j.Store.CreateJob(context.Background(), store.Job{SessionID: job.SessionID, Host: job.Host, Command: job.Command, Requester: job.Requester})
+	job, err := j.Store.CreateJob(context.Background(), Job{SessionID: job.SessionID, Host: job.Host, Command: job.Command, Requester: job.Requester})
 	if err != nil {
 		return job, err
 	}
@@ -66,7 +65,7 @@ func (j *Jobs) Start(ctx context.Context, job store.Job, dir string, c Confineme
 
 // run runs a job in dir (the session's working directory, on the local
 // host — the one its approval showed).
-func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement) {
+func (j *Jobs) run(ctx context.Context, job Job, dir string, c Confinement) {
 	defer func() {
 		j.mu.Lock()
 		j.cancels[job.ID](nil)
@@ -83,14 +82,14 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement
 	}
 	res := j.Exec.Exec(ctx, []string{job.Host}, job.Command, ExecOptions{Confinement: c, Timeout: timeout, Dir: dir,
 		OnOutput: func(_ string, _ bool, data []byte) { live.write(data) }})[0]
-	state, code := store.JobSucceeded, &res.ExitCode
+	state, code := JobSucceeded, &res.ExitCode
 	switch {
 	case ctx.Err() != nil:
-		state, code = store.JobCancelled, nil
+		state, code = JobCancelled, nil
 	case res.Err != nil:
-		state, code = store.JobFailed, nil
+		state, code = JobFailed, nil
 	case res.ExitCode != 0 || res.Killed:
-		state = store.JobFailed
+		state = JobFailed
 	}
 	// Head and tail: the first error and the summary at the end.
 	tail := headTail(res.Stdout+res.Stderr, jobOutputKept)
@@ -99,7 +98,7 @@ func (j *Jobs) run(ctx context.Context, job store.Job, dir string, c Confinement
 	}
 	note := fmt.Sprintf("job %d (`%s` on %s) %s: %s", job.ID, job.Command, job.Host, state, res.Status())
 	switch {
-	case state == store.JobCancelled:
+	case state == JobCancelled:
 		// The notice says what the store says, and why: not "failed:
 		// … context canceled".
 		note = fmt.Sprintf("job %d (`%s` on %s) was cancelled: %s", job.ID, job.Command, job.Host, context.Cause(ctx))

@@ -45,21 +45,21 @@ func jobsStore(t *testing.T) (*store.Store, int64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	sess, _, err := st.SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
+	sess, _, err := st.Sessions().SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st, sess.ID
 }
 
-func startJob(j *hosts.Jobs, session int64, command, dir string) (store.Job, error) {
-	return j.Start(context.Background(), store.Job{SessionID: session, Host: "local", Command: command, Requester: "alice"}, dir, hosts.Confinement{})
+func startJob(j *hosts.Jobs, session int64, command, dir string) (hosts.Job, error) {
+	return j.Start(context.Background(), hosts.Job{SessionID: session, Host: "local", Command: command, Requester: "alice"}, dir, hosts.Confinement{})
 }
 
 func TestJobsCancelAndClose(t *testing.T) {
 	t.Parallel()
 	st, sess := jobsStore(t)
-	jobs := &hosts.Jobs{Store: st, Exec: bashExec{}}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: bashExec{}}
 	job, err := startJob(jobs, sess, "sleep 600", "")
 	if err != nil {
 		t.Fatal(err)
@@ -69,15 +69,15 @@ func TestJobsCancelAndClose(t *testing.T) {
 	}
 	jobs.Close()
 	jobs.Close() // twice is safe
-	got, _ := st.Job(context.Background(), job.ID)
-	if got.State != store.JobCancelled {
+	got, _ := st.Jobs().Job(context.Background(), job.ID)
+	if got.State != hosts.JobCancelled {
 		t.Errorf("state = %s; want cancelled", got.State)
 	}
 	// The notice says what the store says, and why; not "failed".
 	if note := jobNote(t, st, job.ID); note != "job 1 (`sleep 600` on local) was cancelled: stopped on request" {
 		t.Errorf("notice = %q", note)
 	}
-	others := &hosts.Jobs{Store: st, Exec: bashExec{}}
+	others := &hosts.Jobs{Store: st.Jobs(), Exec: bashExec{}}
 	other, err := startJob(others, sess, "sleep 601", "")
 	if err != nil {
 		t.Fatal(err)
@@ -95,15 +95,15 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 	t.Parallel()
 	st, sess := jobsStore(t)
 	dir := t.TempDir()
-	jobs := &hosts.Jobs{Store: st, Exec: bashExec{}}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: bashExec{}}
 	defer jobs.Close()
 	job, err := startJob(jobs, sess, "pwd", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	jobs.Wait()
-	got, _ := st.Job(context.Background(), job.ID)
-	if got.State == store.JobRunning {
+	got, _ := st.Jobs().Job(context.Background(), job.ID)
+	if got.State == hosts.JobRunning {
 		t.Fatal("the job's end was not recorded")
 	}
 	if strings.TrimSpace(got.OutputTail) != dir {
@@ -116,14 +116,14 @@ func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 func TestJobsKeepTheHeadAndTailOfLongOutput(t *testing.T) {
 	t.Parallel()
 	st, sess := jobsStore(t)
-	jobs := &hosts.Jobs{Store: st, Exec: bashExec{}}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: bashExec{}}
 	defer jobs.Close()
 	job, err := startJob(jobs, sess, `echo a; for i in $(seq 3000); do printf 'é%04d\n' $i; done; echo last`, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	jobs.Wait()
-	got, _ := st.Job(context.Background(), job.ID)
+	got, _ := st.Jobs().Job(context.Background(), job.ID)
 	if !strings.HasPrefix(got.OutputTail, "a\n") || !strings.HasSuffix(got.OutputTail, "last\n") ||
 		!strings.Contains(got.OutputTail, "bytes cut here") || !utf8.ValidString(got.OutputTail) {
 		t.Errorf("kept output (%d bytes) = %.80q … %.80q", len(got.OutputTail), got.OutputTail, got.OutputTail[max(len(got.OutputTail)-80, 0):])
@@ -133,7 +133,7 @@ func TestJobsKeepTheHeadAndTailOfLongOutput(t *testing.T) {
 // jobNote is the notification a job's end left.
 func jobNote(t *testing.T, st *store.Store, id int64) string {
 	t.Helper()
-	notes, err := st.UndeliveredNotifications(context.Background(), 100)
+	notes, err := st.Inbox().UndeliveredNotifications(context.Background(), 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,71 +8,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
-// ApprovalState is where an approval request stands.
-type ApprovalState string
+// Approvals is the approvals aggregate: requests and their votes, the
+// one-shot use of an approved request, the cards that show them and the
+// follow-ups that resume a turn once decided.
+type Approvals struct{ db *Store }
 
-// The approval states; every state but pending is final.
-const (
-	ApprovalPending  ApprovalState = "pending"
-	ApprovalApproved ApprovalState = "approved"
-	ApprovalDenied   ApprovalState = "denied"
-	ApprovalExpired  ApprovalState = "expired"
-)
-
-// Approval is a request for people to approve one command.
-type Approval struct {
-	ID        string
-	Hash      string // of (host, command, cwd, requester)
-	SessionID int64  // 0 when not bound to a session
-	Platform  string
-	Channel   string
-	Host      string
-	Command   string
-	Cwd       string
-	Requester string
-	Reasons   []string
-	Quorum    int
-	State     ApprovalState
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	DecidedAt time.Time
-	DecidedBy string
-}
-
-// Vote is one person's vote on an approval.
-type Vote struct {
-	Voter string
-	Vote  string // "approve" or "deny"
-	At    time.Time
-}
-
-// VoteTally is the outcome of RecordVote.
-type VoteTally struct {
-	// Recorded is false when the vote was not counted: the voter had voted
-	// already, or the request was no longer pending or had expired.
-	Recorded  bool
-	Approvals int
-	Denies    int
-	// Decided is set when this call decided the request (a deny, or the
-	// last approval the quorum needed), in the same transaction as the
-	// vote; Approval then shows the decision.
-	Decided  bool
-	Approval Approval
-}
+var _ approvals.Store = (*Approvals)(nil)
 
 const approvalCols = `id, hash, coalesce(session_id, 0), platform, channel, host, command, cwd, requester, reasons,
 	quorum, state, created_at, expires_at, decided_at, decided_by`
 
 // CreateApproval stores a pending request and audits it. An empty ID gets a
 // random one; an empty CreatedAt is now.
-func (s *Store) CreateApproval(ctx context.Context, a Approval) (Approval, error) {
+func (s *Approvals) CreateApproval(ctx context.Context, a approvals.Approval) (approvals.Approval, error) {
 	if a.ID == "" {
 		a.ID = newID()
 	}
 	if a.CreatedAt.IsZero() {
-		a.CreatedAt = s.Now()
+		a.CreatedAt = s.db.Now()
 	}
 	if a.Quorum < 1 {
 		a.Quorum = 1
@@ -80,9 +37,9 @@ func (s *Store) CreateApproval(ctx context.Context, a Approval) (Approval, error
 	if a.Reasons == nil {
 		a.Reasons = []string{}
 	}
-	a.State = ApprovalPending
+	a.State = approvals.ApprovalPending
 	reasons, _ := json.Marshal(a.Reasons)
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, hash, session_id, platform, channel, host, command, cwd,
 			requester, reasons, quorum, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
 			a.ID, a.Hash, nullID(a.SessionID), a.Platform, a.Channel, a.Host, a.Command, a.Cwd, a.Requester,
@@ -90,7 +47,7 @@ func (s *Store) CreateApproval(ctx context.Context, a Approval) (Approval, error
 		if err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, s.now(), a.Requester, "approval.request", "approval:"+a.ID,
+		return appendAudit(ctx, tx, s.db.now(), a.Requester, "approval.request", "approval:"+a.ID,
 			map[string]any{"host": a.Host, "command": a.Command, "cwd": a.Cwd, "expires_at": a.ExpiresAt.UTC()})
 	})
 	a.CreatedAt, a.ExpiresAt = a.CreatedAt.Round(time.Millisecond).UTC(), a.ExpiresAt.Round(time.Millisecond).UTC()
@@ -98,19 +55,19 @@ func (s *Store) CreateApproval(ctx context.Context, a Approval) (Approval, error
 }
 
 // Approval returns one request.
-func (s *Store) Approval(ctx context.Context, id string) (Approval, error) {
-	a, err := scanApproval(s.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+func (s *Approvals) Approval(ctx context.Context, id string) (approvals.Approval, error) {
+	a, err := scanApproval(s.db.read.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
 	return a, wrap("approval "+id, err)
 }
 
 // PendingApprovals lists the undecided requests, oldest first.
-func (s *Store) PendingApprovals(ctx context.Context) ([]Approval, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
+func (s *Approvals) PendingApprovals(ctx context.Context) ([]approvals.Approval, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap("pending approvals", err)
 	}
 	defer rows.Close()
-	var out []Approval
+	var out []approvals.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
@@ -130,13 +87,13 @@ func (s *Store) PendingApprovals(ctx context.Context) ([]Approval, error) {
 // decision. Who may vote is the caller's rule; this method only guarantees
 // that a vote is counted at most once and never on a decided or expired
 // request.
-func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) (VoteTally, error) {
+func (s *Approvals) RecordVote(ctx context.Context, approvalID, voter, vote string) (approvals.VoteTally, error) {
 	if vote != "approve" && vote != "deny" {
-		return VoteTally{}, fmt.Errorf("store: record vote: %q is not a vote (approve or deny)", vote)
+		return approvals.VoteTally{}, fmt.Errorf("store: record vote: %q is not a vote (approve or deny)", vote)
 	}
-	var t VoteTally
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+	var t approvals.VoteTally
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		res, err := tx.ExecContext(ctx, `INSERT INTO votes (approval_id, voter, vote, created_at)
 			SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND state = 'pending' AND expires_at > ?
 			ON CONFLICT (approval_id, voter) DO NOTHING`, voter, vote, now, approvalID, now)
@@ -164,14 +121,14 @@ func (s *Store) RecordVote(ctx context.Context, approvalID, voter, vote string) 
 
 // decideByVotes decides a pending, unexpired request whose votes call for
 // it, within the vote's transaction.
-func (s *Store) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter string, t *VoteTally) error {
-	if t.Approval.State != ApprovalPending || t.Approval.ExpiresAt.UnixMilli() <= now {
+func (s *Approvals) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter string, t *approvals.VoteTally) error {
+	if t.Approval.State != approvals.ApprovalPending || t.Approval.ExpiresAt.UnixMilli() <= now {
 		return nil
 	}
-	to := ApprovalApproved
+	to := approvals.ApprovalApproved
 	switch {
 	case t.Denies > 0:
-		to = ApprovalDenied
+		to = approvals.ApprovalDenied
 	case t.Approvals < t.Approval.Quorum:
 		return nil
 	}
@@ -196,14 +153,14 @@ func (s *Store) decideByVotes(ctx context.Context, tx *sql.Tx, now int64, voter 
 // this call made the decision; either way the request as it now stands is
 // returned, so a loser can say who decided. An approval is refused once the
 // request has expired.
-func (s *Store) DecideApproval(ctx context.Context, id string, to ApprovalState, by string) (won bool, a Approval, err error) {
-	if to == ApprovalPending {
-		return false, Approval{}, fmt.Errorf("store: decide approval: pending is not a decision")
+func (s *Approvals) DecideApproval(ctx context.Context, id string, to approvals.ApprovalState, by string) (won bool, a approvals.Approval, err error) {
+	if to == approvals.ApprovalPending {
+		return false, approvals.Approval{}, fmt.Errorf("store: decide approval: pending is not a decision")
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		cond := ""
-		if to == ApprovalApproved {
+		if to == approvals.ApprovalApproved {
 			cond = " AND expires_at > ?"
 		}
 		args := []any{string(to), now, by, id}
@@ -228,15 +185,15 @@ func (s *Store) DecideApproval(ctx context.Context, id string, to ApprovalState,
 }
 
 // Votes lists the votes on a request in the order they came.
-func (s *Store) Votes(ctx context.Context, approvalID string) ([]Vote, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT voter, vote, created_at FROM votes WHERE approval_id = ? ORDER BY created_at, voter`, approvalID)
+func (s *Approvals) Votes(ctx context.Context, approvalID string) ([]approvals.Vote, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT voter, vote, created_at FROM votes WHERE approval_id = ? ORDER BY created_at, voter`, approvalID)
 	if err != nil {
 		return nil, wrap("votes", err)
 	}
 	defer rows.Close()
-	var out []Vote
+	var out []approvals.Vote
 	for rows.Next() {
-		var v Vote
+		var v approvals.Vote
 		var at sql.NullInt64
 		if err := rows.Scan(&v.Voter, &v.Vote, &at); err != nil {
 			return nil, wrap("votes", err)
@@ -247,8 +204,8 @@ func (s *Store) Votes(ctx context.Context, approvalID string) ([]Vote, error) {
 	return out, wrap("votes", rows.Err())
 }
 
-func scanApproval(row scanner) (Approval, error) {
-	var a Approval
+func scanApproval(row scanner) (approvals.Approval, error) {
+	var a approvals.Approval
 	var reasons string
 	var created, expires, decided sql.NullInt64
 	err := row.Scan(&a.ID, &a.Hash, &a.SessionID, &a.Platform, &a.Channel, &a.Host, &a.Command, &a.Cwd, &a.Requester,

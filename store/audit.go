@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// Audit is the audit trail: who did what to which subject, and when.
+type Audit struct{ db *Store }
+
 // AuditEntry is one line of the append-only audit trail.
 type AuditEntry struct {
 	ID      int64
@@ -19,19 +22,19 @@ type AuditEntry struct {
 
 // Audit appends an entry; At defaults to now. Nothing can edit or delete it
 // afterwards (triggers refuse).
-func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
-	at := s.now()
+func (s *Audit) Audit(ctx context.Context, e AuditEntry) error {
+	at := s.db.now()
 	if !e.At.IsZero() {
 		at = e.At.UnixMilli()
 	}
-	return wrap("audit", s.tx(ctx, func(tx *sql.Tx) error {
+	return wrap("audit", s.db.tx(ctx, func(tx *sql.Tx) error {
 		return appendAuditRaw(ctx, tx, at, e.Actor, e.Action, e.Subject, e.Detail)
 	}))
 }
 
 // AuditTrail lists the entries about a subject ("" for all), oldest first.
-func (s *Store) AuditTrail(ctx context.Context, subject string) ([]AuditEntry, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit
+func (s *Audit) AuditTrail(ctx context.Context, subject string) ([]AuditEntry, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit
 		WHERE ? = '' OR subject = ? ORDER BY id`, subject, subject)
 	if err != nil {
 		return nil, wrap("audit trail", err)

@@ -3,43 +3,26 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opsbot/opsbot/checks"
 )
 
-// CheckRun is one run of a scheduled health check, across its hosts.
-type CheckRun struct {
-	ID        int64
-	Schedule  string
-	StartedAt time.Time
-	EndedAt   time.Time
-	Results   []CheckResult
-}
+// Checks is the health checks aggregate: each schedule's runs with their
+// results, and the message a schedule keeps in a channel for a day.
+type Checks struct{ db *Store }
 
-// CheckResult is one check on one host.
-type CheckResult struct {
-	Host  string
-	Check string
-	// OK is Status == "ok" (kept for rows written before statuses).
-	OK bool
-	// Status is the judgement: ok, warn, fail or unreachable.
-	Status string
-	// Value is the number read from the output, when HasValue.
-	Value    float64
-	HasValue bool
-	// Output is an excerpt of what the command printed.
-	Output string
-	// Detail says why the status, e.g. "exit 2" or "no number in the output".
-	Detail string
-	// Since is when the host's check entered Status (this run's start
-	// when it changed).
-	Since    time.Time
-	Duration time.Duration
-}
+var (
+	_ checks.RunStore  = (*Checks)(nil)
+	_ checks.PostStore = (*Checks)(nil)
+)
 
 // SaveCheckRun stores a run and all its results in one transaction.
-func (s *Store) SaveCheckRun(ctx context.Context, run CheckRun) (CheckRun, error) {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Checks) SaveCheckRun(ctx context.Context, run checks.CheckRun) (checks.CheckRun, error) {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO check_runs (schedule, started_at, ended_at) VALUES (?, ?, ?)`,
 			run.Schedule, run.StartedAt.UnixMilli(), run.EndedAt.UnixMilli())
 		if err != nil {
@@ -59,7 +42,7 @@ func (s *Store) SaveCheckRun(ctx context.Context, run CheckRun) (CheckRun, error
 const resultsPerInsert = 100
 
 // insertResults writes the results in multi-row INSERTs.
-func insertResults(ctx context.Context, tx *sql.Tx, run CheckRun) error {
+func insertResults(ctx context.Context, tx *sql.Tx, run checks.CheckRun) error {
 	const cols = `INSERT INTO check_results
 		(run_id, host, check_name, ok, output, duration_ms, status, value, detail, since) VALUES `
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -99,15 +82,15 @@ func insertResults(ctx context.Context, tx *sql.Tx, run CheckRun) error {
 
 // LastCheckRuns returns a schedule's most recent runs with their results,
 // newest first.
-func (s *Store) LastCheckRuns(ctx context.Context, schedule string, limit int) ([]CheckRun, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, schedule, started_at, ended_at FROM check_runs
+func (s *Checks) LastCheckRuns(ctx context.Context, schedule string, limit int) ([]checks.CheckRun, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, schedule, started_at, ended_at FROM check_runs
 		WHERE schedule = ? ORDER BY id DESC LIMIT ?`, schedule, limit)
 	if err != nil {
 		return nil, wrap("last check runs", err)
 	}
-	var runs []CheckRun
+	var runs []checks.CheckRun
 	for rows.Next() {
-		var r CheckRun
+		var r checks.CheckRun
 		var started, ended sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Schedule, &started, &ended); err != nil {
 			rows.Close()
@@ -127,22 +110,22 @@ func (s *Store) LastCheckRuns(ctx context.Context, schedule string, limit int) (
 
 // LastCheckRunStart is when the schedule's latest run started; the zero
 // time when it never ran. The scheduler's catch-up reads it at start.
-func (s *Store) LastCheckRunStart(ctx context.Context, schedule string) (time.Time, error) {
+func (s *Checks) LastCheckRunStart(ctx context.Context, schedule string) (time.Time, error) {
 	var started sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT max(started_at) FROM check_runs WHERE schedule = ?`, schedule).Scan(&started)
+	err := s.db.read.QueryRowContext(ctx, `SELECT max(started_at) FROM check_runs WHERE schedule = ?`, schedule).Scan(&started)
 	return fromMS(started), wrap("last check run start", err)
 }
 
-func (s *Store) checkResults(ctx context.Context, runID int64) ([]CheckResult, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms, status, value, detail, since
+func (s *Checks) checkResults(ctx context.Context, runID int64) ([]checks.CheckResult, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT host, check_name, ok, output, duration_ms, status, value, detail, since
 		FROM check_results WHERE run_id = ? ORDER BY host, check_name`, runID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []CheckResult
+	var out []checks.CheckResult
 	for rows.Next() {
-		var r CheckResult
+		var r checks.CheckResult
 		var dur int64
 		var value sql.NullFloat64
 		var since sql.NullInt64
@@ -160,35 +143,27 @@ func (s *Store) checkResults(ctx context.Context, runID int64) ([]CheckResult, e
 	return out, rows.Err()
 }
 
-// CheckPost is the message a schedule keeps in one channel for one day:
-// edited to the latest summary, each run's details in its thread.
-type CheckPost struct {
-	Schedule  string
-	Platform  string
-	Channel   string
-	Day       string // YYYY-MM-DD in the schedule's zone
-	MessageID string
-	Thread    string
-	UpdatedAt time.Time
-}
-
 // CheckPostFor returns the schedule's message of day in a channel, or
-// ErrNotFound when none was posted yet.
-func (s *Store) CheckPostFor(ctx context.Context, schedule, platform, channel, day string) (CheckPost, error) {
-	p := CheckPost{Schedule: schedule, Platform: platform, Channel: channel, Day: day}
+// an error that is both ErrNotFound and checks.ErrNoPost when none was
+// posted yet.
+func (s *Checks) CheckPostFor(ctx context.Context, schedule, platform, channel, day string) (checks.CheckPost, error) {
+	p := checks.CheckPost{Schedule: schedule, Platform: platform, Channel: channel, Day: day}
 	var updated sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT message_id, thread, updated_at FROM check_posts
+	err := s.db.read.QueryRowContext(ctx, `SELECT message_id, thread, updated_at FROM check_posts
 		WHERE schedule = ? AND platform = ? AND channel = ? AND day = ?`, schedule, platform, channel, day).
 		Scan(&p.MessageID, &p.Thread, &updated)
 	p.UpdatedAt = fromMS(updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = fmt.Errorf("%w (%w)", ErrNotFound, checks.ErrNoPost)
+	}
 	return p, wrap("check post", err)
 }
 
 // RecordCheckPost records (or refreshes) the schedule's message of the day
 // in a channel.
-func (s *Store) RecordCheckPost(ctx context.Context, p CheckPost) error {
-	return wrap("record check post", s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Checks) RecordCheckPost(ctx context.Context, p checks.CheckPost) error {
+	return wrap("record check post", s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO check_posts (schedule, platform, channel, day, message_id, thread, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (schedule, platform, channel, day) DO UPDATE SET message_id = excluded.message_id,

@@ -34,18 +34,18 @@ func crashChild(path string) {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	sess, _, err := s.SessionFor(ctx, ThreadKey{Platform: "crash", Channel: "c", Thread: "t"})
+	sess, _, err := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "crash", Channel: "c", Thread: "t"})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
 	for i := 0; ; i++ {
-		msgs, err := s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(fmt.Sprintf(`{"n":%d}`, i))})
+		msgs, err := s.Sessions().AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(fmt.Sprintf(`{"n":%d}`, i))})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
-		if _, err := s.SeenEvent(ctx, "crash", strconv.Itoa(i)); err != nil {
+		if _, err := s.Inbox().SeenEvent(ctx, "crash", strconv.Itoa(i)); err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
@@ -68,7 +68,7 @@ func TestSixteenConcurrentWritersSeeNoBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	sess, _, _ := first.SessionFor(ctx, ThreadKey{Platform: "p", Channel: "c", Thread: "t"})
+	sess, _, _ := first.Sessions().SessionFor(ctx, ThreadKey{Platform: "p", Channel: "c", Thread: "t"})
 
 	const writers, each = 16, 40
 	var wg sync.WaitGroup
@@ -85,10 +85,10 @@ func TestSixteenConcurrentWritersSeeNoBusy(t *testing.T) {
 		}
 		wg.Go(func() {
 			for i := range each {
-				if _, err := s.AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`{}`)}); err != nil {
+				if _, err := s.Sessions().AppendMessages(ctx, sess.ID, Message{Role: "user", Content: []byte(`{}`)}); err != nil {
 					errs <- err
 				}
-				if _, err := s.SeenEvent(ctx, "p", fmt.Sprintf("%d-%d", w, i)); err != nil {
+				if _, err := s.Inbox().SeenEvent(ctx, "p", fmt.Sprintf("%d-%d", w, i)); err != nil {
 					errs <- err
 				}
 			}
@@ -103,7 +103,7 @@ func TestSixteenConcurrentWritersSeeNoBusy(t *testing.T) {
 		}
 		t.Error(err)
 	}
-	msgs, _ := first.Messages(ctx, sess.ID)
+	msgs, _ := first.Sessions().Messages(ctx, sess.ID)
 	if busy != 0 || len(msgs) != writers*each {
 		t.Fatalf("SQLITE_BUSY errors = %d, messages = %d; want 0 and %d", busy, len(msgs), writers*each)
 	}
@@ -157,11 +157,11 @@ func TestCrashMidWriteKeepsAcknowledgedWrites(t *testing.T) {
 	if err := s.read.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check = %q, %v", check, err)
 	}
-	sess, created, _ := s.SessionFor(ctx, ThreadKey{Platform: "crash", Channel: "c", Thread: "t"})
+	sess, created, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "crash", Channel: "c", Thread: "t"})
 	if created {
 		t.Fatal("the child's session is gone")
 	}
-	msgs, _ := s.Messages(ctx, sess.ID)
+	msgs, _ := s.Sessions().Messages(ctx, sess.ID)
 	have := map[int64]bool{}
 	for _, m := range msgs {
 		have[m.Seq] = true

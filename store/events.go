@@ -8,10 +8,10 @@ import (
 
 // SeenEvent records a platform event id and reports whether it is new:
 // platforms retry deliveries, and a retried event must not act twice.
-func (s *Store) SeenEvent(ctx context.Context, platform, eventID string) (first bool, err error) {
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Inbox) SeenEvent(ctx context.Context, platform, eventID string) (first bool, err error) {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO events_seen (platform, event_id, seen_at) VALUES (?, ?, ?)
-			ON CONFLICT DO NOTHING`, platform, eventID, s.now())
+			ON CONFLICT DO NOTHING`, platform, eventID, s.db.now())
 		if err == nil {
 			n, _ := res.RowsAffected()
 			first = n == 1
@@ -24,9 +24,9 @@ func (s *Store) SeenEvent(ctx context.Context, platform, eventID string) (first 
 // ForgetEventsBefore drops event ids older than t, and the inbox events
 // handed to their work before t; retries come within minutes, so a day's
 // worth is plenty. It returns how many event ids it dropped.
-func (s *Store) ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error) {
+func (s *Inbox) ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM events_seen WHERE seen_at <= ?`, t.UnixMilli())
 		if err != nil {
 			return err

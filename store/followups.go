@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/opsbot/opsbot/approvals"
 )
 
 // The kinds of FollowUp.
@@ -36,7 +38,7 @@ type FollowUp struct {
 	// DoneAt is when the decision was acted on; zero while open.
 	DoneAt time.Time
 	// State and Consumed are the approval's, read with the follow-up.
-	State    ApprovalState
+	State    approvals.ApprovalState
 	Consumed bool
 }
 
@@ -46,24 +48,24 @@ const followUpCols = `f.approval_id, f.session_id, f.kind, f.target, f.hosts, f.
 // RecordFollowUp stores what to do once the approval is decided; a second
 // record for the same approval (a turn re-attaching after a restart)
 // changes nothing.
-func (s *Store) RecordFollowUp(ctx context.Context, f FollowUp) error {
+func (s *Approvals) RecordFollowUp(ctx context.Context, f FollowUp) error {
 	hosts, _ := json.Marshal(f.Hosts)
 	if f.Hosts == nil {
 		hosts = []byte("[]")
 	}
-	return wrap("record follow-up", s.tx(ctx, func(tx *sql.Tx) error {
+	return wrap("record follow-up", s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approval_followups (approval_id, session_id, kind, target, hosts, command, cwd,
 			timeout_ms, background, requester, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (approval_id) DO NOTHING`,
 			f.ApprovalID, f.SessionID, f.Kind, f.Target, string(hosts), f.Command, f.Cwd, f.Timeout.Milliseconds(), f.Background,
-			f.Requester, s.now())
+			f.Requester, s.db.now())
 		return err
 	}))
 }
 
 // FollowUpFor returns the follow-up of an approval; ok is false when it has
 // none.
-func (s *Store) FollowUpFor(ctx context.Context, approvalID string) (f FollowUp, ok bool, err error) {
-	f, err = scanFollowUp(s.read.QueryRowContext(ctx, `SELECT `+followUpCols+` FROM approval_followups f
+func (s *Approvals) FollowUpFor(ctx context.Context, approvalID string) (f FollowUp, ok bool, err error) {
+	f, err = scanFollowUp(s.db.read.QueryRowContext(ctx, `SELECT `+followUpCols+` FROM approval_followups f
 		JOIN approvals a ON a.id = f.approval_id WHERE f.approval_id = ?`, approvalID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return FollowUp{}, false, nil
@@ -73,9 +75,9 @@ func (s *Store) FollowUpFor(ctx context.Context, approvalID string) (f FollowUp,
 
 // FinishFollowUp marks a follow-up done; won reports whether this call did,
 // so exactly one caller acts on a decision.
-func (s *Store) FinishFollowUp(ctx context.Context, approvalID string) (won bool, err error) {
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE approval_followups SET done_at = ? WHERE approval_id = ? AND done_at IS NULL`, s.now(), approvalID)
+func (s *Approvals) FinishFollowUp(ctx context.Context, approvalID string) (won bool, err error) {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE approval_followups SET done_at = ? WHERE approval_id = ? AND done_at IS NULL`, s.db.now(), approvalID)
 		if err != nil {
 			return err
 		}
@@ -89,8 +91,8 @@ func (s *Store) FinishFollowUp(ctx context.Context, approvalID string) (won bool
 // DecidedFollowUps lists the open follow-ups whose approval is decided:
 // decisions nobody has acted on yet (made, or expired, while no turn was
 // waiting), oldest first.
-func (s *Store) DecidedFollowUps(ctx context.Context) ([]FollowUp, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+followUpCols+` FROM approval_followups f
+func (s *Approvals) DecidedFollowUps(ctx context.Context) ([]FollowUp, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+followUpCols+` FROM approval_followups f
 		JOIN approvals a ON a.id = f.approval_id WHERE f.done_at IS NULL AND a.state != 'pending' ORDER BY f.created_at, f.approval_id`)
 	if err != nil {
 		return nil, wrap("decided follow-ups", err)

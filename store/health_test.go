@@ -35,7 +35,7 @@ func TestRefusedWriteIsUnavailableAndHealthRecovers(t *testing.T) {
 		t.Fatalf("Health of a fresh store: %v", err)
 	}
 	queryOnly(t, s, true)
-	err := s.ReserveWebSeq(ctx, 10)
+	err := s.Web().ReserveSeq(ctx, 10)
 	var u *Unavailable
 	if !errors.As(err, &u) || !strings.Contains(err.Error(), "is read-only") {
 		t.Fatalf("a refused write: %v; want an Unavailable saying the database is read-only", err)
@@ -47,8 +47,8 @@ func TestRefusedWriteIsUnavailableAndHealthRecovers(t *testing.T) {
 	if err := s.Health(ctx); err != nil {
 		t.Errorf("Health once writes work again: %v; want nil", err)
 	}
-	if got, err := s.WebSeq(ctx); err != nil || got != 0 {
-		t.Errorf("WebSeq = %d, %v after the refused reserve; want 0", got, err)
+	if got, err := s.Web().ReservedSeq(ctx); err != nil || got != 0 {
+		t.Errorf("ReservedSeq = %d, %v after the refused reserve; want 0", got, err)
 	}
 }
 
@@ -59,7 +59,7 @@ func TestWebSeqNeverGoesDown(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	for _, n := range []uint64{64, 128, 5} {
-		if err := s.ReserveWebSeq(ctx, n); err != nil {
+		if err := s.Web().ReserveSeq(ctx, n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestWebSeqNeverGoesDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	if got, err := s2.WebSeq(ctx); err != nil || got != 128 {
-		t.Errorf("WebSeq after a reopen = %d, %v; want 128", got, err)
+	if got, err := s2.Web().ReservedSeq(ctx); err != nil || got != 128 {
+		t.Errorf("ReservedSeq after a reopen = %d, %v; want 128", got, err)
 	}
 }

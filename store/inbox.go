@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// Inbox is the inbox aggregate: inbound events recorded before they are
+// handled, the seen event ids that drop duplicates, and the
+// notifications to deliver to threads and inject into turns.
+type Inbox struct{ db *Store }
+
 // InboxEvent is an event on record in the inbox and not yet handed to its
 // work.
 type InboxEvent struct {
@@ -20,9 +25,9 @@ type InboxEvent struct {
 // acknowledged. An event with a platform id is recorded once: a retry of
 // one already recorded returns first false and writes nothing (the id is
 // kept in events_seen, in the same transaction).
-func (s *Store) RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error) {
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Inbox) RecordEvent(ctx context.Context, platform, eventID string, event []byte) (id int64, first bool, err error) {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		if eventID != "" {
 			res, err := tx.ExecContext(ctx, `INSERT INTO events_seen (platform, event_id, seen_at) VALUES (?, ?, ?)
 				ON CONFLICT DO NOTHING`, platform, eventID, now)
@@ -45,17 +50,17 @@ func (s *Store) RecordEvent(ctx context.Context, platform, eventID string, event
 
 // FinishEvent records that an inbox event was handed to its work: a
 // start-up does not route it again.
-func (s *Store) FinishEvent(ctx context.Context, id int64) error {
-	return wrap("finish event", s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE inbox SET done_at = ? WHERE id = ? AND done_at IS NULL`, s.now(), id)
+func (s *Inbox) FinishEvent(ctx context.Context, id int64) error {
+	return wrap("finish event", s.db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE inbox SET done_at = ? WHERE id = ? AND done_at IS NULL`, s.db.now(), id)
 		return err
 	}))
 }
 
 // OpenEvents lists the inbox events not yet handed to their work, in the
 // order they came: at start-up, what a crash or a stop left.
-func (s *Store) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, platform, event, received_at FROM inbox WHERE done_at IS NULL ORDER BY id`)
+func (s *Inbox) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, event, received_at FROM inbox WHERE done_at IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, wrap("open events", err)
 	}
@@ -82,9 +87,9 @@ func (s *Store) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
 // is finished by the next start and a crash before it posts the notice
 // again. It returns the turn's inbox id, 0 when there is none or the
 // notification was marked posted before.
-func (s *Store) DeliverNotification(ctx context.Context, id int64, platform string, turn []byte) (eventID int64, err error) {
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Inbox) DeliverNotification(ctx context.Context, id int64, platform string, turn []byte) (eventID int64, err error) {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		res, err := tx.ExecContext(ctx, `UPDATE notifications SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL`, now, id)
 		if err != nil {
 			return err
@@ -104,9 +109,9 @@ func (s *Store) DeliverNotification(ctx context.Context, id int64, platform stri
 // Unsettled counts what is on record and not yet acted on: inbox events
 // not handed to their work, and decided approvals whose follow-up is not
 // done. 0 means a restart has acted on everything it found.
-func (s *Store) Unsettled(ctx context.Context) (int, error) {
+func (s *Inbox) Unsettled(ctx context.Context) (int, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM inbox WHERE done_at IS NULL)
+	err := s.db.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM inbox WHERE done_at IS NULL)
 		+ (SELECT count(*) FROM approval_followups f JOIN approvals a ON a.id = f.approval_id
 		   WHERE f.done_at IS NULL AND a.state != 'pending')`).Scan(&n)
 	return n, wrap("unsettled", err)

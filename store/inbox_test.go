@@ -12,19 +12,19 @@ func TestInboxRecordsOnceAndKeepsWhatIsOpen(t *testing.T) {
 	t.Parallel()
 	s, clock := openTest(t)
 	ctx := context.Background()
-	a, first, err := s.RecordEvent(ctx, "slack", "Ev1", []byte(`{"Text":"disk"}`))
+	a, first, err := s.Inbox().RecordEvent(ctx, "slack", "Ev1", []byte(`{"Text":"disk"}`))
 	if err != nil || !first {
 		t.Fatalf("RecordEvent = %d, %v, %v", a, first, err)
 	}
-	if _, again, err := s.RecordEvent(ctx, "slack", "Ev1", []byte(`{"Text":"disk"}`)); err != nil || again {
+	if _, again, err := s.Inbox().RecordEvent(ctx, "slack", "Ev1", []byte(`{"Text":"disk"}`)); err != nil || again {
 		t.Fatalf("a retry of Ev1 was recorded again (%v, %v)", again, err)
 	}
-	b, _, _ := s.RecordEvent(ctx, "web", "", []byte(`{"Text":"one"}`))
-	c, _, _ := s.RecordEvent(ctx, "web", "", []byte(`{"Text":"two"}`))
-	if err := s.FinishEvent(ctx, b); err != nil {
+	b, _, _ := s.Inbox().RecordEvent(ctx, "web", "", []byte(`{"Text":"one"}`))
+	c, _, _ := s.Inbox().RecordEvent(ctx, "web", "", []byte(`{"Text":"two"}`))
+	if err := s.Inbox().FinishEvent(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	open, err := s.OpenEvents(ctx)
+	open, err := s.Inbox().OpenEvents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestInboxRecordsOnceAndKeepsWhatIsOpen(t *testing.T) {
 		t.Fatalf("open events %+v, want %d then %d", open, a, c)
 	}
 	clock.Add(time.Hour)
-	if _, err := s.ForgetEventsBefore(ctx, clock.Now()); err != nil {
+	if _, err := s.Inbox().ForgetEventsBefore(ctx, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	var rows int

@@ -5,41 +5,23 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/opsbot/opsbot/hosts"
 )
 
-// JobState is where a background job stands.
-type JobState string
+// Jobs is the jobs aggregate: background jobs and the commands running
+// now (for the `ps` list and to end them).
+type Jobs struct{ db *Store }
 
-// The job states; every state but running is final.
-const (
-	JobRunning     JobState = "running"
-	JobSucceeded   JobState = "succeeded"
-	JobFailed      JobState = "failed"
-	JobCancelled   JobState = "cancelled"
-	JobInterrupted JobState = "interrupted" // found running at start-up: never re-run
-)
-
-// Job is a long command run in the background.
-type Job struct {
-	ID         int64
-	SessionID  int64 // 0 when started outside a session
-	Host       string
-	Command    string
-	Requester  string
-	State      JobState
-	ExitCode   *int // nil until it ended with a code
-	OutputTail string
-	StartedAt  time.Time
-	EndedAt    time.Time
-}
+var _ hosts.JobStore = (*Jobs)(nil)
 
 const jobCols = `id, coalesce(session_id, 0), host, command, requester, state, exit_code, output_tail, started_at, ended_at`
 
 // CreateJob records a job as running and audits its start.
-func (s *Store) CreateJob(ctx context.Context, j Job) (Job, error) {
-	j.State = JobRunning
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Jobs) CreateJob(ctx context.Context, j hosts.Job) (hosts.Job, error) {
+	j.State = hosts.JobRunning
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		j.StartedAt = time.UnixMilli(now).UTC()
 		res, err := tx.ExecContext(ctx, `INSERT INTO jobs (session_id, host, command, requester, state, started_at)
 			VALUES (?, ?, ?, ?, 'running', ?)`, nullID(j.SessionID), j.Host, j.Command, j.Requester, now)
@@ -58,20 +40,20 @@ func (s *Store) CreateJob(ctx context.Context, j Job) (Job, error) {
 // FinishJob moves a running job to its final state and, in the same
 // transaction, writes the notification that reports it. won is false when
 // the job had already ended (nothing is written then).
-func (s *Store) FinishJob(ctx context.Context, id int64, state JobState, exitCode *int, outputTail, note string) (won bool, err error) {
-	if state == JobRunning {
+func (s *Jobs) FinishJob(ctx context.Context, id int64, state hosts.JobState, exitCode *int, outputTail, note string) (won bool, err error) {
+	if state == hosts.JobRunning {
 		return false, fmt.Errorf("store: finish job: running is not a final state")
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
 		var ok bool
-		ok, err = finishJob(ctx, tx, s.now(), id, state, exitCode, outputTail, note)
+		ok, err = finishJob(ctx, tx, s.db.now(), id, state, exitCode, outputTail, note)
 		won = ok
 		return err
 	})
 	return won, wrap("finish job", err)
 }
 
-func finishJob(ctx context.Context, tx *sql.Tx, now, id int64, state JobState, exitCode *int, tail, note string) (bool, error) {
+func finishJob(ctx context.Context, tx *sql.Tx, now, id int64, state hosts.JobState, exitCode *int, tail, note string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = ?, exit_code = ?, output_tail = ?, ended_at = ?
 		WHERE id = ? AND state = 'running'`, string(state), exitCode, tail, now, id)
 	if err != nil {
@@ -93,20 +75,20 @@ func finishJob(ctx context.Context, tx *sql.Tx, now, id int64, state JobState, e
 
 // InterruptRunningJobs marks every job left running by a previous process
 // as interrupted, with a notification each; they are never re-run.
-func (s *Store) InterruptRunningJobs(ctx context.Context) ([]Job, error) {
-	var jobs []Job
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Jobs) InterruptRunningJobs(ctx context.Context) ([]hosts.Job, error) {
+	var jobs []hosts.Job
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if jobs, err = queryJobs(ctx, tx, `WHERE state = 'running' ORDER BY id`); err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.db.now()
 		for i := range jobs {
 			note := fmt.Sprintf("job %d (`%s` on %s) was interrupted by a restart of opsbot; it was not re-run", jobs[i].ID, jobs[i].Command, jobs[i].Host)
-			if _, err := finishJob(ctx, tx, now, jobs[i].ID, JobInterrupted, nil, jobs[i].OutputTail, note); err != nil {
+			if _, err := finishJob(ctx, tx, now, jobs[i].ID, hosts.JobInterrupted, nil, jobs[i].OutputTail, note); err != nil {
 				return err
 			}
-			jobs[i].State, jobs[i].EndedAt = JobInterrupted, time.UnixMilli(now).UTC()
+			jobs[i].State, jobs[i].EndedAt = hosts.JobInterrupted, time.UnixMilli(now).UTC()
 		}
 		return nil
 	})
@@ -114,28 +96,28 @@ func (s *Store) InterruptRunningJobs(ctx context.Context) ([]Job, error) {
 }
 
 // SetJobOutput replaces the kept output tail of a running job.
-func (s *Store) SetJobOutput(ctx context.Context, id int64, tail string) error {
-	return wrap("set job output", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Jobs) SetJobOutput(ctx context.Context, id int64, tail string) error {
+	return wrap("set job output", s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE jobs SET output_tail = ? WHERE id = ? AND state = 'running'`, tail, id)
 		return err
 	}))
 }
 
 // Job returns one job.
-func (s *Store) Job(ctx context.Context, id int64) (Job, error) {
-	jobs, err := queryJobs(ctx, s.read, `WHERE id = ?`, id)
+func (s *Jobs) Job(ctx context.Context, id int64) (hosts.Job, error) {
+	jobs, err := queryJobs(ctx, s.db.read, `WHERE id = ?`, id)
 	if err == nil && len(jobs) == 0 {
 		err = ErrNotFound
 	}
 	if err != nil {
-		return Job{}, wrap(fmt.Sprintf("job %d", id), err)
+		return hosts.Job{}, wrap(fmt.Sprintf("job %d", id), err)
 	}
 	return jobs[0], nil
 }
 
 // Jobs lists a session's jobs, newest first; sessionID 0 lists all.
-func (s *Store) Jobs(ctx context.Context, sessionID int64, limit int) ([]Job, error) {
-	jobs, err := queryJobs(ctx, s.read, `WHERE (? = 0 OR session_id = ?) ORDER BY id DESC LIMIT ?`, sessionID, sessionID, limit)
+func (s *Jobs) Jobs(ctx context.Context, sessionID int64, limit int) ([]hosts.Job, error) {
+	jobs, err := queryJobs(ctx, s.db.read, `WHERE (? = 0 OR session_id = ?) ORDER BY id DESC LIMIT ?`, sessionID, sessionID, limit)
 	return jobs, wrap("jobs", err)
 }
 
@@ -143,15 +125,15 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func queryJobs(ctx context.Context, q querier, where string, args ...any) ([]Job, error) {
+func queryJobs(ctx context.Context, q querier, where string, args ...any) ([]hosts.Job, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+jobCols+` FROM jobs `+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Job
+	var out []hosts.Job
 	for rows.Next() {
-		var j Job
+		var j hosts.Job
 		var code sql.NullInt64
 		var started, ended sql.NullInt64
 		if err := rows.Scan(&j.ID, &j.SessionID, &j.Host, &j.Command, &j.Requester, &j.State, &code, &j.OutputTail, &started, &ended); err != nil {

@@ -20,14 +20,14 @@ type Message struct {
 
 // AppendMessages adds messages at the end of a session's history, in one
 // transaction, and returns them with their sequence numbers.
-func (s *Store) AppendMessages(ctx context.Context, sessionID int64, msgs ...Message) ([]Message, error) {
+func (s *Sessions) AppendMessages(ctx context.Context, sessionID int64, msgs ...Message) ([]Message, error) {
 	var out []Message
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		last, err := lastSeq(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.db.now()
 		if out, err = insertMessages(ctx, tx, sessionID, last, now, msgs); err != nil {
 			return err
 		}
@@ -55,8 +55,8 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, last, now int64,
 }
 
 // Messages returns a session's history in order.
-func (s *Store) Messages(ctx context.Context, sessionID int64) ([]Message, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT seq, role, content, tokens, created_at FROM messages
+func (s *Sessions) Messages(ctx context.Context, sessionID int64) ([]Message, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT seq, role, content, tokens, created_at FROM messages
 		WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, wrap("messages", err)
@@ -83,17 +83,17 @@ func scanMessages(rows *sql.Rows) ([]Message, error) {
 }
 
 // LastSeq is the sequence number of a session's last message, 0 if none.
-func (s *Store) LastSeq(ctx context.Context, sessionID int64) (int64, error) {
+func (s *Sessions) LastSeq(ctx context.Context, sessionID int64) (int64, error) {
 	var seq int64
-	err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&seq)
+	err := s.db.read.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?`, sessionID).Scan(&seq)
 	return seq, wrap("last seq", err)
 }
 
 // DeleteMessagesAfter removes every message with a sequence number above
 // seq: the rollback of a cancelled turn. It returns how many went.
-func (s *Store) DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error) {
+func (s *Sessions) DeleteMessagesAfter(ctx context.Context, sessionID, seq int64) (int64, error) {
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ? AND seq > ?`, sessionID, seq)
 		if err == nil {
 			n, err = res.RowsAffected()
@@ -135,14 +135,14 @@ type Turn struct {
 
 // BeginTurn records a running turn that starts after the session's current
 // last message.
-func (s *Store) BeginTurn(ctx context.Context, sessionID int64) (Turn, error) {
+func (s *Sessions) BeginTurn(ctx context.Context, sessionID int64) (Turn, error) {
 	t := Turn{SessionID: sessionID, Status: TurnRunning}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if t.StartSeq, err = lastSeq(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.db.now()
 		t.StartedAt = time.UnixMilli(now).UTC()
 		res, err := tx.ExecContext(ctx, `INSERT INTO turns (session_id, start_seq, status, started_at) VALUES (?, ?, 'running', ?)`,
 			sessionID, t.StartSeq, now)
@@ -156,11 +156,11 @@ func (s *Store) BeginTurn(ctx context.Context, sessionID int64) (Turn, error) {
 
 // EndTurn moves a running turn to its final status; it reports whether the
 // turn was still running.
-func (s *Store) EndTurn(ctx context.Context, id int64, status TurnStatus) (bool, error) {
+func (s *Sessions) EndTurn(ctx context.Context, id int64, status TurnStatus) (bool, error) {
 	var won bool
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE turns SET status = ?, ended_at = ? WHERE id = ? AND status = 'running'`,
-			string(status), s.now(), id)
+			string(status), s.db.now(), id)
 		if err == nil {
 			n, _ := res.RowsAffected()
 			won = n == 1
@@ -171,8 +171,8 @@ func (s *Store) EndTurn(ctx context.Context, id int64, status TurnStatus) (bool,
 }
 
 // RunningTurns lists turns left running, e.g. by a crash.
-func (s *Store) RunningTurns(ctx context.Context) ([]Turn, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, session_id, start_seq, status, started_at, ended_at FROM turns
+func (s *Sessions) RunningTurns(ctx context.Context) ([]Turn, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, session_id, start_seq, status, started_at, ended_at FROM turns
 		WHERE status = 'running' ORDER BY id`)
 	if err != nil {
 		return nil, wrap("running turns", err)
@@ -192,10 +192,10 @@ func (s *Store) RunningTurns(ctx context.Context) ([]Turn, error) {
 }
 
 // LastTurn is the session's latest turn; ErrNotFound when it has none.
-func (s *Store) LastTurn(ctx context.Context, sessionID int64) (Turn, error) {
+func (s *Sessions) LastTurn(ctx context.Context, sessionID int64) (Turn, error) {
 	var t Turn
 	var started, ended sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `SELECT id, session_id, start_seq, status, started_at, ended_at FROM turns
+	err := s.db.read.QueryRowContext(ctx, `SELECT id, session_id, start_seq, status, started_at, ended_at FROM turns
 		WHERE session_id = ? ORDER BY id DESC LIMIT 1`, sessionID).Scan(&t.ID, &t.SessionID, &t.StartSeq, &t.Status, &started, &ended)
 	t.StartedAt, t.EndedAt = fromMS(started), fromMS(ended)
 	return t, wrap("last turn", err)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -59,7 +61,7 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
-	approvals, err := countByState(ctx, c.s.read, "approvals")
+	byState, err := countByState(ctx, c.s.read, "approvals")
 	var oldest sql.NullInt64
 	if err == nil {
 		err = c.s.read.QueryRowContext(ctx, `SELECT MIN(created_at) FROM approvals WHERE state = 'pending'`).Scan(&oldest)
@@ -73,17 +75,17 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(descDatabaseUp, prometheus.GaugeValue, 1)
-	for _, st := range []ApprovalState{ApprovalApproved, ApprovalDenied, ApprovalExpired} {
-		ch <- prometheus.MustNewConstMetric(descApprovals, prometheus.CounterValue, float64(approvals[string(st)]), string(st))
+	for _, st := range []approvals.ApprovalState{approvals.ApprovalApproved, approvals.ApprovalDenied, approvals.ApprovalExpired} {
+		ch <- prometheus.MustNewConstMetric(descApprovals, prometheus.CounterValue, float64(byState[string(st)]), string(st))
 	}
-	ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(approvals[string(ApprovalPending)]))
+	ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(byState[string(approvals.ApprovalPending)]))
 	age := 0.0
 	if oldest.Valid {
 		age = max(c.s.Now().Sub(time.UnixMilli(oldest.Int64)).Seconds(), 0)
 	}
 	ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, age)
-	ch <- prometheus.MustNewConstMetric(descJobsRunning, prometheus.GaugeValue, float64(jobs[string(JobRunning)]))
-	for _, st := range []JobState{JobSucceeded, JobFailed, JobCancelled, JobInterrupted} {
+	ch <- prometheus.MustNewConstMetric(descJobsRunning, prometheus.GaugeValue, float64(jobs[string(hosts.JobRunning)]))
+	for _, st := range []hosts.JobState{hosts.JobSucceeded, hosts.JobFailed, hosts.JobCancelled, hosts.JobInterrupted} {
 		ch <- prometheus.MustNewConstMetric(descJobsFinished, prometheus.CounterValue, float64(jobs[string(st)]), string(st))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -22,19 +24,19 @@ func TestCollectorCountsApprovalsAndJobsFromTheRows(t *testing.T) {
 	reg.MustRegister(s.Collector())
 	var ids []string
 	for range 3 {
-		a, err := s.CreateApproval(ctx, Approval{Host: "local", Command: "touch x", Requester: "web:alice", Quorum: 1,
+		a, err := s.Approvals().CreateApproval(ctx, approvals.Approval{Host: "local", Command: "touch x", Requester: "web:alice", Quorum: 1,
 			ExpiresAt: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, a.ID)
 	}
-	s.DecideApproval(ctx, ids[0], ApprovalApproved, "web:bob")
-	s.DecideApproval(ctx, ids[1], ApprovalExpired, "opsbot")
-	s.CreateJob(ctx, Job{Host: "local", Command: "sleep 1", Requester: "web:alice"}) // still running
-	failed, _ := s.CreateJob(ctx, Job{Host: "local", Command: "false", Requester: "web:alice"})
+	s.Approvals().DecideApproval(ctx, ids[0], approvals.ApprovalApproved, "web:bob")
+	s.Approvals().DecideApproval(ctx, ids[1], approvals.ApprovalExpired, "opsbot")
+	s.Jobs().CreateJob(ctx, hosts.Job{Host: "local", Command: "sleep 1", Requester: "web:alice"}) // still running
+	failed, _ := s.Jobs().CreateJob(ctx, hosts.Job{Host: "local", Command: "false", Requester: "web:alice"})
 	one := 1
-	s.FinishJob(ctx, failed.ID, JobFailed, &one, "", "failed")
+	s.Jobs().FinishJob(ctx, failed.ID, hosts.JobFailed, &one, "", "failed")
 	clock.Add(90 * time.Second)
 
 	want := `

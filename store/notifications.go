@@ -26,7 +26,7 @@ const notificationCols = `id, coalesce(job_id, 0), coalesce(session_id, 0), text
 // whose thread is on one of them: a process that serves the terminal
 // must not take the web chat's or Slack's, and notes of a platform no
 // longer configured must not hold back the others.
-func (s *Store) UndeliveredNotifications(ctx context.Context, limit int, platforms ...string) ([]Notification, error) {
+func (s *Inbox) UndeliveredNotifications(ctx context.Context, limit int, platforms ...string) ([]Notification, error) {
 	where, args := `WHERE delivered_at IS NULL`, []any{}
 	if len(platforms) > 0 {
 		where += ` AND (session_id IS NULL OR session_id IN (SELECT id FROM sessions WHERE platform IN (?` + strings.Repeat(`, ?`, len(platforms)-1) + `)))`
@@ -40,31 +40,31 @@ func (s *Store) UndeliveredNotifications(ctx context.Context, limit int, platfor
 
 // UninjectedNotifications lists a session's notifications the agent has
 // not seen yet, oldest first.
-func (s *Store) UninjectedNotifications(ctx context.Context, sessionID int64) ([]Notification, error) {
+func (s *Inbox) UninjectedNotifications(ctx context.Context, sessionID int64) ([]Notification, error) {
 	n, err := s.notifications(ctx, `WHERE session_id = ? AND injected_at IS NULL ORDER BY id`, sessionID)
 	return n, wrap("uninjected notifications", err)
 }
 
 // MarkDelivered records that notifications were posted; it reports how
 // many had not been marked before.
-func (s *Store) MarkDelivered(ctx context.Context, ids ...int64) (int64, error) {
+func (s *Inbox) MarkDelivered(ctx context.Context, ids ...int64) (int64, error) {
 	n, err := s.markNotifications(ctx, "delivered_at", ids)
 	return n, wrap("mark delivered", err)
 }
 
 // MarkInjected records that the agent was shown notifications.
-func (s *Store) MarkInjected(ctx context.Context, ids ...int64) (int64, error) {
+func (s *Inbox) MarkInjected(ctx context.Context, ids ...int64) (int64, error) {
 	n, err := s.markNotifications(ctx, "injected_at", ids)
 	return n, wrap("mark injected", err)
 }
 
-func (s *Store) markNotifications(ctx context.Context, column string, ids []int64) (int64, error) {
+func (s *Inbox) markNotifications(ctx context.Context, column string, ids []int64) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		args := []any{s.now()}
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		args := []any{s.db.now()}
 		for _, id := range ids {
 			args = append(args, id)
 		}
@@ -79,8 +79,8 @@ func (s *Store) markNotifications(ctx context.Context, column string, ids []int6
 	return n, err
 }
 
-func (s *Store) notifications(ctx context.Context, where string, args ...any) ([]Notification, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+notificationCols+` FROM notifications `+where, args...)
+func (s *Inbox) notifications(ctx context.Context, where string, args ...any) ([]Notification, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+notificationCols+` FROM notifications `+where, args...)
 	if err != nil {
 		return nil, err
 	}

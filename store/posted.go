@@ -22,9 +22,9 @@ type PostedMessage struct {
 }
 
 // RecordStreaming records (or refreshes) a message being streamed.
-func (s *Store) RecordStreaming(ctx context.Context, m PostedMessage) (PostedMessage, error) {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Sessions) RecordStreaming(ctx context.Context, m PostedMessage) (PostedMessage, error) {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		m.Streaming, m.UpdatedAt = true, time.UnixMilli(now).UTC()
 		return tx.QueryRowContext(ctx, `INSERT INTO posted_messages (platform, channel, thread, message_id, session_id, state, text, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, 'streaming', ?, ?, ?)
@@ -48,30 +48,30 @@ func (m PostedMessage) Pending() bool { return strings.HasPrefix(m.MessageID, pe
 
 // PostedStreaming fills in the platform's id of a message recorded before
 // its post, once the post returned.
-func (s *Store) PostedStreaming(ctx context.Context, id int64, messageID, text string) error {
-	return wrap("posted streaming", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Sessions) PostedStreaming(ctx context.Context, id int64, messageID, text string) error {
+	return wrap("posted streaming", s.db.tx(ctx, func(tx *sql.Tx) error {
 		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET message_id = ?, text = ?, updated_at = ? WHERE id = ?`,
-			messageID, text, s.now(), id))
+			messageID, text, s.db.now(), id))
 	}))
 }
 
 // UpdateStreamingText records the text last shown in a streamed message.
-func (s *Store) UpdateStreamingText(ctx context.Context, id int64, text string) error {
-	return wrap("update streaming text", s.tx(ctx, func(tx *sql.Tx) error {
-		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET text = ?, updated_at = ? WHERE id = ?`, text, s.now(), id))
+func (s *Sessions) UpdateStreamingText(ctx context.Context, id int64, text string) error {
+	return wrap("update streaming text", s.db.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET text = ?, updated_at = ? WHERE id = ?`, text, s.db.now(), id))
 	}))
 }
 
 // FinishStreaming marks a message final: nothing to do for it after a crash.
-func (s *Store) FinishStreaming(ctx context.Context, id int64) error {
-	return wrap("finish streaming", s.tx(ctx, func(tx *sql.Tx) error {
-		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET state = 'final', updated_at = ? WHERE id = ?`, s.now(), id))
+func (s *Sessions) FinishStreaming(ctx context.Context, id int64) error {
+	return wrap("finish streaming", s.db.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE posted_messages SET state = 'final', updated_at = ? WHERE id = ?`, s.db.now(), id))
 	}))
 }
 
 // StreamingMessages lists messages left mid-stream, e.g. by a crash.
-func (s *Store) StreamingMessages(ctx context.Context) ([]PostedMessage, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, platform, channel, thread, message_id, coalesce(session_id, 0), text, updated_at
+func (s *Sessions) StreamingMessages(ctx context.Context) ([]PostedMessage, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, channel, thread, message_id, coalesce(session_id, 0), text, updated_at
 		FROM posted_messages WHERE state = 'streaming' ORDER BY id`)
 	if err != nil {
 		return nil, wrap("streaming messages", err)

@@ -31,13 +31,13 @@ func TestAReadTheDatabaseDoesNotAnswerFailsInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.PendingApprovals(ctx); err != nil {
+	if _, err := s.Approvals().PendingApprovals(ctx); err != nil {
 		t.Fatal(err)
 	}
 	release := holdReadLocks(t, path)
 
 	t0 := time.Now()
-	_, err = s.PendingApprovals(ctx)
+	_, err = s.Approvals().PendingApprovals(ctx)
 	took := time.Since(t0)
 	t.Logf("a read with the read locks held: %v after %v", err, took.Round(time.Millisecond))
 	notAnswering(t, err)
@@ -49,7 +49,7 @@ func TestAReadTheDatabaseDoesNotAnswerFailsInWords(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 3*readSlots)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = s.PendingApprovals(ctx) })
+		wg.Go(func() { _, errs[i] = s.Approvals().PendingApprovals(ctx) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -60,7 +60,7 @@ func TestAReadTheDatabaseDoesNotAnswerFailsInWords(t *testing.T) {
 	// The reads given up on end as soon as SQLite lets go of them.
 	release()
 	s.reads.given.Wait()
-	if _, err := s.PendingApprovals(ctx); err != nil {
+	if _, err := s.Approvals().PendingApprovals(ctx); err != nil {
 		t.Errorf("a read once the locks are gone: %v", err)
 	}
 	if err := s.Health(ctx); err != nil {

@@ -33,26 +33,26 @@ type RunningCommand struct {
 
 // AddRunning records a command that has started; RemoveRunning forgets it
 // when it ends.
-func (s *Store) AddRunning(ctx context.Context, c RunningCommand) (int64, error) {
+func (s *Jobs) AddRunning(ctx context.Context, c RunningCommand) (int64, error) {
 	var id int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `INSERT INTO running_commands (host, pid, start_ticks, boot_id, token, command, label,
 			owner_pid, owner_start, owner_boot, started_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			c.Host, c.PID, int64(c.Start), c.Boot, c.Token, c.Command, c.Label,
-			c.OwnerPID, int64(c.OwnerStart), c.OwnerBoot, s.now()).Scan(&id)
+			c.OwnerPID, int64(c.OwnerStart), c.OwnerBoot, s.db.now()).Scan(&id)
 		if err != nil || c.Approval == "" {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE approval_followups SET done_at = ? WHERE approval_id = ? AND done_at IS NULL`, s.now(), c.Approval)
+		_, err = tx.ExecContext(ctx, `UPDATE approval_followups SET done_at = ? WHERE approval_id = ? AND done_at IS NULL`, s.db.now(), c.Approval)
 		return err
 	})
 	return id, wrap("record running command", err)
 }
 
 // RemoveRunning forgets a command that has ended.
-func (s *Store) RemoveRunning(ctx context.Context, id int64) error {
-	return wrap("forget running command", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Jobs) RemoveRunning(ctx context.Context, id int64) error {
+	return wrap("forget running command", s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM running_commands WHERE id = ?`, id)
 		return err
 	}))
@@ -60,8 +60,8 @@ func (s *Store) RemoveRunning(ctx context.Context, id int64) error {
 
 // RunningCommands lists the commands recorded as running, oldest first:
 // at start-up, those a previous process left.
-func (s *Store) RunningCommands(ctx context.Context) ([]RunningCommand, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, host, pid, start_ticks, boot_id, token, command, label,
+func (s *Jobs) RunningCommands(ctx context.Context) ([]RunningCommand, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, host, pid, start_ticks, boot_id, token, command, label,
 		owner_pid, owner_start, owner_boot, started_at FROM running_commands ORDER BY id`)
 	if err != nil {
 		return nil, wrap("running commands", err)

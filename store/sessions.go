@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// Sessions is the sessions aggregate: a thread's session, its messages,
+// turns and compacted transcripts, and the answers streamed into it.
+type Sessions struct{ db *Store }
+
 // ThreadKey names a conversation: one thread of one channel on one platform.
 type ThreadKey struct {
 	Platform  string
@@ -28,9 +32,9 @@ const sessionCols = `id, platform, workspace, channel, thread, cwd, created_at, 
 
 // SessionFor returns the session of a thread, creating it on first use.
 // created reports whether this call made it.
-func (s *Store) SessionFor(ctx context.Context, key ThreadKey) (sess Session, created bool, err error) {
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
+func (s *Sessions) SessionFor(ctx context.Context, key ThreadKey) (sess Session, created bool, err error) {
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		now := s.db.now()
 		res, err := tx.ExecContext(ctx, `INSERT INTO sessions (platform, workspace, channel, thread, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (platform, channel, thread) DO NOTHING`,
 			key.Platform, key.Workspace, key.Channel, key.Thread, now, now)
@@ -48,30 +52,30 @@ func (s *Store) SessionFor(ctx context.Context, key ThreadKey) (sess Session, cr
 
 // HasSession reports whether the thread has a session, without making
 // one.
-func (s *Store) HasSession(ctx context.Context, key ThreadKey) (bool, error) {
+func (s *Sessions) HasSession(ctx context.Context, key ThreadKey) (bool, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions
+	err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions
 		WHERE platform = ? AND channel = ? AND thread = ?`, key.Platform, key.Channel, key.Thread).Scan(&n)
 	return n > 0, wrap("has session", err)
 }
 
 // Session returns the session with the given id.
-func (s *Store) Session(ctx context.Context, id int64) (Session, error) {
-	sess, err := scanSession(s.read.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+func (s *Sessions) Session(ctx context.Context, id int64) (Session, error) {
+	sess, err := scanSession(s.db.read.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
 	return sess, wrap("session", err)
 }
 
 // SetSessionCwd records the session's working directory.
-func (s *Store) SetSessionCwd(ctx context.Context, id int64, cwd string) error {
-	return wrap("set session cwd", s.tx(ctx, func(tx *sql.Tx) error {
-		return expectOne(tx.ExecContext(ctx, `UPDATE sessions SET cwd = ?, updated_at = ? WHERE id = ?`, cwd, s.now(), id))
+func (s *Sessions) SetSessionCwd(ctx context.Context, id int64, cwd string) error {
+	return wrap("set session cwd", s.db.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE sessions SET cwd = ?, updated_at = ? WHERE id = ?`, cwd, s.db.now(), id))
 	}))
 }
 
 // CountSessions is the number of sessions kept.
-func (s *Store) CountSessions(ctx context.Context) (int, error) {
+func (s *Sessions) CountSessions(ctx context.Context) (int, error) {
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
+	err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n)
 	return n, wrap("count sessions", err)
 }
 

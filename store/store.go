@@ -86,7 +86,36 @@ type Store struct {
 	fault writeFault
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+
+	approvals Approvals
+	jobs      Jobs
+	inbox     Inbox
+	sessions  Sessions
+	checks    Checks
+	web       Web
+	audit     Audit
 }
+
+// Approvals is the approvals aggregate of the database.
+func (s *Store) Approvals() *Approvals { return &s.approvals }
+
+// Jobs is the jobs aggregate of the database.
+func (s *Store) Jobs() *Jobs { return &s.jobs }
+
+// Inbox is the inbox aggregate of the database.
+func (s *Store) Inbox() *Inbox { return &s.inbox }
+
+// Sessions is the sessions aggregate of the database.
+func (s *Store) Sessions() *Sessions { return &s.sessions }
+
+// Checks is the health checks aggregate of the database.
+func (s *Store) Checks() *Checks { return &s.checks }
+
+// Web is the web chat's aggregate of the database.
+func (s *Store) Web() *Web { return &s.web }
+
+// Audit is the audit trail of the database.
+func (s *Store) Audit() *Audit { return &s.audit }
 
 // Open opens (creating if needed) the database at cfg.Path and applies the
 // migrations it lacks.
@@ -102,6 +131,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxIdleTime(0)
 	s := &Store{write: write, path: cfg.Path, Now: time.Now}
+	s.approvals, s.jobs, s.inbox, s.sessions = Approvals{s}, Jobs{s}, Inbox{s}, Sessions{s}
+	s.checks, s.web, s.audit = Checks{s}, Web{s}, Audit{s}
 	if err := s.migrate(ctx); err != nil {
 		write.Close()
 		return nil, err

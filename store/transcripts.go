@@ -18,9 +18,9 @@ type Transcript struct {
 // CompactMessages archives a session's whole history as a transcript and
 // replaces it with msgs, in one transaction. The new messages continue the
 // sequence numbers, so a seq taken before compaction never names a new one.
-func (s *Store) CompactMessages(ctx context.Context, sessionID int64, msgs ...Message) ([]Message, error) {
+func (s *Sessions) CompactMessages(ctx context.Context, sessionID int64, msgs ...Message) ([]Message, error) {
 	var out []Message
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT seq, role, content, tokens, created_at FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
 		if err != nil {
 			return err
@@ -30,7 +30,7 @@ func (s *Store) CompactMessages(ctx context.Context, sessionID int64, msgs ...Me
 			return err
 		}
 		archive, _ := json.Marshal(old)
-		now := s.now()
+		now := s.db.now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO transcripts (session_id, archived_at, messages) VALUES (?, ?, ?)`, sessionID, now, string(archive)); err != nil {
 			return err
 		}
@@ -48,8 +48,8 @@ func (s *Store) CompactMessages(ctx context.Context, sessionID int64, msgs ...Me
 }
 
 // Transcripts lists a session's archived transcripts, oldest first.
-func (s *Store) Transcripts(ctx context.Context, sessionID int64) ([]Transcript, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, archived_at, messages FROM transcripts WHERE session_id = ? ORDER BY id`, sessionID)
+func (s *Sessions) Transcripts(ctx context.Context, sessionID int64) ([]Transcript, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, archived_at, messages FROM transcripts WHERE session_id = ? ORDER BY id`, sessionID)
 	if err != nil {
 		return nil, wrap("transcripts", err)
 	}

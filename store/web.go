@@ -6,39 +6,27 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
-	"time"
+
+	"github.com/opsbot/opsbot/connectors/web/archive"
 )
 
-// WebMessage is the latest state of one message of the web chat.
-type WebMessage struct {
-	ID       string
-	Channel  string
-	Thread   string
-	User     string
-	Bot      bool
-	Message  json.RawMessage
-	Finished bool
-	Seq      uint64
-	Created  time.Time
-	Updated  time.Time
-	// Request is what a person's message was posted with; written with
-	// the message's first save, never changed after.
-	Request WebPostRequest
-}
+// Web is the web chat's aggregate: its messages, the post requests that
+// make a retried post idempotent, and its reserved sequence numbers. It is
+// the web connector's archive (connectors/web/archive).
+type Web struct{ db *Store }
 
-// WebPostRequest is the request that posted a person's message: its key
-// (the client and its X-Request-Id) and the digest of what it posted, so
-// that a retry finds its first answer after a restart; ForBot says the
-// message went to the bot.
-type WebPostRequest struct {
-	Key, Digest string
-	ForBot      bool
-}
+var (
+	_ archive.Archive       = (*Web)(nil)
+	_ archive.SeqKeeper     = (*Web)(nil)
+	_ archive.RequestKeeper = (*Web)(nil)
+	_ archive.ChangeLister  = (*Web)(nil)
+	_ archive.PeopleLister  = (*Web)(nil)
+)
 
-// SaveWebMessage stores a message's latest state (an upsert by id); an
+// Save stores a message's latest state (an upsert by id); an
 // older state (lower seq) never replaces a newer one.
-func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
-	return wrap("save web message", s.tx(ctx, func(tx *sql.Tx) error {
+func (s *Web) Save(ctx context.Context, m archive.Message) error {
+	return wrap("save web message", s.db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO web_messages (id, channel, thread, user, bot, message, finished, seq, created_at, updated_at,
 				request_key, request_digest, for_bot)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -51,16 +39,16 @@ func (s *Store) SaveWebMessage(ctx context.Context, m WebMessage) error {
 }
 
 // WebMessages returns every web chat message, oldest first.
-func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, channel, thread, user, bot, message, finished, seq, created_at, updated_at
+func (s *Web) WebMessages(ctx context.Context) ([]archive.Message, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, channel, thread, user, bot, message, finished, seq, created_at, updated_at
 		FROM web_messages ORDER BY created_at, id`)
 	if err != nil {
 		return nil, wrap("web messages", err)
 	}
 	defer rows.Close()
-	var out []WebMessage
+	var out []archive.Message
 	for rows.Next() {
-		var m WebMessage
+		var m archive.Message
 		var msg string
 		var seq int64
 		var created, updated sql.NullInt64
@@ -73,10 +61,10 @@ func (s *Store) WebMessages(ctx context.Context) ([]WebMessage, error) {
 	return out, wrap("web messages", rows.Err())
 }
 
-// WebPeople lists the names of the people who posted in the web chat,
+// People lists the names of the people who posted in the web chat,
 // each once, in the order they first posted (the bot left out).
-func (s *Store) WebPeople(ctx context.Context) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT user FROM web_messages WHERE bot = 0
+func (s *Web) People(ctx context.Context) ([]string, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT user FROM web_messages WHERE bot = 0
 		GROUP BY user ORDER BY min(CAST(substr(id, 2) AS INTEGER))`)
 	if err != nil {
 		return nil, wrap("web people", err)
@@ -93,40 +81,24 @@ func (s *Store) WebPeople(ctx context.Context) ([]string, error) {
 	return out, wrap("web people", rows.Err())
 }
 
-// WebThread sums up one thread of the web chat.
-type WebThread struct {
-	ID      string
-	Channel string
-	// Replies counts the messages after the first.
-	Replies int
-	// Seq and Updated are those of the thread's latest change; LastID is
-	// the highest message number ("m<n>") in it.
-	Seq     uint64
-	Updated time.Time
-	LastID  uint64
-	// HasBot says the bot posted in it; Mentioned that a person's message
-	// contains the needle WebThreads was given.
-	HasBot, Mentioned bool
-}
-
 const webColumns = `id, channel, thread, user, bot, message, finished, seq, created_at, updated_at`
 
 // webNumber is the number in a message id "m<n>": the order of posting.
 const webNumber = `CAST(substr(id, 2) AS INTEGER)`
 
-// WebThreads sums up every thread; Mentioned is set where a person's
+// Threads sums up every thread; Mentioned is set where a person's
 // message contains needle (matched without regard to ASCII case).
-func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT thread, MIN(channel), COUNT(*) - 1, MAX(seq), MAX(updated_at), MAX(`+webNumber+`),
+func (s *Web) Threads(ctx context.Context, needle string) ([]archive.Thread, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT thread, MIN(channel), COUNT(*) - 1, MAX(seq), MAX(updated_at), MAX(`+webNumber+`),
 			MAX(bot), MAX(bot = 0 AND instr(lower(message), lower(?)) > 0)
 		FROM web_messages GROUP BY thread`, needle)
 	if err != nil {
 		return nil, wrap("web threads", err)
 	}
 	defer rows.Close()
-	var out []WebThread
+	var out []archive.Thread
 	for rows.Next() {
-		var t WebThread
+		var t archive.Thread
 		var seq, last int64
 		var updated sql.NullInt64
 		if err := rows.Scan(&t.ID, &t.Channel, &t.Replies, &seq, &updated, &last, &t.HasBot, &t.Mentioned); err != nil {
@@ -138,9 +110,9 @@ func (s *Store) WebThreads(ctx context.Context, needle string) ([]WebThread, err
 	return out, wrap("web threads", rows.Err())
 }
 
-// WebMessagesByID returns the messages with these ids (those that exist,
+// Messages returns the messages with these ids (those that exist,
 // in no particular order).
-func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage, error) {
+func (s *Web) Messages(ctx context.Context, ids []string) ([]archive.Message, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -151,9 +123,9 @@ func (s *Store) WebMessagesByID(ctx context.Context, ids []string) ([]WebMessage
 	return s.webQuery(ctx, "web messages by id", `SELECT `+webColumns+` FROM web_messages WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
 }
 
-// WebThreadMessages returns up to limit messages of a thread posted before
+// ThreadMessages returns up to limit messages of a thread posted before
 // message number before (0: the newest), newest first.
-func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]WebMessage, error) {
+func (s *Web) ThreadMessages(ctx context.Context, thread string, before uint64, limit int) ([]archive.Message, error) {
 	if before == 0 {
 		before = math.MaxInt64
 	}
@@ -161,34 +133,28 @@ func (s *Store) WebThreadMessages(ctx context.Context, thread string, before uin
 		WHERE thread = ? AND `+webNumber+` < ? ORDER BY `+webNumber+` DESC LIMIT ?`, thread, int64(before), limit)
 }
 
-// WebMessagesChanged returns up to limit messages whose latest change has
+// Changed returns up to limit messages whose latest change has
 // after < seq <= upTo, in seq order, of one channel and one thread ("":
 // any).
-func (s *Store) WebMessagesChanged(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebMessage, error) {
+func (s *Web) Changed(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]archive.Message, error) {
 	return s.webQuery(ctx, "web messages changed", `SELECT `+webColumns+` FROM web_messages
 		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
 		int64(after), int64(upTo), channel, channel, thread, thread, limit)
 }
 
-// WebChange names a web chat message's latest change.
-type WebChange struct {
-	ID  string
-	Seq uint64
-}
-
-// WebChangedIDs lists what WebMessagesChanged would return, ids and seqs
+// ChangedIDs lists what Changed would return, ids and seqs
 // only: a replay reads only the messages it has not framed already.
-func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]WebChange, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, seq FROM web_messages
+func (s *Web) ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]archive.Change, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, seq FROM web_messages
 		WHERE seq > ? AND seq <= ? AND (? = '' OR channel = ?) AND (? = '' OR thread = ?) ORDER BY seq LIMIT ?`,
 		int64(after), int64(upTo), channel, channel, thread, thread, limit)
 	if err != nil {
 		return nil, wrap("web changes", err)
 	}
 	defer rows.Close()
-	var out []WebChange
+	var out []archive.Change
 	for rows.Next() {
-		var c WebChange
+		var c archive.Change
 		var seq int64
 		if err := rows.Scan(&c.ID, &seq); err != nil {
 			return nil, wrap("web changes", err)
@@ -199,9 +165,9 @@ func (s *Store) WebChangedIDs(ctx context.Context, after, upTo uint64, channel, 
 	return out, wrap("web changes", rows.Err())
 }
 
-// DeleteWebThreads deletes every message of these threads.
-func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
-	return wrap("delete web threads", s.tx(ctx, func(tx *sql.Tx) error {
+// DeleteThreads deletes every message of these threads.
+func (s *Web) DeleteThreads(ctx context.Context, threads []string) error {
+	return wrap("delete web threads", s.db.tx(ctx, func(tx *sql.Tx) error {
 		for len(threads) > 0 {
 			n := min(len(threads), 500)
 			args := make([]any, n)
@@ -217,13 +183,13 @@ func (s *Store) DeleteWebThreads(ctx context.Context, threads []string) error {
 	}))
 }
 
-func (s *Store) webQuery(ctx context.Context, what, query string, args ...any) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+func (s *Web) webQuery(ctx context.Context, what, query string, args ...any) ([]archive.Message, error) {
+	rows, err := s.db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, wrap(what, err)
 	}
 	defer rows.Close()
-	var out []WebMessage
+	var out []archive.Message
 	for rows.Next() {
 		m, err := scanWebMessage(rows)
 		if err != nil {
@@ -234,8 +200,8 @@ func (s *Store) webQuery(ctx context.Context, what, query string, args ...any) (
 	return out, wrap(what, rows.Err())
 }
 
-func scanWebMessage(rows *sql.Rows) (WebMessage, error) {
-	var m WebMessage
+func scanWebMessage(rows *sql.Rows) (archive.Message, error) {
+	var m archive.Message
 	var msg string
 	var seq int64
 	var created, updated sql.NullInt64
@@ -246,19 +212,19 @@ func scanWebMessage(rows *sql.Rows) (WebMessage, error) {
 	return m, nil
 }
 
-// WebPostRequests returns the latest limit person's messages posted with
+// PostRequests returns the latest limit person's messages posted with
 // a request key, newest first, with only their ids, places and requests:
 // what the web chat remembers to answer retries after a restart.
-func (s *Store) WebPostRequests(ctx context.Context, limit int) ([]WebMessage, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, channel, thread, seq, request_key, request_digest, for_bot FROM web_messages
+func (s *Web) PostRequests(ctx context.Context, limit int) ([]archive.Message, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, channel, thread, seq, request_key, request_digest, for_bot FROM web_messages
 		WHERE request_key != '' ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, wrap("web post requests", err)
 	}
 	defer rows.Close()
-	var out []WebMessage
+	var out []archive.Message
 	for rows.Next() {
-		var m WebMessage
+		var m archive.Message
 		var seq int64
 		if err := rows.Scan(&m.ID, &m.Channel, &m.Thread, &seq, &m.Request.Key, &m.Request.Digest, &m.Request.ForBot); err != nil {
 			return nil, wrap("web post requests", err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/connectors/web/archive"
 )
 
 // The web chat's pages come from SQLite: thread summaries, a thread's
@@ -19,7 +21,7 @@ func TestWebPages(t *testing.T) {
 	save := func(id, thread string, seq uint64, bot bool, text string) {
 		t.Helper()
 		msg, _ := json.Marshal(map[string]string{"text": text})
-		if err := s.SaveWebMessage(ctx, WebMessage{ID: id, Channel: "ops", Thread: thread, User: "alice", Bot: bot, Message: msg,
+		if err := s.Web().Save(ctx, archive.Message{ID: id, Channel: "ops", Thread: thread, User: "alice", Bot: bot, Message: msg,
 			Finished: true, Seq: seq, Created: at, Updated: at.Add(time.Duration(seq) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
@@ -32,11 +34,11 @@ func TestWebPages(t *testing.T) {
 	save("m14", "m14", 14, true, "a bot's thread")
 	save("m2", "m1", 15, false, "edited") // a later change of m2
 
-	threads, err := s.WebThreads(ctx, "@opsbot")
+	threads, err := s.Web().Threads(ctx, "@opsbot")
 	if err != nil || len(threads) != 3 {
 		t.Fatalf("threads: %+v %v", threads, err)
 	}
-	by := map[string]WebThread{}
+	by := map[string]archive.Thread{}
 	for _, th := range threads {
 		by[th.ID] = th
 	}
@@ -46,32 +48,32 @@ func TestWebPages(t *testing.T) {
 	if by["m13"].Mentioned || !by["m14"].HasBot {
 		t.Errorf("m13 %+v, m14 %+v", by["m13"], by["m14"])
 	}
-	page, err := s.WebThreadMessages(ctx, "m1", 0, 3)
+	page, err := s.Web().ThreadMessages(ctx, "m1", 0, 3)
 	if err != nil || len(page) != 3 || page[0].ID != "m12" || page[2].ID != "m10" {
 		t.Fatalf("the newest page: %v %v", ids(page), err)
 	}
-	if page, _ = s.WebThreadMessages(ctx, "m1", 10, 20); len(page) != 9 || page[0].ID != "m9" || page[8].ID != "m1" {
+	if page, _ = s.Web().ThreadMessages(ctx, "m1", 10, 20); len(page) != 9 || page[0].ID != "m9" || page[8].ID != "m1" {
 		t.Errorf("before m10: %v", ids(page))
 	}
-	changed, err := s.WebMessagesChanged(ctx, 11, 14, "", "", 10)
+	changed, err := s.Web().Changed(ctx, 11, 14, "", "", 10)
 	if err != nil || fmt.Sprint(ids(changed)) != "[m12 m13 m14]" {
 		t.Errorf("changed in (11, 14]: %v %v (m2 changed at 15, after)", ids(changed), err)
 	}
-	if changed, _ = s.WebMessagesChanged(ctx, 0, 99, "ops", "m1", 2); fmt.Sprint(ids(changed)) != "[m1 m3]" {
+	if changed, _ = s.Web().Changed(ctx, 0, 99, "ops", "m1", 2); fmt.Sprint(ids(changed)) != "[m1 m3]" {
 		t.Errorf("thread m1, first 2 changes: %v", ids(changed))
 	}
-	if got, _ := s.WebMessagesByID(ctx, []string{"m2", "m99"}); len(got) != 1 || string(got[0].Message) != `{"text":"edited"}` {
+	if got, _ := s.Web().Messages(ctx, []string{"m2", "m99"}); len(got) != 1 || string(got[0].Message) != `{"text":"edited"}` {
 		t.Errorf("by id: %+v", got)
 	}
-	if err := s.DeleteWebThreads(ctx, []string{"m1", "m14"}); err != nil {
+	if err := s.Web().DeleteThreads(ctx, []string{"m1", "m14"}); err != nil {
 		t.Fatal(err)
 	}
-	if threads, _ = s.WebThreads(ctx, "@opsbot"); len(threads) != 1 || threads[0].ID != "m13" {
+	if threads, _ = s.Web().Threads(ctx, "@opsbot"); len(threads) != 1 || threads[0].ID != "m13" {
 		t.Errorf("after deleting m1 and m14: %+v", threads)
 	}
 }
 
-func ids(ms []WebMessage) []string {
+func ids(ms []archive.Message) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.ID

@@ -16,7 +16,7 @@ var _ agent.History = History{}
 
 // Load reads the history.
 func (h History) Load(ctx context.Context, sessionID int64) ([]agent.Message, int64, error) {
-	rows, err := h.Store.Messages(ctx, sessionID)
+	rows, err := h.Store.Sessions().Messages(ctx, sessionID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -38,7 +38,7 @@ func (h History) Append(ctx context.Context, sessionID int64, msgs ...agent.Mess
 	if err != nil {
 		return 0, err
 	}
-	out, err := h.Store.AppendMessages(ctx, sessionID, rows...)
+	out, err := h.Store.Sessions().AppendMessages(ctx, sessionID, rows...)
 	if err != nil || len(out) == 0 {
 		return 0, err
 	}
@@ -47,7 +47,7 @@ func (h History) Append(ctx context.Context, sessionID int64, msgs ...agent.Mess
 
 // Rollback deletes what came after toSeq.
 func (h History) Rollback(ctx context.Context, sessionID, toSeq int64) error {
-	_, err := h.Store.DeleteMessagesAfter(ctx, sessionID, toSeq)
+	_, err := h.Store.Sessions().DeleteMessagesAfter(ctx, sessionID, toSeq)
 	return err
 }
 
@@ -57,7 +57,7 @@ func (h History) Compact(ctx context.Context, sessionID int64, msgs ...agent.Mes
 	if err != nil {
 		return 0, err
 	}
-	out, err := h.Store.CompactMessages(ctx, sessionID, rows...)
+	out, err := h.Store.Sessions().CompactMessages(ctx, sessionID, rows...)
 	if err != nil || len(out) == 0 {
 		return 0, err
 	}

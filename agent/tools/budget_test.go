@@ -172,7 +172,7 @@ func TestJobStatusShowsPartialOutput(t *testing.T) {
 	t.Parallel()
 	st, sess := testfake.Store(t)
 	ex := &printingExec{release: make(chan struct{}), printed: make(chan struct{})}
-	jobs := &hosts.Jobs{Store: st, Exec: ex}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: ex}
 	defer jobs.Close()
 	job, err := startJob(jobs, sess, "pg_dump app")
 	if err != nil {

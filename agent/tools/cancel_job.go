@@ -34,7 +34,7 @@ func (t *CancelJob) Call(ctx context.Context, call agent.ToolCall) agent.ToolRes
 	if err := decodeInput(call, &in); err != nil {
 		return agent.Errorf("%v", err)
 	}
-	job, err := t.Store.Job(ctx, in.ID)
+	job, err := t.Store.Jobs().Job(ctx, in.ID)
 	if err != nil || job.SessionID != call.Session.ID {
 		return agent.Errorf("no job %d in this conversation", in.ID)
 	}

@@ -36,7 +36,7 @@ func (t *JobStatus) Call(ctx context.Context, call agent.ToolCall) agent.ToolRes
 	if err := decodeInput(call, &in); err != nil {
 		return agent.Errorf("%v", err)
 	}
-	job, err := t.Store.Job(ctx, in.ID)
+	job, err := t.Store.Jobs().Job(ctx, in.ID)
 	if err != nil {
 		return agent.Errorf("no job %d", in.ID)
 	}
@@ -52,8 +52,8 @@ func (t *JobStatus) Call(ctx context.Context, call agent.ToolCall) agent.ToolRes
 }
 
 // partialOutput is a running job's output so far, when jobs knows it.
-func partialOutput(jobs *hosts.Jobs, job store.Job) (string, bool) {
-	if job.State != store.JobRunning {
+func partialOutput(jobs *hosts.Jobs, job hosts.Job) (string, bool) {
+	if job.State != hosts.JobRunning {
 		return "", false
 	}
 	return jobs.Partial(job.ID)

@@ -9,7 +9,6 @@ import (
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
-	"github.com/opsbot/opsbot/store"
 )
 
 //go:embed start_job.md
@@ -54,7 +53,7 @@ func (t *StartJob) Call(ctx context.Context, call agent.ToolCall) agent.ToolResu
 	if err != nil {
 		return refusal(err)
 	}
-	job, err := t.Jobs.Start(ctx, store.Job{SessionID: call.Session.ID, Host: permit.Hosts[0], Command: in.Command, Requester: call.Session.Requester},
+	job, err := t.Jobs.Start(ctx, hosts.Job{SessionID: call.Session.ID, Host: permit.Hosts[0], Command: in.Command, Requester: call.Session.Requester},
 		call.Session.Cwd, permit.Confinement)
 	if err != nil {
 		return agent.Errorf("could not start the job: %v", err)

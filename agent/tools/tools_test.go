@@ -16,7 +16,6 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
-	"github.com/opsbot/opsbot/store"
 )
 
 // fakePolicy decides by a table of commands; the rest is approve.
@@ -103,8 +102,8 @@ func (e *gatedExec) Exec(ctx context.Context, names []string, command string, op
 
 // startJob starts command as a job of sess on the local host, in the
 // session's directory, confined as nobody approved it.
-func startJob(j *hosts.Jobs, sess agent.SessionInfo, command string) (store.Job, error) {
-	return j.Start(context.Background(), store.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
+func startJob(j *hosts.Jobs, sess agent.SessionInfo, command string) (hosts.Job, error) {
+	return j.Start(context.Background(), hosts.Job{SessionID: sess.ID, Host: "local", Command: command, Requester: sess.Requester}, sess.Cwd, hosts.Confinement{})
 }
 
 func runCommand(t *testing.T, g *approvals.Guard, target, command string) (agent.ToolResult, []agent.Event) {
@@ -266,7 +265,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	t.Parallel()
 	st, sess := testfake.Store(t)
 	ex := &gatedExec{release: make(chan struct{})}
-	jobs := &hosts.Jobs{Store: st, Exec: ex}
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: ex}
 	defer jobs.Close()
 	guard := &approvals.Guard{Policy: policyFunc(func(string, string) approvals.HostDecision { return approvals.HostDecision{Action: policy.Allow} }), Exec: ex}
 	model := &testfake.Model{Steps: []testfake.Step{
@@ -280,16 +279,16 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	}
 	// The job's end is held back until the first turn is over, so its
 	// notification must wait for the agent's next call.
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Fatalf("notifications before the job ended: %+v", notes)
 	}
 	close(ex.release)
 	jobs.Wait()
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 1 {
 		t.Fatalf("%d notifications waiting after the job ended; want 1: %+v", len(notes), notes)
 	}
-	job, _ := st.Job(context.Background(), 1)
-	if job.State != store.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
+	job, _ := st.Jobs().Job(context.Background(), 1)
+	if job.State != hosts.JobFailed || job.ExitCode == nil || *job.ExitCode != 2 || !strings.Contains(job.OutputTail, "built") {
 		t.Fatalf("job = %+v", job)
 	}
 	model.Steps = append(model.Steps, testfake.Text("The job failed with exit 2."))
@@ -303,7 +302,7 @@ func TestJobsNotifyTheAgentBeforeItsNextCall(t *testing.T) {
 	if !strings.Contains(testfake.JSON(last.Messages), "background-job-notification") {
 		t.Errorf("the notification was not injected: %s", testfake.JSON(last.Messages))
 	}
-	if notes, _ := st.UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
+	if notes, _ := st.Inbox().UninjectedNotifications(context.Background(), sess.ID); len(notes) != 0 {
 		t.Error("the notification was not marked injected")
 	}
 	status := (&JobStatus{Store: st}).Call(context.Background(), agent.ToolCall{Name: "job_status", Session: sess, Input: []byte(`{"id":1}`)})

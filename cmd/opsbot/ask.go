@@ -64,12 +64,12 @@ func ask(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.Logg
 		return usageError(errAgentOff)
 	}
 	thread := fmt.Sprintf("ask-%d", time.Now().UnixNano())
-	sess, _, err := f.rt.store.SessionFor(ctx, store.ThreadKey{Platform: f.conn.Name(), Channel: f.user, Thread: thread})
+	sess, _, err := f.rt.store.Sessions().SessionFor(ctx, store.ThreadKey{Platform: f.conn.Name(), Channel: f.user, Thread: thread})
 	if err != nil {
 		return err
 	}
 	if dir, err := os.Getwd(); err == nil {
-		if err := f.rt.store.SetSessionCwd(ctx, sess.ID, dir); err != nil {
+		if err := f.rt.store.Sessions().SetSessionCwd(ctx, sess.ID, dir); err != nil {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func ask(ctx context.Context, cmd *cobra.Command, cfg *Config, logger *slog.Logg
 // turnOutcome is ask's exit: 0 when the turn completed, 1 when it was
 // cancelled or failed (its answer's last line said why).
 func turnOutcome(ctx context.Context, st *store.Store, session int64) error {
-	t, err := st.LastTurn(ctx, session)
+	t, err := st.Sessions().LastTurn(ctx, session)
 	switch {
 	case err != nil:
 		return err

@@ -25,13 +25,13 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, _, err := st.SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t1"})
+	sess, _, err := st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"bob"}}}}},
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"bob"}}}}},
 		approvals.GateOptions{})
-	g := approvals.GateApprover{Gate: gate, Store: st, Platform: "web"}
+	g := approvals.GateApprover{Gate: gate, Store: st.Approvals(), Platform: "web"}
 	const command = "systemctl restart nginx"
 
 	pending := make(chan string, 1)
@@ -39,7 +39,7 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	go func() {
 		out, err := g.Approve(ctx, approvals.CommandRequest{Requester: approvals.Person{Platform: "web", ID: "alice"}, Channel: "ops",
 			SessionID: sess.ID, Target: "local", Hosts: []string{"local"}, Command: command}, func(p approvals.Pending) {
-			if err := st.RecordFollowUp(ctx, store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Command: command}); err != nil {
+			if err := st.Approvals().RecordFollowUp(ctx, store.FollowUp{ApprovalID: p.ID, SessionID: sess.ID, Kind: store.FollowUpAgent, Command: command}); err != nil {
 				t.Error(err)
 			}
 			pending <- p.ID
@@ -57,7 +57,7 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	if !out.Approved || out.Approval != id {
 		t.Fatalf("bob's approval: %+v; want it approved and claimed as %s", out, id)
 	}
-	f, _, _ := st.FollowUpFor(ctx, id)
+	f, _, _ := st.Approvals().FollowUpFor(ctx, id)
 	if !f.DoneAt.IsZero() || !f.Consumed {
 		t.Fatalf("claimed and not started: follow-up done at %v, consumed %v; want it open (a crash now must be told)", f.DoneAt, f.Consumed)
 	}
@@ -65,7 +65,7 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	ledger := executor.NewProcessLedger(executorStore{st}, slog.Default())
 	end := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
 	defer end()
-	if f, _, _ = st.FollowUpFor(ctx, id); f.DoneAt.IsZero() {
+	if f, _, _ = st.Approvals().FollowUpFor(ctx, id); f.DoneAt.IsZero() {
 		t.Error("the command started, and its approval's follow-up is still open")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // router is a connector that serves HTTP routes of its own on the shared
@@ -45,7 +44,7 @@ var _ router = webRouter{}
 // routes it serves (nil when none): the web chat, and Slack when
 // slack.bot_token is set.
 func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []router, error) {
-	webConn, err := web.New(ctx, rt.cfg.Web, webarchive.Archive{Store: rt.store})
+	webConn, err := web.New(ctx, rt.cfg.Web, rt.store.Web())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -38,8 +38,8 @@ func openConsoleFront(ctx context.Context, cmd *cobra.Command, cfg *Config, logg
 	}
 	f.conn = console.New(f.term, f.user, bot.ActionApprove, bot.ActionDeny)
 	f.conn.Hide = func(m connectors.Message) bool { return m.Text == bot.QueuedNote }
-	gate := approvals.NewGate(rt.store, consoleGateConfig(cfg.Approvals, f.user), approvals.GateOptions{HostGroups: rt.hostGroups})
-	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store, Platform: f.conn.Name(), Groups: rt.hostGroups})
+	gate := approvals.NewGate(rt.store.Approvals(), consoleGateConfig(cfg.Approvals, f.user), approvals.GateOptions{HostGroups: rt.hostGroups})
+	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: f.conn.Name(), Groups: rt.hostGroups})
 	// The person at the terminal has this machine: bot.access is for chat
 	// platforms.
 	botCfg := cfg.botConfig()

@@ -52,13 +52,13 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 	var show func(approvals.Pending)
 	var cards *terminalCards
 	if term.Interactive {
-		gate := approvals.NewGate(st, consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
+		gate := approvals.NewGate(st.Approvals(), consoleGateConfig(cfg.Approvals, user), approvals.GateOptions{HostGroups: groups})
 		cards, err = openTerminalCards(cmd, cfg, st, gate, term, user)
 		if err != nil {
 			return err
 		}
 		defer cards.close()
-		guard.Approver = approvals.GateApprover{Gate: gate, Store: st, Platform: "console", Groups: groups}
+		guard.Approver = approvals.GateApprover{Gate: gate, Store: st.Approvals(), Platform: "console", Groups: groups}
 		show = cards.show(ctx)
 	}
 	_, err = guard.Authorize(ctx, req, show)

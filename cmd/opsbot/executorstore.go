@@ -14,22 +14,22 @@ type executorStore struct{ st *store.Store }
 var (
 	_ executor.Auditor          = executorStore{}
 	_ executor.LedgerStore      = executorStore{}
-	_ executor.FollowUpFinisher = (*store.Store)(nil)
+	_ executor.FollowUpFinisher = (*store.Store)(nil).Approvals()
 )
 
 // Audit appends e to the audit trail.
 func (s executorStore) Audit(ctx context.Context, e executor.AuditEntry) error {
-	return s.st.Audit(ctx, store.AuditEntry(e))
+	return s.st.Audit().Audit(ctx, store.AuditEntry(e))
 }
 
 // AddRunning records a command that has started, and marks the approval
 // it claimed used in the same transaction.
 func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int64, error) {
-	return s.st.AddRunning(ctx, store.RunningCommand{Host: r.Host, PID: r.PID, Start: r.Start, Boot: r.Boot, Token: r.Token,
+	return s.st.Jobs().AddRunning(ctx, store.RunningCommand{Host: r.Host, PID: r.PID, Start: r.Start, Boot: r.Boot, Token: r.Token,
 		Command: r.Command, Label: r.Label, OwnerPID: r.Owner.PID, OwnerStart: r.Owner.Start, OwnerBoot: r.Owner.Boot, Approval: r.Approval})
 }
 
 // RemoveRunning forgets a command that has ended.
 func (s executorStore) RemoveRunning(ctx context.Context, id int64) error {
-	return s.st.RemoveRunning(ctx, id)
+	return s.st.Jobs().RemoveRunning(ctx, id)
 }

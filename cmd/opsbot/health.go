@@ -20,11 +20,11 @@ import (
 func (rt *parts) newScheduler(posters checks.Posters, m *checks.Metrics) (*checks.Scheduler, *checks.Publisher, error) {
 	pol := checks.PolicyOf(rt.policy)
 	run := executor.AuditedRunner{Runner: rt.fleet, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Actor: "scheduler", Log: rt.log}
-	r := &checks.Runner{Hosts: run, Resolver: rt.fleet.Inventory, Policy: pol, Store: rt.store, Metrics: m}
+	r := &checks.Runner{Hosts: run, Resolver: rt.fleet.Inventory, Policy: pol, Store: rt.store.Checks(), Metrics: m}
 	if posters == nil {
 		posters = func(string) (checks.Poster, bool) { return nil, false }
 	}
-	p := &checks.Publisher{Store: rt.store, Posters: posters}
+	p := &checks.Publisher{Store: rt.store.Checks(), Posters: posters}
 	s, err := checks.NewScheduler(rt.cfg.Checks, r, p, rt.log)
 	return s, p, err
 }

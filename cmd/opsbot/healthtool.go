@@ -37,7 +37,7 @@ func (h healthReports) Latest(ctx context.Context, name string) (string, error) 
 		if s.Name != name {
 			continue
 		}
-		rep, err := checks.LatestReport(ctx, h.store, s)
+		rep, err := checks.LatestReport(ctx, h.store.Checks(), s)
 		if errors.Is(err, checks.ErrNoRuns) {
 			return "", fmt.Errorf("schedule %s has not run yet", name)
 		}

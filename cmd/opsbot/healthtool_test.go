@@ -24,7 +24,7 @@ func TestHealthResultsToolReadsTheStoredReport(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-	if _, err := st.SaveCheckRun(ctx, store.CheckRun{Schedule: "morning", StartedAt: at, EndedAt: at.Add(time.Second), Results: []store.CheckResult{
+	if _, err := st.Checks().SaveCheckRun(ctx, checks.CheckRun{Schedule: "morning", StartedAt: at, EndedAt: at.Add(time.Second), Results: []checks.CheckResult{
 		{Host: "web-1", Check: "disk", Status: "fail", Detail: "exit 1", Output: "/dev/sda1 97%"},
 		{Host: "web-2", Check: "disk", OK: true, Status: "ok", Output: "/dev/sda1 40%"},
 	}}); err != nil {

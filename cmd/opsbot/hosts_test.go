@@ -158,7 +158,7 @@ func TestHostsExecIsAuditedAndRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trail, err := st.AuditTrail(context.Background(), "host:local")
+	trail, err := st.Audit().AuditTrail(context.Background(), "host:local")
 	st.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -259,7 +259,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 // *store.Store is every aggregate; this is the one place that changes
 // when the bot takes the store's sub-stores (st.Approvals() …).
 func botStores(st *store.Store) bot.Deps {
-	return bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st}
+	return bot.Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs()}
 }
 
 // newBot builds the bot over the parts, posting through platforms;
@@ -274,10 +274,10 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	for _, w := range cfg.warnings() {
 		log.Warn(w.Error())
 	}
-	gate := approvals.NewGate(rt.store, gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
+	gate := approvals.NewGate(rt.store.Approvals(), gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
 	// are made as the session's own platform's person.
-	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store, Platform: web.Platform, Groups: rt.hostGroups})
+	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: web.Platform, Groups: rt.hostGroups})
 	d := botStores(rt.store)
 	d.Platforms, d.Health = platforms, health
 	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()

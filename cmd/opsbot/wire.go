@@ -91,8 +91,8 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.exec = &executor.Fleet{Fleet: rt.fleet, Redactor: rt.red}
 	// A run closes the follow-up of the approval it claimed, if its
 	// command never started (the ledger closes it as one starts).
-	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
-	rt.jobs = &hosts.Jobs{Store: rt.store, Exec: rt.run}
+	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
+	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
 	scrubEnv(cfg.secrets())

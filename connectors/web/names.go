@@ -159,14 +159,6 @@ func (p *people) claim(name string) string {
 	return ""
 }
 
-// PeopleLister is an Archive that lists the names of the people who
-// posted in the chat, each once, in the order they first posted: New
-// learns them, so a name that folds to one of them is refused after a
-// restart too.
-type PeopleLister interface {
-	People(ctx context.Context) ([]string, error)
-}
-
 // load claims the configured users' names, then the archive's authors.
 // An author whose name now folds to an earlier spelling (one kept before
 // names were folded) keeps their messages, but not the key.

@@ -13,7 +13,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // namedChat is the web chat on a real SQLite file with the real approval
@@ -41,12 +40,12 @@ func openNamedChatQuorum(t *testing.T, path string, quorum int) *namedChat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, webarchive.Archive{Store: st})
+	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, st.Web())
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{Quorum: quorum, Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{Quorum: quorum, Approvers: []approvals.ApproverConfig{{Web: approvals.UserList{Users: []string{"*"}}}}},
 		approvals.GateOptions{})
 	c := &namedChat{st: st, conn: conn, gate: gate, events: make(chan connectors.Event, 64), votes: make(chan approvals.VoteResult, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,7 +255,7 @@ func TestZeroWidthAliceCannotApproveAlicesRequest(t *testing.T) {
 			t.Errorf("the Gate took %+q's approve of alice's request: status %v (%q), request %s, %v; want it refused as her own", user, res.Status, res.Reason, res.Approval.State, err)
 		}
 	}
-	if got, _ := c.st.Approval(ctx, a.ID); got.State != store.ApprovalPending {
+	if got, _ := c.st.Approvals().Approval(ctx, a.ID); got.State != approvals.ApprovalPending {
 		t.Fatalf("after the look-alikes, alice's request is %s (by %s), want pending", got.State, got.DecidedBy)
 	}
 	if code, msg := click("bob"); code != http.StatusAccepted {
@@ -308,7 +307,7 @@ func TestLookAlikeVotesOnceAfterRestart(t *testing.T) {
 
 	again := openNamedChatQuorum(t, path, 2)
 	defer again.stop()
-	if res := approve(again, "Bob"); res.Status != approvals.VoteDuplicate || res.Approval.State != store.ApprovalPending {
+	if res := approve(again, "Bob"); res.Status != approvals.VoteDuplicate || res.Approval.State != approvals.ApprovalPending {
 		t.Errorf("Bob's approve after bob's: status %v, request %s; want already voted, still pending", res.Status, res.Approval.State)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // BenchmarkPostWhileReplaying is issue 12's load case "20 clients
@@ -49,7 +48,7 @@ func postWhileReplaying(b *testing.B, history int) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	c, err := web.New(ctx, web.Config{PostRate: 1e6, PostBurst: 1e6}, webarchive.Archive{Store: st})
+	c, err := web.New(ctx, web.Config{PostRate: 1e6, PostBurst: 1e6}, st.Web())
 	if err != nil {
 		b.Fatal(err)
 	}

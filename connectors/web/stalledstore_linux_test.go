@@ -13,7 +13,6 @@ import (
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
 	"github.com/opsbot/opsbot/store/storetest"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // A new stream while the real database is locked: another program holds the
@@ -30,7 +29,7 @@ func TestNewStreamIsAnsweredAtOnceWhileSQLiteIsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c, err := web.New(ctx, web.Config{}, webarchive.Archive{Store: st})
+	c, err := web.New(ctx, web.Config{}, st.Web())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // guard bounds every wait for something asynchronous: a guard against a
@@ -27,7 +26,7 @@ const guard = 30 * time.Second
 // answering when told: a read (or a save) hangs until released, saying
 // that it hangs.
 type stallingArchive struct {
-	webarchive.Archive
+	*store.Web
 	stallReads, stallSaves atomic.Bool
 	stuck                  chan string   // "read" or "save", as one hangs
 	release                chan struct{} // closed: the disk answers again
@@ -42,22 +41,22 @@ func (a *stallingArchive) stall(what string, on *atomic.Bool) {
 
 func (a *stallingArchive) Save(ctx context.Context, m web.StoredMessage) error {
 	a.stall("save", &a.stallSaves)
-	return a.Archive.Save(ctx, m)
+	return a.Web.Save(ctx, m)
 }
 
 func (a *stallingArchive) Messages(ctx context.Context, ids []string) ([]web.StoredMessage, error) {
 	a.stall("read", &a.stallReads)
-	return a.Archive.Messages(ctx, ids)
+	return a.Web.Messages(ctx, ids)
 }
 
 func (a *stallingArchive) Changed(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.StoredMessage, error) {
 	a.stall("read", &a.stallReads)
-	return a.Archive.Changed(ctx, after, upTo, channel, thread, limit)
+	return a.Web.Changed(ctx, after, upTo, channel, thread, limit)
 }
 
 func (a *stallingArchive) ChangedIDs(ctx context.Context, after, upTo uint64, channel, thread string, limit int) ([]web.Change, error) {
 	a.stall("read", &a.stallReads)
-	return a.Archive.ChangedIDs(ctx, after, upTo, channel, thread, limit)
+	return a.Web.ChangedIDs(ctx, after, upTo, channel, thread, limit)
 }
 
 // waitStuck waits until a read or a save ("read", "save") hangs.
@@ -134,7 +133,7 @@ func TestNewStreamIsAnsweredAtOnceWhileTheStoreStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	archive := &stallingArchive{Archive: webarchive.Archive{Store: st}, stuck: make(chan string, 16), release: make(chan struct{})}
+	archive := &stallingArchive{Web: st.Web(), stuck: make(chan string, 16), release: make(chan struct{})}
 	c, err := web.New(ctx, web.Config{}, archive)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestAuditedRunnerRecordsChecks(t *testing.T) {
 		Audit: storeTrail{st}, Redactor: redact.New(redacttest.OwnSecrets...), Actor: "scheduler"}
 	res, _ := r.Run(context.Background(), hosts.Host{Name: "web-1"}, "cat /etc/app.env", hosts.Options{}, nil)
 	redacttest.AssertNoSecret(t, redacttest.Secrets(), string(res.Output))
-	trail, err := st.AuditTrail(context.Background(), "host:web-1")
+	trail, err := st.Audit().AuditTrail(context.Background(), "host:web-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,5 +48,5 @@ func (allowAll) Decision(string, string) string { return "allow" }
 type storeTrail struct{ st *store.Store }
 
 func (s storeTrail) Audit(ctx context.Context, e AuditEntry) error {
-	return s.st.Audit(ctx, store.AuditEntry(e))
+	return s.st.Audit().Audit(ctx, store.AuditEntry(e))
 }

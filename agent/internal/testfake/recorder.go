@@ -65,7 +65,7 @@ func Store(t *testing.T) (*store.Store, agent.SessionInfo) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	sess, _, err := st.SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
+	sess, _, err := st.Sessions().SessionFor(context.Background(), store.ThreadKey{Platform: "test", Channel: "c", Thread: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func run(platform string, sessions, batch int) error {
 	time.Sleep(2 * time.Second) // idle: the answers' goroutines end, the bot's loops tick
 	after := measure()
 
-	count, err := d.st.CountSessions(ctx)
+	count, err := d.st.Sessions().CountSessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -181,13 +181,13 @@ func newDeployment(ctx context.Context, dir, platform string) (*deployment, erro
 		d.close()
 		return nil, err
 	}
-	gate := approvals.NewGate(st, approvals.GateConfig{}, approvals.GateOptions{})
-	exec := executor.Settled{Executor: &executor.Fleet{Fleet: d.fleet}, FollowUps: st}
+	gate := approvals.NewGate(st.Approvals(), approvals.GateConfig{}, approvals.GateOptions{})
+	exec := executor.Settled{Executor: &executor.Fleet{Fleet: d.fleet}, FollowUps: st.Approvals()}
 	guard := &approvals.Guard{Policy: approvals.FleetPolicy{Policy: pol, Inventory: d.fleet.Inventory},
-		Approver: approvals.GateApprover{Gate: gate, Store: st, Platform: conn.Name()}, Exec: exec}
-	d.jobs = &hosts.Jobs{Store: st, Exec: exec}
+		Approver: approvals.GateApprover{Gate: gate, Store: st.Approvals(), Platform: conn.Name()}, Exec: exec}
+	d.jobs = &hosts.Jobs{Store: st.Jobs(), Exec: exec}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	deps := bot.Deps{Approvals: st, Sessions: st, Inbox: st, JobRecords: st, Guard: guard, Gate: gate, Jobs: d.jobs,
+	deps := bot.Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs(), Guard: guard, Gate: gate, Jobs: d.jobs,
 		Hosts: []agent.HostInfo{{Name: "local"}}, Config: bot.Config{DataDir: filepath.Join(dir, "data")}, Log: log,
 		Platforms: bot.NewPlatforms(nil, log, &counting{Connector: conn, done: d.done}),
 		Agent: &agent.Agent{Provider: shortAnswer, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},

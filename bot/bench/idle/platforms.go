@@ -15,7 +15,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 // asker starts thread i with a question to the bot.
@@ -36,7 +35,7 @@ func newPlatform(ctx context.Context, name string, st *store.Store) (connectors.
 // `opsbot run` builds it; a person's question goes through its HTTP API
 // (in process, no socket), as the page sends it.
 func newWeb(ctx context.Context, st *store.Store) (connectors.Connector, asker, error) {
-	c, err := web.New(ctx, web.Config{}, webarchive.Archive{Store: st})
+	c, err := web.New(ctx, web.Config{}, st.Web())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -36,7 +36,6 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/web"
 	"github.com/opsbot/opsbot/store"
-	"github.com/opsbot/opsbot/store/webarchive"
 )
 
 func main() {
@@ -71,7 +70,7 @@ func runServer(db string, rate float64) error {
 	if rate >= 1e6 {
 		cfg.PostBurst = 1 << 30
 	}
-	conn, err := web.New(ctx, cfg, webarchive.Archive{Store: st})
+	conn, err := web.New(ctx, cfg, st.Web())
 	if err != nil {
 		return err
 	}

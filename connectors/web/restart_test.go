@@ -1,4 +1,4 @@
-package webarchive
+package web_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func openChat(t *testing.T, path string) *chat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, Archive{Store: st})
+	conn, err := web.New(context.Background(), web.Config{Channels: []string{"ops"}}, st.Web())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestPostRetriedAfterARestartGetsTheFirstAnswer(t *testing.T) {
 	if ev := <-again.events; ev.ID != a["id"] {
 		t.Errorf("the retry's event is %q, want the first message's id %v (so the bot drops it as a copy)", ev.ID, a["id"])
 	}
-	msgs, err := again.st.WebThreadMessages(context.Background(), a["thread"].(string), 0, 10)
+	msgs, err := again.st.Web().ThreadMessages(context.Background(), a["thread"].(string), 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
