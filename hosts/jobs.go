@@ -27,6 +27,12 @@ type Jobs struct {
 	Exec  Executor
 	// Timeout bounds one job (default 1h).
 	Timeout time.Duration
+	// Unstarted, when set, is told the approval a job claimed when the job
+	// cannot start (shutting down, its row not written): the executor that
+	// closes a claimed approval's follow-up is never reached then, and
+	// the approval must not read as "opsbot stopped before running it"
+	// after the next start when the requester was told at once.
+	Unstarted func(ctx context.Context, approval string)
 
 	mu      sync.Mutex
 	cancels map[int64]context.CancelCauseFunc
@@ -42,6 +48,15 @@ type Jobs struct {
 // values: the executor's audit trail names the person who asked, not the
 // bot.
 func (j *Jobs) Start(ctx context.Context, job Job, dir string, c Confinement) (Job, error) {
+	started, err := j.start(ctx, job, dir, c)
+	if err != nil && c.Approval != "" && j.Unstarted != nil {
+		j.Unstarted(context.WithoutCancel(ctx), c.Approval)
+	}
+	return started, err
+}
+
+// start records and runs job; see Start.
+func (j *Jobs) start(ctx context.Context, job Job, dir string, c Confinement) (Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {

@@ -91,6 +91,27 @@ func TestJobsCancelAndClose(t *testing.T) {
 	}
 }
 
+// A job that cannot start hands back the approval it claimed, so that its
+// follow-up is closed now (the requester is told at once) rather than
+// read after the next start as approved and never run.
+func TestJobThatCannotStartHandsBackItsApproval(t *testing.T) {
+	t.Parallel()
+	st, sess := jobsStore(t)
+	var handed []string
+	jobs := &hosts.Jobs{Store: st.Jobs(), Exec: bashExec{}, Unstarted: func(_ context.Context, id string) { handed = append(handed, id) }}
+	jobs.Close()
+	job := hosts.Job{SessionID: sess, Host: "local", Command: "true", Requester: "alice"}
+	if _, err := jobs.Start(context.Background(), job, "", hosts.Confinement{Approved: true, Approval: "a7"}); err == nil {
+		t.Fatal("a job started after Close")
+	}
+	if _, err := jobs.Start(context.Background(), job, "", hosts.Confinement{}); err == nil {
+		t.Fatal("a job started after Close")
+	}
+	if len(handed) != 1 || handed[0] != "a7" {
+		t.Errorf("approvals handed back = %v; want [a7] (none for a job without one)", handed)
+	}
+}
+
 func TestJobsRunWhereTheirApprovalSaid(t *testing.T) {
 	t.Parallel()
 	st, sess := jobsStore(t)

@@ -92,7 +92,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	// A run closes the follow-up of the approval it claimed, if its
 	// command never started (the ledger closes it as one starts).
 	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
-	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run}
+	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run, Unstarted: func(ctx context.Context, approval string) {
+		rt.store.Approvals().FinishFollowUp(ctx, approval)
+	}}
 	// Every secret is read by now (config, the providers' keys): none
 	// stays in the environment for a command to print.
 	scrubEnv(cfg.secrets())
