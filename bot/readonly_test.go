@@ -18,6 +18,8 @@ import (
 // root, as nobody cannot read the harness's authorized_keys.
 func TestFleetExecutorRunsUnapprovedCommandsAsTheReadOnlyUser(t *testing.T) {
 	t.Parallel()
+	sshtest.SkipShort(t)
+	sshtest.SkipShortUnlessRoot(t, "an sshd that logs in as nobody")
 	dir := t.TempDir()
 	srv, err := sshtest.New(dir, sshtest.Options{Extra: []string{
 		"AuthorizedKeysCommand /bin/cat " + filepath.Join(dir, "authorized_keys"), "AuthorizedKeysCommandUser root"}})

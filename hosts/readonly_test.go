@@ -24,6 +24,8 @@ const nologinSays = "This account is currently not available"
 // sshd gets the key from a command run as root.
 func startTwoUserServer(t *testing.T) *sshtest.Server {
 	t.Helper()
+	sshtest.SkipShort(t)
+	sshtest.SkipShortUnlessRoot(t, "an sshd that logs in as "+readOnlyAccount)
 	if _, err := user.Lookup(readOnlyAccount); err != nil {
 		t.Fatalf("the read-only tests log in as %q, which this system lacks: %v", readOnlyAccount, err)
 	}

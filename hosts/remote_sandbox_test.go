@@ -318,6 +318,9 @@ func TestRemoteSandboxBestEffortPool(t *testing.T) {
 // .ssh; the wrapper is run by sh as a login shell would, with HOME set.
 func TestRemoteSandboxMasksHomeAndBareNames(t *testing.T) {
 	t.Parallel()
+	if _, err := exec.LookPath("bwrap"); err != nil && testing.Short() {
+		t.Skip("needs bubblewrap (bwrap), not installed (go test -short skips this; make test installs it)")
+	}
 	home := filepath.Join(scratchDir(t), "it's home")
 	for name, body := range map[string]string{".aws/credentials": "SECRET-aws", ".ssh/id_ed25519": "SECRET-key", "notes.txt": "plain"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700); err != nil {

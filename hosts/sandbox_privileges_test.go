@@ -40,6 +40,9 @@ var capabilityLines = []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}
 // ring buffer to it and the bot has it (dmesg).
 func TestSandboxDropsEveryCapability(t *testing.T) {
 	t.Parallel()
+	if testing.Short() && os.Geteuid() != 0 {
+		t.Skip("needs root: the sandbox drops root's capabilities (go test -short skips this; make test runs it as root)")
+	}
 	if !haveSandbox(t) {
 		return
 	}
@@ -77,6 +80,9 @@ func statusFields(status string) map[string]string {
 // changed.
 func TestSandboxRefusesWhatRootCouldDoWithoutWriting(t *testing.T) {
 	t.Parallel()
+	if testing.Short() && os.Geteuid() != 0 {
+		t.Skip("needs root: what it checks is what root could do (go test -short skips this; make test runs it as root)")
+	}
 	if !haveSandbox(t) {
 		return
 	}
@@ -179,6 +185,9 @@ func schedState(t *testing.T, pid int) string {
 // outside the sandbox.
 func TestSandboxCannotReadOtherProcessesEnviron(t *testing.T) {
 	t.Parallel()
+	if testing.Short() && os.Geteuid() != 0 {
+		t.Skip("needs root: the sandbox's own PID namespace (go test -short skips this; make test runs it as root)")
+	}
 	if !haveSandbox(t) {
 		return
 	}

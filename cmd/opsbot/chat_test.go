@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/hosts"
 )
 
 // chatCmd prepares `opsbot chat` without a model, in a fresh dir.
@@ -165,6 +167,9 @@ func TestChatRunUsesExecTimeout(t *testing.T) {
 // lines at the default level, no "context canceled" from its loops.
 func TestChatEndsQuietly(t *testing.T) {
 	t.Parallel()
+	if err := hosts.SandboxIsolation(); err != nil && testing.Short() {
+		t.Skipf("needs root: without the sandbox's mount namespace opsbot rightly warns (go test -short skips this; make test runs it as root): %v", err)
+	}
 	cmd := chatCmd(t)
 	cmd.Stdin = strings.NewReader("hosts\n")
 	var stdout, stderr bytes.Buffer

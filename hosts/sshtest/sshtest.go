@@ -8,9 +8,10 @@
 //	cfg := hosts.Config{SSH: hosts.SSHConfig{KnownHosts: srv.KnownHosts,
 //		IdentityFiles: []string{srv.IdentityFile}, User: srv.User}, ...}
 //
-// It needs Debian's openssh-server (/usr/sbin/sshd) and fails — never
-// skips — when it is missing. The login user is the one running the test
-// (root in CI), with its own login shell.
+// It needs Debian's openssh-server (/usr/sbin/sshd) and fails when it is
+// missing; only under go test -short (a laptop without it) does Start
+// skip the test instead, saying so. The login user is the one running the
+// test (root in CI), with its own login shell.
 package sshtest
 
 import (
@@ -18,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -47,6 +49,7 @@ type TB interface {
 	TempDir() string
 	Cleanup(func())
 	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
 }
 
 // Options shape the server. The zero value is one address, MaxSessions 10.
@@ -91,15 +94,45 @@ type Server struct {
 }
 
 // Start starts a server for the test; it is stopped at cleanup. Any
-// problem fails the test.
+// problem fails the test; under go test -short, a missing sshd skips it.
 func Start(tb TB, opts Options) *Server {
 	tb.Helper()
+	SkipShort(tb)
 	s, err := New(tb.TempDir(), opts)
 	if err != nil {
 		tb.Fatalf("sshtest: %v", err)
 	}
 	tb.Cleanup(func() { _ = s.Stop() })
 	return s
+}
+
+// Missing says what this machine lacks to start sshd ("" when nothing).
+func Missing() string {
+	if fi, err := os.Stat(SSHD); err != nil || fi.Mode()&0o111 == 0 {
+		return SSHD + " (Debian's openssh-server) is not installed"
+	}
+	return ""
+}
+
+// SkipShort skips the test under go test -short when sshd is missing, and
+// says so: make test installs it and runs every test.
+func SkipShort(tb TB) {
+	tb.Helper()
+	if f := flag.Lookup("test.short"); f != nil && f.Value.String() == "true" {
+		if why := Missing(); why != "" {
+			tb.Skipf("needs a real sshd: %s (go test -short skips this; make test installs it)", why)
+		}
+	}
+}
+
+// SkipShortUnlessRoot skips the test under go test -short when it does
+// not run as root; what says what needs root (an sshd that logs in as
+// another account).
+func SkipShortUnlessRoot(tb TB, what string) {
+	tb.Helper()
+	if f := flag.Lookup("test.short"); f != nil && f.Value.String() == "true" && os.Geteuid() != 0 {
+		tb.Skipf("needs root for %s (go test -short skips this; make test runs it as root)", what)
+	}
 }
 
 // MaxAddrs is how many addresses one sshd listens on at most (OpenSSH's

@@ -84,6 +84,9 @@ func TestAllowedCorpusOverSSH(t *testing.T) {
 	// The default policy, with this loopback fleet's own destinations
 	// allowed: the lines that reach them run with the network (sshd's
 	// namespace, where nothing but sshd listens), as they would on a host.
+	if err := remoteAvailable(); err != nil && testing.Short() {
+		t.Skipf("%v (go test -short skips this; make test runs it)", err)
+	}
 	p, err := policy.NewPolicy(policy.PolicyConfig{EgressAllow: []string{"localhost", "127.0.0.1", "[::1]"}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,16 +13,21 @@ import (
 // ChromiumPath is the browser the tests drive; $OPSBOT_CHROMIUM overrides it.
 const ChromiumPath = "/usr/bin/chromium"
 
+// chromiumPath is the browser the tests drive: ChromiumPath, or
+// $OPSBOT_CHROMIUM.
+func chromiumPath() string {
+	if p := os.Getenv("OPSBOT_CHROMIUM"); p != "" {
+		return p
+	}
+	return ChromiumPath
+}
+
 // flags keep Chromium from reaching for the network (this machine's is
 // closed, and a stalled update or sync check stalls the browser) and let
 // it run as root in a container.
 func flags(dataDir string) []chromedp.ExecAllocatorOption {
-	path := ChromiumPath
-	if p := os.Getenv("OPSBOT_CHROMIUM"); p != "" {
-		path = p
-	}
 	return []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
+		chromedp.ExecPath(chromiumPath()),
 		chromedp.UserDataDir(dataDir),
 		chromedp.NoSandbox,
 		chromedp.Headless,
@@ -48,9 +53,13 @@ func flags(dataDir string) []chromedp.ExecAllocatorOption {
 
 // Browser starts a headless Chromium with a fresh profile and returns the
 // context of its first tab. The browser stops when the test ends. Derive
-// a tab of another person with NewUser.
+// a tab of another person with NewUser. Without Chromium the test fails;
+// under go test -short (a laptop without it) it is skipped, saying so.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
+	if fi, err := os.Stat(chromiumPath()); testing.Short() && (err != nil || fi.Mode()&0o111 == 0) {
+		t.Skipf("needs Chromium: %s is not installed (go test -short skips this; make test installs it)", chromiumPath())
+	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), flags(t.TempDir())...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() {
@@ -58,7 +67,7 @@ func Browser(t testing.TB) context.Context {
 		cancelAlloc()
 	})
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		t.Fatalf("start Chromium (%s): %v", ChromiumPath, err)
+		t.Fatalf("start Chromium (%s): %v", chromiumPath(), err)
 	}
 	return ctx
 }
