@@ -133,7 +133,7 @@ type voteGate interface {
 }
 
 var (
-	_ cardStore = (*store.Store)(nil).Approvals()
+	_ cardStore = (*store.Approvals)(nil)
 	_ voteGate  = (*approvals.Gate)(nil)
 )
 

@@ -36,7 +36,7 @@ type orphanStore interface {
 	RemoveRunning(ctx context.Context, id int64) error
 }
 
-var _ orphanStore = (*store.Store)(nil).Jobs()
+var _ orphanStore = (*store.Jobs)(nil)
 
 // end ends the orphans and tells their threads.
 func (o *orphans) end(ctx context.Context) {

@@ -14,7 +14,7 @@ type executorStore struct{ st *store.Store }
 var (
 	_ executor.Auditor          = executorStore{}
 	_ executor.LedgerStore      = executorStore{}
-	_ executor.FollowUpFinisher = (*store.Store)(nil).Approvals()
+	_ executor.FollowUpFinisher = (*store.Approvals)(nil)
 )
 
 // Audit appends e to the audit trail.
