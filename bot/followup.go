@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -223,47 +222,7 @@ func (fu *followUps) notRun(ctx context.Context, ev connectors.Event, f store.Fo
 
 // decisionText says how a request was decided, for people: "approved by
 // @bob", "denied by @bob", "expired: nobody decided within 15 minutes".
-func decisionText(a approvals.Approval) string {
-	switch {
-	case a.State == approvals.ApprovalExpired || a.DecidedBy == approvals.ExpiryActor:
-		return "expired: nobody decided within " + humanDuration(a.ExpiresAt.Sub(a.CreatedAt))
-	case a.DecidedBy == "opsbot:card-not-posted" || a.DecidedBy == "opsbot:announce-failed":
-		return "denied: its approval card could not be posted"
-	case a.State == approvals.ApprovalPending:
-		return "waiting for approval"
-	}
-	return fmt.Sprintf("%s by %s", a.State, mention(a.DecidedBy))
-}
-
-// humanDuration says a duration the way people do: "15 minutes",
-// "1 hour 30 minutes", "45 seconds".
-func humanDuration(d time.Duration) string {
-	if d < time.Second {
-		return "less than a second"
-	}
-	d = d.Round(time.Second)
-	unit := func(n int, what string) string {
-		if n == 1 {
-			return "1 " + what
-		}
-		return fmt.Sprintf("%d %ss", n, what)
-	}
-	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	var parts []string
-	if h > 0 {
-		parts = append(parts, unit(h, "hour"))
-	}
-	if m > 0 {
-		parts = append(parts, unit(m, "minute"))
-	}
-	if s > 0 && h == 0 {
-		parts = append(parts, unit(s, "second"))
-	}
-	if len(parts) == 0 {
-		return "0 seconds"
-	}
-	return strings.Join(parts, " ")
-}
+func decisionText(a approvals.Approval) string { return approvals.DecisionText(a, mention) }
 
 func capitalize(s string) string {
 	if s == "" {
