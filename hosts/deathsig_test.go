@@ -77,7 +77,5 @@ func TestKilledRunnerTakesItsUnrecordedCommandAlong(t *testing.T) {
 		}
 		p.Close()
 	}
-	if left := sshtest.Processes(sleep); len(left) > 0 {
-		t.Errorf("still running: %v", left)
-	}
+	waitGone(t, sleep) // the rest of the group, killed with the leader
 }
