@@ -19,10 +19,9 @@ import (
 // sends each call to the configured base instead.
 const discordHost = "discord.com"
 
-// globalRate keeps every REST call but interactions under Discord's global
-// limit of 50 requests a second, which Discord counts as calls arrive: 40
-// a second, one at a time, leaves room for calls that the network or a
-// loaded machine delays into the same second as later ones.
+// globalRate paces every REST call but interactions, one at a time, well
+// under Discord's global limit of 50 requests a second; the global window
+// (globalwindow.go) keeps the limit as Discord counts it, on arrival.
 const (
 	globalRate  = 40
 	globalBurst = 1
@@ -44,6 +43,7 @@ type routeLimiter struct {
 	next   http.RoundTripper
 	base   *url.URL // nil: discord.com itself
 	global *rate.Limiter
+	window *globalWindow
 
 	mu          sync.Mutex
 	hashes      map[string]string // route key → X-RateLimit-Bucket
@@ -72,6 +72,7 @@ func newRouteLimiter(apiURL string, next http.RoundTripper) (*routeLimiter, erro
 		next = http.DefaultTransport
 	}
 	l := &routeLimiter{next: next, global: rate.NewLimiter(globalRate, globalBurst),
+		window: newGlobalWindow(globalMax, time.Second),
 		hashes: map[string]string{}, buckets: map[string]*bucket{}}
 	if apiURL != "" && apiURL != DefaultAPIURL {
 		u, err := url.Parse(apiURL)
@@ -90,13 +91,22 @@ func newRouteLimiter(apiURL string, next http.RoundTripper) (*routeLimiter, erro
 // left from the answer.
 func (l *routeLimiter) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := routeKey(req.Method, req.URL.Path)
-	if err := l.waitGlobal(req.Context(), key); err != nil {
+	global, err := l.waitGlobal(req.Context(), key)
+	if err != nil {
 		return nil, err
 	}
 	if err := l.take(req.Context(), key); err != nil {
 		return nil, err
 	}
+	if global {
+		if err := l.window.acquire(req.Context()); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := l.next.RoundTrip(l.rewrite(req))
+	if global {
+		l.window.done()
+	}
 	if err == nil {
 		l.learn(key, resp)
 		for k := range resp.Header {
@@ -123,23 +133,24 @@ func (l *routeLimiter) rewrite(req *http.Request) *http.Request {
 	return r
 }
 
-// waitGlobal waits for the global budget; interactions are outside it
+// waitGlobal waits for the global budget and says whether the call is
+// within it; interactions are outside it
 // (Discord: "Interaction endpoints are not bound to the bot's Global Rate
 // Limit"), which keeps an acknowledgement within its 3 seconds.
-func (l *routeLimiter) waitGlobal(ctx context.Context, key string) error {
+func (l *routeLimiter) waitGlobal(ctx context.Context, key string) (global bool, err error) {
 	if strings.Contains(key, " /interactions/") || strings.Contains(key, " /webhooks/") {
-		return nil
+		return false, nil
 	}
 	l.mu.Lock()
 	until := time.Until(l.globalUntil)
 	l.mu.Unlock()
 	if until > maxWait {
-		return &errWait{until}
+		return true, &errWait{until}
 	}
 	if until > 0 && !sleep(ctx, until) {
-		return context.Cause(ctx)
+		return true, context.Cause(ctx)
 	}
-	return l.global.Wait(ctx)
+	return true, l.global.Wait(ctx)
 }
 
 // take spends one call of key's bucket, waiting for its window to reset
