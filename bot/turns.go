@@ -229,13 +229,24 @@ func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Re
 	case errors.Is(err, agent.ErrDeadline):
 		err = errors.New("stopped: this answer reached its time limit")
 	case err != nil:
-		// The model's service or the store failed: the person sees that
-		// and an id, the operator's log the error.
 		id := errorID()
 		an.log.Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
-		err = fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
+		err = failureText(err, id)
 	}
 	r.Close(context.WithoutCancel(ctx), err)
+}
+
+// failureText words a failed answer with an id the operator's log has:
+// the model API's own sentence when it said what went wrong (a rate limit
+// and its wait, an overload, a server fault, a cut stream, a refused key),
+// with its advice; any other failure (the store, a bug) only that the
+// answer failed.
+func failureText(err error, id string) error {
+	var model agent.ModelError
+	if errors.As(err, &model) {
+		return fmt.Errorf("the answer failed: %s (error id %s)", model.Error(), id)
+	}
+	return fmt.Errorf("the answer failed (error id %s; the operator's log has the details); ask again", id)
 }
 
 // closeRefused ends a chat `run` that did not run: a refusal (policy,

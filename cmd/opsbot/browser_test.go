@@ -49,6 +49,14 @@ func startBrowserBotIn(t *testing.T, dir string, llm *fakeLLM, more string) (str
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\nbot:\n  data_dir: %q\n"+
 		"agent:\n  provider: openai\n  base_url: %q\n  api_key: test-key\n  model: fake-model\n",
 		filepath.Join(dir, "opsbot.db"), filepath.Join(dir, "data"), llm.serve(t)) + more
+	return startBotYAML(t, dir, yaml)
+}
+
+// startBotYAML runs the bot in-process on the config yaml (kept as
+// dir/opsbot.yaml would be) until the test ends, and returns the web
+// chat's address and the bot's log.
+func startBotYAML(t *testing.T, dir, yaml string) (string, *lockedBuffer) {
+	t.Helper()
 	noEnv := func(string) (string, bool) { return "", false }
 	cfg, err := parseConfig(filepath.Join(dir, "opsbot.yaml"), []byte(yaml), noEnv)
 	if err != nil {

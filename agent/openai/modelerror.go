@@ -1,0 +1,4 @@
+package openai
+
+// ModelFailure makes Error an agent.ModelError: its message is for people.
+func (*Error) ModelFailure() {}
