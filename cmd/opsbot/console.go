@@ -38,7 +38,8 @@ func openConsoleFront(ctx context.Context, cmd *cobra.Command, cfg *Config, logg
 	}
 	f.conn = console.New(f.term, f.user, bot.ActionApprove, bot.ActionDeny)
 	f.conn.Hide = func(m connectors.Message) bool { return m.Text == bot.QueuedNote }
-	gate := approvals.NewGate(rt.store.Approvals(), consoleGateConfig(cfg.Approvals, f.user), approvals.GateOptions{HostGroups: rt.hostGroups})
+	gateCfg := consoleGateConfig(cfg.Approvals, f.user)
+	gate := approvals.NewGate(rt.store.Approvals(), gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: f.conn.Name(), Groups: rt.hostGroups})
 	// The person at the terminal has this machine: bot.access is for chat
 	// platforms.
@@ -46,7 +47,7 @@ func openConsoleFront(ctx context.Context, cmd *cobra.Command, cfg *Config, logg
 	botCfg.Access = nil
 	d := botStores(rt.store)
 	d.Platforms = bot.NewPlatforms(rt.red, logger, f.conn)
-	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()
+	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard, gateCfg), guard, rt.jobs, gate, rt.hostInfo()
 	d.Config, d.Log, d.NoAgentHelp = botCfg, logger, noAgentHelp
 	if f.bot, err = bot.New(d); err != nil {
 		rt.Close()

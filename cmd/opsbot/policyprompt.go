@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // policyPrompt is the system prompt's "Command policy" section, derived
-// from the configured policy and approvals: what runs at once, the rules,
+// from the configured policy and the approvals in force (g: the config
+// with the rules the composition root adds, as the gate has it): what runs at once, the rules,
 // what is always refused, and who approves where within how long. It says
 // what the code does, so the model can explain to people why a command
 // waits.
@@ -29,9 +31,37 @@ func policyPrompt(p policy.PolicyConfig, g approvals.GateConfig) string {
 	}
 	fmt.Fprintf(&b, "Anything else: %s.\n", actionWords(p.Default))
 	fmt.Fprintf(&b, "Always refused, whatever anyone approves: %s.\n", strings.Join(policy.AlwaysRefused, "; "))
+	b.WriteString(secretsLine(p))
+	b.WriteString(egressLine(p))
+	b.WriteString(sandboxLine)
 	b.WriteString(approversLine(g))
 	return b.String()
 }
+
+// secretsLine says that reading a secret path waits for approval, naming
+// the configured ones and a few of the built-in.
+func secretsLine(p policy.PolicyConfig) string {
+	builtIn := []string{"/etc/shadow", "id_ed25519", "*.key", "/proc/*/environ"}
+	paths := append(slices.Clone(p.SecretPaths), builtIn...)
+	return fmt.Sprintf("Reading a secret file waits for approval, whatever the program: %s, opsbot's own config and database, and %d more built in.\n",
+		strings.Join(paths, ", "), len(policy.DefaultSecretPaths)-len(builtIn))
+}
+
+// egressLine says where network clients may connect without a person.
+func egressLine(p policy.PolicyConfig) string {
+	to := "the inventory's hosts"
+	if len(p.EgressAllow) > 0 {
+		to += " and " + strings.Join(p.EgressAllow, ", ")
+	}
+	return "Network clients (curl, wget, dig, nc, ssh, …) run at once only towards " + to + "; any other destination waits for approval.\n"
+}
+
+// sandboxLine says how a command no person approved runs (hosts'
+// sandboxes: Landlock and namespaces on the bot's host, bubblewrap on SSH
+// hosts) and how an approved one does.
+const sandboxLine = "A command that runs without approval runs confined, on the bot's host and on SSH hosts alike: files read-only except a private /tmp, " +
+	"secret files hidden, no network beyond the destinations allowed above; on an SSH host without bubblewrap it is refused unless that host is set to best_effort. " +
+	"An approved command runs unconfined: as opsbot's user on its own host, as the SSH user on an SSH host.\n"
 
 // ruleLine words one configured rule.
 func ruleLine(r policy.RuleConfig) string {
@@ -96,7 +126,11 @@ func approverWords(a approvals.ApproverConfig) string {
 	}
 	add("slack", a.Slack.Users, a.Slack.UserGroups)
 	add("discord", a.Discord.Users, a.Discord.Roles)
-	add("web", a.Web.Users)
+	if slices.Contains(a.Web.Users, "*") {
+		people = append(people, "anyone on the web chat")
+	} else {
+		add("web", a.Web.Users)
+	}
 	add("console", a.Console.Users)
 	s := strings.Join(people, ", ")
 	if len(a.HostGroups) > 0 || len(a.Hosts) > 0 {

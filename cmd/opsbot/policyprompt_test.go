@@ -15,8 +15,10 @@ import (
 func TestPolicyPromptFollowsTheConfig(t *testing.T) {
 	t.Parallel()
 	got := policyPrompt(policy.PolicyConfig{
-		Allow: []string{"pg_isready"},
-		Rules: []policy.RuleConfig{{Program: "systemctl", Args: []string{"restart", "nginx"}, Groups: []string{"web"}, Action: "allow", Reason: "safe to bounce"}},
+		Allow:       []string{"pg_isready"},
+		SecretPaths: []string{"/srv/app/secrets.env"},
+		EgressAllow: []string{"api.github.com"},
+		Rules:       []policy.RuleConfig{{Program: "systemctl", Args: []string{"restart", "nginx"}, Groups: []string{"web"}, Action: "allow", Reason: "safe to bounce"}},
 	}, approvals.GateConfig{Quorum: 2, Expiry: 30 * time.Minute, Approvers: []approvals.ApproverConfig{
 		{Slack: approvals.SlackApprovers{UserGroups: []string{"S0SRE"}}, HostGroups: []string{"db"}},
 	}})
@@ -27,6 +29,9 @@ func TestPolicyPromptFollowsTheConfig(t *testing.T) {
 		"rm -r of / or of a top-level directory",
 		"2 approvals needed, from slack S0SRE for group db",
 		"within 30m0s is denied",
+		"Reading a secret file waits for approval, whatever the program: /srv/app/secrets.env, /etc/shadow",
+		"only towards the inventory's hosts and api.github.com; any other destination waits for approval",
+		"runs confined, on the bot's host and on SSH hosts alike",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the policy paragraph does not say %q:\n%s", want, got)
@@ -34,5 +39,59 @@ func TestPolicyPromptFollowsTheConfig(t *testing.T) {
 	}
 	if strings.Contains(got, "destructive commands are denied outright") {
 		t.Error("the old, false sentence is still there")
+	}
+}
+
+// The prompt's approvers are those the gate in force lets vote: for each
+// config, a person the prompt names as an approver may approve, and the
+// prompt says nobody may only when nobody can.
+func TestPolicyPromptNamesTheApproversInForce(t *testing.T) {
+	t.Parallel()
+	bob := approvals.Person{Platform: "web", ID: "bob"}
+	oncall := approvals.Person{Platform: "slack", ID: "U0BOB", Groups: []string{"S0SRE"}}
+	tests := []struct {
+		name     string
+		yaml     string
+		mayVote  []approvals.Person
+		mayNot   []approvals.Person
+		promptIs []string
+	}{
+		{"the embedded default: loopback web chat, no approvers named", "web:\n  listen: 127.0.0.1:8080\n",
+			[]approvals.Person{bob}, []approvals.Person{oncall}, []string{"from anyone on the web chat"}},
+		{"a web chat behind a key, no approvers named", "web:\n  listen: 0.0.0.0:8080\n  api_key: a-long-enough-web-key-1234\n",
+			nil, []approvals.Person{bob, oncall}, []string{"Nobody is configured to approve"}},
+		{"a Slack user group", "web:\n  listen: 0.0.0.0:8080\n  api_key: a-long-enough-web-key-1234\napprovals:\n  approvers:\n    - slack:\n        user_groups: [S0SRE]\n",
+			[]approvals.Person{oncall}, []approvals.Person{bob}, []string{"from slack S0SRE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noEnv := func(string) (string, bool) { return "", false }
+			cfg, err := parseConfig("opsbot.yaml", []byte(tt.yaml), noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inForce, _ := webGateConfig(cfg)
+			prompt := policyPrompt(cfg.Policy, inForce)
+			gate := approvals.NewGate(nil, inForce, approvals.GateOptions{})
+			req := approvals.Approval{Channel: "ops", Host: "local"}
+			for _, p := range tt.mayVote {
+				if !gate.MayApprove(req, p) {
+					t.Errorf("%s may not approve, but the case says they may", p.Key())
+				}
+			}
+			for _, p := range tt.mayNot {
+				if gate.MayApprove(req, p) {
+					t.Errorf("%s may approve, but the case says they may not", p.Key())
+				}
+			}
+			for _, w := range tt.promptIs {
+				if !strings.Contains(prompt, w) {
+					t.Errorf("the prompt does not say %q:\n%s", w, prompt)
+				}
+			}
+			if says := strings.Contains(prompt, "Nobody is configured"); says != (len(tt.mayVote) == 0) {
+				t.Errorf("the prompt says nobody approves: %v; people who may: %v\n%s", says, tt.mayVote, prompt)
+			}
+		})
 	}
 }

@@ -280,7 +280,7 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	guard := rt.guard(approvals.GateApprover{Gate: gate, Store: rt.store.Approvals(), Platform: web.Platform, Groups: rt.hostGroups})
 	d := botStores(rt.store)
 	d.Platforms, d.Health = platforms, health
-	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard), guard, rt.jobs, gate, rt.hostInfo()
+	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard, gateCfg), guard, rt.jobs, gate, rt.hostInfo()
 	d.Config, d.Log, d.NoAgentHelp, d.CancelOnNewMessage = cfg.botConfig(), log, noAgentHelp, cfg.onBusy() == bot.OnBusyCancel
 	d.JobEndTurns, d.Metrics = rt.jobEndTurns(), rt.metrics.bot
 	// Every command is on record while it runs, so that after a crash the

@@ -202,12 +202,13 @@ func (rt *parts) hostInfo() []agent.HostInfo {
 	return out
 }
 
-// newAgent builds the agent with every tool, behind guard.
-func (rt *parts) newAgent(guard *approvals.Guard) *agent.Agent {
+// newAgent builds the agent with every tool, behind guard; gate is the
+// approvals config in force, which the prompt describes.
+func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *agent.Agent {
 	if rt.provider == nil {
 		return nil
 	}
-	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, rt.cfg.Approvals)}
+	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, gate)}
 	history := bot.RedactedHistory{History: persist.History{Store: rt.store}, Redactor: rt.red}
 	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: persist.Notices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
