@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,24 @@ func TestPolicyPromptNamesTheApproversInForce(t *testing.T) {
 				t.Errorf("the prompt says nobody approves: %v; people who may: %v\n%s", says, tt.mayVote, prompt)
 			}
 		})
+	}
+}
+
+// The running bot's system prompt names the approvers in force: with the
+// embedded default's loopback web chat and no approvers named, anyone on
+// the chat may approve, and the model is told so.
+func TestRunningBotsPromptNamesTheApproversInForce(t *testing.T) {
+	t.Parallel()
+	llm := &fakeLLM{t: t, say: []string{"all fine"}}
+	base, _ := startBrowserBotWith(t, llm, "")
+	thread := postMessage(t, base, "@opsbot how is the disk?")
+	awaitInThread(t, base, thread, "all fine")
+	reqs := llm.allRequests()
+	if len(reqs) == 0 || reqs[0].Messages[0].Role != "system" {
+		t.Fatalf("no system prompt reached the model: %+v", reqs)
+	}
+	system := fmt.Sprint(reqs[0].Messages[0].Content)
+	if strings.Contains(system, "Nobody is configured to approve") || !strings.Contains(system, "from anyone on the web chat") {
+		t.Errorf("the system prompt does not name the approvers in force:\n%s", system)
 	}
 }
