@@ -94,6 +94,29 @@ func (c *Config) approvalWarnings() []*ConfigError {
 			"%d approvals are needed but the approvers name only %d web user(s), so no request made in the web chat can be approved: "+
 				"lower approvals.quorum or add users to approvals.approvers[].web.users", gate.Quorum, n)))
 	}
+	return append(out, c.chatApproverWarnings(gate)...)
+}
+
+// chatApproverWarnings: Slack or Discord on, and no approver names anyone
+// there, so every request made there expires unanswered.
+func (c *Config) chatApproverWarnings(gate approvals.GateConfig) []*ConfigError {
+	var slack, discord bool
+	for _, a := range gate.Approvers {
+		slack = slack || len(a.Slack.Users)+len(a.Slack.UserGroups) > 0
+		discord = discord || len(a.Discord.Users)+len(a.Discord.Roles) > 0
+	}
+	var out []*ConfigError
+	if c.Slack.Enabled() && !slack {
+		out = append(out, c.warning("approvals.approvers", "Slack is on, but no approver names a Slack user or user group, "+
+			"so every request made in Slack expires unanswered: add an entry, e.g.\n"+
+			"    approvals:\n      approvers:\n        - slack:\n            users: [U012ABCDEF]       # profile → ⋮ → Copy member ID\n"+
+			"            user_groups: [S012ABCDEF] # opsbot slack groups lists them"))
+	}
+	if c.Discord.Enabled() && !discord {
+		out = append(out, c.warning("approvals.approvers", "Discord is on, but no approver names a Discord user or role, "+
+			"so every request made in Discord expires unanswered: add an entry, e.g.\n"+
+			"    approvals:\n      approvers:\n        - discord:\n            roles: [\"123456789012345678\"] # Server Settings → Roles → ⋯ → Copy Role ID (Developer Mode on)"))
+	}
 	return out
 }
 

@@ -134,3 +134,42 @@ func TestBrowserLoopbackConfigWithoutApproversLetsAnotherPersonApprove(t *testin
 		t.Errorf("bob was told he is not an approver: %q", bob.Notices())
 	}
 }
+
+// Slack or Discord on with no approver there: every request made there
+// would expire unanswered, and the warning says how to name one.
+func TestChatApproverWarnings(t *testing.T) {
+	t.Parallel()
+	const chats = "slack:\n  bot_token: ${SLACK_BOT_TOKEN}\n  app_token: ${SLACK_APP_TOKEN}\ndiscord:\n  token: ${DISCORD_BOT_TOKEN}\n"
+	vars := env(map[string]string{"SLACK_BOT_TOKEN": "xoxb-1-2-abc", "SLACK_APP_TOKEN": "xapp-1-A-1-abc", "DISCORD_BOT_TOKEN": "MTIz.abc.def"})
+	cases := []struct {
+		name, approvers string
+		want            []string
+	}{
+		{"nobody on either", "", []string{"Slack is on, but no approver names a Slack user or user group", "Discord is on, but no approver names a Discord user or role"}},
+		{"a Slack group only", "approvals:\n  approvers:\n    - slack:\n        user_groups: [S012ABCDEF]\n", []string{"Discord is on, but no approver"}},
+		{"both", "approvals:\n  approvers:\n    - slack:\n        users: [U012ABCDEF]\n      discord:\n        roles: [\"123456789012345678\"]\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := parseConfig("c.yaml", []byte(chats+c.approvers), vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range cfg.approvalWarnings() {
+				if !strings.Contains(w.Error(), "web chat") {
+					got = append(got, w.Error())
+				}
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("warnings %q, want %d: %q", got, len(c.want), c.want)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("warning %q lacks %q", got[i], w)
+				}
+			}
+		})
+	}
+}

@@ -54,8 +54,10 @@ type Config struct {
 	lines map[string]int
 	// red is the process's one redactor (see redactor).
 	red *redact.Redactor
-	// env is the environment ${NAME} was expanded from (nil: none), for
-	// the warning about a token set for a connector that stays off.
+	// env is the connectors' token variables as the environment ${NAME}
+	// was expanded from held them (nil: none), for the warning about a
+	// token set for a connector that stays off: a snapshot, as the run
+	// scrubs the tokens from the environment before it logs the warnings.
 	env func(string) (string, bool)
 	// literalSecrets are the warnings about secrets written into the file.
 	literalSecrets []*ConfigError
@@ -128,7 +130,7 @@ func loadConfigFlag(cmd *cobra.Command) (*Config, error) {
 // defaultConfig is the embedded default of design §4: web chat on
 // 127.0.0.1:8080, ./opsbot.db, the built-in host local, the default policy.
 func defaultConfig() *Config {
-	c := &Config{env: os.LookupEnv}
+	c := &Config{env: tokenSnapshot(os.LookupEnv)}
 	c.applyDefaults()
 	return c
 }
@@ -178,7 +180,7 @@ func decodeConfig(path string, data []byte, lookup func(string) (string, bool)) 
 	if err := dec.Decode(&doc); err != nil && err.Error() != "EOF" {
 		return nil, afterSyntaxErrors(path, data, syntaxErrors(path, data, err), lookup)
 	}
-	cfg := &Config{file: path, lines: map[string]int{}, env: lookup}
+	cfg := &Config{file: path, lines: map[string]int{}, env: tokenSnapshot(lookup)}
 	if doc.Kind == 0 { // empty file: all defaults
 		cfg.applyDefaults()
 		return cfg, nil

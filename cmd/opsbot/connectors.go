@@ -178,6 +178,26 @@ var tokenEnv = []struct {
 		func(c *Config) bool { return c.Discord.Enabled() }},
 }
 
+// tokenSnapshot reads the connectors' token variables through lookup now
+// and answers later lookups of them from what it read.
+func tokenSnapshot(lookup func(string) (string, bool)) func(string) (string, bool) {
+	if lookup == nil {
+		return nil
+	}
+	held := map[string]string{}
+	for _, t := range tokenEnv {
+		for _, name := range t.vars {
+			if v, ok := lookup(name); ok {
+				held[name] = v
+			}
+		}
+	}
+	return func(name string) (string, bool) {
+		v, ok := held[name]
+		return v, ok
+	}
+}
+
 // tokenEnvWarnings: a token set in the environment for a connector the
 // config leaves off would otherwise be ignored without a word (a config
 // without a slack: or discord: section, or one reading another variable).

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +142,34 @@ func TestEmbeddedDefaultWarnsOfATokenItIgnores(t *testing.T) {
 	w := cfg.tokenEnvWarnings()
 	if len(w) != 1 || !strings.Contains(w[0].Msg, "the embedded default has no slack.bot_token (give a config file with --config)") {
 		t.Fatalf("warnings %v, want one saying the embedded default leaves Slack off", w)
+	}
+}
+
+// The start log warns of a token set for a connector that stays off, as
+// config check does: the run scrubs the tokens from its environment
+// before it logs the config's warnings, which must not lose this one.
+func TestStartLogWarnsOfATokenForAConnectorLeftOff(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opsbot.yaml")
+	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nstore:\n  path: %q\n", filepath.Join(dir, "opsbot.db"))
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := opsbot(t, dir, "run", "--config", cfg)
+	cmd.Env = append(cmd.Env, "SLACK_BOT_TOKEN=xoxb-1-2-abc", "SLACK_APP_TOKEN=xapp-1-A-1-abc")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var logged []string
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), `"listen":"http://`) {
+		logged = append(logged, lines.Text())
+	}
+	go io.Copy(io.Discard, stderr)
+	if log := strings.Join(logged, "\n"); !strings.Contains(log, "SLACK_BOT_TOKEN and SLACK_APP_TOKEN are set in the environment, but Slack stays off") {
+		t.Errorf("the start log does not warn that Slack stays off:\n%s", log)
 	}
 }
