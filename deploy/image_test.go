@@ -187,7 +187,7 @@ func TestImageServesHealthz(t *testing.T) {
 	if _, err := os.Stat(r.path("/data/opsbot.db")); err != nil {
 		t.Errorf("the database is not on the volume: %v", err)
 	}
-	if !strings.Contains(p.log(), `"connectors":"[web]"`) {
+	if !strings.Contains(p.log(), `"connectors":["web"]`) {
 		t.Errorf("without Slack or Discord tokens the image should run the web chat alone; it logged:\n%s", p.log())
 	}
 	if !strings.Contains(built.version(t), testVersion) {
@@ -217,7 +217,7 @@ func TestImageTurnsSlackOnFromEnv(t *testing.T) {
 	case <-time.After(60 * time.Second): // a hang, not a pace
 		t.Fatalf("opsbot never connected to Slack with the image's config and the tokens in its environment; it said:\n%s", p.log())
 	}
-	if !strings.Contains(p.log(), `"connectors":"[web slack]"`) {
+	if !strings.Contains(p.log(), `"connectors":["web","slack"]`) {
 		t.Errorf("the start log does not name Slack beside the web chat:\n%s", p.log())
 	}
 }

@@ -6,13 +6,16 @@ import (
 )
 
 // Attr returns a with its value redacted: strings, errors, Stringers and
-// other values as text, groups attribute by attribute. Numbers, booleans,
-// times and durations are kept as they are.
+// other values as text, lists of strings as lists, groups attribute by
+// attribute. Durations read as people write them ("1.5s", not
+// nanoseconds); numbers, booleans and times are kept as they are.
 func (r *Redactor) Attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
 		return slog.String(a.Key, r.String(v.String()))
+	case slog.KindDuration:
+		return slog.String(a.Key, v.Duration().String())
 	case slog.KindGroup:
 		group := v.Group()
 		red := make([]slog.Attr, len(group))
@@ -28,6 +31,12 @@ func (r *Redactor) Attr(a slog.Attr) slog.Attr {
 			return slog.String(a.Key, r.String(x.String()))
 		case []byte:
 			return slog.String(a.Key, r.String(string(x)))
+		case []string:
+			red := make([]string, len(x))
+			for i, s := range x {
+				red[i] = r.String(s)
+			}
+			return slog.Any(a.Key, red)
 		default:
 			return slog.String(a.Key, r.String(fmt.Sprintf("%+v", x)))
 		}

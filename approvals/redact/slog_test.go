@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 )
@@ -13,7 +14,8 @@ import (
 type config struct{ Token string }
 
 // Every kind of value, in the message, in Logger.With's attributes, in a
-// group and under WithGroup, is redacted; a number stays a number.
+// group and under WithGroup, is redacted; a number stays a number, a
+// list of names a JSON list, and a duration reads as people write it.
 func TestReplaceAttrRedactsEveryKind(t *testing.T) {
 	t.Parallel()
 	r := New(redacttest.OwnSecrets...)
@@ -24,10 +26,12 @@ func TestReplaceAttrRedactsEveryKind(t *testing.T) {
 		"err", fmt.Errorf("dial: %w", errors.New("bad token "+redacttest.GitHubToken)),
 		"cfg", config{Token: redacttest.OpenAIKey},
 		slog.Group("g", "jwt", redacttest.JWT),
+		"names", []string{"web", redacttest.SlackToken},
+		"in", 1500*time.Millisecond,
 		"count", 3)
 	out := buf.String()
 	redacttest.AssertNoSecret(t, redacttest.Secrets(), out)
-	for _, want := range []string{`"count":3`, "[redacted github-pat]", "[redacted url-password]", "[redacted opsbot-secret]"} {
+	for _, want := range []string{`"count":3`, `"in":"1.5s"`, `"names":["web","[redacted`, "[redacted github-pat]", "[redacted url-password]", "[redacted opsbot-secret]"} {
 		if !bytes.Contains(buf.Bytes(), []byte(want)) {
 			t.Errorf("log line lacks %s: %s", want, out)
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +121,11 @@ func loadConfigFlag(cmd *cobra.Command) (*Config, error) {
 	if path == "" {
 		return defaultConfig(), nil
 	}
-	cfg, err := loadConfig(path)
+	var placed []string // keys a flag replaces: the file's values need not exist
+	if dir, _ := cmd.Flags().GetString("data-dir"); dir != "" {
+		placed = []string{"store.path", "bot.data_dir"}
+	}
+	cfg, err := loadConfig(path, placed...)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -143,7 +148,7 @@ func (c *Config) applyDefaults() {
 // loadConfig reads, expands, decodes and validates a config file, then
 // checks the files it names. Every problem found is reported, each with
 // file, line and key, in the order of the file.
-func loadConfig(path string) (*Config, error) {
+func loadConfig(path string, placed ...string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -153,12 +158,25 @@ func loadConfig(path string) (*Config, error) {
 	}
 	cfg, errs := decodeConfig(path, data, os.LookupEnv)
 	if cfg != nil {
-		errs = appendUnshadowed(errs, flatten(cfg.checkFiles()))
+		errs = appendUnshadowed(errs, withoutKeys(flatten(cfg.checkFiles()), placed))
 	}
 	if len(errs) > 0 {
 		return nil, joinSorted(errs)
 	}
 	return cfg, nil
+}
+
+// withoutKeys drops the problems of keys a flag replaces.
+func withoutKeys(errs []error, keys []string) []error {
+	var out []error
+	for _, err := range errs {
+		var ce *ConfigError
+		if errors.As(err, &ce) && slices.Contains(keys, ce.Key) {
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
 }
 
 // parseConfig is loadConfig without the file system: lookup resolves

@@ -173,3 +173,23 @@ func TestStartLogWarnsOfATokenForAConnectorLeftOff(t *testing.T) {
 		t.Errorf("the start log does not warn that Slack stays off:\n%s", log)
 	}
 }
+
+// --data-dir replaces store.path and bot.data_dir, so the folders the
+// file names need not exist: the image's own config (its /data) runs
+// outside a container with --data-dir.
+func TestDataDirStandsInForTheFilesFolders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	config, _ := filepath.Abs(filepath.Join("..", "..", "deploy", "opsbot.container.yaml"))
+	cmd := opsbot(t, dir, "run", "--config", config, "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0")
+	cmd.Env = append(cmd.Env, "OPSBOT_WEB_API_KEY="+containerWebKey, "SLACK_BOT_TOKEN=", "SLACK_APP_TOKEN=", "DISCORD_BOT_TOKEN=")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitForListen(t, stderr)
+	if _, err := os.Stat(filepath.Join(dir, "data", "opsbot.db")); err != nil {
+		t.Errorf("the database is not in --data-dir: %v", err)
+	}
+}
