@@ -8,9 +8,9 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
-	"slices"
 	"strings"
 	"time"
 
