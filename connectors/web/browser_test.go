@@ -449,6 +449,19 @@ func TestBrowserNoticeCoversNoControl(t *testing.T) {
 	if covered != "[]" {
 		t.Errorf("a notice covers %s", covered)
 	}
+	// Nor does it hide one from sight: no notice's box meets a control's
+	// (the Reply button sat under the toast).
+	overlapped := alice.Eval(`(() => {
+		const notices = [...document.querySelectorAll('#notices .notice')].map(n => n.getBoundingClientRect());
+		const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+		return [...document.querySelectorAll('button, textarea, input, select, a[href]')]
+			.filter(el => el.offsetParent !== null)
+			.filter(el => notices.some(n => meets(n, el.getBoundingClientRect())))
+			.map(el => el.textContent || el.placeholder || el.tagName);
+	})()`)
+	if n := alice.Eval(`document.querySelectorAll('#notices .notice').length`); n == "0" || overlapped != "[]" {
+		t.Errorf("%s notices; the notice hides %s", n, overlapped)
+	}
 	alice.Reply("thanks")
 	if ev := <-bot.events; ev.Text != "thanks" {
 		t.Errorf("the reply reached the bot as %q", ev.Text)
