@@ -467,3 +467,49 @@ func TestBrowserNoticeCoversNoControl(t *testing.T) {
 		t.Errorf("the reply reached the bot as %q", ev.Text)
 	}
 }
+
+// A long path in a card's field (the Directory of an approval) wraps after
+// a '/' (or a name's own hyphen), never inside a name.
+func TestBrowserLongPathWrapsAtSlashes(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	const dir = "/srv/deployments/production/releases/20261127-2100/current/application/config/nginx-sites-enabled"
+	alice.StartThread("@opsbot echo " + dir)
+	<-bot.events
+	alice.WaitFor("the answer", func(ms []testutil.Message) bool { _, ok := botMessage(ms); return ok })
+	// The field's text, line by line as laid out: a line begins where a
+	// character sits lower than the one before it.
+	raw := alice.Eval(`(() => {
+		const dd = document.querySelector('.msg.bot .fields dd');
+		const lines = [];
+		let top = null;
+		const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+		while (walker.nextNode()) {
+			const n = walker.currentNode;
+			for (let i = 0; i < n.data.length; i++) {
+				const r = document.createRange();
+				r.setStart(n, i);
+				r.setEnd(n, i + 1);
+				const box = r.getBoundingClientRect();
+				if (top === null || box.top > top + 2) { lines.push(''); top = box.top; }
+				lines[lines.length - 1] += n.data[i];
+			}
+		}
+		return lines;
+	})()`)
+	var lines []string
+	if err := json.Unmarshal([]byte(raw), &lines); err != nil {
+		t.Fatalf("the field's lines: %s: %v", raw, err)
+	}
+	if len(lines) < 2 || strings.Join(lines, "") != dir {
+		t.Fatalf("the field shows %q; want %q wrapped", lines, dir)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasSuffix(l, "/") && !strings.HasSuffix(l, "-") {
+			t.Errorf("a line of the path ends inside a name: %q (all: %q)", l, lines)
+		}
+	}
+	if copied := alice.Eval(`document.querySelector('.msg.bot .fields dd').textContent`); copied != jsString(dir) {
+		t.Errorf("the field's text is %s; want the path as it is", copied)
+	}
+}

@@ -391,10 +391,30 @@
       dt.textContent = f.title;
       const dd = document.createElement('dd');
       md.inline(dd, f.value);
+      breakAfterSlashes(dd);
       div.append(dt, dd);
       dl.appendChild(div);
     }
     return dl;
+  }
+
+  // breakAfterSlashes lets a long path in el (a card's Directory) wrap
+  // after a '/', not inside a name: a <wbr> after each slash, which copied
+  // text does not keep. A name longer than the line still breaks (CSS).
+  function breakAfterSlashes(el) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    while (walker.nextNode()) texts.push(walker.currentNode);
+    for (const t of texts) {
+      const parts = t.data.split(/(?<=\/)(?=.)/s);
+      if (parts.length < 2) continue;
+      const frag = document.createDocumentFragment();
+      parts.forEach((p, i) => {
+        if (i > 0) frag.append(document.createElement('wbr'));
+        frag.append(p);
+      });
+      t.replaceWith(frag);
+    }
   }
 
   function renderButtons(m) {
