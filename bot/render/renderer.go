@@ -180,12 +180,17 @@ func (r *Renderer) setStatus(line string, replace, waiting bool) {
 }
 
 // Close ends the stream: a final edit shows everything, with err appended
-// when the answer ended in an error, and the buttons go. It returns once
-// the platform has the final text (or ctx ends).
+// when the answer ended in an error, and the buttons go, as does a wait's
+// line (Waiting): the answer waits for nothing any more (a restart or a
+// Stop cut the wait; err says so). It returns once the platform has the
+// final text (or ctx ends).
 func (r *Renderer) Close(ctx context.Context, err error) {
 	r.mu.Lock()
 	if err != nil {
 		r.errText = err.Error()
+	}
+	if r.waiting {
+		r.status, r.waiting = r.status[:len(r.status)-1], false
 	}
 	r.done, r.dirty = true, true
 	r.mu.Unlock()
