@@ -513,3 +513,50 @@ func TestBrowserLongPathWrapsAtSlashes(t *testing.T) {
 		t.Errorf("the field's text is %s; want the path as it is", copied)
 	}
 }
+
+// The bot's status symbols (⏹, 🔔) do not depend on an emoji font (this
+// machine has none: each would show as a box): the page draws them, names
+// them in words, and keeps the character for copying; a button's text is
+// a word.
+func TestBrowserSymbolsNeedNoEmojiFont(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	alice.StartThread("@opsbot echo ⏹ Stop 🔔")
+	<-bot.events
+	alice.WaitFor("the answer", func(ms []testutil.Message) bool { _, ok := botMessage(ms); return ok })
+	raw := alice.Eval(`(() => {
+		const msg = document.querySelector('.msg.bot');
+		const body = msg.querySelector('.msg-body');
+		const drawn = [...body.querySelectorAll('.sym')].map(s => {
+			const st = getComputedStyle(s);
+			const mask = st.maskImage || st.webkitMaskImage;
+			return { label: s.getAttribute('aria-label'), glyphHidden: st.color === 'rgba(0, 0, 0, 0)', drawn: mask.startsWith('url(') && st.width !== '0px' };
+		});
+		return { drawn, text: body.textContent, button: msg.querySelector('.actions button').textContent };
+	})()`)
+	var got struct {
+		Drawn []struct {
+			Label       string
+			GlyphHidden bool
+			Drawn       bool
+		}
+		Text, Button string
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if len(got.Drawn) != 2 || got.Drawn[0].Label != "stopped" || got.Drawn[1].Label != "notice" {
+		t.Fatalf("the symbols shown: %+v; want ⏹ and 🔔 drawn and named", got.Drawn)
+	}
+	for _, d := range got.Drawn {
+		if !d.GlyphHidden || !d.Drawn {
+			t.Errorf("%q: the font's glyph hidden %v, drawn by the page %v", d.Label, d.GlyphHidden, d.Drawn)
+		}
+	}
+	if !strings.Contains(got.Text, "⏹") || !strings.Contains(got.Text, "🔔") {
+		t.Errorf("the text %q lost its symbols (copying it would)", got.Text)
+	}
+	if !regexp.MustCompile(`[A-Za-z]{3,}`).MatchString(got.Button) {
+		t.Errorf("the button reads %q: no word without an emoji font", got.Button)
+	}
+}
