@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -95,5 +96,26 @@ func TestRecoveryFinishesWhatACrashLeft(t *testing.T) {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("a failing store is not logged (%q): %s", want, logged.String())
 		}
+	}
+}
+
+// A restart cuts a `run` waiting for its approval: the answer's last form
+// says it was interrupted and no longer claims to wait ("waiting for
+// approval" under a message that waits for nothing any more), before and
+// after the new process recovers (real store).
+func TestRestartNoteDropsTheWaitingLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	askAndRestart(h, botOptions{})
+	h.settled("t1")
+	m, _, ok := h.find("t1", "interrupted: opsbot is restarting")
+	if !ok {
+		t.Fatalf("no restart note:\n%s", h.dump())
+	}
+	if strings.Contains(m.msg.Context, "waiting for approval") {
+		t.Errorf("the interrupted answer still says %q", m.msg.Context)
+	}
+	if len(m.msg.Buttons) != 0 {
+		t.Errorf("the interrupted answer keeps buttons %+v", m.msg.Buttons)
 	}
 }

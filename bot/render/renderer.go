@@ -180,12 +180,17 @@ func (r *Renderer) setStatus(line string, replace, waiting bool) {
 }
 
 // Close ends the stream: a final edit shows everything, with err appended
-// when the answer ended in an error, and the buttons go. It returns once
-// the platform has the final text (or ctx ends).
+// when the answer ended in an error, and the buttons go, as does a wait's
+// line (Waiting): the answer waits for nothing any more (a restart or a
+// Stop cut the wait; err says so). It returns once the platform has the
+// final text (or ctx ends).
 func (r *Renderer) Close(ctx context.Context, err error) {
 	r.mu.Lock()
 	if err != nil {
 		r.errText = err.Error()
+	}
+	if r.waiting {
+		r.status, r.waiting = r.status[:len(r.status)-1], false
 	}
 	r.done, r.dirty = true, true
 	r.mu.Unlock()
@@ -368,7 +373,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 }
 
 func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {
-	if st, ok := r.streamer(); ok {
+	if st, ok := r.streamer(); ok && r.streams(i, msg, complete) {
 		return r.sendStream(ctx, st, i, msg, complete)
 	}
 	if i < len(r.pages) {
@@ -392,6 +397,18 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, comp
 	return nil
 }
 
+// streams reports whether page i goes on as a native stream: a page
+// streaming now does; a new one does unless it is complete, or it opens
+// with a status line (a command running) on a platform whose streams show
+// their context line and buttons only once they stop (Slack's): posted
+// instead, it shows the line and Stop at once, and goes on by edits.
+func (r *Renderer) streams(i int, msg connectors.Message, complete bool) bool {
+	if i < len(r.pages) {
+		return r.pages[i].streaming
+	}
+	return !complete && (msg.Context == "" || r.limits.StreamEdits)
+}
+
 // streamer is the connector's native streaming, when it has one.
 func (r *Renderer) streamer() (connectors.Streamer, bool) {
 	st, ok := r.conn.(connectors.Streamer)
@@ -404,13 +421,6 @@ func (r *Renderer) streamer() (connectors.Streamer, bool) {
 // A page whose text changed other than by growing stops with that text.
 func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int, msg connectors.Message, complete bool) error {
 	if i == len(r.pages) {
-		if complete {
-			ref, err := r.conn.Post(ctx, r.dest, msg)
-			if err == nil {
-				r.pages = append(r.pages, page{ref: ref})
-			}
-			return err
-		}
 		rid := r.reserve(ctx, msg.Text)
 		ref, err := st.StartStream(ctx, r.dest, msg)
 		if err != nil {
@@ -422,15 +432,14 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 		return nil
 	}
 	p := &r.pages[i]
-	if !p.streaming {
-		if err := r.budget.Wait(ctx); err != nil {
-			return err
-		}
-		return r.conn.Edit(ctx, p.ref, msg)
-	}
 	grows := strings.HasPrefix(msg.Text, p.streamed)
+	// Where a live stream cannot be edited, its context line and buttons
+	// show only once it stops: a new status line (a command started, a
+	// wait for approval) stops it, so that the line and Stop show at
+	// once; the page goes on by edits.
+	restyled := msg.Context != p.context && !r.limits.StreamEdits
 	switch {
-	case complete || (!grows && !r.limits.StreamEdits):
+	case complete || restyled || (!grows && !r.limits.StreamEdits):
 		if err := st.StopStream(ctx, p.ref, msg); err != nil {
 			return r.streamEnded(ctx, i, msg, err)
 		}

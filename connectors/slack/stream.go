@@ -41,10 +41,33 @@ type streams struct {
 	starting int
 	// declining counts the answers native said no to, not posted yet.
 	declining int
+	// plain are the messages StartStream posted complete instead (no
+	// thread or recipient, or native said no), until the renderer learns
+	// they do not stream: a stop of one costs no call.
+	plain map[string]bool
 }
 
 func newStreams() *streams {
-	return &streams{text: map[string]string{}, edited: map[string]time.Time{}}
+	return &streams{text: map[string]string{}, edited: map[string]time.Time{}, plain: map[string]bool{}}
+}
+
+// posted notes a message StartStream posted complete.
+func (s *streams) posted(ts string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ts != "" {
+		s.plain[ts] = true
+	}
+}
+
+// wasPosted reports whether ts is a message StartStream posted complete,
+// and forgets it: the renderer goes on by edits.
+func (s *streams) wasPosted(ts string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := s.plain[ts]
+	delete(s.plain, ts)
+	return ok
 }
 
 // editActive is how long after its last edit an answer by edits counts as
@@ -150,11 +173,14 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		team = c.team()
 	}
 	if d.Thread == "" || (d.Recipient.ID == "" && !isDM(d.Channel)) {
-		return c.Post(ctx, d, m)
+		ref, err := c.Post(ctx, d, m)
+		c.live.posted(ref.ID)
+		return ref, err
 	}
 	if !c.live.native(time.Now()) {
 		ref, err := c.Post(ctx, d, m)
 		c.live.declined(ref.ID, time.Now())
+		c.live.posted(ref.ID)
 		return ref, err
 	}
 	text := toMrkdwnStream(m.Text)
@@ -184,6 +210,7 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
 	sofar, ok := c.live.get(ref.ID)
 	if !ok {
+		c.live.wasPosted(ref.ID)
 		return fmt.Errorf("slack: chat.appendStream: %w", connectors.ErrStreamEnded)
 	}
 	if text == "" {
@@ -202,13 +229,16 @@ func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text s
 // StopStream ends the stream with its final form: the text not streamed
 // yet, then the final message's fields, context line and buttons below
 // it. A final text that does not extend what was streamed (a rewrite) is
-// set by chat.update once the stream has stopped.
+// set by chat.update once the stream has stopped. A stream this process
+// did not start (a previous one's, cut by a crash: recovery finishes it)
+// is stopped as it stands, then updated, for Slack refuses an update to a
+// stream it still keeps (streaming_state_conflict).
 func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
 	sofar, ok := c.live.get(ref.ID)
-	if !ok {
+	if !ok && c.live.wasPosted(ref.ID) {
 		return fmt.Errorf("slack: chat.stopStream: %w", connectors.ErrStreamEnded)
 	}
-	if !strings.HasPrefix(final.Text, sofar) {
+	if !ok || !strings.HasPrefix(final.Text, sofar) {
 		if err := c.stop(ctx, ref, "", nil); err != nil {
 			return err
 		}

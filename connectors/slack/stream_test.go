@@ -2,6 +2,7 @@ package slack_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -124,6 +125,47 @@ func TestNativeStreamingOff(t *testing.T) {
 		}
 		if msgs := fake.Thread("C0OPS", root.TS)[1:]; len(msgs) != 1 || msgs[0].Shown() != "line 0\nline 1\nline 2\nline 3\nline 4\n" {
 			t.Errorf("the thread shows %+v", msgs)
+		}
+	})
+}
+
+// A crash cuts an answer while Slack still keeps its stream: the new
+// process (another connector, recovery's StopStream with the note) ends
+// the stream as it stands and updates it — Slack refuses an update to a
+// live stream — and the message shows exactly the final text. A stream
+// Slack has already ended says so (ErrStreamEnded: recovery edits).
+func TestStopOfAStreamAPreviousProcessStarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, before := localConn(t, slack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "check")
+		dest := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		refs := make([]connectors.Ref, 2)
+		for i := range refs {
+			ref, err := before.StartStream(ctx, dest, connectors.Message{Text: "Checking the di"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs[i] = ref
+		}
+		after, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
+			slack.Options{HTTPClient: &http.Client{Transport: fake.Transport()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := connectors.Message{Text: "Checking the di\n\n_(interrupted)_"}
+		if err := after.StopStream(ctx, refs[0], final); err != nil {
+			t.Fatalf("stop of a live stream the new process did not start: %v", err)
+		}
+		if m, _ := fake.Message("C0OPS", refs[0].ID); m.Streaming || m.Shown() != final.Text {
+			t.Errorf("the answer shows %q, streaming %v; want %q, stopped", m.Shown(), m.Streaming, final.Text)
+		}
+		time.Sleep(slackfake.StreamLifetime)
+		if err := after.StopStream(ctx, refs[1], final); !errors.Is(err, connectors.ErrStreamEnded) {
+			t.Errorf("stop of a stream Slack ended: %v; want ErrStreamEnded", err)
+		}
+		if n := fake.Refusals("streaming_state_conflict"); n > 0 {
+			t.Errorf("%d updates hit a live stream", n)
 		}
 	})
 }

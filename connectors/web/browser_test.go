@@ -449,8 +449,114 @@ func TestBrowserNoticeCoversNoControl(t *testing.T) {
 	if covered != "[]" {
 		t.Errorf("a notice covers %s", covered)
 	}
+	// Nor does it hide one from sight: no notice's box meets a control's
+	// (the Reply button sat under the toast).
+	overlapped := alice.Eval(`(() => {
+		const notices = [...document.querySelectorAll('#notices .notice')].map(n => n.getBoundingClientRect());
+		const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+		return [...document.querySelectorAll('button, textarea, input, select, a[href]')]
+			.filter(el => el.offsetParent !== null)
+			.filter(el => notices.some(n => meets(n, el.getBoundingClientRect())))
+			.map(el => el.textContent || el.placeholder || el.tagName);
+	})()`)
+	if n := alice.Eval(`document.querySelectorAll('#notices .notice').length`); n == "0" || overlapped != "[]" {
+		t.Errorf("%s notices; the notice hides %s", n, overlapped)
+	}
 	alice.Reply("thanks")
 	if ev := <-bot.events; ev.Text != "thanks" {
 		t.Errorf("the reply reached the bot as %q", ev.Text)
+	}
+}
+
+// A long path in a card's field (the Directory of an approval) wraps after
+// a '/' (or a name's own hyphen), never inside a name.
+func TestBrowserLongPathWrapsAtSlashes(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	const dir = "/srv/deployments/production/releases/20261127-2100/current/application/config/nginx-sites-enabled"
+	alice.StartThread("@opsbot echo " + dir)
+	<-bot.events
+	alice.WaitFor("the answer", func(ms []testutil.Message) bool { _, ok := botMessage(ms); return ok })
+	// The field's text, line by line as laid out: a line begins where a
+	// character sits lower than the one before it.
+	raw := alice.Eval(`(() => {
+		const dd = document.querySelector('.msg.bot .fields dd');
+		const lines = [];
+		let top = null;
+		const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+		while (walker.nextNode()) {
+			const n = walker.currentNode;
+			for (let i = 0; i < n.data.length; i++) {
+				const r = document.createRange();
+				r.setStart(n, i);
+				r.setEnd(n, i + 1);
+				const box = r.getBoundingClientRect();
+				if (top === null || box.top > top + 2) { lines.push(''); top = box.top; }
+				lines[lines.length - 1] += n.data[i];
+			}
+		}
+		return lines;
+	})()`)
+	var lines []string
+	if err := json.Unmarshal([]byte(raw), &lines); err != nil {
+		t.Fatalf("the field's lines: %s: %v", raw, err)
+	}
+	if len(lines) < 2 || strings.Join(lines, "") != dir {
+		t.Fatalf("the field shows %q; want %q wrapped", lines, dir)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasSuffix(l, "/") && !strings.HasSuffix(l, "-") {
+			t.Errorf("a line of the path ends inside a name: %q (all: %q)", l, lines)
+		}
+	}
+	if copied := alice.Eval(`document.querySelector('.msg.bot .fields dd').textContent`); copied != jsString(dir) {
+		t.Errorf("the field's text is %s; want the path as it is", copied)
+	}
+}
+
+// The bot's status symbols (⏹, 🔔) do not depend on an emoji font (this
+// machine has none: each would show as a box): the page draws them, names
+// them in words, and keeps the character for copying; a button's text is
+// a word.
+func TestBrowserSymbolsNeedNoEmojiFont(t *testing.T) {
+	bot, url := startScriptBot(t)
+	alice := testutil.Open(t, testutil.Browser(t), url, "alice")
+	alice.StartThread("@opsbot echo ⏹ Stop 🔔")
+	<-bot.events
+	alice.WaitFor("the answer", func(ms []testutil.Message) bool { _, ok := botMessage(ms); return ok })
+	raw := alice.Eval(`(() => {
+		const msg = document.querySelector('.msg.bot');
+		const body = msg.querySelector('.msg-body');
+		const drawn = [...body.querySelectorAll('.sym')].map(s => {
+			const st = getComputedStyle(s);
+			const mask = st.maskImage || st.webkitMaskImage;
+			return { label: s.getAttribute('aria-label'), glyphHidden: st.color === 'rgba(0, 0, 0, 0)', drawn: mask.startsWith('url(') && st.width !== '0px' };
+		});
+		return { drawn, text: body.textContent, button: msg.querySelector('.actions button').textContent };
+	})()`)
+	var got struct {
+		Drawn []struct {
+			Label       string
+			GlyphHidden bool
+			Drawn       bool
+		}
+		Text, Button string
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if len(got.Drawn) != 2 || got.Drawn[0].Label != "stopped" || got.Drawn[1].Label != "notice" {
+		t.Fatalf("the symbols shown: %+v; want ⏹ and 🔔 drawn and named", got.Drawn)
+	}
+	for _, d := range got.Drawn {
+		if !d.GlyphHidden || !d.Drawn {
+			t.Errorf("%q: the font's glyph hidden %v, drawn by the page %v", d.Label, d.GlyphHidden, d.Drawn)
+		}
+	}
+	if !strings.Contains(got.Text, "⏹") || !strings.Contains(got.Text, "🔔") {
+		t.Errorf("the text %q lost its symbols (copying it would)", got.Text)
+	}
+	if !regexp.MustCompile(`[A-Za-z]{3,}`).MatchString(got.Button) {
+		t.Errorf("the button reads %q: no word without an emoji font", got.Button)
 	}
 }

@@ -264,6 +264,7 @@
     const text = document.createElement('span');
     text.className = 'preview';
     text.textContent = preview(t.root.text || t.root.context || '');
+    drawSymbols(text);
     const replies = document.createElement('span');
     replies.className = 'replies';
     replies.textContent = t.replies === 1 ? '1 reply' : t.replies + ' replies';
@@ -379,6 +380,7 @@
     if (m.fields && m.fields.length) art.appendChild(renderFields(m.fields));
     if (m.context) art.appendChild(md.inline(Object.assign(document.createElement('div'), { className: 'context' }), m.context));
     if (m.buttons && m.buttons.length) art.appendChild(renderButtons(m));
+    drawSymbols(art);
     return art;
   }
 
@@ -391,10 +393,59 @@
       dt.textContent = f.title;
       const dd = document.createElement('dd');
       md.inline(dd, f.value);
+      breakAfterSlashes(dd);
       div.append(dt, dd);
       dl.appendChild(div);
     }
     return dl;
+  }
+
+  // breakAfterSlashes lets a long path in el (a card's Directory) wrap
+  // after a '/', not inside a name: a <wbr> after each slash, which copied
+  // text does not keep. A name longer than the line still breaks (CSS).
+  function breakAfterSlashes(el) {
+    eachText(el, '.sym', /(?<=\/)(?=.)/s, (frag, part, i) => {
+      if (i > 0) frag.append(document.createElement('wbr'));
+      frag.append(part);
+    });
+  }
+
+  // symbols are the status symbols the bot writes, by the word that names
+  // each: drawn by the page (app.css), not left to an emoji font a machine
+  // may lack (a box without one), and named in words for screen readers.
+  const symbols = { '⏹': ['stop', 'stopped'], '🔔': ['bell', 'notice'] };
+
+  // drawSymbols wraps each status symbol of el's text, outside code, in a
+  // span the page draws; the character stays in the text for copying.
+  function drawSymbols(el) {
+    eachText(el, 'code, pre, .sym', /([⏹🔔]\uFE0F?)/u, (frag, part) => {
+      const sym = symbols[part.replace('\uFE0F', '')];
+      if (!sym) { frag.append(part); return; }
+      const span = document.createElement('span');
+      span.className = 'sym sym-' + sym[0];
+      span.setAttribute('role', 'img');
+      span.setAttribute('aria-label', sym[1]);
+      span.title = sym[1];
+      span.textContent = part;
+      frag.append(span);
+    });
+  }
+
+  // eachText splits each text node of el not inside skip (a selector) by
+  // re, and replaces it with what add appends to a fragment for each piece
+  // (i its index).
+  function eachText(el, skip, re, add) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT,
+      { acceptNode: n => n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
+    const texts = [];
+    while (walker.nextNode()) texts.push(walker.currentNode);
+    for (const t of texts) {
+      const parts = t.data.split(re).filter(p => p !== '');
+      if (parts.length < 2 && !re.test(t.data)) continue;
+      const frag = document.createDocumentFragment();
+      parts.forEach((p, i) => add(frag, p, i));
+      t.replaceWith(frag);
+    }
   }
 
   function renderButtons(m) {
