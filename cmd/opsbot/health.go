@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ Safe while the bot runs: the bot's next report compares against this run.`,
 // withScheduler builds the parts and a scheduler that is never started:
 // the CLI runs schedules itself.
 func withScheduler(cmd *cobra.Command, fn func(context.Context, *checks.Scheduler) error) error {
-	cfg, err := loadPlacedConfig(cmd)
+	cfg, err := loadHealthConfig(cmd)
 	if err != nil {
 		return err
 	}
@@ -154,7 +155,8 @@ func runHealth(ctx context.Context, w io.Writer, s *checks.Scheduler, names []st
 	return nil
 }
 
-// printReport writes the report as text: its summary, then its details.
+// printReport writes the report as plain text: its summary, then its
+// details.
 func printReport(w io.Writer, rep checks.Report) {
 	sum := rep.Summary(reportWidth)
 	fmt.Fprintln(w, plainText(firstLine(sum.Text)))
@@ -170,7 +172,27 @@ func firstLine(s string) string {
 	return line
 }
 
-// plainText drops the markdown emphasis a terminal would show literally.
+// plainText is a report's markdown as a terminal shows it best: a fenced
+// block's lines indented without their fences, **bold** plain, and a
+// `code` span as its text in quotes.
 func plainText(s string) string {
-	return strings.ReplaceAll(s, "**", "")
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	inFence := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			inFence = !inFence
+			continue
+		case inFence:
+			l = "  " + l
+		default:
+			l = codeSpan.ReplaceAllString(strings.ReplaceAll(l, "**", ""), "'$1'")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
+
+// codeSpan is an inline `code` span of a report line.
+var codeSpan = regexp.MustCompile("`([^`\n]*)`")

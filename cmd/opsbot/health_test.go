@@ -325,3 +325,72 @@ schedules:
 		t.Errorf("run: exit %d; want 2\n%s", code, stderr)
 	}
 }
+
+// `opsbot health run` posts nothing, so a config whose slack and discord
+// sections take their tokens from an environment this shell lacks still
+// runs it; the report is plain text for a terminal: no **bold**, no
+// backticks, the grid indented without its fences.
+func TestHealthRunNeedsNoChatTokensAndPrintsPlainText(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, `checks:
+  - name: shell
+    targets: local
+    command: echo inactive
+    expect: {output_matches: '^active$'}
+schedules:
+  - name: lab
+    cron: "@hourly"
+    checks: [shell]
+    post_to: [{platform: slack, channel: C0123456789}]
+    notify: ["<!subteam^S0123456789>"]
+slack:
+  bot_token: ${OPSBOT_TEST_UNSET_SLACK_BOT_TOKEN}
+  app_token: ${OPSBOT_TEST_UNSET_SLACK_APP_TOKEN}
+discord:
+  token: ${OPSBOT_TEST_UNSET_DISCORD_TOKEN}
+agent:
+  provider: anthropic
+  api_key: ${OPSBOT_TEST_UNSET_ANTHROPIC_KEY}
+`)
+	code, out, stderr := runOpsbot(t, "health", "run", "--config", cfg)
+	if code != 1 || strings.Contains(stderr, "environment variable") {
+		t.Fatalf("health run: exit %d; want 1 (the check fails), with no word of the chat tokens\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"Health · lab — ✗ 1 failing", "Failing (1)\n✗ local · shell 'inactive' — output does not match ^active$",
+		"Grid — one character per check: shell; '.' ok", "\n  local X\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("health run printed\n%s\nwant %q in it", out, want)
+		}
+	}
+	if strings.Contains(out, "**") || strings.Contains(out, "`") {
+		t.Errorf("health run printed markdown:\n%s", out)
+	}
+	if code, _, stderr := runOpsbot(t, "config", "check", "--config", cfg); code != 2 || !strings.Contains(stderr, "OPSBOT_TEST_UNSET_SLACK_BOT_TOKEN is not set") {
+		t.Errorf("config check: exit %d; want 2, still naming the unset token\n%s", code, stderr)
+	}
+}
+
+// `opsbot config check` reports a schedule's notify that would never
+// ping, at its line and key, with what to write instead.
+func TestConfigCheckRefusesANotifyByName(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, `checks:
+  - name: shell
+    targets: local
+    command: echo active
+schedules:
+  - name: nightly
+    cron: "@daily"
+    checks: [shell]
+    post_to: [{platform: slack, channel: C0123456789}]
+    notify_as: channel
+    notify:
+      - "<!subteam^S0123456789>"
+      - "@oncall"
+`)
+	code, _, stderr := runOpsbot(t, "config", "check", "--config", cfg)
+	want := `opsbot.yaml:15: schedules[0].notify[1]: "@oncall" is a name, and a mention needs an id: write a Slack person <@U0123456789>`
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "notify") != 1 {
+		t.Errorf("config check: exit %d; want 2 with %q alone\n%s", code, want, stderr)
+	}
+}
