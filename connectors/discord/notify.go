@@ -2,6 +2,7 @@ package discord
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -50,7 +51,11 @@ func allowedMentions(requester string, m connectors.Message) *discordgo.MessageA
 		am.Users = []string{requester}
 	}
 	p := notifyPings(m.Notify)
-	am.Users = append(am.Users, p.users...)
+	for _, u := range p.users {
+		if !slices.Contains(am.Users, u) {
+			am.Users = append(am.Users, u)
+		}
+	}
 	am.Roles = p.roles
 	return am
 }
