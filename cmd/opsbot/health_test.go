@@ -238,6 +238,13 @@ func TestScheduledHealthReportFollowsAnOutage(t *testing.T) {
 	if down.ID != first.ID {
 		t.Errorf("the day's summary is a new message (%s), not the first one (%s) edited", down.ID, first.ID)
 	}
+	// An edit notifies no one: the change is also a new message.
+	news := waitFor(t, ms, "an announcement of lab-2 down", func(m chatMessage) bool {
+		return m.Bot && strings.HasPrefix(m.Text, "✗ **Health · lab**: 1 new failure — lab-2 unreachable")
+	})
+	if news.ID == first.ID || news.Thread == "" || news.Thread != first.Thread {
+		t.Errorf("the announcement %s in thread %s; want a new message in the day's thread %s", news.ID, news.Thread, first.Thread)
+	}
 
 	if err := fleet.two.Start(); err != nil {
 		t.Fatal(err)
@@ -247,6 +254,9 @@ func TestScheduledHealthReportFollowsAnOutage(t *testing.T) {
 	if !strings.Contains(up.Text, "✓ 4 ok") {
 		t.Errorf("recovered report: %q", up.Text)
 	}
+	waitFor(t, ms, "an announcement of lab-2 back", func(m chatMessage) bool {
+		return m.Bot && m.Text == "✓ **Health · lab**: 1 recovered — lab-2 reachable again"
+	})
 
 	thread := say(t, base, "", "@opsbot health")
 	waitFor(t, ms, "the list of schedules", func(m chatMessage) bool {
