@@ -62,7 +62,28 @@ type Schedule struct {
 	PostTo []Destination `yaml:"post_to"`
 	// Post is when to post: always, changes (default) or failures.
 	Post PostMode `yaml:"post"`
+	// NotifyAs is how a new failure or a recovery is announced: thread
+	// (default: a reply in the day's thread, shown in the channel too) or
+	// channel (a new message at the top of the channel).
+	NotifyAs NotifyAs `yaml:"notify_as"`
+	// Notify are mentions put at the start of that announcement, in each
+	// platform's markup: Slack <!subteam^S…>, <@U…>, <!here>; Discord
+	// <@&ROLEID>, <@USERID>. Each goes to the channels of its platform.
+	Notify []string `yaml:"notify"`
 }
+
+// NotifyAs says how a schedule announces a change.
+type NotifyAs string
+
+// The ways to announce a change.
+const (
+	// NotifyThread replies in the day's thread and shows the reply in the
+	// channel (Slack's "also send to channel"; on Discord, a channel
+	// message that links the thread).
+	NotifyThread NotifyAs = "thread"
+	// NotifyChannel posts a new message at the top of the channel.
+	NotifyChannel NotifyAs = "channel"
+)
 
 // Destination is a channel of a chat platform.
 type Destination struct {
@@ -201,7 +222,12 @@ func (s Schedule) validate(key string, checks map[string]bool) []error {
 	default:
 		errs = append(errs, FieldError{key + ".post", fmt.Sprintf("%q: use always, changes or failures", s.Post)})
 	}
-	return errs
+	switch s.NotifyAs {
+	case "", NotifyThread, NotifyChannel:
+	default:
+		errs = append(errs, FieldError{key + ".notify_as", fmt.Sprintf("%q: use thread (a reply in the day's thread, shown in the channel too) or channel (a new message)", s.NotifyAs)})
+	}
+	return append(errs, s.validateNotify(key)...)
 }
 
 // Resolver turns a target into hosts; *hosts.Inventory is one.

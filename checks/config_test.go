@@ -28,6 +28,8 @@ schedules:
     checks: [disk, nginx]
     post_to: [{platform: slack, channel: C0123456789}, {platform: web, channel: ops}]
     post: changes
+    notify_as: channel
+    notify: ["<!subteam^S0123456789>", <@U0123456789>]
 `
 
 func TestConfigReadsTheIssueKeys(t *testing.T) {
@@ -46,7 +48,8 @@ func TestConfigReadsTheIssueKeys(t *testing.T) {
 		t.Errorf("checks read as %+v", cfg.Checks)
 	}
 	s := cfg.Schedules[0]
-	if s.Post != PostChanges || len(s.PostTo) != 2 || s.PostTo[1] != (Destination{"web", "ops"}) || len(s.Checks) != 2 {
+	if s.Post != PostChanges || len(s.PostTo) != 2 || s.PostTo[1] != (Destination{"web", "ops"}) || len(s.Checks) != 2 ||
+		s.NotifyAs != NotifyChannel || len(s.Notify) != 2 || s.Notify[1] != "<@U0123456789>" {
 		t.Errorf("schedule read as %+v", s)
 	}
 }

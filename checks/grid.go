@@ -15,8 +15,9 @@ const gridWidth = 72
 
 // grid is the hosts × checks table: one cell per host, each a host name
 // and one character per check, packed several to a line, so that 100 hosts
-// fit in about 20 lines.
-func (rep Report) grid() section {
+// fit in about 20 lines. Its title names the columns; with legend, it
+// also says what each cell means.
+func (rep Report) grid(legend bool) section {
 	idx := make(map[string]int, len(rep.Checks))
 	for i, c := range rep.Checks {
 		idx[c] = i
@@ -34,7 +35,7 @@ func (rep Report) grid() section {
 	}
 	width := nameWidth + 1 + len(rep.Checks)
 	perLine := max(1, (gridWidth+2)/(width+2))
-	s := section{title: rep.legend(), code: true}
+	s := section{title: rep.legend(legend), code: true}
 	var line strings.Builder
 	for i, h := range rep.Hosts {
 		if i%perLine > 0 {
@@ -49,10 +50,13 @@ func (rep Report) grid() section {
 	return s
 }
 
-// legend names the grid's columns and cells.
-func (rep Report) legend() string {
-	return fmt.Sprintf("**Grid** — one character per check: %s; `.` ok, `W` warning, `X` failing, `?` unreachable, `-` not checked",
-		strings.Join(rep.Checks, ", "))
+// legend names the grid's columns, and with cells what each cell means.
+func (rep Report) legend(cells bool) string {
+	title := "**Grid** — one character per check: " + strings.Join(rep.Checks, ", ")
+	if !cells {
+		return title
+	}
+	return title + "; `.` ok, `W` warning, `X` failing, `?` unreachable, `-` not checked"
 }
 
 // runes is the length platforms count: characters, not bytes.

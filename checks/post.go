@@ -21,7 +21,9 @@ type Posters func(platform string) (Poster, bool)
 
 // Publisher posts reports into stable threads: one message per schedule,
 // channel and day, edited to the latest summary, with each run's details
-// in its thread. The message refs are kept in the store.
+// in its thread. The message refs are kept in the store. A new failure
+// or a recovery is announced in a new message that notifies (see
+// Schedule.NotifyAs).
 type Publisher struct {
 	Store   PostStore
 	Posters Posters
@@ -30,7 +32,8 @@ type Publisher struct {
 // ShouldPost decides whether a report goes to a channel: always; on
 // failures only when something fails or is unreachable; on changes when
 // a status changed since the previous run, or when nothing was posted
-// there today (the daily "still all ok").
+// there today (the daily "still all ok"). A report with an Announcement
+// (a new failure, a recovery) is posted whatever the mode.
 func ShouldPost(mode PostMode, rep Report, postedToday bool) bool {
 	switch mode {
 	case PostAlways:
@@ -74,23 +77,48 @@ func (p *Publisher) publishTo(ctx context.Context, s Schedule, d Destination, re
 	if err != nil && !errors.Is(err, ErrNoPost) {
 		return err
 	}
-	if !ShouldPost(s.mode(), rep, today) {
-		return nil
-	}
 	max := poster.Limits().MaxText
 	if max <= 0 {
 		max = 2000
 	}
-	if post, err = p.keepSummary(ctx, poster, post, today, rep.Summary(max)); err != nil {
+	news := rep.Announcement(max - mentionRoom)
+	if !ShouldPost(s.mode(), rep, today) && news == "" {
+		return nil
+	}
+	summary := rep.Summary(max)
+	summary.ThreadName = "health: " + s.Name + " · " + rep.Day()
+	if post, err = p.keepSummary(ctx, poster, post, today, summary); err != nil {
 		return err
 	}
-	for _, m := range rep.Details(max) {
+	// The grid's legend is read once a day: in the day's first report.
+	for _, m := range rep.details(max, !today) {
 		to := connectors.Dest{Platform: d.Platform, Channel: d.Channel, Thread: post.Thread}
 		if err := retry(ctx, func() error { _, err := poster.Post(ctx, to, m); return err }); err != nil {
 			return err
 		}
 	}
-	return nil
+	return p.announce(ctx, poster, s, post, news)
+}
+
+// mentionRoom is kept free in an announcement for the mentions a
+// connector puts before it and the thread's link it puts after it.
+const mentionRoom = 300
+
+// announce posts news, what needs someone since the previous run, as a
+// new message that notifies: no platform notifies anyone of the edit of
+// the day's summary. It is a reply in the day's thread shown in the
+// channel too, or a new channel message, as the schedule says, opening
+// with the schedule's mentions for the platform.
+func (p *Publisher) announce(ctx context.Context, poster Poster, s Schedule, post CheckPost, news string) error {
+	if news == "" {
+		return nil
+	}
+	m := connectors.Message{Text: news, Notify: s.notifyFor(post.Platform)}
+	to := connectors.Dest{Platform: post.Platform, Channel: post.Channel}
+	if s.notifyAs() == NotifyThread {
+		to.Thread, m.Broadcast = post.Thread, true
+	}
+	return retry(ctx, func() error { _, err := poster.Post(ctx, to, m); return err })
 }
 
 // maxRetries bounds how often one post is retried after the platform

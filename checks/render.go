@@ -142,8 +142,8 @@ type section struct {
 
 // sections are the report's parts in reading order: failures, warnings,
 // unreachable, recovered, then the grid.
-func (rep Report) sections() []section {
-	return append(rep.problems(), rep.grid())
+func (rep Report) sections(legend bool) []section {
+	return append(rep.problems(), rep.grid(legend))
 }
 
 // problems are the sections of results that are not (still) ok.
@@ -222,8 +222,14 @@ func fitLines(head string, lines []string, max int) string {
 // most maxText runes, never inside a line; a code block is closed at the
 // end of a message and reopened in the next.
 func (rep Report) Details(maxText int) []connectors.Message {
+	return rep.details(maxText, true)
+}
+
+// details are the Details, with the grid's legend or without it (when
+// the day's thread already shows it).
+func (rep Report) details(maxText int, legend bool) []connectors.Message {
 	p := &packer{max: maxText}
-	for _, s := range rep.sections() {
+	for _, s := range rep.sections(legend) {
 		p.section(s)
 	}
 	p.flush()

@@ -107,6 +107,23 @@ type Message struct {
 	Fields  []Field
 	Context string
 	Buttons []Button
+	// Notify are mentions in the platform's own markup, put at the start
+	// of the message so that they are notified: Slack's <@U…>, <@W…>,
+	// <!subteam^S…> and <!here>; Discord's <@USERID> and <@&ROLEID>. A
+	// connector sends only those of its own platform's shape and lets
+	// exactly them ping (Discord's allowed_mentions names them); @everyone
+	// is never one. They come from what an operator configured (a health
+	// schedule's notify), never from a command's output or a model.
+	Notify []string `json:",omitempty"`
+	// Broadcast asks that a reply in a thread show in the channel too, as
+	// a new message that notifies (Slack's reply_broadcast). Discord
+	// cannot broadcast a thread reply: its connector posts the message in
+	// the channel instead, naming the thread.
+	Broadcast bool `json:",omitempty"`
+	// ThreadName names the thread that a message posted at the top of a
+	// channel starts, where the platform shows a thread's name (Discord);
+	// empty, the connector's default.
+	ThreadName string `json:",omitempty"`
 }
 
 // Dest is where a message goes: a thread of a channel in a workspace.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -33,7 +34,9 @@ func newHealthCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "health",
 		Short: "List the scheduled health checks, or run them now",
-		Args:  args(cobra.NoArgs),
+		Example: `  opsbot health list --config /etc/opsbot/opsbot.yaml
+  opsbot health run morning --config /etc/opsbot/opsbot.yaml`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageError(errors.New("say what to do: 'opsbot health list' or 'opsbot health run [NAME]'"))
 		},
@@ -45,6 +48,8 @@ func newHealthCmd() *cobra.Command {
 		Long: `List each schedule of the config's 'schedules' section: its cron, its checks, when it
 runs next and the summary of its last run, read from the database. Safe while the
 bot runs: it only reads.`,
+		Example: `  opsbot health list --config /etc/opsbot/opsbot.yaml
+  opsbot health list --config opsbot.yaml --data-dir /var/lib/opsbot`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withScheduler(cmd, func(ctx context.Context, s *checks.Scheduler) error {
@@ -57,9 +62,14 @@ bot runs: it only reads.`,
 		Short: "Run a schedule's checks now (all schedules without NAME) and print the report; exit 1 if any failed",
 		Long: `Run the checks of schedule NAME (of every schedule when NAME is left out) on their
 hosts now, record the run in the database as a scheduled run would, and print the
-report. Nothing is posted to chat. Exit 0 when every check passed (warnings pass),
+report as plain text. Nothing is posted to chat, so no Slack or Discord token
+(nor a model's key) is needed. Exit 0 when every check passed (warnings pass),
 1 when one failed or a host was unreachable, 2 for an unknown schedule.
 Safe while the bot runs: the bot's next report compares against this run.`,
+		Example: `  # every schedule of the config, now
+  opsbot health run --config /etc/opsbot/opsbot.yaml
+  # one schedule, from a cron job or CI: exit 1 when a check fails
+  opsbot health run morning --config /etc/opsbot/opsbot.yaml || echo "morning: a check failed"`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, names []string) error {
 			return withScheduler(cmd, func(ctx context.Context, s *checks.Scheduler) error {
@@ -73,7 +83,7 @@ Safe while the bot runs: the bot's next report compares against this run.`,
 // withScheduler builds the parts and a scheduler that is never started:
 // the CLI runs schedules itself.
 func withScheduler(cmd *cobra.Command, fn func(context.Context, *checks.Scheduler) error) error {
-	cfg, err := loadPlacedConfig(cmd)
+	cfg, err := loadHealthConfig(cmd)
 	if err != nil {
 		return err
 	}
@@ -154,7 +164,8 @@ func runHealth(ctx context.Context, w io.Writer, s *checks.Scheduler, names []st
 	return nil
 }
 
-// printReport writes the report as text: its summary, then its details.
+// printReport writes the report as plain text: its summary, then its
+// details.
 func printReport(w io.Writer, rep checks.Report) {
 	sum := rep.Summary(reportWidth)
 	fmt.Fprintln(w, plainText(firstLine(sum.Text)))
@@ -170,7 +181,27 @@ func firstLine(s string) string {
 	return line
 }
 
-// plainText drops the markdown emphasis a terminal would show literally.
+// plainText is a report's markdown as a terminal shows it best: a fenced
+// block's lines indented without their fences, **bold** plain, and a
+// `code` span as its text in quotes.
 func plainText(s string) string {
-	return strings.ReplaceAll(s, "**", "")
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	inFence := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			inFence = !inFence
+			continue
+		case inFence:
+			l = "  " + l
+		default:
+			l = codeSpan.ReplaceAllString(strings.ReplaceAll(l, "**", ""), "'$1'")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
+
+// codeSpan is an inline `code` span of a report line.
+var codeSpan = regexp.MustCompile("`([^`\n]*)`")

@@ -238,6 +238,13 @@ func TestScheduledHealthReportFollowsAnOutage(t *testing.T) {
 	if down.ID != first.ID {
 		t.Errorf("the day's summary is a new message (%s), not the first one (%s) edited", down.ID, first.ID)
 	}
+	// An edit notifies no one: the change is also a new message.
+	news := waitFor(t, ms, "an announcement of lab-2 down", func(m chatMessage) bool {
+		return m.Bot && strings.HasPrefix(m.Text, "✗ **Health · lab**: 1 new failure — lab-2 unreachable")
+	})
+	if news.ID == first.ID || news.Thread == "" || news.Thread != first.Thread {
+		t.Errorf("the announcement %s in thread %s; want a new message in the day's thread %s", news.ID, news.Thread, first.Thread)
+	}
 
 	if err := fleet.two.Start(); err != nil {
 		t.Fatal(err)
@@ -247,6 +254,9 @@ func TestScheduledHealthReportFollowsAnOutage(t *testing.T) {
 	if !strings.Contains(up.Text, "✓ 4 ok") {
 		t.Errorf("recovered report: %q", up.Text)
 	}
+	waitFor(t, ms, "an announcement of lab-2 back", func(m chatMessage) bool {
+		return m.Bot && m.Text == "✓ **Health · lab**: 1 recovered — lab-2 reachable again"
+	})
 
 	thread := say(t, base, "", "@opsbot health")
 	waitFor(t, ms, "the list of schedules", func(m chatMessage) bool {
@@ -323,5 +333,74 @@ schedules:
 	}
 	if code, _, stderr := runOpsbot(t, "run", "--config", cfg); code != 2 || !strings.Contains(stderr, `check "cleanup" needs approval`) {
 		t.Errorf("run: exit %d; want 2\n%s", code, stderr)
+	}
+}
+
+// `opsbot health run` posts nothing, so a config whose slack and discord
+// sections take their tokens from an environment this shell lacks still
+// runs it; the report is plain text for a terminal: no **bold**, no
+// backticks, the grid indented without its fences.
+func TestHealthRunNeedsNoChatTokensAndPrintsPlainText(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, `checks:
+  - name: shell
+    targets: local
+    command: echo inactive
+    expect: {output_matches: '^active$'}
+schedules:
+  - name: lab
+    cron: "@hourly"
+    checks: [shell]
+    post_to: [{platform: slack, channel: C0123456789}]
+    notify: ["<!subteam^S0123456789>"]
+slack:
+  bot_token: ${OPSBOT_TEST_UNSET_SLACK_BOT_TOKEN}
+  app_token: ${OPSBOT_TEST_UNSET_SLACK_APP_TOKEN}
+discord:
+  token: ${OPSBOT_TEST_UNSET_DISCORD_TOKEN}
+agent:
+  provider: anthropic
+  api_key: ${OPSBOT_TEST_UNSET_ANTHROPIC_KEY}
+`)
+	code, out, stderr := runOpsbot(t, "health", "run", "--config", cfg)
+	if code != 1 || strings.Contains(stderr, "environment variable") {
+		t.Fatalf("health run: exit %d; want 1 (the check fails), with no word of the chat tokens\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"Health · lab — ✗ 1 failing", "Failing (1)\n✗ local · shell 'inactive' — output does not match ^active$",
+		"Grid — one character per check: shell; '.' ok", "\n  local X\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("health run printed\n%s\nwant %q in it", out, want)
+		}
+	}
+	if strings.Contains(out, "**") || strings.Contains(out, "`") {
+		t.Errorf("health run printed markdown:\n%s", out)
+	}
+	if code, _, stderr := runOpsbot(t, "config", "check", "--config", cfg); code != 2 || !strings.Contains(stderr, "OPSBOT_TEST_UNSET_SLACK_BOT_TOKEN is not set") {
+		t.Errorf("config check: exit %d; want 2, still naming the unset token\n%s", code, stderr)
+	}
+}
+
+// `opsbot config check` reports a schedule's notify that would never
+// ping, at its line and key, with what to write instead.
+func TestConfigCheckRefusesANotifyByName(t *testing.T) {
+	t.Parallel()
+	cfg := writeConfig(t, `checks:
+  - name: shell
+    targets: local
+    command: echo active
+schedules:
+  - name: nightly
+    cron: "@daily"
+    checks: [shell]
+    post_to: [{platform: slack, channel: C0123456789}]
+    notify_as: channel
+    notify:
+      - "<!subteam^S0123456789>"
+      - "@oncall"
+`)
+	code, _, stderr := runOpsbot(t, "config", "check", "--config", cfg)
+	want := `opsbot.yaml:15: schedules[0].notify[1]: "@oncall" is a name, and a mention needs an id: write a Slack person <@U0123456789>`
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "notify") != 1 {
+		t.Errorf("config check: exit %d; want 2 with %q alone\n%s", code, want, stderr)
 	}
 }

@@ -20,8 +20,13 @@ const (
 const archiveAfter = 1440
 
 // Post adds m to d's thread: a thread opsbot is to open from a mention is
-// opened first; d.Thread "" posts at the top of d.Channel.
+// opened first; d.Thread "" posts at the top of d.Channel, and the thread
+// later opened from that message is named m.ThreadName. A Broadcast
+// message goes to the top of d.Channel, naming its thread.
 func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	if m.Broadcast && d.Thread != "" && d.Thread != d.Channel {
+		m, d.Thread = broadcast(m, d.Thread), ""
+	}
 	target := d.Channel
 	if d.Thread != "" {
 		target = d.Thread
@@ -33,7 +38,7 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 		}
 	}
 	r := c.render(m)
-	send := &discordgo.MessageSend{Content: r.content, Embeds: r.embeds, Components: r.components, AllowedMentions: allowedMentions(d.Recipient.ID)}
+	send := &discordgo.MessageSend{Content: r.content, Embeds: r.embeds, Components: r.components, AllowedMentions: allowedMentions(d.Recipient.ID, m)}
 	msg, err := c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
 	if inThread && restCode(err) == codeUnknownChannel {
 		// A mention from before a restart: its thread was never opened.
@@ -47,6 +52,9 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 	ref := connectors.Ref{Platform: Platform, Workspace: d.Workspace, Channel: d.Channel, Thread: d.Thread, ID: msg.ID}
 	if ref.Thread == "" {
 		ref.Thread = msg.ID // a message at the top of a channel is its own thread's root
+		if m.ThreadName != "" {
+			c.expectThread(msg.ID, truncate(m.ThreadName, maxThreadName))
+		}
 	}
 	return ref, nil
 }
@@ -55,7 +63,7 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
 	r := c.render(m)
 	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), Content: &r.content, Embeds: &r.embeds,
-		Components: &r.components, AllowedMentions: allowedMentions("")}
+		Components: &r.components, AllowedMentions: allowedMentions("", m)}
 	if _, err := c.rest.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
 		return apiError("editing a message", err)
 	}

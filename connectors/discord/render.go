@@ -29,9 +29,12 @@ type rendered struct {
 // which Discord shows) as content with people as <@id>; the context line
 // as subtext ("-# …") under it, or as an embed's footer when the content
 // has no room left; fields as an embed's inline fields; buttons as action
-// rows of at most five.
+// rows of at most five. The mentions of m.Notify open the content.
 func (c *Connector) render(m connectors.Message) rendered {
 	r := rendered{content: renderMentions(m.Text)}
+	if p := notifyPings(m.Notify); p.prefix != "" {
+		r.content = p.prefix + " " + r.content
+	}
 	var embed *discordgo.MessageEmbed
 	if len(m.Fields) > 0 {
 		embed = &discordgo.MessageEmbed{}
@@ -125,16 +128,6 @@ func isSnowflake(id string) bool {
 		}
 	}
 	return true
-}
-
-// allowedMentions lets the message ping the requester alone: text from a
-// command's output can never ping @everyone, a role or anyone else.
-func allowedMentions(requester string) *discordgo.MessageAllowedMentions {
-	am := &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
-	if isSnowflake(requester) {
-		am.Users = []string{requester}
-	}
-	return am
 }
 
 // truncate keeps at most n characters of s, the last being "…" when cut.

@@ -41,9 +41,12 @@ const (
 // within Slack's limits: text in sections of at most maxSection characters
 // cut at line ends, else after a word, and never inside a code fence (a fence longer than a
 // section is closed and reopened), then fields, the context line and the
-// buttons.
+// buttons. The mentions of m.Notify open the text.
 func render(m connectors.Message) (string, []slack.Block) {
 	text := toMrkdwn(m.Text)
+	if p := notifyPrefix(m.Notify); p != "" {
+		text = p + " " + text
+	}
 	var blocks []slack.Block
 	for _, s := range sections(text, maxSection) {
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, s, false, false), nil, nil))

@@ -64,6 +64,9 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 	opts := []slack.MsgOption{slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...)}
 	if d.Thread != "" {
 		opts = append(opts, slack.MsgOptionTS(d.Thread))
+		if m.Broadcast {
+			opts = append(opts, slack.MsgOptionBroadcast())
+		}
 	}
 	var ts string
 	err := c.call(ctx, "chat.postMessage", d.Channel, func() (err error) {

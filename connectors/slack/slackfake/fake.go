@@ -212,6 +212,9 @@ type Message struct {
 	Updates, Appends int
 	// Bot says the bot posted it.
 	Bot bool
+	// Broadcast says a thread reply was posted with reply_broadcast: Slack
+	// shows it in the channel too, and notifies as a channel message.
+	Broadcast bool
 }
 
 // Shown is the text people see in the message: streamed markdown, then

@@ -238,7 +238,8 @@ func (s *Server) postMessage(f url.Values) reply {
 	if thread != "" && s.find(ch, thread) == nil {
 		return fail("thread_not_found")
 	}
-	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Text: f.Get("text"), Blocks: blocks, Bot: true}
+	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Text: f.Get("text"), Blocks: blocks, Bot: true,
+		Broadcast: thread != "" && f.Get("reply_broadcast") == "true"}
 	s.channels[ch] = append(s.channels[ch], m)
 	return reply{"ok": true, "channel": ch, "ts": m.TS}
 }
