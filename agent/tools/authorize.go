@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // Permitter decides whether a command may run, asking people when the
@@ -54,4 +55,16 @@ func refusal(err error) agent.ToolResult {
 		return agent.ToolResult{Content: r.Reason, IsError: true, Summary: r.Reason}
 	}
 	return agent.Errorf("%v", err)
+}
+
+// asksNoOne reports whether command on target is decided without a
+// person: the policy allows or denies it on every host target names (an
+// unknown target is refused at once). Such a call may run at the same
+// time as the other calls of its step (agent.Concurrent).
+func asksNoOne(guard *approvals.Guard, target, command string) bool {
+	hs, err := guard.Exec.Resolve(target)
+	if err != nil {
+		return true
+	}
+	return guard.Decide(hs, command).Action != policy.Approve
 }
