@@ -54,7 +54,9 @@ func (*Grep) Describe(call agent.ToolCall) string {
 func (t *Grep) Concurrent(call agent.ToolCall) bool { return t.read().concurrent(call) }
 
 // Call builds the command and runs it like run_command.
-func (t *Grep) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult { return t.read().run(ctx, call) }
+func (t *Grep) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
+	return t.read().run(ctx, call)
+}
 
 func (t *Grep) read() hostRead { return hostRead{guard: t.Guard, build: grepCommand} }
 
