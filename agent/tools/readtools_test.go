@@ -18,9 +18,9 @@ import (
 // realGuard is the guard of a deployment with the default policy, on this
 // machine's own host through the real executor (allowed commands run in
 // the sandbox), asking ap.
-func realGuard(t *testing.T, ap approvals.Approver) *approvals.Guard {
+func realGuard(t *testing.T, ap approvals.Approver, egress ...string) *approvals.Guard {
 	t.Helper()
-	pol, err := policy.NewPolicy(policy.PolicyConfig{})
+	pol, err := policy.NewPolicy(policy.PolicyConfig{EgressAllow: egress})
 	if err != nil {
 		t.Fatal(err)
 	}
