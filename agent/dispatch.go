@@ -233,3 +233,35 @@ func (a *Agent) settle(ctx context.Context, t *turn, why string) {
 	}
 	a.History.Append(ctx, t.sess.ID, results)
 }
+
+// cardKey holds a turn's card slot: a channel of one.
+type cardKey struct{}
+
+// withCardSlot gives the turn that runs in ctx one slot for an approval
+// card, unless ctx belongs to a turn already: a subagent shares its
+// parent's.
+func withCardSlot(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(cardKey{}).(chan struct{}); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, cardKey{}, make(chan struct{}, 1))
+}
+
+// OneCardAtATime waits until no other call of the turn (its subagents
+// included, which run at once) is waiting for people, and holds the turn's
+// card slot until release: a tool takes it before it asks for an approval,
+// so that people get one card at a time. The error is ctx's when it ends
+// first. Outside a turn it does not wait.
+func OneCardAtATime(ctx context.Context) (release func(), err error) {
+	slot, ok := ctx.Value(cardKey{}).(chan struct{})
+	if !ok {
+		return func() {}, nil
+	}
+	select {
+	case slot <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-slot }) }, nil
+	case <-ctx.Done():
+		return func() {}, ctx.Err()
+	}
+}

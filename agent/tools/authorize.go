@@ -27,6 +27,14 @@ var _ Permitter = (*approvals.Guard)(nil)
 func Authorize(ctx context.Context, guard Permitter, call agent.ToolCall, target, command, cwd string) (approvals.Permit, error) {
 	done := agent.WaitingForPeople(ctx)
 	defer done()
+	if g, ok := guard.(*approvals.Guard); ok && !asksNoOne(g, target, command) {
+		// Calls that run at once (subagents) ask people one at a time.
+		release, err := agent.OneCardAtATime(ctx)
+		if err != nil {
+			return approvals.Permit{}, err
+		}
+		defer release()
+	}
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: cwd, Channel: call.Session.Channel, SessionID: call.Session.ID,
 		Requester: approvals.Person{Platform: call.Session.Platform, ID: call.Session.Requester}}
 	asked := false
