@@ -115,4 +115,3 @@ func cardOrder(rec *testfake.Recorder) string {
 	}
 	return strings.Join(out, " ")
 }
-
