@@ -140,7 +140,7 @@ type turn struct {
 }
 
 func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {
-	ctx, cancel := context.WithCancelCause(parent)
+	ctx, cancel := context.WithCancelCause(withCardSlot(parent))
 	defer cancel(nil)
 	b := newBudget(a.turnTimeout(), func() { cancel(ErrDeadline) })
 	defer b.stop()

@@ -107,3 +107,17 @@ func (r *Registry) Dispatch(ctx context.Context, call ToolCall) ToolResult {
 
 // schema is a shorthand for a JSON Schema object literal.
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+// Concurrent is a Tool some of whose calls may run at the same time as
+// the other calls of a step. Concurrent reports whether this one may: it
+// asks no person (no approval card can come of it) and changes nothing
+// the step's other calls read. The calls of a tool without it run alone.
+type Concurrent interface {
+	Concurrent(call ToolCall) bool
+}
+
+// concurrent reports whether call may run alongside others.
+func (r *Registry) concurrent(call ToolCall) bool {
+	c, ok := r.tools[call.Name].(Concurrent)
+	return ok && c.Concurrent(call)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // Permitter decides whether a command may run, asking people when the
@@ -26,6 +27,14 @@ var _ Permitter = (*approvals.Guard)(nil)
 func Authorize(ctx context.Context, guard Permitter, call agent.ToolCall, target, command, cwd string) (approvals.Permit, error) {
 	done := agent.WaitingForPeople(ctx)
 	defer done()
+	if g, ok := guard.(*approvals.Guard); ok && !asksNoOne(g, target, command) {
+		// Calls that run at once (subagents) ask people one at a time.
+		release, err := agent.OneCardAtATime(ctx)
+		if err != nil {
+			return approvals.Permit{}, err
+		}
+		defer release()
+	}
 	req := approvals.CommandRequest{Target: target, Command: command, Cwd: cwd, Channel: call.Session.Channel, SessionID: call.Session.ID,
 		Requester: approvals.Person{Platform: call.Session.Platform, ID: call.Session.Requester}}
 	asked := false
@@ -54,4 +63,16 @@ func refusal(err error) agent.ToolResult {
 		return agent.ToolResult{Content: r.Reason, IsError: true, Summary: r.Reason}
 	}
 	return agent.Errorf("%v", err)
+}
+
+// asksNoOne reports whether command on target is decided without a
+// person: the policy allows or denies it on every host target names (an
+// unknown target is refused at once). Such a call may run at the same
+// time as the other calls of its step (agent.Concurrent).
+func asksNoOne(guard *approvals.Guard, target, command string) bool {
+	hs, err := guard.Exec.Resolve(target)
+	if err != nil {
+		return true
+	}
+	return guard.Decide(hs, command).Action != policy.Approve
 }

@@ -103,7 +103,9 @@ func TestTurnBudgetCountsWorkNotApprovals(t *testing.T) {
 
 // When the time limit cuts a response's calls, each call's result says
 // exactly what happened: the approved touch that ran reports its exit, the
-// sleep that was running says so, the call after it never started.
+// sleep that was running says so, the uptime that ran beside it reports
+// its exit, the touch after them (which would ask people, so waits for
+// the calls before it) never started.
 func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -111,7 +113,8 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 		model := &testfake.Model{Steps: []testfake.Step{
 			testfake.Calls("", "run_command", `{"target":"web-1","command":"touch /tmp/x"}`,
 				"run_command", `{"target":"web-1","command":"sleep 30"}`,
-				"run_command", `{"target":"web-1","command":"uptime"}`),
+				"run_command", `{"target":"web-1","command":"uptime"}`,
+				"run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
 		}}
 		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
 		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit); err == nil {
@@ -119,10 +122,10 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 		}
 		msgs := testfake.Load(t, h, 1)
 		res := msgs[len(msgs)-1].Content
-		if len(res) != 3 {
+		if len(res) != 4 {
 			t.Fatalf("results = %s", testfake.JSON(res))
 		}
-		for i, want := range []string{"exit 0", "interrupted", "not run"} {
+		for i, want := range []string{"exit 0", "interrupted", "exit 0", "not run"} {
 			if !strings.Contains(res[i].Content, want) {
 				t.Errorf("result %d = %q; want it to say %q", i+1, res[i].Content, want)
 			}

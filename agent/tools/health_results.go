@@ -58,3 +58,6 @@ func (t *HealthResults) Call(ctx context.Context, call agent.ToolCall) agent.Too
 	}
 	return agent.ToolResult{Content: b.String(), Summary: fmt.Sprintf("health results of %d schedule(s)", len(names))}
 }
+
+// Concurrent is true: the tool only reads, and asks no one.
+func (*HealthResults) Concurrent(agent.ToolCall) bool { return true }

@@ -58,3 +58,6 @@ func partialOutput(jobs *hosts.Jobs, job hosts.Job) (string, bool) {
 	}
 	return jobs.Partial(job.ID)
 }
+
+// Concurrent is true: the tool only reads, and asks no one.
+func (*JobStatus) Concurrent(agent.ToolCall) bool { return true }

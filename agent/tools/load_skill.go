@@ -45,3 +45,6 @@ func findSkill(skills []agent.Skill, name string) (agent.Skill, bool) {
 	}
 	return agent.Skill{}, false
 }
+
+// Concurrent is true: the tool only reads, and asks no one.
+func (*LoadSkill) Concurrent(agent.ToolCall) bool { return true }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/opsbot/opsbot/agent"
@@ -21,7 +23,7 @@ const (
 // people. Each host's output is framed and labelled with the host and the
 // command, as data that is not to be obeyed; a fan-out starts with one
 // line per host, so the model sees every host's outcome even when the
-// outputs are cut to their head and tail.
+// outputs are cut, and hosts that printed the same thing share one frame.
 func formatResults(command string, results []hosts.ExecResult) agent.ToolResult {
 	var b strings.Builder
 	failed := 0
@@ -37,9 +39,10 @@ func formatResults(command string, results []hosts.ExecResult) agent.ToolResult 
 		}
 		b.WriteString("\n")
 	}
-	share := max(maxToolResult/max(len(results), 1), minHostShare)
-	for _, r := range results {
-		writeOutput(&b, command, r, share)
+	groups := sameOutput(results)
+	share := max(maxToolResult/max(len(groups), 1), minHostShare)
+	for _, g := range groups {
+		writeOutput(&b, command, g, share)
 	}
 	res := agent.ToolResult{Content: b.String(), IsError: failed > 0}
 	if len(results) == 1 {
@@ -50,23 +53,84 @@ func formatResults(command string, results []hosts.ExecResult) agent.ToolResult 
 	return res
 }
 
-// writeOutput writes one host's output, framed, cut to share bytes.
-func writeOutput(b *strings.Builder, command string, r hosts.ExecResult, share int) {
-	fmt.Fprintf(b, "<output host=%q command=%q>\n", r.Host, command)
-	if r.Err != nil {
-		fmt.Fprintf(b, "(could not run: %v)\n", r.Err)
-	} else {
-		out := r.Stdout
-		if r.Stderr != "" {
-			out += "\n[stderr]\n" + r.Stderr
+// outputGroup is the hosts that printed the same output and ended the
+// same way: the model reads it once.
+type outputGroup struct {
+	hosts []string
+	hosts.ExecResult
+}
+
+// sameOutput groups results by what they printed and how they ended, in
+// the order of each group's first host.
+func sameOutput(results []hosts.ExecResult) []outputGroup {
+	var groups []outputGroup
+	at := map[string]int{}
+	for _, r := range results {
+		key := fmt.Sprintf("%q %q %q %v", r.Stdout, r.Stderr, hostStatus(r), r.Err != nil)
+		if i, ok := at[key]; ok && r.Err == nil {
+			groups[i].hosts = append(groups[i].hosts, r.Host)
+			continue
 		}
-		out = headTail(out, share)
+		at[key] = len(groups)
+		groups = append(groups, outputGroup{hosts: []string{r.Host}, ExecResult: r})
+	}
+	return groups
+}
+
+// writeOutput writes one group's output, framed, cut to share bytes.
+func writeOutput(b *strings.Builder, command string, g outputGroup, share int) {
+	names := strings.Join(g.hosts, ", ")
+	fmt.Fprintf(b, "<output host=%q command=%q>\n", names, command)
+	if g.Err != nil {
+		fmt.Fprintf(b, "(could not run: %v)\n", g.Err)
+	} else {
+		out := g.Stdout
+		if g.Stderr != "" {
+			out += "\n[stderr]\n" + g.Stderr
+		}
+		out = retell(textcut.Keep(out, share, capturedGap))
 		b.WriteString(unframe(out))
 		if !strings.HasSuffix(out, "\n") {
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(b, "</output>\n[%s: %s]\n", r.Host, hostStatus(r))
+	b.WriteString("</output>\n")
+	if len(g.hosts) > 1 {
+		fmt.Fprintf(b, "[%s: same output, %s]\n", names, hostStatus(g.ExecResult))
+		return
+	}
+	fmt.Fprintf(b, "[%s: %s]\n", names, hostStatus(g.ExecResult))
+}
+
+// capturedMarker is the line hosts/executor (tailBuffer) and hosts
+// (capture) leave where they dropped the middle of a command's output,
+// with the true count: the cut marker adds it to what it cuts itself, so
+// that it says what the command really printed.
+var capturedMarker = regexp.MustCompile(`^(?:…\[(\d+) bytes of output cut here\]…|\[\.\.\. opsbot: (\d+) bytes of output omitted \.\.\.\])$`)
+
+// retell words the capture markers that are left (the output fit) like
+// the cut's own: "[… 1.22 MB cut here …]".
+func retell(s string) string {
+	if !strings.Contains(s, "bytes of output") {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if n, ok := capturedGap(strings.TrimSuffix(l, "\n")); ok {
+			lines[i] = "[… " + textcut.Bytes(n) + " cut here …]" + l[len(strings.TrimSuffix(l, "\n")):]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// capturedGap is a textcut.Gap for capturedMarker.
+func capturedGap(line string) (int64, bool) {
+	m := capturedMarker.FindStringSubmatch(line)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(m[1]+m[2], 10, 64)
+	return n, err == nil
 }
 
 // hostStatus is one host's outcome in a few words.
@@ -75,16 +139,6 @@ func hostStatus(r hosts.ExecResult) string {
 		return "error: " + r.Err.Error()
 	}
 	return r.Status()
-}
-
-// headTail keeps the first and last halves of n bytes of s, marking the
-// cut: the column headers and the first error, and how it ended.
-func headTail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head, tail := textcut.Head(s, n/2), textcut.Tail(s, n/2)
-	return fmt.Sprintf("%s\n[… %d bytes cut here …]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // unframe keeps output from closing its own frame: a command that prints

@@ -44,3 +44,6 @@ func (t *PolicyCheck) Call(_ context.Context, call agent.ToolCall) agent.ToolRes
 	}
 	return agent.ToolResult{Content: msg, Summary: d.Action.String()}
 }
+
+// Concurrent is true: the tool only reads, and asks no one.
+func (*PolicyCheck) Concurrent(agent.ToolCall) bool { return true }

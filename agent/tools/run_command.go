@@ -45,6 +45,16 @@ func (*RunCommand) Describe(call agent.ToolCall) string {
 	return fmt.Sprintf("running `%s` on %s…", in.Command, in.Target)
 }
 
+// Concurrent reports whether the call asks no person, so that it may run
+// at the same time as the step's other calls.
+func (t *RunCommand) Concurrent(call agent.ToolCall) bool {
+	var in runCommandInput
+	if decodeInput(call, &in) != nil {
+		return true // refused at once
+	}
+	return asksNoOne(t.Guard, in.Target, in.Command)
+}
+
 // Call authorizes, runs, and reports.
 func (t *RunCommand) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
 	var in runCommandInput

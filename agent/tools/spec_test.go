@@ -24,7 +24,8 @@ func TestSpecsAreWhatTheModelReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := agent.NewRegistry(&RunCommand{}, &StartJob{}, &JobStatus{}, &CancelJob{}, &TailFile{}, &PolicyCheck{}, NewTodo(),
-		agent.NewCompactTool(), &Task{Parent: &agent.Agent{}}, &HealthResults{}, &LoadSkill{}, &RunSkillScript{})
+		agent.NewCompactTool(), &Task{Parent: &agent.Agent{}}, &HealthResults{}, &LoadSkill{}, &RunSkillScript{},
+		&ReadFile{}, &Grep{}, &Journal{}, &HTTPGet{}, &PrometheusQuery{}, &LokiQuery{})
 	got := r.Specs()
 	if len(got) != len(want) {
 		t.Fatalf("%d tools, want %d", len(got), len(want))

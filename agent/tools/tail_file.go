@@ -3,10 +3,9 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -37,27 +36,36 @@ func (*TailFile) Describe(call agent.ToolCall) string {
 	return fmt.Sprintf("reading the end of %s on %s…", in.Path, in.Target)
 }
 
+// Concurrent reports whether the call asks no person.
+func (t *TailFile) Concurrent(call agent.ToolCall) bool { return t.read().concurrent(call) }
+
 // Call builds the tail command and runs it like run_command.
 func (t *TailFile) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
+	return t.read().run(ctx, call)
+}
+
+func (t *TailFile) read() hostRead { return hostRead{guard: t.Guard, build: tailCommand} }
+
+// tailCommand is the command tail_file runs.
+func tailCommand(call agent.ToolCall) (target, command string, err error) {
 	var in struct {
 		Target string `json:"target"`
 		Path   string `json:"path"`
 		Bytes  int    `json:"bytes"`
 	}
 	if err := decodeInput(call, &in); err != nil {
-		return agent.Errorf("%v", err)
+		return "", "", err
 	}
 	if strings.TrimSpace(in.Target) == "" || strings.TrimSpace(in.Path) == "" {
-		return agent.Errorf("tail_file needs a target and a path")
+		return "", "", errors.New("tail_file needs a target and a path")
 	}
 	n := min(max(in.Bytes, 0), maxTailBytes)
 	if n == 0 {
 		n = 8192
 	}
-	quoted, err := syntax.Quote(in.Path, syntax.LangBash)
+	path, err := quote(in.Path)
 	if err != nil {
-		return agent.Errorf("the path cannot be quoted for a shell: %v", err)
+		return "", "", err
 	}
-	input := fmt.Sprintf(`{"target":%q,"command":%q}`, in.Target, fmt.Sprintf("tail -c %d -- %s", n, quoted))
-	return (&RunCommand{Guard: t.Guard}).Call(ctx, agent.ToolCall{ID: call.ID, Name: "run_command", Input: []byte(input), Session: call.Session, Emit: call.Emit})
+	return in.Target, fmt.Sprintf("tail -c %d -- %s", n, path), nil
 }

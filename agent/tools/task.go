@@ -35,6 +35,11 @@ func (*Task) Spec() agent.ToolSpec {
 // Describe is the status line.
 func (*Task) Describe(call agent.ToolCall) string { return "delegating to a subagent" }
 
+// Concurrent is true: subagents of one step work at once. A call of
+// theirs that needs people waits for the turn's card slot
+// (agent.OneCardAtATime), so that cards still come one at a time.
+func (*Task) Concurrent(agent.ToolCall) bool { return true }
+
 // Call runs the subagent to the end of its turn.
 func (t *Task) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
 	var in struct {
