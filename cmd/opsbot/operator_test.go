@@ -238,3 +238,48 @@ func TestBackupWhileTheBotWrites(t *testing.T) {
 		t.Errorf("backup --force: exit %d %q", code, stderr)
 	}
 }
+
+// hosts list reads the config alone: a host nobody answers on is listed
+// (ping would fail on it), with its user, groups and sandbox rule.
+func TestHostsListWithoutConnecting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known_hosts")
+	os.WriteFile(known, nil, 0o600)
+	cfg := filepath.Join(dir, "opsbot.yaml")
+	os.WriteFile(cfg, []byte(`ssh:
+  known_hosts: `+known+`
+  user: ops
+  readonly_user: viewer
+hosts:
+  - name: db-1
+    address: 127.0.0.1:1
+    groups: [db, prod]
+  - name: lab-1
+    address: 127.0.0.1:2
+    user: root
+    remote_sandbox: best_effort
+`), 0o600)
+	code, out, stderr := runOpsbot(t, "hosts", "list", "--config", cfg)
+	want := []string{
+		`^HOST\s+ADDRESS\s+USER\s+GROUPS\s+SANDBOX$`,
+		`^local\s+-\s+-\s+-\s+this machine's`,
+		`^db-1\s+127\.0\.0\.1:1\s+ops, read-only viewer\s+db,prod\s+bwrap required, else approval \(required\)$`,
+		`^lab-1\s+127\.0\.0\.1:2\s+root, read-only viewer\s+-\s+bwrap if installed \(best_effort\)$`,
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if code != 0 || len(lines) != len(want) {
+		t.Fatalf("hosts list: exit %d %q\n%s", code, stderr, out)
+	}
+	for i, re := range want {
+		if !regexp.MustCompile(re).MatchString(lines[i]) {
+			t.Errorf("row %d %q does not match %s", i, lines[i], re)
+		}
+	}
+	if code, out, _ := runOpsbot(t, "hosts", "list", "--config", cfg, "group:db"); code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("hosts list group:db: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := runOpsbot(t, "hosts", "list", "--config", cfg, "web-9"); code != exitUsage || !strings.Contains(stderr, `unknown host "web-9": the hosts are`) {
+		t.Errorf("hosts list web-9: exit %d %q; want 2 naming the hosts", code, stderr)
+	}
+}
