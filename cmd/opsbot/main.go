@@ -111,6 +111,7 @@ use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy ch
 		newSessionsCmd(),
 		newAuditCmd(),
 		newBackupCmd(),
+		newSlackCmd(),
 	)
 	return root
 }
