@@ -215,7 +215,7 @@ func TestBackupWhileTheBotWrites(t *testing.T) {
 	code, out, stderr := runOpsbot(t, "backup", "--config", b.cfg, dest)
 	cancel()
 	<-wrote
-	if code != 0 || !regexp.MustCompile(`^` + regexp.QuoteMeta(dest) + `: copied from .*opsbot\.db, [\d.]+ KiB \(\d+ pages\), integrity ok\n`).MatchString(out) ||
+	if code != 0 || !regexp.MustCompile(`^`+regexp.QuoteMeta(dest)+`: copied from .*opsbot\.db, [\d.]+ KiB \(\d+ pages\), integrity ok\n`).MatchString(out) ||
 		!regexp.MustCompile(`\n  approvals +1 rows\n`).MatchString(out) || !regexp.MustCompile(`\n  sessions +1 rows\n`).MatchString(out) {
 		t.Fatalf("backup: exit %d %q %q", code, out, stderr)
 	}

@@ -81,7 +81,9 @@ func slackAPIOf(cmd *cobra.Command) (*slackAPI, error) {
 		return nil, usageError(errors.New("no Slack bot token: set slack.bot_token in the config (--config FILE) or SLACK_BOT_TOKEN"))
 	}
 	return &slackAPI{base: cfg.Slack.WithDefaults().APIURL, token: token, client: &http.Client{Timeout: slackHTTPTimeout}, sleep: sleepCtx,
-		waited: func(d time.Duration) { fmt.Fprintf(cmd.ErrOrStderr(), "Slack asks to wait %v (rate limit); waiting\n", d) }}, nil
+		waited: func(d time.Duration) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "Slack asks to wait %v (rate limit); waiting\n", d)
+		}}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
