@@ -71,7 +71,13 @@ func listApprovals(ctx context.Context, w io.Writer, st *store.Store, cfg *Confi
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		printApproval(w, a, votes, gate.WhoMayApprove(a), now)
+		who := gate.WhoMayApprove(a)
+		if a.Platform == "console" {
+			// The terminal's own person approves there (consoleGateConfig),
+			// a rule the config does not hold.
+			who = "the person at the terminal where it was asked (y/N)"
+		}
+		printApproval(w, a, votes, who, now)
 	}
 	return nil
 }
