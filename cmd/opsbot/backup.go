@@ -26,7 +26,7 @@ the bot and put it in place of the database.
 
 An existing FILE is left alone (exit 2) unless --force is given.`,
 		Example: "  opsbot backup /var/backups/opsbot-$(date +%F).db --data-dir /var/lib/opsbot\n" +
-			"  docker compose exec opsbot opsbot backup /data/backup.db --force",
+			"  docker compose exec opsbot opsbot backup --config /etc/opsbot/opsbot.yaml --force /data/backup.db",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			force, _ := cmd.Flags().GetBool("force")
