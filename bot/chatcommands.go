@@ -6,12 +6,15 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/tools"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/policy"
 )
 
 // commands answers the deterministic chat commands about a thread, its
@@ -34,6 +37,20 @@ type commands struct {
 	// mayApprove reports whether the person of ev may approve commands
 	// in its channel: they may cancel anyone's job.
 	mayApprove func(ev connectors.Event) bool
+	// pending lists the requests waiting for approval and their votes;
+	// nil when nobody can approve (no gate).
+	pending pendingApprovals
+	// whoMay says who may approve a request (the gate's WhoMayApprove).
+	whoMay func(approvals.Approval) string
+	// now is the clock of expiry times (time.Now when nil).
+	now func() time.Time
+}
+
+// pendingApprovals is what `approvals` reads of the requests (the store's
+// Approvals aggregate).
+type pendingApprovals interface {
+	PendingApprovals(ctx context.Context) ([]approvals.Approval, error)
+	Votes(ctx context.Context, approvalID string) ([]approvals.Vote, error)
 }
 
 // jobRecords is what the chat commands read of background jobs.
@@ -59,6 +76,8 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 		c.listHosts(ctx, ev)
 	case "health":
 		c.health(ctx, ev, rest)
+	case "approvals":
+		c.listApprovals(ctx, ev)
 	case "reset":
 		c.reset(ctx, ev, sess)
 	default:
@@ -149,4 +168,95 @@ func (c *commands) reset(ctx context.Context, ev connectors.Event, sess agent.Se
 		return
 	}
 	c.out.reply(ctx, ev, "Done: this thread's conversation is forgotten (the audit trail keeps what was run).")
+}
+
+// listApprovals answers `approvals`: the requests of this channel that
+// wait for a decision, each with who asked, who may approve, the votes
+// and when it expires. Another channel's requests are not this one's
+// business (it may be closed to this user), and no internal id shows:
+// people approve on the card.
+func (c *commands) listApprovals(ctx context.Context, ev connectors.Event) {
+	if c.pending == nil {
+		c.out.reply(ctx, ev, "Nothing waits for approval: nobody is configured to approve commands (approvals.approvers).")
+		return
+	}
+	all, err := c.pending.PendingApprovals(ctx)
+	if err != nil {
+		internalError(ctx, c.out, c.log, ev, err)
+		return
+	}
+	var lines []string
+	for _, a := range all {
+		if a.Platform != ev.Platform || a.Channel != ev.Channel {
+			continue
+		}
+		votes, err := c.pending.Votes(ctx, a.ID)
+		if err != nil {
+			internalError(ctx, c.out, c.log, ev, err)
+			return
+		}
+		lines = append(lines, c.approvalLine(a, votes))
+	}
+	if len(lines) == 0 {
+		c.out.reply(ctx, ev, "Nothing waits for approval in this channel.")
+		return
+	}
+	c.out.reply(ctx, ev, "Waiting for approval in this channel:\n"+strings.Join(lines, "\n"))
+}
+
+// approvalLine is one pending request, in two lines.
+func (c *commands) approvalLine(a approvals.Approval, votes []approvals.Vote) string {
+	now := time.Now
+	if c.now != nil {
+		now = c.now
+	}
+	var yes, no []string
+	for _, v := range votes {
+		if v.Vote == "deny" {
+			no = append(no, personMention(v.Voter))
+		} else {
+			yes = append(yes, personMention(v.Voter))
+		}
+	}
+	tally := fmt.Sprintf("%d of %d approvals", len(yes), a.Quorum)
+	if len(yes) > 0 {
+		tally += " (" + strings.Join(yes, ", ") + ")"
+	}
+	if len(no) > 0 {
+		tally += ", denied by " + strings.Join(no, ", ")
+	}
+	return fmt.Sprintf("• %s on `%s` — asked by %s\n   may approve: %s · votes: %s · expires %s",
+		commandSpan(a.Command), a.Host, personMention(a.Requester), c.whoMay(a), tally, expiresIn(a.ExpiresAt, now()))
+}
+
+// personMention mentions a stored person ("slack:U1"); opsbot's own
+// actors stay words.
+func personMention(key string) string {
+	if _, id, ok := strings.Cut(key, ":"); ok && !strings.HasPrefix(key, "opsbot") {
+		return connectors.Mention(id)
+	}
+	return key
+}
+
+// commandSpan shows a command as inline code, made visible and cut to a
+// line's worth; one with a backtick or a line break as a code block.
+func commandSpan(command string) string {
+	d := policy.RenderCommand(command, policy.DisplayOptions{Limit: 200})
+	if strings.ContainsAny(d.Preview, "`\n") {
+		return "\n```\n" + d.Preview + "\n```\n  "
+	}
+	return "`" + d.Preview + "`"
+}
+
+// expiresIn says when a request expires: "in 12 minutes", or "now" for
+// one past its time that the next sweep expires.
+func expiresIn(at, now time.Time) string {
+	d := at.Sub(now)
+	if d <= 0 {
+		return "now"
+	}
+	if d >= time.Minute {
+		d = d.Round(time.Minute)
+	}
+	return "in " + approvals.HumanDuration(d)
 }

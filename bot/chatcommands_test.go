@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/store"
@@ -108,5 +110,43 @@ func TestChatCommandsOverFakes(t *testing.T) {
 	}
 	if (&commands{}).answer(t.Context(), alice, sess, "why", "is the disk full?") {
 		t.Error("a question was taken for a command")
+	}
+}
+
+// `approvals` lists this channel's waiting requests from the real store:
+// the command and host, who asked, who may approve, the votes and when it
+// expires; never an internal id, nor another channel's request.
+func TestApprovalsCommandListsThisChannelsRequests(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t0", "approvals")
+	h.eventually("the empty list", h.has("t0", "Nothing waits for approval in this channel."))
+
+	ctx := context.Background()
+	st := storeOf(h.bot)
+	here, err := st.Approvals().CreateApproval(ctx, approvals.Approval{Hash: "h1", Platform: "web", Channel: "ops", Host: "web-1",
+		Command: "systemctl restart nginx", Requester: "web:carol", Quorum: 2, ExpiresAt: time.Now().Add(12*time.Minute + 20*time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Approvals().RecordVote(ctx, here.ID, "web:bob", "approve"); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, err := st.Approvals().CreateApproval(ctx, approvals.Approval{Hash: "h2", Platform: "web", Channel: "private", Host: "db-1",
+		Command: "reboot", Requester: "web:dave", ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.say("alice", "t1", "approvals")
+	h.eventually("the list", h.has("t1", "Waiting for approval in this channel:"))
+	m, _, _ := h.find("t1", "Waiting for approval")
+	got := connectors.PlainMentions(m.msg.Text)
+	want := "Waiting for approval in this channel:\n• `systemctl restart nginx` on `web-1` — asked by @carol\n" +
+		"   may approve: @alice or @bob · votes: 1 of 2 approvals (@bob) · expires in 12 minutes"
+	if got != want {
+		t.Errorf("approvals:\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(got, here.ID) || strings.Contains(got, elsewhere.ID) || strings.Contains(got, "reboot") {
+		t.Errorf("an id or another channel's request in the answer: %q", got)
 	}
 }

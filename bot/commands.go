@@ -11,6 +11,7 @@ const helpText = "I investigate your hosts and answer here. Mention me with a qu
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
+	"• `approvals` — the commands waiting for approval in this channel, who may approve them and when they expire\n" +
 	"• `health` — the scheduled health checks and their last results · `health <name>` — run one now, into this thread\n" +
 	"• `reset` — forget this thread's conversation\n" +
 	"• `help` — this text"
@@ -23,13 +24,13 @@ func isStop(text string) bool {
 }
 
 // commandLine reports whether word and rest have a chat command's shape:
-// help, jobs, hosts and reset alone, job and cancel with an id, health
+// help, jobs, hosts, approvals and reset alone, job and cancel with an id, health
 // with at most a schedule's name. With the agent on, anything else that
 // begins with a command's word ("help me read this log", "reset the
 // nginx service") is a question for it, not a command.
 func commandLine(word, rest string) bool {
 	switch strings.ToLower(word) {
-	case "", "help", "jobs", "hosts", "reset":
+	case "", "help", "jobs", "hosts", "reset", "approvals":
 		return rest == ""
 	case "job", "cancel":
 		_, err := strconv.ParseInt(strings.TrimPrefix(rest, "#"), 10, 64)

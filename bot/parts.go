@@ -128,6 +128,9 @@ func newCommands(d Deps, out *Platforms, may approvers) *commands {
 	if d.Jobs != nil {
 		c.cancel = d.Jobs.Cancel
 	}
+	if d.Gate != nil {
+		c.pending, c.whoMay = d.Approvals, d.Gate.WhoMayApprove
+	}
 	return c
 }
 

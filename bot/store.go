@@ -19,6 +19,7 @@ import (
 type ApprovalStore interface {
 	cardStore
 	followUpStore
+	pendingApprovals
 	RecordFollowUp(ctx context.Context, f store.FollowUp) error
 }
 

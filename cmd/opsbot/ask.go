@@ -18,8 +18,9 @@ import (
 
 func newAskCmd() *cobra.Command {
 	return addDataDirFlag(&cobra.Command{
-		Use:   "ask QUESTION",
-		Short: "Ask the agent one question; the answer streams to stdout",
+		Use:     "ask QUESTION",
+		Example: "  opsbot ask 'why is the disk on web-1 filling up?'\n  ANTHROPIC_API_KEY=… opsbot ask --config /etc/opsbot/opsbot.yaml 'is nginx up on group:web?'",
+		Short:   "Ask the agent one question; the answer streams to stdout",
 		Long: `Run one agent turn in the terminal: the answer streams to stdout as it arrives, tool
 activity goes to stderr, and a command that needs approval is asked y/N on the
 terminal (without a terminal it is denied, and the model is told so). Ctrl-C

@@ -19,8 +19,9 @@ import (
 
 func newChatCmd() *cobra.Command {
 	return addDataDirFlag(&cobra.Command{
-		Use:   "chat",
-		Short: "Talk with opsbot in the terminal: the chat commands, and the agent when a model is set",
+		Use:     "chat",
+		Example: "  opsbot chat\n  opsbot chat --config /etc/opsbot/opsbot.yaml --data-dir ~/.opsbot",
+		Short:   "Talk with opsbot in the terminal: the chat commands, and the agent when a model is set",
 		Long: `A conversation in the terminal, one thread across lines, as in the web chat: the
 chat commands work with or without a model (help, run <target> <command>, jobs,
 job <id>, cancel <job id>, hosts, reset), and any other line is a question for the

@@ -42,9 +42,10 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version and the commit it was built from",
-		Args:  args(cobra.NoArgs),
+		Use:     "version",
+		Example: "  opsbot version",
+		Short:   "Print the version and the commit it was built from",
+		Args:    args(cobra.NoArgs),
 		Run: func(cmd *cobra.Command, _ []string) {
 			fmt.Fprintf(cmd.OutOrStdout(), "opsbot %s (commit %s, %s, schema %d)\n", version, commit, runtime.Version(), store.LatestSchema())
 		},
@@ -53,16 +54,18 @@ func newVersionCmd() *cobra.Command {
 
 func newConfigCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "config",
-		Short: "Work with the config file",
-		Args:  args(cobra.NoArgs),
+		Use:     "config",
+		Example: "  opsbot config check --config /etc/opsbot/opsbot.yaml",
+		Short:   "Work with the config file",
+		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageError(errors.New("say what to do with the config: 'opsbot config check --config FILE'"))
 		},
 	}
 	c.AddCommand(&cobra.Command{
-		Use:   "check",
-		Short: "Validate a config file: every problem with its line and key; exit 2 if any",
+		Use:     "check",
+		Example: "  opsbot config check --config /etc/opsbot/opsbot.yaml\n  SLACK_BOT_TOKEN=xoxb-… opsbot config check --config deploy/opsbot.example.yaml",
+		Short:   "Validate a config file: every problem with its line and key; exit 2 if any",
 		Long: `Validate a config file and report every problem found, each as FILE:LINE: KEY: what is
 expected. Exit 0 when the file is valid, 2 when it is not. Environment variables
 referenced as ${NAME} must be set, and the files it names (ssh.known_hosts,
@@ -102,8 +105,9 @@ other machines with no web approver: such a problem is a warning naming the key 
 
 func newMigrateCmd() *cobra.Command {
 	return addDataDirFlag(&cobra.Command{
-		Use:   "migrate",
-		Short: "Create or upgrade the database to this version's schema, then exit",
+		Use:     "migrate",
+		Example: "  opsbot migrate --data-dir /var/lib/opsbot\n  opsbot migrate --config /etc/opsbot/opsbot.yaml",
+		Short:   "Create or upgrade the database to this version's schema, then exit",
 		Long: `Open the database named by --data-dir (DIR/opsbot.db) or store.path (default
 ./opsbot.db), apply the migrations
 it lacks, and print its schema version. 'opsbot run' does the same on start; this

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,12 +47,78 @@ the built-in host 'local' (this machine).
 A TARGET is a host name, group:NAME, or a comma list of those, e.g. web-1,group:db.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageError(errors.New("say what to do: 'opsbot hosts ping [TARGET...]' or 'opsbot hosts exec TARGET -- COMMAND'"))
+			return usageError(errors.New("say what to do: 'opsbot hosts list', 'opsbot hosts ping [TARGET...]' or 'opsbot hosts exec TARGET -- COMMAND'"))
 		},
+		Example: "  opsbot hosts list\n  opsbot hosts ping group:web\n  opsbot hosts exec db-1 -- uptime",
 	}
-	c.AddCommand(h.pingCmd(), h.execCmd())
+	c.AddCommand(listHostsCmd(), h.pingCmd(), h.execCmd())
 	return c
 }
+
+func listHostsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list [TARGET...]",
+		Short: "List the inventory's hosts: address, user, groups, sandbox; without connecting",
+		Long: `List the hosts of the config's inventory (all of them, 'local' included, when no
+TARGET is given) as the config says, without connecting to any: name, address,
+the SSH user (and the read-only user that runs the commands allowed without
+approval, when one is set), groups, and what the policy requires of the host's
+sandbox for those commands (remote_sandbox). 'opsbot hosts ping' connects and
+says what each host really has.`,
+		Example: "  opsbot hosts list --config /etc/opsbot/opsbot.yaml\n  opsbot hosts list group:db",
+		RunE: func(cmd *cobra.Command, targets []string) error {
+			cfg, err := loadConfigFlag(cmd)
+			if err != nil {
+				return err
+			}
+			inv, err := hosts.NewInventory(cfg.Hosts)
+			if err != nil {
+				return usageError(err)
+			}
+			list := inv.Hosts()
+			if len(targets) > 0 {
+				if list, err = inv.Resolve(strings.Join(targets, ",")); err != nil {
+					return usageError(err)
+				}
+			}
+			return printHosts(cmd.OutOrStdout(), cfg, list)
+		},
+	}
+}
+
+// printHosts writes the inventory as a table, from the config alone.
+func printHosts(w io.Writer, cfg *Config, list []hosts.Host) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tADDRESS\tUSER\tGROUPS\tSANDBOX")
+	for _, h := range list {
+		if h.IsLocal() {
+			fmt.Fprintf(tw, "%s\t-\t-\t%s\tthis machine's (opsbot run logs it; /readyz)\n", h.Name, orDash(strings.Join(h.Groups, ",")))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Name, h.Address, hostUser(cfg.Hosts.SSH, h), orDash(strings.Join(h.Groups, ",")), sandboxRule(cfg, h))
+	}
+	return tw.Flush()
+}
+
+// hostUser is the SSH user of h, and its read-only user when it has one.
+func hostUser(ssh hosts.SSHConfig, h hosts.Host) string {
+	user := cmp.Or(h.User, ssh.User, "(the bot's own)")
+	if ro := cmp.Or(h.ReadOnlyUser, ssh.ReadOnlyUser); ro != "" {
+		user += ", read-only " + ro
+	}
+	return user
+}
+
+// sandboxRule says what the host's remote_sandbox asks for the commands
+// that run without approval.
+func sandboxRule(cfg *Config, h hosts.Host) string {
+	if cmp.Or(h.RemoteSandbox, cfg.Policy.RemoteSandboxMode()) == hosts.RemoteSandboxBestEffort {
+		return "bwrap if installed (best_effort)"
+	}
+	return "bwrap required, else approval (required)"
+}
+
+func orDash(s string) string { return cmp.Or(s, "-") }
 
 func (h *hostsCmd) pingCmd() *cobra.Command {
 	c := &cobra.Command{

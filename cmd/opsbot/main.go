@@ -107,6 +107,11 @@ use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy ch
 		newChatCmd(),
 		newPolicyCmd(),
 		newHealthCmd(),
+		newApprovalsCmd(),
+		newSessionsCmd(),
+		newAuditCmd(),
+		newBackupCmd(),
+		newSlackCmd(),
 	)
 	return root
 }

@@ -24,9 +24,10 @@ const (
 
 func newPolicyCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "policy",
-		Short: "Work with the command policy",
-		Args:  args(cobra.NoArgs),
+		Use:     "policy",
+		Example: "  opsbot policy check -- 'systemctl restart nginx'",
+		Short:   "Work with the command policy",
+		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageError(errors.New("say what to do with the policy: 'opsbot policy check -- COMMAND'"))
 		},
@@ -39,8 +40,9 @@ func newPolicyCheckCmd() *cobra.Command {
 	var host string
 	var explain bool
 	c := &cobra.Command{
-		Use:   "check [--config FILE] [--host HOST] [--listen ADDR] [--data-dir DIR] [--explain] -- COMMAND",
-		Short: "Classify a command as the bot would: allow, approve or deny, with the reasons",
+		Use:     "check [--config FILE] [--host HOST] [--listen ADDR] [--data-dir DIR] [--explain] -- COMMAND",
+		Example: "  opsbot policy check -- 'df -h | sort -k5'\n  opsbot policy check --config /etc/opsbot/opsbot.yaml --host db-1 --explain -- 'sudo systemctl restart postgresql'",
+		Short:   "Classify a command as the bot would: allow, approve or deny, with the reasons",
 		Long: `Classify a command line as the bot would before running it on a host.
 
 Prints the decision (allow, approve or deny) on the first line, then one

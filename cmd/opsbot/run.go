@@ -29,8 +29,9 @@ import (
 
 func newRunCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "run",
-		Short: "Run the bot (without --config: the embedded default on http://127.0.0.1:8080)",
+		Use:     "run",
+		Example: "  opsbot run\n  opsbot run --config /etc/opsbot/opsbot.yaml --data-dir /var/lib/opsbot\n  opsbot run --listen 0.0.0.0:8080 --config opsbot.yaml",
+		Short:   "Run the bot (without --config: the embedded default on http://127.0.0.1:8080)",
 		Long: `Run the bot until SIGINT or SIGTERM. Without --config it starts the embedded
 default: the web listener on 127.0.0.1:8080, SQLite at ./opsbot.db and the built-in
 host 'local'. The listener serves every connector's routes (the web chat at /),
