@@ -137,6 +137,9 @@ type turn struct {
 	changed []string
 	// spoke: text was shown in this turn; toolSince: a tool ran since.
 	spoke, toolSince bool
+	// compactFailedAt is the history's size when a summary was last
+	// rejected in this turn (0: none): compact.go backs off from it.
+	compactFailedAt int
 }
 
 func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {

@@ -27,7 +27,10 @@ func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
 		Model:     cmp(req.Model, p.model),
 		MaxTokens: int64(p.maxTokens),
 		Messages:  msgs,
-		Tools:     tools,
+	}
+	if len(tools) > 0 {
+		// No "tools": [] in a request that offers none (a summary).
+		params.Tools = tools
 	}
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
