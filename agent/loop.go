@@ -279,13 +279,14 @@ func (a *Agent) pendingNotices(ctx context.Context, t *turn) ([]int64, []Block, 
 
 // call streams one model response, forwards its text, and persists it.
 func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, last bool) (Message, StopReason, error) {
-	system := a.system(t.sess)
-	req := Request{Model: a.Model, System: system, CachePrefix: cachePrefix(system), Messages: prepare(msgs, a.contextBudget()),
+	system, clock := splitClock(a.system(t.sess))
+	req := Request{Model: a.Model, System: system, CachePrefix: len(system), Messages: prepare(msgs, a.contextBudget()),
 		Tools: a.Tools.Specs(), MaxTokens: a.maxTokens(), NoToolUse: last}
 	if last {
 		req.Messages = append(req.Messages, userText(lastStep))
 		req.Messages = prepare(req.Messages, 0)
 	}
+	req.Messages, req.CacheMarks = withClock(req.Messages, clock) // context.go: a stable prefix
 	ctx = WithRetryNotice(ctx, func(wait time.Duration, reason string) {
 		t.emit(Event{Kind: Notice, Text: retryText(wait, reason)})
 	})
