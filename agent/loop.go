@@ -38,7 +38,7 @@ type Agent struct {
 	TurnTimeout time.Duration // default 10m
 	// ContextBudget is the estimated token count of a call above which
 	// tool results the model has already read are shortened to their head
-	// and tail, oldest and biggest first (0: 50,000). A result is never
+	// and tail, oldest first, in bulk (0: 50,000). A result is never
 	// shortened in the call that delivers it.
 	ContextBudget int
 	// CompactAt is the estimated token count of the history above which
