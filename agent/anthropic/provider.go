@@ -28,7 +28,7 @@ const DefaultMaxTokens = 8192
 type Config = provider.Config
 
 // Option adjusts a Provider built by New: WithHTTPClient, WithSleep,
-// WithMaxAttempts, WithOnRetry.
+// WithMaxAttempts, WithOnRetry, WithIdleTimeout, WithIdleTimers.
 type Option = provider.Option
 
 // The options of New, the same for every provider.

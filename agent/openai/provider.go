@@ -28,7 +28,8 @@ const DefaultModel = sdk.ChatModelGPT5_5
 type Config = provider.Config
 
 // Option adjusts a Provider built by New: WithHTTPClient, WithSleep,
-// WithMaxAttempts, WithOnRetry, WithoutStreamUsage.
+// WithMaxAttempts, WithOnRetry, WithIdleTimeout, WithIdleTimers,
+// WithoutStreamUsage.
 type Option = provider.Option
 
 // The options of New: the first four are every provider's.
