@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -117,5 +118,44 @@ func TestCompactionKeepsHistoryOnABadSummary(t *testing.T) {
 				t.Errorf("notices = %+v; want one with %q", notes, c.why)
 			}
 		})
+	}
+}
+
+// After a refused summary the turn does not ask again on every step, but
+// does once the history has grown by a quarter of compact_at.
+func TestCompactionBacksOffUntilTheHistoryGrows(t *testing.T) {
+	t.Parallel()
+	st, sess := testfake.Store(t)
+	h := persist.History{Store: st}
+	ctx := context.Background()
+	h.Append(ctx, sess.ID, agent.UserText("why is web-1 slow? "+facts["df -h /var"]), agent.Message{Role: agent.RoleAssistant, Content: []agent.Block{{Type: agent.BlockText, Text: "/var is 97% full."}}})
+	small := testfake.Tool{Name: "small", Fn: func(context.Context, agent.ToolCall) agent.ToolResult { return agent.ToolResult{Content: "ok"} }}
+	big := testfake.Tool{Name: "big", Fn: func(context.Context, agent.ToolCall) agent.ToolResult {
+		return agent.ToolResult{Content: strings.Repeat("/var/log/app.log 41G\n", 100)}
+	}}
+	summary := "SUMMARY: web-1's /var is 97% full (194G of 200G on /dev/sdb1); /var/log/app.log holds 41G. Nothing was changed. " +
+		"Left to check: what writes app.log so fast, and whether logrotate runs on web-1 at all."
+	model := &testfake.Model{Steps: []testfake.Step{
+		testfake.Text("I'll check first."), // refused
+		testfake.Calls("", "small", `{}`),  // grows the history a little: no new attempt
+		testfake.Calls("", "big", `{}`),    // grows it by 2 KB: a new attempt
+		testfake.Text(summary),
+		testfake.Text("app.log fills /var."),
+	}}
+	a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(small, big), History: h, CompactAt: 200}
+	if err := a.Turn(ctx, sess, "and now?", (&testfake.Recorder{}).Emit); err != nil {
+		t.Fatal(err)
+	}
+	var asked []int
+	for i, r := range model.Requests() {
+		if r.System == agent.SummaryPrompt {
+			asked = append(asked, i+1)
+		}
+	}
+	if fmt.Sprint(asked) != "[1 4]" {
+		t.Errorf("summary requests at calls %v; want [1 4]: refused, then again after the big result", asked)
+	}
+	if msgs := testfake.Load(t, h, sess.ID); !strings.Contains(agent.TextOf(msgs[0]), "SUMMARY:") {
+		t.Errorf("the second summary was not kept: %s", testfake.JSON(msgs[0]))
 	}
 }
