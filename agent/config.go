@@ -31,12 +31,17 @@ type Config struct {
 	SkillDirs []string `yaml:"skill_dirs"`
 	// ContextBudget is the estimated size of one model call, in tokens,
 	// past which command output the model has already read is shortened to
-	// its head and tail, oldest and biggest first (default 50000).
+	// its head and tail, oldest first, in bulk (default 50000).
 	ContextBudget int `yaml:"context_budget"`
 	// StreamUsage asks an OpenAI-compatible server for token counts in the
 	// stream (stream_options); false for a server that rejects the field.
 	// Default true.
 	StreamUsage *bool `yaml:"stream_usage"`
+	// StreamIdleTimeout is how long a model call may send nothing — no
+	// response headers, no event of its stream — before it is given up
+	// (default 60s): made again once if nothing was shown yet, else the
+	// turn ends saying that the model stopped sending.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 	// OnJobEnd is what a background job the agent started does when it
 	// ends: "turn" (default) runs a short agent turn in its thread that
 	// reads the job's output and answers; "notify" only posts the news.
@@ -69,6 +74,9 @@ func (c Config) Validate() error {
 	case "", JobEndTurn, JobEndNotify:
 	default:
 		return fieldError{"on_job_end", fmt.Sprintf("%q is not a choice: use turn or notify", c.OnJobEnd)}
+	}
+	if c.StreamIdleTimeout < 0 {
+		return fieldError{"stream_idle_timeout", "must be a positive duration, e.g. 60s"}
 	}
 	if c.TurnTimeout < 0 {
 		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}

@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/opsbot/opsbot/agent/internal/textcut"
 )
@@ -28,10 +27,6 @@ func estimateAll(msgs []Message) int {
 // at its tail: the column headers and the last error.
 const keptEnds = 400
 
-// bigResult is the size from which a result is shortened in the first
-// pass: big outputs go before small ones.
-const bigResult = 4096
-
 // neverShortened are tools whose results the model keeps following: a
 // loaded runbook, its own plan (agent/tools' load_skill and todo).
 var neverShortened = map[string]bool{"load_skill": true, "todo": true}
@@ -39,8 +34,8 @@ var neverShortened = map[string]bool{"load_skill": true, "todo": true}
 // prepare builds the messages of a model call from the history: the
 // history is repaired so that the API accepts it (repair), and, when the
 // estimate is over budget, tool results the model has already read are
-// shortened to their head and tail, oldest and biggest first. A result
-// the model has not yet seen — one this request delivers — is never
+// shortened to their head and tail, oldest first (shorten). A result the
+// model has not yet seen — one this request delivers — is never
 // shortened. Consecutive messages of one role are merged, as both APIs want
 // roles to alternate. The history itself is not changed.
 func prepare(history []Message, budget int) []Message {
@@ -49,7 +44,7 @@ func prepare(history []Message, budget int) []Message {
 	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
 		if n := len(out); n > 0 && out[n-1].Role == m.Role {
-			out[n-1].Content = append(out[n-1].Content, m.Content...)
+			out[n-1].Content = append(out[n-1].Content[:len(out[n-1].Content):len(out[n-1].Content)], m.Content...)
 			continue
 		}
 		out = append(out, m)
@@ -57,18 +52,40 @@ func prepare(history []Message, budget int) []Message {
 	return out
 }
 
-// candidate is a tool result that may be shortened.
-type candidate struct{ msg, block, size int }
-
-// shorten cuts read tool results in msgs (copies of the history's) until
-// the estimate fits budget or nothing is left to cut.
+// shorten cuts read tool results in msgs (copies of the history's) in
+// bulk, oldest first. Cutting as little as fits, one result per step,
+// would rewrite an old message at every step and break the prefix a
+// provider caches. Instead, once the estimate passes budget, it saves a
+// whole number of halves of the budget — the fewest that bring the
+// request under budget, so to between half the budget and the budget.
+// Which results are cut depends only on that number and on the history,
+// which only grows: the same ones stay cut, and the prefix stays the same,
+// until the history has grown by another half of the budget.
 func shorten(msgs []Message, budget int) {
-	over := estimateAll(msgs) - budget
-	if budget <= 0 || over <= 0 {
+	total := estimateAll(msgs)
+	if budget <= 0 || total <= budget {
 		return
 	}
-	names := map[string]string{}
-	lastAssistant := -1
+	half := max(budget/2, 1)
+	target := (total - budget + half - 1) / half * half
+	names, lastAssistant := callNames(msgs)
+	saved := 0
+	for i := 0; i < lastAssistant; i++ {
+		for j, b := range msgs[i].Content {
+			if saved >= target {
+				return
+			}
+			if b.Type == BlockToolResult && !neverShortened[names[b.ToolUseID]] && len(b.Content) > 3*keptEnds {
+				saved += cut(&msgs[i], j, names)
+			}
+		}
+	}
+}
+
+// callNames maps the tool call ids of msgs to their tools' names, and
+// finds the last assistant message: the results after it are unread.
+func callNames(msgs []Message) (names map[string]string, lastAssistant int) {
+	names, lastAssistant = map[string]string{}, -1
 	for i, m := range msgs {
 		for _, b := range m.Content {
 			if b.Type == BlockToolUse {
@@ -79,35 +96,36 @@ func shorten(msgs []Message, budget int) {
 			lastAssistant = i
 		}
 	}
-	var big, small []candidate
-	for i := 0; i < lastAssistant; i++ {
-		for j, b := range msgs[i].Content {
-			if b.Type != BlockToolResult || neverShortened[names[b.ToolUseID]] || len(b.Content) <= 3*keptEnds {
-				continue
-			}
-			c := candidate{i, j, len(b.Content)}
-			if c.size >= bigResult {
-				big = append(big, c)
-			} else {
-				small = append(small, c)
-			}
+	return names, lastAssistant
+}
+
+// withClock adds the clock note (splitClock) to the last message of a
+// prepared request, a user message, and returns the cache marks: the last
+// block before the note, and the last block of the user message before,
+// where the previous call put its mark. Everything up to that one is what
+// the previous call sent, byte for byte, unless a bulk cut (shorten)
+// happened in between.
+func withClock(msgs []Message, clock string) ([]Message, []BlockRef) {
+	last := len(msgs) - 1
+	if last < 0 || msgs[last].Role != RoleUser {
+		return msgs, nil
+	}
+	var marks []BlockRef
+	for i := last - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser && len(msgs[i].Content) > 0 {
+			marks = append(marks, BlockRef{i, len(msgs[i].Content) - 1})
+			break
 		}
 	}
-	// Oldest first within each pass; the biggest of one message first.
-	for _, pass := range [][]candidate{big, small} {
-		sort.SliceStable(pass, func(x, y int) bool {
-			if pass[x].msg != pass[y].msg {
-				return pass[x].msg < pass[y].msg
-			}
-			return pass[x].size > pass[y].size
-		})
-		for _, c := range pass {
-			if over <= 0 {
-				return
-			}
-			over -= cut(&msgs[c.msg], c.block, names)
-		}
+	if n := len(msgs[last].Content); n > 0 {
+		marks = append(marks, BlockRef{last, n - 1})
 	}
+	if clock != "" {
+		msgs = append([]Message(nil), msgs...)
+		content := msgs[last].Content
+		msgs[last].Content = append(content[:len(content):len(content)], Block{Type: BlockText, Text: clock})
+	}
+	return msgs, marks
 }
 
 // cut shortens one result to its head and tail and returns about how many

@@ -38,7 +38,7 @@ type Agent struct {
 	TurnTimeout time.Duration // default 10m
 	// ContextBudget is the estimated token count of a call above which
 	// tool results the model has already read are shortened to their head
-	// and tail, oldest and biggest first (0: 50,000). A result is never
+	// and tail, oldest first, in bulk (0: 50,000). A result is never
 	// shortened in the call that delivers it.
 	ContextBudget int
 	// CompactAt is the estimated token count of the history above which
@@ -137,6 +137,9 @@ type turn struct {
 	changed []string
 	// spoke: text was shown in this turn; toolSince: a tool ran since.
 	spoke, toolSince bool
+	// compactFailedAt is the history's size when a summary was last
+	// rejected in this turn (0: none): compact.go backs off from it.
+	compactFailedAt int
 }
 
 func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {
@@ -276,13 +279,14 @@ func (a *Agent) pendingNotices(ctx context.Context, t *turn) ([]int64, []Block, 
 
 // call streams one model response, forwards its text, and persists it.
 func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, last bool) (Message, StopReason, error) {
-	system := a.system(t.sess)
-	req := Request{Model: a.Model, System: system, CachePrefix: cachePrefix(system), Messages: prepare(msgs, a.contextBudget()),
+	system, clock := splitClock(a.system(t.sess))
+	req := Request{Model: a.Model, System: system, CachePrefix: len(system), Messages: prepare(msgs, a.contextBudget()),
 		Tools: a.Tools.Specs(), MaxTokens: a.maxTokens(), NoToolUse: last}
 	if last {
 		req.Messages = append(req.Messages, userText(lastStep))
 		req.Messages = prepare(req.Messages, 0)
 	}
+	req.Messages, req.CacheMarks = withClock(req.Messages, clock) // context.go: a stable prefix
 	ctx = WithRetryNotice(ctx, func(wait time.Duration, reason string) {
 		t.emit(Event{Kind: Notice, Text: retryText(wait, reason)})
 	})

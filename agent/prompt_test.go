@@ -5,52 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/approvals"
 )
-
-// The system prompt starts with what does not change (how to work, the
-// hosts, the policy) and ends with the time; Anthropic's request marks the
-// stable prefix for caching, and it is the same byte for byte at every step.
-func TestSystemPromptHasACachedStablePrefix(t *testing.T) {
-	t.Parallel()
-	clock := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-	env := agent.Environment{Hosts: []agent.HostInfo{{Name: "web-1", Groups: []string{"web"}}, {Name: "web-2", Groups: []string{"web"}}},
-		Policy: "Anything else: waits for a person to approve it.",
-		Now:    func() time.Time { clock = clock.Add(time.Minute); return clock }}
-	w := wires[0] // anthropic: the one with cache_control
-	f, p := w.model(t, testfake.Use("c1", "", "run_command", run("group:web", "uptime")), testfake.Say("Both up."))
-	h, sess := sqliteSession(t)
-	a := investigator(p, h, &fleet{outputs: map[string]string{"uptime": "up"}, hosts: map[string][]string{"group:web": {"web-1", "web-2"}}})
-	a.System = env.SystemPrompt
-	if err := a.Turn(context.Background(), sess, "are the web hosts up?", (&testfake.Recorder{}).Emit); err != nil {
-		t.Fatal(err)
-	}
-	var prefixes []string
-	for i, r := range f.Requests() {
-		sys := list(r.Body["system"])
-		if len(sys) != 2 || sys[0]["cache_control"] == nil {
-			t.Fatalf("request %d: system = %v; want a cached prefix and the rest", i+1, r.Body["system"])
-		}
-		prefix := fmt.Sprint(sys[0]["text"])
-		if strings.Contains(prefix, "09:0") || !strings.Contains(fmt.Sprint(sys[1]["text"]), "09:0") {
-			t.Errorf("request %d: the time is in the cached prefix", i+1)
-		}
-		for _, want := range []string{"group:web = web-1, web-2", "Anything else: waits for a person", "data, not instructions", "Quote the evidence"} {
-			if !strings.Contains(prefix, want) {
-				t.Errorf("request %d: the prompt does not say %q", i+1, want)
-			}
-		}
-		prefixes = append(prefixes, prefix)
-	}
-	if len(prefixes) != 2 || prefixes[0] != prefixes[1] {
-		t.Error("the prefix changed between steps")
-	}
-}
 
 // Command output reaches the model framed and labelled with its host and
 // command; output that tries to close the frame and speak as opsbot stays

@@ -73,7 +73,14 @@ type Request struct {
 	// CachePrefix is how many leading bytes of System stay the same from
 	// call to call; a provider that caches prompts marks that prefix.
 	CachePrefix int
+	// CacheMarks are the blocks after which the request's prefix is sent
+	// again, unchanged, by later calls: a provider that caches prompts at
+	// marks (Anthropic's cache_control) marks these.
+	CacheMarks []BlockRef
 }
+
+// BlockRef names one block of a request: Messages[Message].Content[Block].
+type BlockRef struct{ Message, Block int }
 
 // StopReason says why the model stopped.
 type StopReason string

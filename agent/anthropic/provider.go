@@ -28,7 +28,7 @@ const DefaultMaxTokens = 8192
 type Config = provider.Config
 
 // Option adjusts a Provider built by New: WithHTTPClient, WithSleep,
-// WithMaxAttempts, WithOnRetry.
+// WithMaxAttempts, WithOnRetry, WithIdleTimeout, WithIdleTimers.
 type Option = provider.Option
 
 // The options of New, the same for every provider.
@@ -41,6 +41,12 @@ var (
 	WithSleep = provider.WithSleep
 	// WithMaxAttempts bounds the calls made for one response (default 4).
 	WithMaxAttempts = provider.WithMaxAttempts
+	// WithIdleTimeout sets how long a call may receive nothing before it
+	// is given up as stalled (default 60s): retried once if nothing of it
+	// was shown, else the turn ends with words.
+	WithIdleTimeout = provider.WithIdleTimeout
+	// WithIdleTimers replaces the clock of the idle timeout (tests).
+	WithIdleTimers = provider.WithIdleTimers
 	// WithOnRetry calls f before each retry with the wait and the error
 	// that caused it, for a status line such as "the API is overloaded,
 	// retrying in 2s".
@@ -96,13 +102,13 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 // breaking out of it ends the call. See retry.go for when a failed call is
 // made again.
 func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
-	return provider.Stream(ctx, &p.opts.Retries, provider.Calls[sdk.MessageNewParams]{
+	return provider.Stream(ctx, &p.opts, provider.Calls[sdk.MessageNewParams]{
 		Params: func() (sdk.MessageNewParams, string, error) {
 			params, err := p.params(req)
 			return params, string(params.Model), err
 		},
-		Once: func(params sdk.MessageNewParams, out *streamretry.Emitter) error {
-			return p.streamOnce(ctx, params, out)
+		Once: func(ctx context.Context, params sdk.MessageNewParams, out *streamretry.Emitter, alive func()) error {
+			return p.streamOnce(ctx, params, out, alive)
 		},
 		Describe: p.describe,
 	})

@@ -15,7 +15,7 @@ import (
 // params translates a neutral request into the SDK's, filling the model
 // and the token bound from the provider's config when the request has none.
 func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
-	msgs, err := messages(req.Messages)
+	msgs, err := messages(req.Messages, messageMarks(req.CacheMarks))
 	if err != nil {
 		return sdk.MessageNewParams{}, err
 	}
@@ -23,11 +23,19 @@ func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
 	if err != nil {
 		return sdk.MessageNewParams{}, err
 	}
+	if len(tools) > 0 {
+		// The tools come first in the prefix: a change of the system
+		// prompt (a host added) still finds them cached.
+		*tools[len(tools)-1].GetCacheControl() = sdk.NewCacheControlEphemeralParam()
+	}
 	params := sdk.MessageNewParams{
 		Model:     cmp(req.Model, p.model),
 		MaxTokens: int64(p.maxTokens),
 		Messages:  msgs,
-		Tools:     tools,
+	}
+	if len(tools) > 0 {
+		// No "tools": [] in a request that offers none (a summary).
+		params.Tools = tools
 	}
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
@@ -37,6 +45,21 @@ func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, error) {
 		params.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
 	}
 	return params, nil
+}
+
+// maxBreakpoints is how many cache_control marks the Messages API takes in
+// one request: the tools, the system prompt, and two in the history.
+const maxBreakpoints = 4
+
+// messageMarks are the history blocks to mark: the last ones the request
+// names, as many as the breakpoints the tools and the system prompt leave.
+func messageMarks(refs []agent.BlockRef) map[agent.BlockRef]bool {
+	refs = refs[max(0, len(refs)-(maxBreakpoints-2)):]
+	marks := make(map[agent.BlockRef]bool, len(refs))
+	for _, r := range refs {
+		marks[r] = true
+	}
+	return marks
 }
 
 // system is the system prompt as blocks: the stable prefix, marked for
@@ -65,18 +88,23 @@ func cmp(a, b string) string {
 }
 
 // messages translates the history. Both sides model tool results the same
-// way (blocks of a user message), so this is one block for one block.
-func messages(in []agent.Message) ([]sdk.MessageParam, error) {
+// way (blocks of a user message), so this is one block for one block. A
+// block in marks is marked for prompt caching; when it is one the API
+// would refuse and is dropped, the block before it in its message is.
+func messages(in []agent.Message, marks map[agent.BlockRef]bool) ([]sdk.MessageParam, error) {
 	out := make([]sdk.MessageParam, 0, len(in))
 	for i, m := range in {
 		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
-		for _, b := range m.Content {
+		for j, b := range m.Content {
 			cb, ok, err := block(b)
 			if err != nil {
 				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
 			}
 			if ok {
 				blocks = append(blocks, cb)
+			}
+			if marks[agent.BlockRef{Message: i, Block: j}] && len(blocks) > 0 {
+				*blocks[len(blocks)-1].GetCacheControl() = sdk.NewCacheControlEphemeralParam()
 			}
 		}
 		switch m.Role {

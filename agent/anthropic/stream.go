@@ -15,11 +15,12 @@ import (
 // streamOnce makes one call and passes its events on. It returns nil when
 // the response ended with message_stop or the caller stopped listening,
 // and the failure otherwise (retried by the caller if nothing was shown).
-func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, out *streamretry.Emitter) error {
+func (p *Provider) streamOnce(ctx context.Context, params sdk.MessageNewParams, out *streamretry.Emitter, alive func()) error {
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	d := decoder{out: out, calls: map[int64]*toolCall{}}
 	for stream.Next() {
+		alive()
 		done, err := d.handle(stream.Current())
 		if err != nil {
 			return err

@@ -28,7 +28,8 @@ const DefaultModel = sdk.ChatModelGPT5_5
 type Config = provider.Config
 
 // Option adjusts a Provider built by New: WithHTTPClient, WithSleep,
-// WithMaxAttempts, WithOnRetry, WithoutStreamUsage.
+// WithMaxAttempts, WithOnRetry, WithIdleTimeout, WithIdleTimers,
+// WithoutStreamUsage.
 type Option = provider.Option
 
 // The options of New: the first four are every provider's.
@@ -41,6 +42,12 @@ var (
 	WithSleep = provider.WithSleep
 	// WithMaxAttempts bounds the calls made for one response (default 4).
 	WithMaxAttempts = provider.WithMaxAttempts
+	// WithIdleTimeout sets how long a call may receive nothing before it
+	// is given up as stalled (default 60s): retried once if nothing of it
+	// was shown, else the turn ends with words.
+	WithIdleTimeout = provider.WithIdleTimeout
+	// WithIdleTimers replaces the clock of the idle timeout (tests).
+	WithIdleTimers = provider.WithIdleTimers
 	// WithOnRetry calls f before each retry with the wait and the error
 	// that caused it, for a status line such as "rate limited, retrying in
 	// 7s".
@@ -107,13 +114,13 @@ func isOfficial(baseURL string) bool {
 // breaking out of it ends the call. See retry.go for when a failed call is
 // made again.
 func (p *Provider) Stream(ctx context.Context, req agent.Request) iter.Seq[agent.StreamEvent] {
-	return provider.Stream(ctx, &p.opts.Retries, provider.Calls[sdk.ChatCompletionNewParams]{
+	return provider.Stream(ctx, &p.opts, provider.Calls[sdk.ChatCompletionNewParams]{
 		Params: func() (sdk.ChatCompletionNewParams, string, error) {
 			params, err := p.params(req)
 			return params, string(params.Model), err
 		},
-		Once: func(params sdk.ChatCompletionNewParams, out *streamretry.Emitter) error {
-			return p.streamOnce(ctx, params, out)
+		Once: func(ctx context.Context, params sdk.ChatCompletionNewParams, out *streamretry.Emitter, alive func()) error {
+			return p.streamOnce(ctx, params, out, alive)
 		},
 		Describe: p.describe,
 	})

@@ -23,7 +23,11 @@ func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error
 	if err != nil {
 		return sdk.ChatCompletionNewParams{}, err
 	}
-	params := sdk.ChatCompletionNewParams{Model: cmp(req.Model, p.model), Messages: msgs, Tools: tools}
+	params := sdk.ChatCompletionNewParams{Model: cmp(req.Model, p.model), Messages: msgs}
+	if len(tools) > 0 {
+		// OpenAI refuses "tools": [] in a request that offers none.
+		params.Tools = tools
+	}
 	if limit := int64(cmpInt(req.MaxTokens, p.maxTokens)); limit > 0 {
 		if p.official {
 			params.MaxCompletionTokens = sdk.Int(limit)

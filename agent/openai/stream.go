@@ -18,12 +18,13 @@ import (
 // streamOnce makes one call and passes its events on. It returns nil when
 // the response finished or the caller stopped listening, and the failure
 // otherwise (retried by the caller if nothing was shown).
-func (p *Provider) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, out *streamretry.Emitter) error {
+func (p *Provider) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, out *streamretry.Emitter, alive func()) error {
 	var failed *httpError
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(captureErrors(&failed)))
 	defer stream.Close()
 	d := decoder{out: out, calls: map[int64]*toolCall{}}
 	for stream.Next() {
+		alive()
 		d.handle(stream.Current())
 		if out.Stopped() {
 			return nil

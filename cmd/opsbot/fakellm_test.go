@@ -78,10 +78,9 @@ func (f *fakeLLM) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	last := req.Messages[len(req.Messages)-1]
-	text := fmt.Sprint(last.Content)
+	role, text := req.last()
 	switch {
-	case last.Role == "tool":
+	case role == "tool":
 		f.text(w, []string{"The command said: ", firstOutputLine(text)})
 		return
 	}
@@ -143,15 +142,28 @@ func (f *fakeLLM) toolCall(w http.ResponseWriter, command string) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
+// last is the role and text of the request's last message, the agent's
+// dated note aside: after tool results it sends the time as a user
+// message of its own ("[opsbot note, not the person's words] Time: …").
+func (r fakeLLMRequest) last() (role, text string) {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		text = fmt.Sprint(m.Content)
+		if i == 0 || m.Role != "user" || !strings.HasPrefix(text, "[opsbot note, not the person's words] Time:") {
+			return m.Role, text
+		}
+	}
+	return "", ""
+}
+
 // toolResults returns what the model was told by tools, in order.
 func (f *fakeLLM) toolResults() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
 	for _, r := range f.requests {
-		last := r.Messages[len(r.Messages)-1]
-		if last.Role == "tool" {
-			out = append(out, fmt.Sprint(last.Content))
+		if role, text := r.last(); role == "tool" {
+			out = append(out, text)
 		}
 	}
 	return out

@@ -35,10 +35,9 @@ func (m *soakModel) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	f := &fakeLLM{}
 	w.Header().Set("Content-Type", "text/event-stream")
-	last := req.Messages[len(req.Messages)-1]
-	text := fmt.Sprint(last.Content)
+	role, text := req.last()
 	switch {
-	case last.Role == "tool":
+	case role == "tool":
 		f.text(w, []string{"The command said: ", firstOutputLine(text)})
 	case strings.Contains(text, "please fix "):
 		f.toolCall(w, "echo "+markerIn(text)+" >> "+m.runs)

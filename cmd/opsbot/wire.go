@@ -134,13 +134,14 @@ func newProvider(c agent.Config) (agent.Provider, string, error) {
 	}
 	switch name {
 	case "anthropic":
-		p, err := anthropic.New(anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens})
+		p, err := anthropic.New(anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: c.Model, MaxTokens: c.MaxTokens},
+			anthropic.WithIdleTimeout(c.StreamIdleTimeout))
 		if err != nil {
 			return nil, "", err
 		}
 		return p, "anthropic", nil
 	case "openai":
-		var opts []openai.Option
+		opts := []openai.Option{openai.WithIdleTimeout(c.StreamIdleTimeout)}
 		if c.StreamUsage != nil && !*c.StreamUsage {
 			opts = append(opts, openai.WithoutStreamUsage())
 		}

@@ -20,6 +20,13 @@ type Options struct {
 	// stream (stream_options.include_usage); the Messages API always sends
 	// it.
 	StreamUsage bool
+	// IdleTimeout is how long a call may receive nothing (no headers, no
+	// stream event) before it is given up as stalled: retried once if
+	// nothing of it was shown, else worded (streamretry.Stalled).
+	IdleTimeout time.Duration
+	// Timers starts the idle timer: the real clock unless a test moves
+	// its own.
+	Timers streamretry.AfterFunc
 }
 
 // Option adjusts the Options of a provider built by New.
@@ -27,11 +34,12 @@ type Option func(*Options)
 
 // NewOptions are the defaults — a client that waits at most 3 minutes for
 // response headers, 4 calls for one response, streamretry.Sleep between
-// them, usage in the stream — for a provider whose retry policy is
+// them, usage in the stream, 60s of silence before a call is stalled — for a provider whose retry policy is
 // retries, then opts.
 func NewOptions(retries streamretry.Policy, opts []Option) Options {
 	retries.MaxAttempts, retries.Sleep = 4, streamretry.Sleep
-	o := Options{HTTPClient: defaultHTTPClient(), Retries: retries, StreamUsage: true}
+	o := Options{HTTPClient: defaultHTTPClient(), Retries: retries, StreamUsage: true,
+		IdleTimeout: streamretry.DefaultIdleTimeout, Timers: streamretry.RealTimers}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -61,6 +69,23 @@ func WithMaxAttempts(n int) Option {
 // in 2s".
 func WithOnRetry(f func(wait time.Duration, err error)) Option {
 	return func(o *Options) { o.Retries.OnRetry = f }
+}
+
+// WithIdleTimeout sets how long a call may receive nothing before it is
+// given up as stalled (agent.stream_idle_timeout); 0 keeps the default,
+// streamretry.DefaultIdleTimeout.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(o *Options) {
+		if d > 0 {
+			o.IdleTimeout = d
+		}
+	}
+}
+
+// WithIdleTimers replaces the clock of the idle timeout: tests fire the
+// timer themselves instead of waiting.
+func WithIdleTimers(after streamretry.AfterFunc) Option {
+	return func(o *Options) { o.Timers = after }
 }
 
 // WithoutStreamUsage stops asking for token usage in the stream

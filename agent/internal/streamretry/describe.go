@@ -28,7 +28,13 @@ func (e *Unreported) Unwrap() error { return e.err }
 // so far is kept; before, how many calls were made and why they failed.
 func DescribeUnreported(name string, err error, attempts int, shown bool) error {
 	var msg string
+	var stalled *Stalled
 	switch {
+	case shown && errors.As(err, &stalled):
+		msg = fmt.Sprintf("the model stopped sending for %s; the text so far is kept. Ask again to continue", seconds(stalled.After))
+	case errors.As(err, &stalled):
+		msg = fmt.Sprintf("the model API sent nothing for %s (tried %d times); it may be overloaded. Ask again in a few minutes",
+			seconds(stalled.After), attempts)
 	case shown && errors.Is(err, ErrEndedEarly):
 		msg = "the model API closed the stream before the answer was complete; the text so far is kept. Ask again to continue"
 	case shown:

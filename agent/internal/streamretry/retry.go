@@ -50,12 +50,16 @@ type Policy struct {
 // and emitted as an EventError. describe is given the number of calls made
 // and whether any event was shown.
 func (p *Policy) Run(ctx context.Context, out *Emitter, call func() error, describe func(err error, attempts int, shown bool) error) {
+	stalls := 0
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if err == nil || out.Stopped() {
 			return
 		}
-		wait, retry := p.wait(ctx, out.Shown(), err, attempt)
+		if errors.As(err, new(*Stalled)) {
+			stalls++
+		}
+		wait, retry := p.wait(ctx, out.Shown(), err, attempt, stalls)
 		if !retry {
 			out.Emit(errorEvent(describe(err, attempt, out.Shown())))
 			return
@@ -75,9 +79,16 @@ func (p *Policy) Run(ctx context.Context, out *Emitter, call func() error, descr
 }
 
 // wait says whether a call that failed with err is made again, and after
-// how long.
-func (p *Policy) wait(ctx context.Context, shown bool, err error, attempt int) (time.Duration, bool) {
-	if shown || ctx.Err() != nil || attempt >= p.MaxAttempts || ended(err) || !p.Retryable(err) {
+// how long. A stalled call is made again once: a second stall is worded,
+// rather than holding the turn for another minute.
+func (p *Policy) wait(ctx context.Context, shown bool, err error, attempt, stalls int) (time.Duration, bool) {
+	if shown || ctx.Err() != nil || attempt >= p.MaxAttempts || ended(err) {
+		return 0, false
+	}
+	if errors.As(err, new(*Stalled)) {
+		return backoff(attempt), stalls == 1
+	}
+	if !p.Retryable(err) {
 		return 0, false
 	}
 	wait, ok := ServerWait(p.Header(err))

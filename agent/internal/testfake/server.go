@@ -23,6 +23,11 @@ type Reply struct {
 	CutAfter int               // >0: drop the connection after this many SSE events
 	// HoldAfter >0: after this many SSE events, wait for the client to go.
 	HoldAfter int
+	// HoldHeaders: send nothing, not even headers, until the client goes.
+	HoldHeaders bool
+	// Held, when set, is closed when the reply starts holding (HoldAfter,
+	// HoldHeaders): a stalled server, for a test to act on.
+	Held chan struct{}
 	// Build, when set, makes the SSE body from the request's decoded
 	// body: a scripted model that reads what it was sent.
 	Build func(body map[string]any) []byte
@@ -107,6 +112,10 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if rep.Build != nil {
 		rep.Raw = rep.Build(decoded)
 	}
+	if rep.HoldHeaders {
+		rep.hold(r.Context())
+		return
+	}
 	f.replay(r.Context(), w, rep)
 }
 
@@ -128,12 +137,20 @@ func (f *Server) replay(ctx context.Context, w http.ResponseWriter, rep Reply) {
 			panic(http.ErrAbortHandler)
 		}
 		if rep.HoldAfter > 0 && i == rep.HoldAfter {
-			<-ctx.Done()
+			rep.hold(ctx)
 			return
 		}
 		_, _ = w.Write(ev)
 		flusher.Flush()
 	}
+}
+
+// hold waits for the client to go, telling Held first.
+func (rep Reply) hold(ctx context.Context) {
+	if rep.Held != nil {
+		close(rep.Held)
+	}
+	<-ctx.Done()
 }
 
 // Requests returns what the fake received so far.
