@@ -46,6 +46,10 @@ type Config struct {
 	// ends: "turn" (default) runs a short agent turn in its thread that
 	// reads the job's output and answers; "notify" only posts the news.
 	OnJobEnd string `yaml:"on_job_end"`
+	// Prometheus and Loki are the services the prometheus_query and
+	// loki_query tools read; unset, the tool is not offered.
+	Prometheus Endpoint `yaml:"prometheus"`
+	Loki       Endpoint `yaml:"loki"`
 }
 
 // The choices of Config.OnJobEnd.
@@ -81,7 +85,10 @@ func (c Config) Validate() error {
 	if c.TurnTimeout < 0 {
 		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}
 	}
-	return nil
+	if err := c.Prometheus.Validate("prometheus"); err != nil {
+		return err
+	}
+	return c.Loki.Validate("loki")
 }
 
 // fieldError is a validation error about one key of this section.

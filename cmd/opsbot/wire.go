@@ -229,6 +229,9 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 		agent.NewCompactTool(),
 		&tools.Task{Parent: a},
 	)
+	for _, t := range tools.QueryTools(rt.cfg.Agent.Prometheus.URL, rt.cfg.Agent.Loki.URL) {
+		a.Tools.Add(t)
+	}
 	if len(rt.cfg.Checks.Schedules) > 0 {
 		a.Tools.Add(&tools.HealthResults{Reports: healthReports{store: rt.store, schedules: rt.cfg.Checks.Schedules}})
 	}
