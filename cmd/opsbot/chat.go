@@ -24,7 +24,7 @@ func newChatCmd() *cobra.Command {
 		Short:   "Talk with opsbot in the terminal: the chat commands, and the agent when a model is set",
 		Long: `A conversation in the terminal, one thread across lines, as in the web chat: the
 chat commands work with or without a model (help, run <target> <command>, jobs,
-job <id>, cancel <job id>, hosts, reset), and any other line is a question for the
+job <id>, cancel <job id>, hosts, approvals, reset), and any other line is a question for the
 agent when a model is configured. A command that needs approval is asked y/N here
 (without a terminal it is denied). Ctrl-C stops the running answer or command;
 Ctrl-D (or Ctrl-C at the prompt) ends the chat.`,
