@@ -171,6 +171,7 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, st
 		return parent.Err()
 	case errors.Is(context.Cause(ctx), ErrDeadline):
 		a.settle(context.WithoutCancel(parent), t, "not run: the turn reached its time limit")
+		a.lastWords(parent, t, deadlineStep)
 		return a.fail(emit, ErrDeadline)
 	}
 	return a.fail(emit, err)
@@ -198,7 +199,11 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 		if msgs, err = a.beforeCall(ctx, t, msgs); err != nil {
 			return err
 		}
-		reply, stop, err := a.call(ctx, t, msgs, last)
+		closing := ""
+		if last {
+			closing = lastStep
+		}
+		reply, stop, err := a.call(ctx, t, msgs, closing)
 		if err != nil {
 			return err
 		}
@@ -223,7 +228,10 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 			return err
 		}
 	}
+	// The model called tools on its last step, which may call none: it
+	// gave no answer, so opsbot says what ran.
 	a.settle(ctx, t, "not run: the turn reached its step limit")
+	a.sayWhatRan(ctx, t)
 	return fmt.Errorf("%w (%d model calls)", ErrMaxSteps, a.maxSteps())
 }
 
@@ -278,12 +286,15 @@ func (a *Agent) pendingNotices(ctx context.Context, t *turn) ([]int64, []Block, 
 }
 
 // call streams one model response, forwards its text, and persists it.
-func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, last bool) (Message, StopReason, error) {
+// closing, when set, is the note of a call that ends the turn: it is sent
+// after the history, and the model may call no tool.
+func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, closing string) (Message, StopReason, error) {
 	system, clock := splitClock(a.system(t.sess))
+	last := closing != ""
 	req := Request{Model: a.Model, System: system, CachePrefix: len(system), Messages: prepare(msgs, a.contextBudget()),
 		Tools: a.Tools.Specs(), MaxTokens: a.maxTokens(), NoToolUse: last}
 	if last {
-		req.Messages = append(req.Messages, userText(lastStep))
+		req.Messages = append(req.Messages, userText(closing))
 		req.Messages = prepare(req.Messages, 0)
 	}
 	req.Messages, req.CacheMarks = withClock(req.Messages, clock) // context.go: a stable prefix

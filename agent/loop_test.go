@@ -88,6 +88,37 @@ func TestMaxStepsEndsTheTurnWithValidHistory(t *testing.T) {
 	if len(rec.Kinds(agent.TurnError)) != 1 {
 		t.Error("no TurnError event")
 	}
+	// The model called tools on its last step: opsbot says what ran.
+	if !strings.Contains(rec.Text(), "The model gave no answer; this is what ran:\n- `echo {}`") {
+		t.Errorf("the turn ended without saying what ran: %q", rec.Text())
+	}
+}
+
+// A model that cannot answer after the deadline (it calls a tool all the
+// same) still leaves an answer: opsbot's list of what ran, and a history
+// with no call left unanswered.
+func TestDeadlineWithoutAnAnswerSaysWhatRan(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := agent.NewMemoryHistory()
+		block := testfake.Tool{Name: "wait", Fn: func(ctx context.Context, _ agent.ToolCall) agent.ToolResult {
+			<-ctx.Done()
+			return agent.Errorf("cancelled")
+		}}
+		model := &testfake.Model{Steps: []testfake.Step{testfake.Calls("Checking.", "wait", `{"for":"ever"}`), testfake.Calls("", "wait", `{}`)}}
+		a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(block), History: h, TurnTimeout: time.Minute}
+		rec := &testfake.Recorder{}
+		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "wait", rec.Emit); !errors.Is(err, agent.ErrDeadline) {
+			t.Fatalf("err = %v; want ErrDeadline", err)
+		}
+		want := "Checking.\n\nThe model gave no answer; this is what ran:\n- `wait {\"for\":\"ever\"}`: interrupted: the turn reached its time limit"
+		if !strings.HasPrefix(rec.Text(), want) {
+			t.Errorf("answer %q\nwant %q", rec.Text(), want)
+		}
+		if calls := agent.PendingToolCalls(testfake.Load(t, h, 1)); len(calls) != 0 {
+			t.Errorf("history ends with unanswered calls: %v", calls)
+		}
+	})
 }
 
 func TestDeadlineEndsABlockedTool(t *testing.T) {
@@ -98,10 +129,11 @@ func TestDeadlineEndsABlockedTool(t *testing.T) {
 			<-ctx.Done()
 			return agent.Errorf("cancelled")
 		}}
-		model := &testfake.Model{Steps: []testfake.Step{testfake.Calls("", "wait", `{}`)}}
+		model := &testfake.Model{Steps: []testfake.Step{testfake.Calls("", "wait", `{}`), testfake.Text("The wait never ended; nothing else is known.")}}
 		a := &agent.Agent{Provider: model, Tools: agent.NewRegistry(block), History: h, TurnTimeout: 10 * time.Minute}
 		start := time.Now()
-		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "wait forever", (&testfake.Recorder{}).Emit)
+		rec := &testfake.Recorder{}
+		err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "wait forever", rec.Emit)
 		if !errors.Is(err, agent.ErrDeadline) {
 			t.Fatalf("err = %v; want ErrDeadline", err)
 		}
@@ -109,9 +141,17 @@ func TestDeadlineEndsABlockedTool(t *testing.T) {
 			t.Errorf("turn ended after %v; want exactly the 10m deadline", d)
 		}
 		msgs := testfake.Load(t, h, 1)
-		last := msgs[len(msgs)-1]
-		if last.Role != agent.RoleUser || !strings.Contains(last.Content[0].Content, "time limit") {
-			t.Errorf("the pending call was not settled: %s", testfake.JSON(last))
+		settled := msgs[len(msgs)-2]
+		if settled.Role != agent.RoleUser || !strings.Contains(settled.Content[0].Content, "time limit") {
+			t.Errorf("the pending call was not settled: %s", testfake.JSON(settled))
+		}
+		// Every end gives an answer: one last call without tools.
+		reqs := model.Requests()
+		if last := reqs[len(reqs)-1]; !last.NoToolUse || !strings.Contains(testfake.JSON(last.Messages), "reached its time limit") {
+			t.Errorf("the last call may use tools or does not say the time is up: %s", testfake.JSON(last))
+		}
+		if !strings.Contains(rec.Text(), "The wait never ended") {
+			t.Errorf("the answer after the deadline was not shown: %q", rec.Text())
 		}
 	})
 }

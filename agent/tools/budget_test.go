@@ -115,13 +115,14 @@ func TestDeadlineSaysWhatHappenedToEachCall(t *testing.T) {
 				"run_command", `{"target":"web-1","command":"sleep 30"}`,
 				"run_command", `{"target":"web-1","command":"uptime"}`,
 				"run_command", `{"target":"web-1","command":"touch /tmp/x"}`),
+			testfake.Text("The touch ran; the sleep was cut."), // the answer after the deadline
 		}}
 		a := &agent.Agent{Provider: model, Tools: guarded(&clockExec{}, slowApprover{}), History: h, TurnTimeout: 10 * time.Second}
 		if err := a.Turn(context.Background(), agent.SessionInfo{ID: 1}, "go", (&testfake.Recorder{}).Emit); err == nil {
 			t.Fatal("no error")
 		}
 		msgs := testfake.Load(t, h, 1)
-		res := msgs[len(msgs)-1].Content
+		res := msgs[len(msgs)-2].Content // then the answer after the deadline
 		if len(res) != 4 {
 			t.Fatalf("results = %s", testfake.JSON(res))
 		}
