@@ -303,6 +303,9 @@ func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, closing strin
 	})
 	first := true
 	reply, stop, usage, streamErr := collect(ctx, a.Provider, req, func(delta string) {
+		if first && strings.TrimSpace(delta) == "" {
+			return // blanks before the first word: an answer of blanks alone is no answer
+		}
 		if first && t.spoke && t.toolSince {
 			// A new paragraph after a tool call, or the answer reads
 			// "Let me check the disks.Disk usage on…".

@@ -38,6 +38,12 @@ func TestWhatThePersonReads(t *testing.T) {
 				t.Errorf("text = %q, %v; want a word on the empty answer", ev.Text(), err)
 			}
 		})
+		t.Run("blank answer", func(t *testing.T) {
+			ev, err := turn(t, once(testfake.Say("  ", "\n\n", " ")))
+			if err != nil || strings.TrimSpace(ev.Text()) == "" || !strings.Contains(ev.Text(), "without an answer") {
+				t.Errorf("text = %q, %v; a blank answer must say there was none", ev.Text(), err)
+			}
+		})
 		t.Run("cut stream", func(t *testing.T) {
 			_, err := turn(t, testfake.Reply{Raw: w.sse(testfake.Say("The disk", " is", " at")), CutAfter: 3, Once: true})
 			if err == nil {
