@@ -6,5 +6,17 @@
 // its error wording) and call the suite; only what one wire alone has
 // stays in its own tests, run through the same Run.
 //
-// It imports "testing" and so must only be imported from _test files.
+// It takes its tests as T, which *testing.T satisfies, so it needs no
+// "testing" of its own; it is still for _test files only.
 package conformance
+
+import "github.com/opsbot/opsbot/agent/internal/testfake"
+
+// T is what the suite needs of a test: *testing.T is one, with S itself.
+// Through it the suite runs subtests without importing "testing".
+type T[S any] interface {
+	testfake.T
+	Parallel()
+	Setenv(key, value string)
+	Run(name string, f func(S)) bool
+}

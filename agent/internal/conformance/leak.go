@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"testing"
 
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
@@ -17,7 +16,7 @@ type LeakCase struct {
 // the API key, even when the server echoes the key back, at every level
 // of the error's chain: the failures every API has, then extra, the ones
 // only w's has.
-func keyNeverLeaks(t *testing.T, w Wire, extra []LeakCase) {
+func keyNeverLeaks[S T[S]](t S, w Wire, extra []LeakCase) {
 	status := func(code int, kind string) []testfake.Reply {
 		return []testfake.Reply{{Status: code, Body: w.Echo(kind)}}
 	}
@@ -34,7 +33,7 @@ func keyNeverLeaks(t *testing.T, w Wire, extra []LeakCase) {
 		{"disconnect", []testfake.Reply{{SSE: "text.sse", CutAfter: w.CutMidText}}},
 	}
 	for _, c := range append(cases, extra...) {
-		t.Run(c.Name, func(t *testing.T) {
+		t.Run(c.Name, func(t S) {
 			t.Parallel()
 			f := w.Fake(t, c.Replies...)
 			p, _ := w.Provider(t, f)

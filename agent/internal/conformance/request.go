@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/provider"
@@ -15,7 +14,7 @@ import (
 // requestOnTheWire checks what the fake received for
 // testfake.Conversation(): the path, the key, and the request's fields,
 // as request.golden.json holds them, and no other.
-func requestOnTheWire(t *testing.T, w Wire) {
+func requestOnTheWire[S T[S]](t S, w Wire) {
 	f := w.Fake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := w.Provider(t, f)
 	if o := testfake.Collect(t, p.Stream(context.Background(), testfake.Conversation())); o.Err != nil {
@@ -53,7 +52,7 @@ type BadHistoryCase struct {
 
 // badHistory: malformed history is an EventError before any call, for
 // the cases every wire refuses and w's own.
-func badHistory(t *testing.T, w Wire) {
+func badHistory[S T[S]](t S, w Wire) {
 	cases := append([]BadHistoryCase{
 		{"bad role", agent.Request{Messages: []agent.Message{{Role: "system"}}}, `unknown role "system"`},
 		{"bad tool input", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, Content: []agent.Block{
@@ -61,7 +60,7 @@ func badHistory(t *testing.T, w Wire) {
 		{"bad schema", agent.Request{Tools: []agent.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`{`)}}}, "tool x: input schema"},
 	}, w.BadHistory...)
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
+		t.Run(c.Name, func(t S) {
 			t.Parallel()
 			f := w.Fake(t)
 			p, _ := w.Provider(t, f)
@@ -79,8 +78,8 @@ func badHistory(t *testing.T, w Wire) {
 // Environment checks the fallbacks of an empty Config: key, base URL and
 // model from w.Env's variables and OPSBOT_MODEL, else DefaultModel. It
 // sets the environment, so its caller must not run in parallel.
-func Environment(t *testing.T, w Wire) {
-	t.Run("from the environment", func(t *testing.T) {
+func Environment[S T[S]](t S, w Wire) {
+	t.Run("from the environment", func(t S) {
 		f := w.Fake(t, testfake.Reply{SSE: "text.sse"})
 		t.Setenv(w.Env.KeyVar, "sk-from-env")
 		t.Setenv(w.Env.BaseURLVar, w.BaseURL(f.URL))
@@ -90,7 +89,7 @@ func Environment(t *testing.T, w Wire) {
 			t.Errorf("key %q, model %v; want the environment's", w.SentKey(r.Header), r.Body["model"])
 		}
 	})
-	t.Run("default model", func(t *testing.T) {
+	t.Run("default model", func(t S) {
 		t.Setenv("OPSBOT_MODEL", "")
 		f := w.Fake(t, testfake.Reply{SSE: "text.sse"})
 		r := oneRequest(t, w, f, provider.Config{APIKey: w.Key, BaseURL: w.BaseURL(f.URL)})
@@ -102,7 +101,7 @@ func Environment(t *testing.T, w Wire) {
 
 // oneRequest builds the provider from cfg, streams one short request
 // and returns what the fake got.
-func oneRequest(t *testing.T, w Wire, f *testfake.Server, cfg provider.Config) testfake.Received {
+func oneRequest[S T[S]](t S, w Wire, f *testfake.Server, cfg provider.Config) testfake.Received {
 	t.Helper()
 	p, err := w.New(cfg)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -39,9 +38,9 @@ type Call struct{ ID, Name, Input string }
 // Run plays each case against its own fake and provider, in parallel: the
 // caller sees what the case says, a retry sends the very same request, and
 // the waits are the case's.
-func Run(t *testing.T, w Wire, cases []Case) {
+func Run[S T[S]](t S, w Wire, cases []Case) {
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
+		t.Run(c.Name, func(t S) {
 			t.Parallel()
 			f := w.Fake(t, c.Replies...)
 			p, s := w.Provider(t, f)
@@ -64,7 +63,7 @@ func Run(t *testing.T, w Wire, cases []Case) {
 }
 
 // Check compares what the caller saw with what c expects.
-func Check(t *testing.T, o testfake.Outcome, c Case) {
+func Check[S T[S]](t S, o testfake.Outcome, c Case) {
 	t.Helper()
 	if c.Texts != nil && !reflect.DeepEqual(o.Texts, c.Texts) {
 		t.Errorf("text deltas = %q, want %q", o.Texts, c.Texts)
@@ -85,7 +84,7 @@ func Check(t *testing.T, o testfake.Outcome, c Case) {
 	checkErr(t, o.Err, c.Err)
 }
 
-func checkCalls(t *testing.T, got []agent.Block, want []Call) {
+func checkCalls[S T[S]](t S, got []agent.Block, want []Call) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("tool calls = %+v, want %d", got, len(want))
@@ -102,7 +101,7 @@ func checkCalls(t *testing.T, got []agent.Block, want []Call) {
 	}
 }
 
-func checkErr(t *testing.T, err error, want []string) {
+func checkErr[S T[S]](t S, err error, want []string) {
 	t.Helper()
 	if want == nil {
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -17,21 +16,21 @@ import (
 const answer = "The root filesystem on local is 42% full (21G of 50G used)."
 
 // Suite runs every test a provider must pass, as parallel subtests.
-func Suite(t *testing.T, w Wire) {
+func Suite[S T[S]](t S, w Wire) {
 	t.Parallel()
-	t.Run("Stream", func(t *testing.T) { t.Parallel(); Run(t, w, StreamCases(t, w)) })
-	t.Run("MalformedToolInput", func(t *testing.T) { t.Parallel(); malformedToolInput(t, w) })
-	t.Run("CallerStops", func(t *testing.T) { t.Parallel(); callerStops(t, w) })
-	t.Run("CancelMidStream", func(t *testing.T) { t.Parallel(); cancelMidStream(t, w) })
-	t.Run("RetryWaitsForCancel", func(t *testing.T) { t.Parallel(); retryWaitsForCancel(t, w) })
-	t.Run("OnRetry", func(t *testing.T) { t.Parallel(); onRetry(t, w) })
-	t.Run("RequestOnTheWire", func(t *testing.T) { t.Parallel(); requestOnTheWire(t, w) })
-	t.Run("BadHistory", func(t *testing.T) { t.Parallel(); badHistory(t, w) })
-	t.Run("ErrorsNeverContainTheKey", func(t *testing.T) { t.Parallel(); keyNeverLeaks(t, w, w.ExtraLeaks) })
+	t.Run("Stream", func(t S) { t.Parallel(); Run(t, w, StreamCases(t, w)) })
+	t.Run("MalformedToolInput", func(t S) { t.Parallel(); malformedToolInput(t, w) })
+	t.Run("CallerStops", func(t S) { t.Parallel(); callerStops(t, w) })
+	t.Run("CancelMidStream", func(t S) { t.Parallel(); cancelMidStream(t, w) })
+	t.Run("RetryWaitsForCancel", func(t S) { t.Parallel(); retryWaitsForCancel(t, w) })
+	t.Run("OnRetry", func(t S) { t.Parallel(); onRetry(t, w) })
+	t.Run("RequestOnTheWire", func(t S) { t.Parallel(); requestOnTheWire(t, w) })
+	t.Run("BadHistory", func(t S) { t.Parallel(); badHistory(t, w) })
+	t.Run("ErrorsNeverContainTheKey", func(t S) { t.Parallel(); keyNeverLeaks(t, w, w.ExtraLeaks) })
 }
 
 // StreamCases are the exchanges every provider must get right.
-func StreamCases(t *testing.T, w Wire) []Case {
+func StreamCases[S T[S]](t S, w Wire) []Case {
 	body := func(name string) string { return string(testfake.ReadTestdata(t, name)) }
 	overloaded := testfake.Reply{Status: w.OverloadedStatus, Body: body("overloaded.json")}
 	rateLimit := body("rate_limit.json")
@@ -80,9 +79,9 @@ func StreamCases(t *testing.T, w Wire) []Case {
 // InputError set and input {}, so that the loop can tell the model and
 // let it retry, unless the response stopped at the length bound, which
 // explains the cut (the call is dropped and the stop reason says why).
-func malformedToolInput(t *testing.T, w Wire) {
+func malformedToolInput[S T[S]](t S, w Wire) {
 	broken := w.BrokenInput(string(testfake.ReadTestdata(t, "tool_call.sse")))
-	t.Run("passed on", func(t *testing.T) {
+	t.Run("passed on", func(t S) {
 		t.Parallel()
 		f := w.Fake(t, testfake.Reply{Raw: []byte(broken)})
 		p, _ := w.Provider(t, f)
@@ -94,7 +93,7 @@ func malformedToolInput(t *testing.T, w Wire) {
 			t.Errorf("call = %+v", c)
 		}
 	})
-	t.Run("cut by the bound", func(t *testing.T) {
+	t.Run("cut by the bound", func(t S) {
 		t.Parallel()
 		f := w.Fake(t, testfake.Reply{Raw: []byte(w.AtLength(broken))})
 		p, _ := w.Provider(t, f)
@@ -104,7 +103,7 @@ func malformedToolInput(t *testing.T, w Wire) {
 }
 
 // callerStops: breaking out of the loop ends the call quietly.
-func callerStops(t *testing.T, w Wire) {
+func callerStops[S T[S]](t S, w Wire) {
 	f := w.Fake(t, testfake.Reply{SSE: "text.sse"})
 	p, _ := w.Provider(t, f)
 	n := 0
@@ -122,7 +121,7 @@ func callerStops(t *testing.T, w Wire) {
 
 // cancelMidStream: cancelling ctx ends the stream with an error that is
 // context.Canceled; the text before stays, and nothing is retried.
-func cancelMidStream(t *testing.T, w Wire) {
+func cancelMidStream[S T[S]](t S, w Wire) {
 	f := w.Fake(t, testfake.Reply{SSE: "text.sse", HoldAfter: w.HoldAfterFirst}, testfake.Reply{SSE: "text.sse"})
 	p, s := w.Provider(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -147,7 +146,7 @@ func cancelMidStream(t *testing.T, w Wire) {
 
 // retryWaitsForCancel: a cancel during the wait before a retry ends the
 // stream with context.Canceled and no second call.
-func retryWaitsForCancel(t *testing.T, w Wire) {
+func retryWaitsForCancel[S T[S]](t S, w Wire) {
 	overloaded := testfake.Reply{Status: w.OverloadedStatus, Body: string(testfake.ReadTestdata(t, "overloaded.json"))}
 	f := w.Fake(t, overloaded, testfake.Reply{SSE: "text.sse"})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -165,7 +164,7 @@ func retryWaitsForCancel(t *testing.T, w Wire) {
 }
 
 // onRetry reports each retry with its wait and a worded error.
-func onRetry(t *testing.T, w Wire) {
+func onRetry[S T[S]](t S, w Wire) {
 	f := w.Fake(t, testfake.Reply{SSE: "overloaded.sse"}, testfake.Reply{SSE: "text.sse"})
 	var seen []string
 	p, _ := w.Provider(t, f, provider.WithOnRetry(func(wait time.Duration, err error) {

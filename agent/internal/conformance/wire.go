@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"net/http"
-	"testing"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/provider"
@@ -69,13 +68,13 @@ type Wire struct {
 }
 
 // Fake starts a fake of w's API that answers with replies, in order.
-func (w Wire) Fake(t testing.TB, replies ...testfake.Reply) *testfake.Server {
+func (w Wire) Fake(t testfake.T, replies ...testfake.Reply) *testfake.Server {
 	return testfake.NewServer(t, w.NoReply, replies...)
 }
 
 // Provider builds w's provider against f with a recording sleep, then
 // opts.
-func (w Wire) Provider(t testing.TB, f *testfake.Server, opts ...provider.Option) (agent.Provider, *testfake.Sleeps) {
+func (w Wire) Provider(t testfake.T, f *testfake.Server, opts ...provider.Option) (agent.Provider, *testfake.Sleeps) {
 	t.Helper()
 	s := &testfake.Sleeps{}
 	p, err := w.New(w.config(f), append([]provider.Option{provider.WithSleep(s.Sleep)}, opts...)...)

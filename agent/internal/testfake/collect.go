@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"testing"
 
 	"github.com/opsbot/opsbot/agent"
 )
@@ -23,7 +22,7 @@ func (o Outcome) Text() string { return strings.Join(o.Texts, "") }
 
 // Collect drains a stream, checking that the sequence ends with exactly
 // one EventStop or EventError and that nothing follows it.
-func Collect(t *testing.T, seq func(func(agent.StreamEvent) bool)) Outcome {
+func Collect(t T, seq func(func(agent.StreamEvent) bool)) Outcome {
 	t.Helper()
 	var o Outcome
 	ended := false
@@ -54,7 +53,7 @@ func Collect(t *testing.T, seq func(func(agent.StreamEvent) bool)) Outcome {
 }
 
 // JSONEqual compares two JSON documents by value.
-func JSONEqual(t *testing.T, what string, got any, want string) {
+func JSONEqual(t T, what string, got any, want string) {
 	t.Helper()
 	var w any
 	if err := json.Unmarshal([]byte(want), &w); err != nil {

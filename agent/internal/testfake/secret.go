@@ -3,12 +3,11 @@ package testfake
 import (
 	"errors"
 	"strings"
-	"testing"
 )
 
 // AssertNoSecret fails the test if err is nil, or if secret appears in
 // the message of err or of any error in its Unwrap chain.
-func AssertNoSecret(t *testing.T, err error, secret string) {
+func AssertNoSecret(t T, err error, secret string) {
 	t.Helper()
 	if err == nil {
 		t.Fatal("no error")

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"testing"
 )
 
 // Reply is one scripted answer of the fake API.
@@ -54,7 +53,7 @@ type Server struct {
 	// with a 400, or "" for a valid request. Set it before the first call.
 	Rules func(body map[string]any) string
 
-	t       testing.TB
+	t       T
 	noReply string
 	mu      sync.Mutex
 	replies []Reply
@@ -64,7 +63,7 @@ type Server struct {
 // NewServer starts a fake that answers with replies, in order, and is closed
 // when t ends. noReply is the error body, in the provider's wire format,
 // sent (with a 500 and a test error) for a request nothing was scripted for.
-func NewServer(t testing.TB, noReply string, replies ...Reply) *Server {
+func NewServer(t T, noReply string, replies ...Reply) *Server {
 	f := &Server{t: t, noReply: noReply, replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
@@ -162,7 +161,7 @@ func (f *Server) Requests() []Received {
 
 // ReadTestdata returns the file name under the calling package's testdata
 // directory, failing the test if it cannot be read.
-func ReadTestdata(t testing.TB, name string) []byte {
+func ReadTestdata(t T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
