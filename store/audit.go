@@ -39,6 +39,13 @@ func (s *Audit) AuditTrail(ctx context.Context, subject string) ([]AuditEntry, e
 	if err != nil {
 		return nil, wrap("audit trail", err)
 	}
+	out, err := scanAudit(rows)
+	return out, wrap("audit trail", err)
+}
+
+// scanAudit reads rows of (id, at, actor, action, subject, detail) and
+// closes them.
+func scanAudit(rows *sql.Rows) ([]AuditEntry, error) {
 	defer rows.Close()
 	var out []AuditEntry
 	for rows.Next() {
@@ -46,12 +53,12 @@ func (s *Audit) AuditTrail(ctx context.Context, subject string) ([]AuditEntry, e
 		var at sql.NullInt64
 		var detail string
 		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail); err != nil {
-			return nil, wrap("audit trail", err)
+			return nil, err
 		}
 		e.At, e.Detail = fromMS(at), json.RawMessage(detail)
 		out = append(out, e)
 	}
-	return out, wrap("audit trail", rows.Err())
+	return out, rows.Err()
 }
 
 // appendAudit writes an audit row inside the caller's transaction, so the

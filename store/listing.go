@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -147,19 +146,8 @@ func (s *Audit) Search(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 	if err != nil {
 		return nil, wrap("search audit", err)
 	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
-		var e AuditEntry
-		var at sql.NullInt64
-		var detail string
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail); err != nil {
-			return nil, wrap("search audit", err)
-		}
-		e.At, e.Detail = fromMS(at), json.RawMessage(detail)
-		out = append(out, e)
-	}
-	return out, wrap("search audit", rows.Err())
+	out, err := scanAudit(rows)
+	return out, wrap("search audit", err)
 }
 
 // where is the filter's SQL condition and its arguments.
