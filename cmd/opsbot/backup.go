@@ -27,7 +27,12 @@ the bot and put it in place of the database.
 An existing FILE is left alone (exit 2) unless --force is given.`,
 		Example: "  opsbot backup /var/backups/opsbot-$(date +%F).db --data-dir /var/lib/opsbot\n" +
 			"  docker compose exec opsbot opsbot backup --config /etc/opsbot/opsbot.yaml --force /data/backup.db",
-		Args: args(cobra.ExactArgs(1)),
+		Args: func(cmd *cobra.Command, a []string) error {
+			if len(a) != 1 {
+				return usageError(errors.New("backup needs one FILE to write the copy to, e.g. opsbot backup /var/backups/opsbot.db"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, a []string) error {
 			force, _ := cmd.Flags().GetBool("force")
 			cfg, err := loadReadConfig(cmd)

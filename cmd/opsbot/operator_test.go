@@ -183,7 +183,7 @@ func TestOperatorCommandsBadInputExit2(t *testing.T) {
 		{[]string{"audit", "--config", b.cfg, "--limit", "-1"}, "or 0 for all"},
 		{[]string{"sessions", "list", "--data-dir", missing}, "there is no database at " + missing},
 		{[]string{"approvals", "list", "--data-dir", missing}, "point --data-dir DIR at the bot's database"},
-		{[]string{"backup", "--config", b.cfg}, "accepts 1 arg"},
+		{[]string{"backup", "--config", b.cfg}, "backup needs one FILE"},
 		{[]string{"backup", "--config", b.cfg, filepath.Join(missing, "x.db")}, "there is no folder " + missing},
 		{[]string{"sessions"}, "'opsbot sessions list'"},
 	} {
