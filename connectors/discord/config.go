@@ -23,6 +23,12 @@ type Config struct {
 	// mention need: without it Discord sends the bot the text of mentions
 	// and direct messages alone.
 	MessageContent bool `yaml:"message_content"`
+	// ComponentsV2 renders messages with Discord's Components V2
+	// (the IS_COMPONENTS_V2 flag): answers as text displays of up to
+	// 4,000 characters, approval cards as a container. Unset is true;
+	// false keeps the older content-and-embeds rendering of 2,000
+	// characters, the way back should a client or proxy not show V2.
+	ComponentsV2 *bool `yaml:"components_v2"`
 }
 
 // DefaultAPIURL is Discord's own REST API.
@@ -38,6 +44,9 @@ func (c Config) WithDefaults() Config {
 	}
 	return c
 }
+
+// V2 says whether messages are rendered with Components V2 (the default).
+func (c Config) V2() bool { return c.ComponentsV2 == nil || *c.ComponentsV2 }
 
 // Validate says, in plain words, what is wrong with the section.
 func (c Config) Validate() error {

@@ -153,12 +153,16 @@ func (c *Connector) newSession() *discordgo.Session {
 // Name is "discord".
 func (c *Connector) Name() string { return Platform }
 
-// Limits are Discord's: 2,000 characters (less a little for mentions),
-// one edit a second per message, 25 buttons. Route limits are not here:
-// they come from Discord's headers, and a call over them is answered
-// connectors.RateLimitError.
+// Limits are Discord's: 4,000 characters with Components V2, 2,000
+// without (less a little for mentions), one edit a second per message, 25
+// buttons. Route limits are not here: they come from Discord's headers,
+// and a call over them is answered connectors.RateLimitError.
 func (c *Connector) Limits() connectors.Limits {
-	return connectors.Limits{MaxText: maxContent - mentionSlack, EditInterval: time.Second, MaxButtons: maxPerRow * maxRows}
+	text := maxContent
+	if c.cfg.V2() {
+		text = maxV2Text
+	}
+	return connectors.Limits{MaxText: text - mentionSlack, EditInterval: time.Second, MaxButtons: maxPerRow * maxRows}
 }
 
 // Running is closed once the gateway is connected and events reach the

@@ -59,16 +59,32 @@ func (r *bodyRecorder) last(t *testing.T) []byte {
 
 // The payload of each representative message, and of a card's edit once
 // decided, as Discord receives it
-// (botkube's pkg/bot/testdata/*.golden.json): content with <@id> and the
-// context line as subtext, fields in an embed, buttons in action rows,
-// who may be pinged. go test ./connectors/discord -run Golden -update
-// rewrites them.
+// (botkube's pkg/bot/testdata/*.golden.json), in each rendering:
+// Components V2 (text displays, a card's container with a section per
+// fact and the buttons as accessories, the flag on the edit too) and the
+// legacy one in legacy_*.golden.json (content with <@id> and the context
+// line as subtext, fields in an embed, buttons in action rows); who may
+// be pinged. The fake refuses what Discord refuses, so every golden is a
+// payload Discord takes (no 50035). go test ./connectors/discord -run
+// Golden -update rewrites them.
 func TestPayloadGolden(t *testing.T) {
 	t.Parallel()
+	for prefix, cfg := range map[string]Config{"": {}, "legacy_": legacy} {
+		t.Run("rendering="+strings.TrimSuffix(prefix, "_"), func(t *testing.T) {
+			t.Parallel()
+			goldenCorpus(t, cfg, prefix)
+		})
+	}
+}
+
+// goldenCorpus posts connectortest.Messages with cfg's rendering and
+// compares each payload with testdata/<prefix><name>.golden.json.
+func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 	f := newFake(t)
 	ch := f.AddChannel(guild, "ops")
 	rec := &bodyRecorder{}
-	c, err := New(Config{Token: testToken, APIURL: f.URL}, Options{Transport: rec, Log: slog.New(slog.DiscardHandler)})
+	cfg.Token, cfg.APIURL = testToken, f.URL
+	c, err := New(cfg, Options{Transport: rec, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +96,12 @@ func TestPayloadGolden(t *testing.T) {
 		if refs[name], err = c.Post(t.Context(), dest, msgs[name]); err != nil {
 			t.Fatalf("%s: post: %v", name, err)
 		}
-		connectortest.Golden(t, name, rec.last(t), *update)
+		connectortest.Golden(t, prefix+name, rec.last(t), *update)
 	}
 	// A decided card is the pending card edited: its buttons go, and
 	// nobody is pinged again.
 	if err := c.Edit(t.Context(), refs["card_pending"], msgs["card_approved"]); err != nil {
 		t.Fatalf("edit: %v", err)
 	}
-	connectortest.Golden(t, "card_decided_edit", rec.last(t), *update)
+	connectortest.Golden(t, prefix+"card_decided_edit", rec.last(t), *update)
 }

@@ -14,6 +14,9 @@ import (
 // timestamp, an HMAC.
 const testToken = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GhT3xq.k9Vz2pLqR8mW4nXc7YbJd1sFg0Ua5TiOeZrQwE"
 
+// legacy is the config of the rendering before Components V2.
+var legacy = Config{ComponentsV2: new(false)}
+
 // wait bounds a wait for an event: a guard against a hang, not a pace.
 const wait = 30 * time.Second
 

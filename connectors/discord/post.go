@@ -2,6 +2,9 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/bwmarrin/discordgo"
@@ -37,13 +40,12 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 			return connectors.Ref{}, err
 		}
 	}
-	r := c.render(m)
-	send := &discordgo.MessageSend{Content: r.content, Embeds: r.embeds, Components: r.components, AllowedMentions: allowedMentions(d.Recipient.ID, m)}
-	msg, err := c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
+	send := c.sender(target, m, allowedMentions(d.Recipient.ID, m))
+	msg, err := send(ctx)
 	if inThread && restCode(err) == codeUnknownChannel {
 		// A mention from before a restart: its thread was never opened.
 		if err = c.openThread(ctx, d.Channel, d.Thread, true); err == nil {
-			msg, err = c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
+			msg, err = send(ctx)
 		}
 	}
 	if err != nil {
@@ -59,11 +61,53 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 	return ref, nil
 }
 
-// Edit replaces a posted message, its buttons and fields included.
+// sender posts m in channel target when called: with Components V2 (the
+// flag, components, no content nor embeds: see renderV2) unless the
+// config turned them off. discordgo's MessageSend always carries embeds
+// and stickers, which a V2 message may not, so a V2 post is marshalled
+// here.
+func (c *Connector) sender(target string, m connectors.Message, allowed *discordgo.MessageAllowedMentions) func(context.Context) (*discordgo.Message, error) {
+	if !c.cfg.V2() {
+		r := c.render(m)
+		send := &discordgo.MessageSend{Content: r.content, Embeds: r.embeds, Components: r.components, AllowedMentions: allowed}
+		return func(ctx context.Context) (*discordgo.Message, error) {
+			return c.rest.ChannelMessageSendComplex(target, send, discordgo.WithContext(ctx))
+		}
+	}
+	body := v2Message{Flags: discordgo.MessageFlagsIsComponentsV2, Components: c.renderV2(m), AllowedMentions: allowed}
+	return func(ctx context.Context) (*discordgo.Message, error) {
+		endpoint := discordgo.EndpointChannelMessages(target)
+		resp, err := c.rest.RequestWithBucketID(http.MethodPost, endpoint, body, endpoint, discordgo.WithContext(ctx))
+		if err != nil {
+			return nil, err
+		}
+		var msg discordgo.Message
+		if err := json.Unmarshal(resp, &msg); err != nil {
+			return nil, fmt.Errorf("reading Discord's answer: %w", err)
+		}
+		return &msg, nil
+	}
+}
+
+// v2Message is a Components V2 message's body.
+type v2Message struct {
+	Flags           discordgo.MessageFlags            `json:"flags"`
+	Components      []discordgo.MessageComponent      `json:"components"`
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
+}
+
+// Edit replaces a posted message, its buttons and fields included. The
+// edit of a V2 message carries the flag again and its components, never
+// content or embeds, which Discord refuses on it.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	r := c.render(m)
-	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), Content: &r.content, Embeds: &r.embeds,
-		Components: &r.components, AllowedMentions: allowedMentions("", m)}
+	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), AllowedMentions: allowedMentions("", m)}
+	if c.cfg.V2() {
+		components := c.renderV2(m)
+		e.Flags, e.Components = discordgo.MessageFlagsIsComponentsV2, &components
+	} else {
+		r := c.render(m)
+		e.Content, e.Embeds, e.Components = &r.content, &r.embeds, &r.components
+	}
 	if _, err := c.rest.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
 		return apiError("editing a message", err)
 	}

@@ -77,8 +77,7 @@ func (c *Connector) actionRows(buttons []connectors.Button) []discordgo.MessageC
 		n := min(len(buttons), maxPerRow)
 		row := discordgo.ActionsRow{}
 		for _, b := range buttons[:n] {
-			row.Components = append(row.Components, discordgo.Button{
-				Label: truncate(b.Label, maxLabel), Style: buttonStyle(b.Style), CustomID: c.customID(b)})
+			row.Components = append(row.Components, c.button(b))
 		}
 		rows = append(rows, row)
 		buttons = buttons[n:]

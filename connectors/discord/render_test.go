@@ -12,12 +12,12 @@ import (
 )
 
 // posted posts m in a new channel of a fresh fake, answering requester,
-// and returns what the fake holds.
-func posted(t *testing.T, m connectors.Message, requester string) discordtest.Message {
+// with cfg's rendering, and returns what the fake holds.
+func posted(t *testing.T, cfg Config, m connectors.Message, requester string) discordtest.Message {
 	t.Helper()
 	f := newFake(t)
 	ch := f.AddChannel(guild, "ops")
-	c, _ := started(t, f, Config{})
+	c, _ := started(t, f, cfg)
 	ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch, Recipient: connectors.User{ID: requester}}, m)
 	if err != nil {
 		t.Fatalf("post: %v", err)
@@ -26,9 +26,9 @@ func posted(t *testing.T, m connectors.Message, requester string) discordtest.Me
 	return got
 }
 
-// An approval card the Discord way: fields in an embed, the context line
-// as subtext, Approve and Deny in one action row (Deny in the danger
-// style), and only the requester may be pinged.
+// An approval card the legacy way (components_v2: false): fields in an
+// embed, the context line as subtext, Approve and Deny in one action row
+// (Deny in the danger style), and only the requester may be pinged.
 func TestCardRendering(t *testing.T) {
 	t.Parallel()
 	requester := "1100000000000000777"
@@ -39,7 +39,7 @@ func TestCardRendering(t *testing.T) {
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve", Style: connectors.StylePrimary},
 			{ActionID: "deny", Value: "a1", Label: "Deny", Style: connectors.StyleDanger}},
 	}
-	got := posted(t, m, requester)
+	got := posted(t, legacy, m, requester)
 	if want := "**Approval needed** — requested by <@" + requester + "> @everyone\n-# expires Nov 24 16:09 UTC"; got.Content != want {
 		t.Errorf("content %q; want %q", got.Content, want)
 	}
@@ -102,10 +102,11 @@ func TestButtonsWithinDiscordsLimits(t *testing.T) {
 }
 
 // A page of the renderer's full size with a context line stays within
-// 2,000 characters: the context moves to the embed's footer.
+// 2,000 characters in the legacy rendering: the context moves to the
+// embed's footer.
 func TestFullPageKeepsTheLimit(t *testing.T) {
 	t.Parallel()
-	c := &Connector{custom: map[string][2]string{}}
+	c := &Connector{cfg: legacy, custom: map[string][2]string{}}
 	mention := connectors.Mention("1100000000000000777")
 	text := strings.Repeat("é", c.Limits().MaxText-utf8.RuneCountInString(mention)) + mention
 	r := c.render(connectors.Message{Text: text, Context: "✓ `df -h` on web-1: exit 0 in 12ms"})

@@ -2,8 +2,10 @@
 // httptest server speaking the REST routes the connector calls and the
 // gateway (HELLO, IDENTIFY, READY, heartbeats, RESUME, op 7, op 9) over
 // gorilla/websocket, with Discord's limits enforced: 2,000 characters of
-// content, the component limits, 429 with a JSON retry_after and the
-// X-RateLimit-* headers, and the 3-second interaction deadline.
+// content, the component limits, Components V2's rules (validateV2: no
+// content or embeds beside the flag, 40 components, 4,000 characters of
+// text displays, a section's accessory), 429 with a JSON retry_after and
+// the X-RateLimit-* headers, and the 3-second interaction deadline.
 //
 // The connector reaches it through discord.api_url (its transport
 // rewrites discord.com to that base); the gateway's address is what
@@ -73,10 +75,15 @@ type Channel struct {
 type Message struct {
 	ID, ChannelID, AuthorID string
 	Bot                     bool
-	Content                 string
-	Embeds                  []json.RawMessage
-	Components              json.RawMessage
-	AllowedMentions         json.RawMessage
+	// Content is the text the message shows: its content, or for a
+	// Components V2 message (Flags has FlagComponentsV2) its text
+	// displays, a line each, as people read them.
+	Content string
+	// Flags are the message's flags (ephemeral 64, IS_COMPONENTS_V2).
+	Flags           int
+	Embeds          []json.RawMessage
+	Components      json.RawMessage
+	AllowedMentions json.RawMessage
 	// Edits are the times of its edits, in order; Created its post.
 	Created time.Time
 	Edits   []time.Time

@@ -164,13 +164,5 @@ func (f *Fake) ButtonsLocked(message string) []string {
 	if !ok {
 		return nil
 	}
-	var rows []component
-	json.Unmarshal(m.Components, &rows)
-	var out []string
-	for _, r := range rows {
-		for _, b := range r.Components {
-			out = append(out, b.CustomID)
-		}
-	}
-	return out
+	return buttonsOf(m.Components)
 }

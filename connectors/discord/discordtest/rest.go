@@ -123,6 +123,8 @@ type messageBody struct {
 	Components      json.RawMessage   `json:"components"`
 	AllowedMentions json.RawMessage   `json:"allowed_mentions"`
 	Flags           int               `json:"flags"`
+	StickerIDs      []string          `json:"sticker_ids"`
+	Poll            json.RawMessage   `json:"poll"`
 }
 
 func (f *Fake) createLocked(channel string, body []byte, now time.Time, ephemeralFor, _ string) (any, *apiError) {
@@ -141,9 +143,12 @@ func (f *Fake) createLocked(channel string, body []byte, now time.Time, ephemera
 		return nil, &apiError{status: http.StatusBadRequest, Code: 50006, Message: "Cannot send an empty message"}
 	}
 	m := &Message{ID: f.id(), ChannelID: c.ID, AuthorID: f.BotID, Bot: true, Embeds: mb.Embeds, Components: mb.Components,
-		AllowedMentions: mb.AllowedMentions, Created: now, Ephemeral: ephemeralFor != "", For: ephemeralFor}
+		AllowedMentions: mb.AllowedMentions, Flags: mb.Flags, Created: now, Ephemeral: ephemeralFor != "", For: ephemeralFor}
 	if mb.Content != nil {
 		m.Content = *mb.Content
+	}
+	if m.Flags&FlagComponentsV2 != 0 {
+		m.Content = shownV2(mb.Components)
 	}
 	f.messages[m.ID] = m
 	c.Messages = append(c.Messages, m.ID)
@@ -170,6 +175,12 @@ func (f *Fake) editLocked(channel, id string, body []byte, now time.Time) (any, 
 	if err := json.Unmarshal(body, &mb); err != nil {
 		return nil, invalid("not JSON")
 	}
+	// The flag cannot be taken off a V2 message; the fake asks that each
+	// edit say it again, so that a legacy edit (content) of a V2 message
+	// is refused, not silently read.
+	if m.Flags&FlagComponentsV2 != 0 && mb.Flags&FlagComponentsV2 == 0 {
+		return nil, invalid("flags: IS_COMPONENTS_V2 cannot be removed from a message that has it")
+	}
 	if e := validate(mb); e != nil {
 		return nil, e
 	}
@@ -181,6 +192,10 @@ func (f *Fake) editLocked(channel, id string, body []byte, now time.Time) (any, 
 	}
 	if mb.Components != nil {
 		m.Components = mb.Components
+	}
+	if mb.Flags&FlagComponentsV2 != 0 {
+		m.Flags |= FlagComponentsV2
+		m.Content, m.Embeds = shownV2(m.Components), nil
 	}
 	m.Edits = append(m.Edits, now)
 	return messageJSON(m, c), nil
@@ -278,6 +293,12 @@ func messageJSON(m *Message, c *Channel) map[string]any {
 	}
 	if m.Components != nil {
 		out["components"] = m.Components
+	}
+	if m.Flags != 0 {
+		out["flags"] = m.Flags
+	}
+	if m.Flags&FlagComponentsV2 != 0 {
+		out["content"] = "" // a V2 message has no content
 	}
 	return out
 }

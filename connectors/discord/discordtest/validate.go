@@ -45,8 +45,15 @@ type allowed struct {
 	Roles []string `json:"roles"`
 }
 
-// validate refuses what Discord refuses, with its error.
+// validate refuses what Discord refuses, with its error: a Components V2
+// message by V2's rules (validateV2), any other by the legacy ones.
 func validate(mb messageBody) *apiError {
+	if mb.Flags&FlagComponentsV2 != 0 {
+		if e := validateV2(mb); e != nil {
+			return e
+		}
+		return validateMentions(mb.AllowedMentions)
+	}
 	if mb.Content != nil && utf8.RuneCountInString(*mb.Content) > MaxContent {
 		return invalid("content: Must be 2000 or fewer in length (got %d)", utf8.RuneCountInString(*mb.Content))
 	}
@@ -73,15 +80,21 @@ func validate(mb messageBody) *apiError {
 			}
 		}
 	}
-	if len(mb.AllowedMentions) > 0 && string(mb.AllowedMentions) != "null" {
-		var a allowed
-		if json.Unmarshal(mb.AllowedMentions, &a) != nil {
-			return invalid("allowed_mentions: not an object")
-		}
-		for _, p := range a.Parse {
-			if (p == "users" && len(a.Users) > 0) || (p == "roles" && len(a.Roles) > 0) {
-				return invalid("allowed_mentions: parse:[%q] and %s are mutually exclusive", p, p)
-			}
+	return validateMentions(mb.AllowedMentions)
+}
+
+// validateMentions refuses an allowed_mentions Discord refuses.
+func validateMentions(raw json.RawMessage) *apiError {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var a allowed
+	if json.Unmarshal(raw, &a) != nil {
+		return invalid("allowed_mentions: not an object")
+	}
+	for _, p := range a.Parse {
+		if (p == "users" && len(a.Users) > 0) || (p == "roles" && len(a.Roles) > 0) {
+			return invalid("allowed_mentions: parse:[%q] and %s are mutually exclusive", p, p)
 		}
 	}
 	return nil

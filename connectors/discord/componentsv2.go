@@ -1,0 +1,170 @@
+package discord
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// Components V2's limits
+// (https://discord.com/developers/docs/components/reference): the text
+// of all text displays together, the components of a message counted at
+// every depth, a container's children.
+const (
+	maxV2Text       = 4000
+	maxV2Components = 40
+	maxInContainer  = 10
+)
+
+// A card's facts and context line are bounded so that they never take
+// the text's room: maxFactsV2 facts show one to a line, the rest share
+// one more line.
+const (
+	maxFactV2    = 400
+	maxFactsV2   = 6
+	maxRestV2    = 1000
+	maxContextV2 = 400
+)
+
+// Accent colours of an approval card's container: amber while a risky
+// command waits for a decision, grey once it is decided. The neutral
+// message says no more of the command's risk than that it waits.
+const (
+	accentPending = 0xE67E22
+	accentDecided = 0x95A5A6
+)
+
+// renderV2 turns m into Components V2 (the message's flag is
+// IS_COMPONENTS_V2: no content, no embeds). An answer is text displays:
+// its text, with the Notify mentions first, then its context line as
+// subtext, then its buttons in action rows. A message with fields is an
+// approval card: one container whose accent says whether it waits, its
+// text, a separator, a section per fact with a button as its accessory
+// (the last facts carry the buttons, in order), then the context line.
+// The text displays hold at most 4,000 characters in all, the text giving
+// way to the rest.
+func (c *Connector) renderV2(m connectors.Message) []discordgo.MessageComponent {
+	text := renderMentions(m.Text)
+	if p := notifyPings(m.Notify); p.prefix != "" {
+		text = strings.TrimSpace(p.prefix + " " + text)
+	}
+	sub := ""
+	if ctx := renderMentions(m.Context); ctx != "" {
+		sub = truncate("-# "+strings.ReplaceAll(ctx, "\n", " "), maxContextV2)
+	}
+	var facts []string
+	if len(m.Fields) > 0 {
+		facts = factLines(m.Fields)
+	}
+	room := maxV2Text - runes(sub) - runes(facts...)
+	if runes(text) > room {
+		c.log.Warn("a message was longer than Discord's 4,000 characters and was cut", "characters", runes(text))
+		text = truncate(text, room)
+	}
+	if len(m.Fields) > 0 {
+		return []discordgo.MessageComponent{c.card(m, text, facts, sub)}
+	}
+	var out []discordgo.MessageComponent
+	for _, s := range []string{text, sub} {
+		if s != "" {
+			out = append(out, discordgo.TextDisplay{Content: s})
+		}
+	}
+	buttons := m.Buttons[:min(len(m.Buttons), rowButtons(maxV2Components-len(out)))]
+	return append(out, c.actionRows(buttons)...)
+}
+
+// card is an approval card's container (see renderV2).
+func (c *Connector) card(m connectors.Message, text string, facts []string, sub string) discordgo.Container {
+	accent := accentDecided
+	if len(m.Buttons) > 0 {
+		accent = accentPending
+	}
+	box := discordgo.Container{AccentColor: &accent}
+	if text != "" {
+		box.Components = append(box.Components, discordgo.TextDisplay{Content: text})
+	}
+	divider := true
+	box.Components = append(box.Components, discordgo.Separator{Divider: &divider})
+	buttons := m.Buttons
+	paired := min(len(buttons), len(facts))
+	for i, f := range facts {
+		if j := i - (len(facts) - paired); j >= 0 {
+			box.Components = append(box.Components, discordgo.Section{
+				Components: []discordgo.MessageComponent{discordgo.TextDisplay{Content: f}}, Accessory: c.button(buttons[j])})
+			continue
+		}
+		box.Components = append(box.Components, discordgo.TextDisplay{Content: f})
+	}
+	if sub != "" {
+		box.Components = append(box.Components, discordgo.TextDisplay{Content: sub})
+	}
+	// Buttons without a fact of their own go in one row under the facts,
+	// within the container's ten children and the message's 40 components.
+	rest := buttons[paired:]
+	if len(rest) > 0 && len(box.Components) < maxInContainer {
+		n := min(len(rest), maxPerRow, rowButtons(maxV2Components-count(box.Components)-1))
+		box.Components = append(box.Components, c.actionRows(rest[:n])...)
+	}
+	return box
+}
+
+// factLines are a card's fields as lines "**Title**: value": the first
+// maxFactsV2 one each, the rest joined in one more.
+func factLines(fields []connectors.Field) []string {
+	var lines []string
+	for _, f := range fields {
+		lines = append(lines, truncate("**"+plainText(f.Title)+"**: "+renderMentions(f.Value), maxFactV2))
+	}
+	if len(lines) <= maxFactsV2 {
+		return lines
+	}
+	rest := truncate(strings.Join(lines[maxFactsV2:], "\n"), maxRestV2)
+	return append(lines[:maxFactsV2], rest)
+}
+
+// button is b as Discord shows it.
+func (c *Connector) button(b connectors.Button) discordgo.Button {
+	return discordgo.Button{Label: truncate(b.Label, maxLabel), Style: buttonStyle(b.Style), CustomID: c.customID(b)}
+}
+
+// rowButtons is how many buttons fit in action rows of five within n
+// components (each row is one more).
+func rowButtons(n int) int {
+	b := 0
+	for n >= 2 {
+		k := min(maxPerRow, n-1)
+		b, n = b+k, n-k-1
+	}
+	return b
+}
+
+// count is how many components cs hold, at every depth, as Discord
+// counts them against its 40.
+func count(cs []discordgo.MessageComponent) int {
+	n := 0
+	for _, x := range cs {
+		n++
+		switch v := x.(type) {
+		case discordgo.Container:
+			n += count(v.Components)
+		case discordgo.ActionsRow:
+			n += count(v.Components)
+		case discordgo.Section:
+			n += count(v.Components) + 1
+		}
+	}
+	return n
+}
+
+// runes is the number of characters in ss together.
+func runes(ss ...string) int {
+	n := 0
+	for _, s := range ss {
+		n += utf8.RuneCountInString(s)
+	}
+	return n
+}
