@@ -19,14 +19,17 @@ const (
 	maxInContainer  = 10
 )
 
-// A card's facts and context line are bounded so that they never take
-// the text's room: maxFactsV2 facts show one to a line, the rest share
-// one more line.
+// A card's facts and the context line are bounded so that they never
+// take the text's room: maxFactsV2 facts show one to a line, the rest
+// share one more line. The context line's room is kept out of the page
+// the bot's renderer fills (see Limits): all text displays count against
+// the 4,000, where the legacy rendering could move the line to an
+// embed's footer.
 const (
 	maxFactV2    = 400
 	maxFactsV2   = 6
 	maxRestV2    = 1000
-	maxContextV2 = 400
+	maxContextV2 = 200
 )
 
 // Accent colours of an approval card's container: amber while a risky

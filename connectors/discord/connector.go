@@ -153,14 +153,15 @@ func (c *Connector) newSession() *discordgo.Session {
 // Name is "discord".
 func (c *Connector) Name() string { return Platform }
 
-// Limits are Discord's: 4,000 characters with Components V2, 2,000
-// without (less a little for mentions), one edit a second per message, 25
-// buttons. Route limits are not here: they come from Discord's headers,
-// and a call over them is answered connectors.RateLimitError.
+// Limits are Discord's: 4,000 characters with Components V2 (less the
+// context line's room), 2,000 without (less a little for mentions), one
+// edit a second per message, 25 buttons. Route limits are not here: they
+// come from Discord's headers, and a call over them is answered
+// connectors.RateLimitError.
 func (c *Connector) Limits() connectors.Limits {
 	text := maxContent
 	if c.cfg.V2() {
-		text = maxV2Text
+		text = maxV2Text - maxContextV2
 	}
 	return connectors.Limits{MaxText: text - mentionSlack, EditInterval: time.Second, MaxButtons: maxPerRow * maxRows}
 }

@@ -1,0 +1,147 @@
+package discord
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// With Components V2 a page holds 4,000 characters, not 2,000 (less the
+// context line's 200): a page of the renderer's full size, mentions and a
+// context line included, is taken by the fake (which refuses past 4,000
+// across the text displays) whole, its context line kept.
+func TestV2PageHolds4000Characters(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	if got, want := c.Limits().MaxText, 4000-200-mentionSlack; got != want {
+		t.Fatalf("MaxText %d; want %d", got, want)
+	}
+	mention := connectors.Mention("1100000000000000777")
+	text := strings.Repeat("é", c.Limits().MaxText-utf8.RuneCountInString(mention)) + mention
+	ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, connectors.Message{Text: text, Context: "✓ `df -h` on web-1: exit 0 in 12ms"})
+	if err != nil {
+		t.Fatalf("post of a full page: %v", err)
+	}
+	m, _ := f.Message(ref.ID)
+	body, ctx, _ := strings.Cut(m.Content, "\n")
+	if !strings.HasSuffix(body, "<@1100000000000000777>") || utf8.RuneCountInString(body) != c.Limits().MaxText+1 || !strings.Contains(ctx, "df -h") {
+		t.Errorf("the page or its context line is not whole: %d characters, context %q", utf8.RuneCountInString(body), ctx)
+	}
+}
+
+// Text past 4,000 characters is cut to fit with the context line and a
+// card's facts, never refused.
+func TestV2LongTextIsCutNotRefused(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	for _, m := range []connectors.Message{
+		{Text: strings.Repeat("word ", 1500), Context: "ran 2 commands on web-1 · 14s"},
+		{Text: strings.Repeat("word ", 1500), Context: strings.Repeat("c", 900), Fields: facts(30)},
+	} {
+		ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, m)
+		if err != nil {
+			t.Fatalf("post of %d characters: %v", len(m.Text), err)
+		}
+		got, _ := f.Message(ref.ID)
+		if n := utf8.RuneCountInString(strings.ReplaceAll(got.Content, "\n", "")); n > 4000 || n < 3900 {
+			t.Errorf("%d characters shown; want the text cut to about 4,000", n)
+		}
+	}
+}
+
+// facts are n fields of a card.
+func facts(n int) []connectors.Field {
+	out := make([]connectors.Field, n)
+	for i := range out {
+		out[i] = connectors.Field{Title: fmt.Sprint("Fact ", i), Value: strings.Repeat("v", 300)}
+	}
+	return out
+}
+
+// A card of many facts and buttons stays within V2's 40 components and a
+// container's ten children: the fake takes it, its first buttons clickable
+// beside the facts.
+func TestV2CardWithinComponentLimits(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	var bs []connectors.Button
+	for i := range 25 {
+		bs = append(bs, connectors.Button{ActionID: "pick", Value: fmt.Sprint(i), Label: fmt.Sprint("option ", i)})
+	}
+	ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, connectors.Message{Text: "pick", Fields: facts(30), Context: "now", Buttons: bs})
+	if err != nil {
+		t.Fatalf("post of a card of 30 facts and 25 buttons: %v", err)
+	}
+	if ids := f.Buttons(ref.ID); len(ids) < 7 || ids[0] != "pick:0" {
+		t.Errorf("buttons shown %q; want the first at least, beside the facts", ids)
+	}
+}
+
+// An approval card is one container: amber while it waits, with a
+// section per fact whose accessory is a button (the last facts carry
+// Approve and Deny); grey once decided, its buttons gone. The edit says
+// the flag again (the fake refuses one that does not).
+func TestV2CardIsAContainerEditedInPlace(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	pending := connectors.Message{Text: "**Approval needed**", Context: "expires soon",
+		Fields: []connectors.Field{{Title: "Host", Value: "web-1"}, {Title: "Needs", Value: "1 approval"}},
+		Buttons: []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve", Style: connectors.StylePrimary},
+			{ActionID: "deny", Value: "a1", Label: "Deny", Style: connectors.StyleDanger}}}
+	ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.Message(ref.ID)
+	box := container(t, got.Components)
+	if box.AccentColor != accentPending || len(box.Components) != 5 || box.Components[2].Type != 9 || box.Components[3].Type != 9 ||
+		box.Components[2].Accessory.CustomID != "approve:a1" || box.Components[3].Accessory.Style != 4 {
+		t.Errorf("the pending card: %s", got.Components)
+	}
+	decided := connectors.Message{Text: "**Approved by @bob**", Context: "approved", Fields: pending.Fields}
+	if err := c.Edit(t.Context(), ref, decided); err != nil {
+		t.Fatalf("edit of a V2 card: %v", err)
+	}
+	got, _ = f.Message(ref.ID)
+	if box := container(t, got.Components); box.AccentColor != accentDecided || len(f.Buttons(ref.ID)) != 0 ||
+		got.Content != "**Approved by @bob**\n**Host**: web-1\n**Needs**: 1 approval\n-# approved" {
+		t.Errorf("the decided card shows %q, accent %x, buttons %q", got.Content, box.AccentColor, f.Buttons(ref.ID))
+	}
+	old, _ := started(t, f, legacy)
+	if err := old.Edit(t.Context(), ref, decided); err == nil {
+		t.Error("the fake took a legacy edit (content, no flag) of a V2 message")
+	}
+}
+
+// layout is a V2 component as the tests read it.
+type layout struct {
+	Type        int      `json:"type"`
+	AccentColor int      `json:"accent_color"`
+	Components  []layout `json:"components"`
+	Accessory   *struct {
+		CustomID string `json:"custom_id"`
+		Style    int    `json:"style"`
+	} `json:"accessory"`
+}
+
+// container is the one container of a message's components.
+func container(t *testing.T, raw json.RawMessage) layout {
+	t.Helper()
+	var top []layout
+	if err := json.Unmarshal(raw, &top); err != nil || len(top) != 1 || top[0].Type != 17 {
+		t.Fatalf("components %s; want one container", raw)
+	}
+	return top[0]
+}
