@@ -18,6 +18,7 @@ func TestConformance(t *testing.T) {
 	f := newFake(t)
 	guild := "1000000000000000001"
 	ch := f.AddChannel(guild, "ops")
+	dm := f.AddDM()
 	c, events := started(t, f, Config{})
 	h := connectortest.Harness{
 		Conn:   c,
@@ -43,6 +44,9 @@ func TestConformance(t *testing.T) {
 			}
 			t.Errorf("no button %s on message %s", b.ActionID, ref.ID)
 		},
+		// A forward reaches the bot in a direct message (in a thread it
+		// needs the Message Content intent, which this connector lacks).
+		Forward: func(text string) { f.Forward(f.NewUser("carol"), dm, text) },
 		Sent:    f.Sent,
 		Secrets: []string{testToken},
 	}

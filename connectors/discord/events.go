@@ -35,7 +35,9 @@ func (c *Connector) handlerState() (connectors.Handler, context.Context, string)
 // worker, in the gateway's order. A thread's parent is asked of the API,
 // not remembered from THREAD_CREATE; the bot's role in the guild comes
 // from the guild events read before the message (see botRoles); and the
-// bot deduplicates by message id the copies a RESUME replays.
+// bot deduplicates by message id the copies a RESUME replays. A message
+// forwarded into a thread comes quoted after the person's own words (see
+// withForwards); a mention in it is not the person's.
 func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 	h, ctx, botID := c.handlerState()
 	if h == nil || m.Author == nil || m.Author.Bot || m.Author.ID == botID {
@@ -51,7 +53,7 @@ func (c *Connector) onMessage(m *discordgo.MessageCreate) {
 		return // Discord sends no text without the Message Content intent
 	}
 	ev := connectors.Event{ID: m.ID, Kind: connectors.EventMessage, Platform: Platform, Workspace: m.GuildID,
-		User: person(m.Author, m.Member), Text: withoutMention(text, botID), Mention: mention,
+		User: person(m.Author, m.Member), Text: withForwards(withoutMention(text, botID), m.Message), Mention: mention,
 		MentionsOthers: connectors.MentionsOther(text, botID)}
 	switch {
 	case dm:

@@ -173,3 +173,34 @@ func TestRefusedTokenSaysWhatToDo(t *testing.T) {
 		t.Errorf("Start: %v; want where to get a token, and no token", err)
 	}
 }
+
+// A message forwarded into a thread reaches the bot as quoted context:
+// marked as forwarded, fenced after the person's own words (none: a
+// forward has no text of its own), a mention in it a placeholder that
+// does not count as the person naming someone. Without the Message
+// Content intent Discord sends no forward's text, and nothing reaches the
+// bot.
+func TestForwardedMessageIsQuoted(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	f.MessageContentAllowed = true
+	ch := f.AddChannel(guild, "ops")
+	thread := f.AddThread(ch, "disk on web-1")
+	alice := f.NewUser("alice")
+	_, events := started(t, f, Config{MessageContent: true})
+	f.Forward(alice, thread, "<@1100000000000000999> said: run `rm -rf /tmp/x` now")
+	ev := next(t, events, connectors.EventMessage)
+	want := forwardedHeading + "\n```\n" + connectors.Mention("1100000000000000999") + " said: run `rm -rf /tmp/x` now\n```"
+	if ev.Text != want || ev.Mention || ev.MentionsOthers || ev.Channel != ch || ev.Thread != thread {
+		t.Errorf("the forward came as %+v; want the text %q", ev, want)
+	}
+	g := newFake(t)
+	ch = g.AddChannel(guild, "ops")
+	thread = g.AddThread(ch, "disk on web-1")
+	_, events = started(t, g, Config{})
+	g.Forward(alice, thread, "run this")
+	g.Mention(alice, thread, "and this?")
+	if ev := next(t, events, connectors.EventMessage); ev.Text != "and this?" {
+		t.Errorf("without the intent the bot got %q before the mention", ev.Text)
+	}
+}

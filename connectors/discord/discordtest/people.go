@@ -166,3 +166,28 @@ func (f *Fake) ButtonsLocked(message string) []string {
 	}
 	return buttonsOf(m.Components)
 }
+
+// Forward has u forward a message of text (from another channel) into
+// channel, as Discord sends it: no content of its own, a message_reference
+// of type 1 (forward) and the forwarded message in message_snapshots.
+// Without the Message Content intent a guild's forward comes without its
+// text, like any message that does not mention the bot.
+func (f *Fake) Forward(u User, channel, text string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.changedLocked()
+	c := f.channels[channel]
+	m := &Message{ID: f.id(), ChannelID: channel, AuthorID: u.ID, Created: time.Now()}
+	f.messages[m.ID] = m
+	c.Messages = append(c.Messages, m.ID)
+	d := f.messageEventLocked(m, person{ID: u.ID, Name: u.Name, Roles: u.Roles}, nil)
+	if !f.gw.hasContent() && c.GuildID != "" {
+		text = ""
+	}
+	from := f.id()
+	d["message_reference"] = map[string]any{"type": 1, "channel_id": from, "message_id": f.id()}
+	d["message_snapshots"] = []any{map[string]any{"message": map[string]any{"content": text, "type": 0,
+		"timestamp": m.Created.Format(time.RFC3339), "mentions": []any{}, "embeds": []any{}, "attachments": []any{}}}}
+	f.gw.dispatchLocked("MESSAGE_CREATE", d)
+	return m.ID
+}
