@@ -1,7 +1,8 @@
 // Package connectortest is the conformance suite every connector runs, as
 // alertmanager's notifiers run notify/test: post, edit, a message of
 // MaxText characters, a 429 with Retry-After, a stream the platform ends,
-// a click round trip, mentions, and no secret in anything sent. A
+// a click round trip, mentions, a forwarded message quoted as untrusted
+// context (where the platform forwards), and no secret in anything sent. A
 // connector's test fills a Harness over its platform's fake and calls Run.
 package connectortest
 

@@ -145,3 +145,29 @@ func container(t *testing.T, raw json.RawMessage) layout {
 	}
 	return top[0]
 }
+
+// A card posted the legacy way before components_v2 was turned on is
+// still decided after the upgrade: Discord may refuse to give the flag to
+// a message with content (the fake does), and the connector then edits it
+// the legacy way, its buttons gone.
+func TestV2EditOfALegacyMessage(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	before, _ := started(t, f, legacy)
+	card := connectors.Message{Text: "**Approval needed**", Fields: []connectors.Field{{Title: "Host", Value: "web-1"}},
+		Buttons: []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve"}}}
+	ref, err := before.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := started(t, f, Config{})
+	decided := connectors.Message{Text: "**Approved by @bob**", Fields: card.Fields, Context: "approved"}
+	if err := after.Edit(t.Context(), ref, decided); err != nil {
+		t.Fatalf("edit of a legacy card after the upgrade: %v", err)
+	}
+	m, _ := f.Message(ref.ID)
+	if m.Content != "**Approved by @bob**\n-# approved" || m.Flags != 0 || len(f.Buttons(ref.ID)) != 0 {
+		t.Errorf("the legacy card shows %q, flags %d, buttons %q", m.Content, m.Flags, f.Buttons(ref.ID))
+	}
+}

@@ -15,6 +15,7 @@ import (
 // Discord's JSON error codes the connector acts on.
 const (
 	codeUnknownChannel    = 10003
+	codeInvalidForm       = 50035
 	codeThreadAlreadyMade = 160004
 )
 
@@ -98,20 +99,34 @@ type v2Message struct {
 
 // Edit replaces a posted message, its buttons and fields included. The
 // edit of a V2 message carries the flag again and its components, never
-// content or embeds, which Discord refuses on it.
+// content or embeds, which Discord refuses on it. A message posted the
+// legacy way (before components_v2 was on: a card still pending across
+// the upgrade) may not take the flag: when Discord refuses the V2 edit as
+// an invalid form, the legacy edit is tried once.
 func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
-	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), AllowedMentions: allowedMentions("", m)}
-	if c.cfg.V2() {
-		components := c.renderV2(m)
-		e.Flags, e.Components = discordgo.MessageFlagsIsComponentsV2, &components
-	} else {
-		r := c.render(m)
-		e.Content, e.Embeds, e.Components = &r.content, &r.embeds, &r.components
+	v2 := c.cfg.V2()
+	_, err := c.rest.ChannelMessageEditComplex(c.edit(ref, m, v2), discordgo.WithContext(ctx))
+	if v2 && restCode(err) == codeInvalidForm {
+		c.log.Info("a message from before Components V2 is edited the legacy way", "message", ref.ID)
+		_, err = c.rest.ChannelMessageEditComplex(c.edit(ref, m, false), discordgo.WithContext(ctx))
 	}
-	if _, err := c.rest.ChannelMessageEditComplex(e, discordgo.WithContext(ctx)); err != nil {
+	if err != nil {
 		return apiError("editing a message", err)
 	}
 	return nil
+}
+
+// edit is the edit of ref to m, in V2 or the legacy rendering.
+func (c *Connector) edit(ref connectors.Ref, m connectors.Message, v2 bool) *discordgo.MessageEdit {
+	e := &discordgo.MessageEdit{ID: ref.ID, Channel: channelOf(ref), AllowedMentions: allowedMentions("", m)}
+	if v2 {
+		components := c.renderV2(m)
+		e.Flags, e.Components = discordgo.MessageFlagsIsComponentsV2, &components
+		return e
+	}
+	r := c.render(m)
+	e.Content, e.Embeds, e.Components = &r.content, &r.embeds, &r.components
+	return e
 }
 
 // channelOf is the Discord channel that holds the message ref: its

@@ -181,6 +181,12 @@ func (f *Fake) editLocked(channel, id string, body []byte, now time.Time) (any, 
 	if m.Flags&FlagComponentsV2 != 0 && mb.Flags&FlagComponentsV2 == 0 {
 		return nil, invalid("flags: IS_COMPONENTS_V2 cannot be removed from a message that has it")
 	}
+	// Whether Discord turns a legacy message with content into a V2 one
+	// is not documented; the fake takes the strict reading (it does not),
+	// which the connector must survive.
+	if m.Flags&FlagComponentsV2 == 0 && mb.Flags&FlagComponentsV2 != 0 && (m.Content != "" || len(m.Embeds) > 0) {
+		return nil, invalid("flags: IS_COMPONENTS_V2 cannot be set on a message with content or embeds")
+	}
 	if e := validate(mb); e != nil {
 		return nil, e
 	}
