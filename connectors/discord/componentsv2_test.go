@@ -3,9 +3,12 @@ package discord
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -170,4 +173,65 @@ func TestV2EditOfALegacyMessage(t *testing.T) {
 	if m.Content != "**Approved by @bob**\n-# approved" || m.Flags != 0 || len(f.Buttons(ref.ID)) != 0 {
 		t.Errorf("the legacy card shows %q, flags %d, buttons %q", m.Content, m.Flags, f.Buttons(ref.ID))
 	}
+}
+
+// Whatever a card or an answer holds (0 to 30 facts, 0 to 25 buttons, a
+// context line or none, a text past the limit), its V2 rendering keeps
+// Discord's limits: 40 components, ten children in a container, one to
+// three texts and an accessory in a section, 4,000 characters of text.
+func TestV2RenderingKeepsTheLimits(t *testing.T) {
+	t.Parallel()
+	c := &Connector{log: slog.New(slog.DiscardHandler), custom: map[string][2]string{}}
+	// Around each bound: the facts shown one to a line (6), the buttons
+	// of a row (5), the container's ten children, the most buttons (25).
+	for _, nf := range []int{0, 1, 2, 5, 6, 7, 8, 30} {
+		for _, nb := range []int{0, 1, 2, 5, 6, 7, 8, 11, 24, 25} {
+			for _, ctx := range []string{"", strings.Repeat("c", 500)} {
+				m := connectors.Message{Text: strings.Repeat("t", 5000), Fields: facts(nf), Context: ctx}
+				for i := range nb {
+					m.Buttons = append(m.Buttons, connectors.Button{ActionID: "b", Value: fmt.Sprint(i), Label: "B"})
+				}
+				if err := withinV2Limits(c.renderV2(m)); err != "" {
+					t.Fatalf("%d facts, %d buttons, context %d: %s", nf, nb, len(ctx), err)
+				}
+			}
+		}
+	}
+}
+
+// withinV2Limits says what limit of Discord's cs break, if any.
+func withinV2Limits(cs []discordgo.MessageComponent) string {
+	if n := count(cs); n > maxV2Components {
+		return fmt.Sprintf("%d components", n)
+	}
+	text := 0
+	var walk func([]discordgo.MessageComponent) string
+	walk = func(cs []discordgo.MessageComponent) string {
+		for _, x := range cs {
+			switch v := x.(type) {
+			case discordgo.TextDisplay:
+				text += utf8.RuneCountInString(v.Content)
+			case discordgo.Container:
+				if len(v.Components) > maxInContainer {
+					return fmt.Sprintf("a container of %d", len(v.Components))
+				}
+				if e := walk(v.Components); e != "" {
+					return e
+				}
+			case discordgo.Section:
+				if len(v.Components) < 1 || len(v.Components) > 3 || v.Accessory == nil {
+					return "a section of " + fmt.Sprint(len(v.Components)) + " texts or no accessory"
+				}
+				walk(v.Components)
+			}
+		}
+		return ""
+	}
+	if e := walk(cs); e != "" {
+		return e
+	}
+	if text > maxV2Text {
+		return fmt.Sprintf("%d characters of text", text)
+	}
+	return ""
 }

@@ -104,4 +104,13 @@ func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 		t.Fatalf("edit: %v", err)
 	}
 	connectortest.Golden(t, prefix+"card_decided_edit", rec.last(t), *update)
+	refused := 0
+	for _, call := range f.Calls() {
+		if call.Status >= 400 {
+			refused++
+		}
+	}
+	if refused > 0 || len(rec.bodies) != len(msgs)+1 {
+		t.Errorf("%d of the corpus's %d payloads refused by the fake; want none", refused, len(rec.bodies))
+	}
 }
