@@ -60,11 +60,9 @@ func (a *Agent) compactNow(ctx context.Context, t *turn) error {
 		t.emit(Event{Kind: Notice, Text: "context not compacted: " + err.Error() + "; the conversation is kept whole"})
 		return nil
 	}
-	last, err := a.History.Compact(ctx, t.sess.ID, append([]Message{userText(summaryHeader + summary)}, keep...)...)
-	if err != nil {
+	if _, err := a.History.Compact(ctx, t.sess.ID, append([]Message{userText(summaryHeader + summary)}, keep...)...); err != nil {
 		return err
 	}
-	t.rollback = last - int64(len(keep))
 	t.start = 1
 	t.emit(Event{Kind: Notice, Text: fmt.Sprintf("context compacted: %d messages summarized", len(old))})
 	return nil

@@ -63,16 +63,19 @@ const interruptedCall = "not finished: opsbot stopped or restarted while this ca
 	"doing it again."
 
 // ErrShutdown is the cancel cause of a turn stopped because the process is
-// shutting down (context.WithCancelCause). Unlike a person's Stop it keeps
-// the turn's history: a tool call waiting for an approval then resumes
-// after the restart, when the approval is decided.
+// shutting down (context.WithCancelCause). Unlike a person's Stop it
+// leaves the calls under way unanswered and makes no last call: a tool
+// call waiting for an approval then resumes after the restart, when the
+// approval is decided.
 var ErrShutdown = errors.New("agent: opsbot is shutting down")
 
 // Turn runs one turn: the user's text, then as many steps as it takes. It
-// reports through emit and returns when the turn ends. Cancelling ctx rolls
-// the history back to before the turn: nothing of it stays.
+// reports through emit and returns when the turn ends. Cancelling ctx ends
+// the turn (ErrStopped) and keeps what it did in the history: the calls
+// under way say how far they got. When ctx comes from Stoppable, the turn
+// first asks the model, briefly and with no tools, for what it found.
 func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit func(Event)) error {
-	msgs, start, err := a.History.Load(ctx, sess.ID)
+	msgs, _, err := a.History.Load(ctx, sess.ID)
 	if err != nil {
 		return a.fail(emit, err)
 	}
@@ -83,9 +86,6 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 		// told both cases: a command cut off mid-run may have changed
 		// something, and must not be taken for one that never ran.
 		a.settle(ctx, &turn{sess: sess}, interruptedCall)
-		if _, start, err = a.History.Load(ctx, sess.ID); err != nil {
-			return a.fail(emit, err)
-		}
 	}
 	msgs, _, err = a.History.Load(ctx, sess.ID)
 	if err != nil {
@@ -94,7 +94,7 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 	if _, err := a.History.Append(ctx, sess.ID, userText(text)); err != nil {
 		return a.fail(emit, err)
 	}
-	return a.run(ctx, sess, start, len(msgs), emit)
+	return a.run(ctx, sess, len(msgs), emit)
 }
 
 // Resume continues a session whose last message asked for tools that have
@@ -102,14 +102,14 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 // are dispatched (an approval decided meanwhile is found by its gate) and
 // the turn goes on. It does nothing when there is nothing to resume.
 func (a *Agent) Resume(ctx context.Context, sess SessionInfo, emit func(Event)) (resumed bool, err error) {
-	msgs, last, err := a.History.Load(ctx, sess.ID)
+	msgs, _, err := a.History.Load(ctx, sess.ID)
 	if err != nil {
 		return false, a.fail(emit, err)
 	}
 	if len(pendingToolCalls(msgs)) == 0 {
 		return false, nil
 	}
-	return true, a.run(ctx, sess, last, turnStart(msgs), emit)
+	return true, a.run(ctx, sess, turnStart(msgs), emit)
 }
 
 // turnStart is the index of the message that began the last turn: the
@@ -125,16 +125,13 @@ func turnStart(msgs []Message) int {
 
 // turn is the state of one running turn.
 type turn struct {
-	sess     SessionInfo
-	emit     func(Event)
-	rollback int64 // the seq to roll back to on cancel
+	sess SessionInfo
+	emit func(Event)
 	// start is the index in the history of the turn's first message (the
 	// question): compaction summarizes only what came before it.
 	start     int
 	usage     Usage
 	sinceTodo int
-	// changed are the approved commands that ran in this turn, worded.
-	changed []string
 	// spoke: text was shown in this turn; toolSince: a tool ran since.
 	spoke, toolSince bool
 	// compactFailedAt is the history's size when a summary was last
@@ -142,13 +139,13 @@ type turn struct {
 	compactFailedAt int
 }
 
-func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {
-	ctx, cancel := context.WithCancelCause(withCardSlot(parent))
+func (a *Agent) run(parent context.Context, sess SessionInfo, start int, emit func(Event)) error {
+	ctx, cancel := context.WithCancelCause(ownStop(withCardSlot(parent)))
 	defer cancel(nil)
 	b := newBudget(a.turnTimeout(), func() { cancel(ErrDeadline) })
 	defer b.stop()
 	ctx = withBudget(ctx, b)
-	t := &turn{sess: sess, emit: emit, rollback: rollback, start: start}
+	t := &turn{sess: sess, emit: emit, start: start}
 	err := a.steps(ctx, t)
 	switch {
 	case err == nil:
@@ -158,17 +155,7 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, st
 		emit(Event{Kind: TurnError, Err: ErrShutdown})
 		return parent.Err()
 	case parent.Err() != nil:
-		// Cancelled by the caller: undo the turn. The rollback must land
-		// even though ctx is gone.
-		keep := context.WithoutCancel(parent)
-		if rbErr := a.History.Rollback(keep, sess.ID, t.rollback); rbErr != nil {
-			return a.fail(emit, fmt.Errorf("agent: roll back cancelled turn: %w", rbErr))
-		}
-		if err := a.keepChanges(keep, t); err != nil {
-			return a.fail(emit, err)
-		}
-		emit(Event{Kind: TurnError, Err: parent.Err()})
-		return parent.Err()
+		return a.stopped(parent, t)
 	case errors.Is(context.Cause(ctx), ErrDeadline):
 		a.settle(context.WithoutCancel(parent), t, "not run: the turn reached its time limit")
 		a.lastWords(parent, t, deadlineStep)
@@ -323,7 +310,8 @@ func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, closing strin
 		reply = textOnly(reply)
 	}
 	if len(reply.Content) > 0 {
-		if _, err := a.History.Append(ctx, t.sess.ID, reply); err != nil {
+		// Kept even when the turn was just stopped: it was shown.
+		if _, err := a.History.Append(context.WithoutCancel(ctx), t.sess.ID, reply); err != nil {
 			return reply, stop, err
 		}
 	}
