@@ -77,8 +77,7 @@ func (a *Agent) summarize(ctx context.Context, t *turn, old []Message) (string, 
 	req := Request{Model: a.Model, System: summaryPrompt, MaxTokens: a.maxTokens(),
 		Messages: []Message{userText("<transcript>\n" + transcript + "</transcript>\n\nWrite the summary now.")}}
 	reply, _, usage, err := collect(ctx, a.Provider, req, func(string) {})
-	t.usage.InputTokens += usage.InputTokens
-	t.usage.OutputTokens += usage.OutputTokens
+	a.count(ctx, t, usage)
 	if err != nil {
 		return "", errors.New("the summary request failed")
 	}

@@ -47,6 +47,11 @@ type Agent struct {
 	// RemindAfter is how many steps without a todo update bring a reminder
 	// (default 3), when a todo tool is registered.
 	RemindAfter int
+	// Budget bounds the tokens of a turn and of a thread's day; Tokens
+	// keeps the thread's daily count (optional: without it, ThreadDay
+	// is not held).
+	Budget TokenBudget
+	Tokens TokenLedger
 }
 
 // ErrMaxSteps ends a turn that used all its steps.
@@ -129,8 +134,11 @@ type turn struct {
 	emit func(Event)
 	// start is the index in the history of the turn's first message (the
 	// question): compaction summarizes only what came before it.
-	start     int
+	start int
+	// usage sums the turn's own calls; tokens is the count its budget
+	// reads, shared with its subagents.
 	usage     Usage
+	tokens    *tokenCount
 	sinceTodo int
 	// spoke: text was shown in this turn; toolSince: a tool ran since.
 	spoke, toolSince bool
@@ -146,7 +154,9 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, start int, emit fu
 	defer b.stop()
 	ctx = withBudget(ctx, b)
 	t := &turn{sess: sess, emit: emit, start: start}
+	ctx, t.tokens = withTokenCount(ctx, func() int { return a.today(parent, sess) })
 	err := a.steps(ctx, t)
+	var over *BudgetError
 	switch {
 	case err == nil:
 		emit(Event{Kind: TurnDone, Usage: t.usage})
@@ -156,6 +166,8 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, start int, emit fu
 		return parent.Err()
 	case parent.Err() != nil:
 		return a.stopped(parent, t)
+	case errors.As(err, &over):
+		return a.outOfTokens(parent, t, over)
 	case errors.Is(context.Cause(ctx), ErrDeadline):
 		a.settle(context.WithoutCancel(parent), t, "not run: the turn reached its time limit")
 		a.lastWords(parent, t, deadlineStep)
@@ -182,6 +194,9 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 				return err
 			}
 			continue
+		}
+		if over := a.spent(t); over != nil {
+			return over
 		}
 		if msgs, err = a.beforeCall(ctx, t, msgs); err != nil {
 			return err
@@ -210,6 +225,9 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 		}
 		if last {
 			break // the model called tools all the same
+		}
+		if over := a.spent(t); over != nil {
+			return over // its calls do not run
 		}
 		if err := a.dispatch(ctx, t, calls); err != nil {
 			return err
@@ -302,8 +320,7 @@ func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, closing strin
 		first, t.spoke = false, true
 		t.emit(Event{Kind: TextDelta, Text: delta})
 	})
-	t.usage.InputTokens += usage.InputTokens
-	t.usage.OutputTokens += usage.OutputTokens
+	a.count(ctx, t, usage)
 	if streamErr != nil {
 		// Keep what was shown: the partial text stays in history, its
 		// unfinished tool calls do not.

@@ -11,8 +11,8 @@ import (
 	"github.com/opsbot/opsbot/agent/internal/testfake"
 )
 
-// stopper is a person's Stop: a cause that is not a shutdown.
-var stopper = errors.New("stopped by @bob")
+// errByBob is a person's Stop: a cause that is not a shutdown.
+var errByBob = errors.New("stopped by @bob")
 
 // A Stop ends like the time limit, on both wire formats: what ran stays
 // in the history, each call saying how far it got (the killed sleep ran,
@@ -34,7 +34,7 @@ func TestStopEndsWithTheModelsSummary(t *testing.T) {
 		ctx, stop := agent.Stoppable(context.Background())
 		fl := &fleet{outputs: map[string]string{"sleep 30": "slept a while\n"}, during: func(c context.Context, command string) {
 			if command == "sleep 30" {
-				stop(stopper) // the person presses Stop while it runs
+				stop(errByBob) // the person presses Stop while it runs
 				<-c.Done()
 			}
 		}}
@@ -92,12 +92,12 @@ func TestSecondStopEndsTheLastCallAtOnce(t *testing.T) {
 		h, sess := sqliteSession(t)
 		ctx, stop := agent.Stoppable(context.Background())
 		fl := &fleet{outputs: map[string]string{}, during: func(c context.Context, _ string) {
-			stop(stopper)
+			stop(errByBob)
 			<-c.Done()
 		}}
 		go func() {
 			<-held
-			stop(stopper) // pressed again
+			stop(errByBob) // pressed again
 		}()
 		ev := &testfake.Recorder{}
 		if err := investigator(p, h, fl).Turn(ctx, sess, "wait", ev.Emit); !errors.Is(err, agent.ErrStopped) {
@@ -123,7 +123,7 @@ func TestStopLastCallThatCallsAToolSaysWhatRan(t *testing.T) {
 		h, sess := sqliteSession(t)
 		ctx, stop := agent.Stoppable(context.Background())
 		fl := &fleet{outputs: map[string]string{}, during: func(c context.Context, _ string) {
-			stop(stopper)
+			stop(errByBob)
 			<-c.Done()
 		}}
 		ev := &testfake.Recorder{}
