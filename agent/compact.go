@@ -60,11 +60,9 @@ func (a *Agent) compactNow(ctx context.Context, t *turn) error {
 		t.emit(Event{Kind: Notice, Text: "context not compacted: " + err.Error() + "; the conversation is kept whole"})
 		return nil
 	}
-	last, err := a.History.Compact(ctx, t.sess.ID, append([]Message{userText(summaryHeader + summary)}, keep...)...)
-	if err != nil {
+	if _, err := a.History.Compact(ctx, t.sess.ID, append([]Message{userText(summaryHeader + summary)}, keep...)...); err != nil {
 		return err
 	}
-	t.rollback = last - int64(len(keep))
 	t.start = 1
 	t.emit(Event{Kind: Notice, Text: fmt.Sprintf("context compacted: %d messages summarized", len(old))})
 	return nil
@@ -79,8 +77,7 @@ func (a *Agent) summarize(ctx context.Context, t *turn, old []Message) (string, 
 	req := Request{Model: a.Model, System: summaryPrompt, MaxTokens: a.maxTokens(),
 		Messages: []Message{userText("<transcript>\n" + transcript + "</transcript>\n\nWrite the summary now.")}}
 	reply, _, usage, err := collect(ctx, a.Provider, req, func(string) {})
-	t.usage.InputTokens += usage.InputTokens
-	t.usage.OutputTokens += usage.OutputTokens
+	a.count(ctx, t, usage)
 	if err != nil {
 		return "", errors.New("the summary request failed")
 	}

@@ -50,6 +50,9 @@ type Config struct {
 	// loki_query tools read; unset, the tool is not offered.
 	Prometheus Endpoint `yaml:"prometheus"`
 	Loki       Endpoint `yaml:"loki"`
+	// Budget bounds the tokens a turn, a thread's day and an alert
+	// investigation may spend (0: no limit).
+	Budget TokenBudget `yaml:"budget"`
 }
 
 // The choices of Config.OnJobEnd.
@@ -85,6 +88,9 @@ func (c Config) Validate() error {
 	if c.TurnTimeout < 0 {
 		return fieldError{"turn_timeout", "must be a positive duration, e.g. 10m"}
 	}
+	if err := c.Budget.validate(); err != nil {
+		return err
+	}
 	if err := c.Prometheus.Validate("prometheus"); err != nil {
 		return err
 	}
@@ -98,3 +104,16 @@ func (e fieldError) Error() string { return e.key + ": " + e.msg }
 
 // Field is the key's name within the section.
 func (e fieldError) Field() string { return e.key }
+
+// validate checks that each budget is a count of tokens.
+func (b TokenBudget) validate() error {
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"budget.turn", b.Turn}, {"budget.thread_day", b.ThreadDay}, {"budget.alert", b.Alert}} {
+		if f.n < 0 {
+			return fieldError{f.key, "must be a number of tokens, or 0 for no limit"}
+		}
+	}
+	return nil
+}

@@ -3,22 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 )
-
-// keepChanges leaves, in a rolled-back turn's place, a short record of the
-// commands that changed something before the stop: forgetting them, the
-// model might run them again.
-func (a *Agent) keepChanges(ctx context.Context, t *turn) error {
-	if len(t.changed) == 0 {
-		return nil
-	}
-	note := "[opsbot note, not the person's words] The person stopped the previous turn and it was undone, " +
-		"but these approved commands had already run and their effects stay:\n- " + strings.Join(t.changed, "\n- ")
-	_, err := a.History.Append(ctx, t.sess.ID, userText(note))
-	return err
-}
 
 // lastStep is what the last step of a turn is told: it may not call
 // tools, so that a turn always ends with an answer.
@@ -51,21 +37,18 @@ type outcome struct {
 // person run at once (at most maxParallel); a call that may need an
 // approval runs alone, after the calls before it and before those after
 // it, so that its card is the only one and what it changes is seen by the
-// calls the model put after it. A person's Stop returns at once (the
-// caller rolls back); the time limit records exactly what happened to
-// each call first.
+// calls the model put after it. When the turn is stopped or runs out of
+// time, what happened to each call is recorded first; a shutdown leaves
+// the calls unanswered, to be resumed after the restart.
 func (a *Agent) dispatch(ctx context.Context, t *turn, calls []Block) error {
 	results := Message{Role: RoleUser}
 	compact := false
 	for i := 0; i < len(calls); {
 		n := a.batchLen(t, calls[i:])
 		outs := a.runBatch(ctx, t, calls[i:i+n])
-		for _, o := range outs {
-			t.noteChanges(o.res.Runs)
-		}
 		if err := ctx.Err(); err != nil {
-			if errors.Is(context.Cause(ctx), ErrDeadline) {
-				a.interrupted(context.WithoutCancel(ctx), t, results, outs, calls[i+n:])
+			if !errors.Is(context.Cause(ctx), ErrShutdown) {
+				a.interrupted(context.WithoutCancel(ctx), t, cutBy(ctx), results, outs, calls[i+n:])
 			}
 			return err
 		}
@@ -169,37 +152,48 @@ func (a *Agent) dispatchOne(ctx context.Context, call ToolCall, c Block) ToolRes
 	return a.Tools.Dispatch(ctx, call)
 }
 
-// noteChanges remembers the approved commands a tool ran, for keepChanges.
-func (t *turn) noteChanges(runs []CommandRun) {
-	for _, r := range runs {
-		if r.Approved {
-			t.changed = append(t.changed, r.ranBefore("the stop"))
-		}
-	}
-}
-
-// interrupted records the results of a dispatch the time limit cut: the
-// calls that finished keep their results, those running say they were cut
-// (with what they printed), the ones not started say they never started.
-func (a *Agent) interrupted(ctx context.Context, t *turn, results Message, outs []outcome, rest []Block) {
+// interrupted records the results of a dispatch the time limit or a Stop
+// cut: the calls that finished keep their results, those running say they
+// were cut (with what they printed), the ones not started say they never
+// started.
+func (a *Agent) interrupted(ctx context.Context, t *turn, why ending, results Message, outs []outcome, rest []Block) {
 	for _, o := range outs {
-		results.Content = append(results.Content, a.cutResult(t, o))
+		results.Content = append(results.Content, a.cutResult(t, o, why))
 	}
 	for _, c := range rest {
-		results.Content = append(results.Content, a.cutResult(t, outcome{call: c}))
+		results.Content = append(results.Content, a.cutResult(t, outcome{call: c}, why))
 	}
 	a.History.Append(ctx, t.sess.ID, results)
 }
 
-// cutResult is the result block of one call of a step the time limit cut.
-func (a *Agent) cutResult(t *turn, o outcome) Block {
+// ending says what ended a turn's calls, in the words of their results.
+type ending struct {
+	reason  string // "the turn reached its time limit"
+	summary string // the status line of a call it cut
+}
+
+// cutBy is what ended ctx's turn: its time limit, or a person's Stop.
+func cutBy(ctx context.Context) ending {
+	if errors.Is(context.Cause(ctx), ErrDeadline) {
+		return ending{"the turn reached its time limit", "interrupted by the time limit"}
+	}
+	return ending{"the person stopped the turn", "stopped"}
+}
+
+// cutResult is the result block of one call of a step the time limit or
+// a Stop cut. A call that ran commands says they may have partly run; one
+// that ran none (an approval still awaited, a read) says what it reported.
+func (a *Agent) cutResult(t *turn, o outcome, why ending) Block {
 	b := Block{Type: BlockToolResult, ToolUseID: o.call.ID, Content: o.res.Content, IsError: o.res.IsError}
 	switch o.state {
 	case notStarted:
-		b.Content, b.IsError = "not run: the turn reached its time limit before this call started", true
+		b.Content, b.IsError = "not run: "+why.reason+" before this call started", true
 	case cutShort:
-		t.emit(Event{Kind: ToolFinished, Tool: o.call.Name, ToolID: o.call.ID, Summary: "interrupted by the time limit", IsError: true, Runs: o.res.Runs})
-		b.Content = "interrupted: the turn reached its time limit while this was running, so it may have partly run"
+		t.emit(Event{Kind: ToolFinished, Tool: o.call.Name, ToolID: o.call.ID, Summary: why.summary, IsError: true, Runs: o.res.Runs})
+		b.Content = "interrupted: " + why.reason + " while this was running, so it may have partly run"
+		if len(o.res.Runs) == 0 && o.res.Content != "" {
+			b.Content = "interrupted: " + why.reason + " before this call finished"
+		}
 		if o.res.Content != "" {
 			b.Content += "; what it reported:\n" + o.res.Content
 		}

@@ -80,19 +80,6 @@ type CommandRun struct {
 	Approved bool
 }
 
-// ranBefore words a command that changed something, for the record a
-// stopped turn leaves: "ran on web-1 before the stop: `cmd`, exit 0".
-func (r CommandRun) ranBefore(what string) string {
-	end := fmt.Sprintf("exit %d", r.ExitCode)
-	switch {
-	case r.Err != "":
-		end = "could not run: " + r.Err
-	case r.Killed:
-		end = "killed while running, so it may have partly run"
-	}
-	return fmt.Sprintf("ran on %s before %s: `%s`, %s", r.Host, what, r.Command, end)
-}
-
 type retryNoticeKey struct{}
 
 // WithRetryNotice returns a context under which a provider calls f before

@@ -16,6 +16,9 @@ type SessionInfo struct {
 	Cwd      string
 	Platform string
 	Channel  string
+	// Kind is what the session is for: KindAlert for an alert
+	// investigation, whose turns TokenBudget.Alert bounds.
+	Kind SessionKind
 }
 
 // History persists a session's conversation. Seq numbers only grow: a

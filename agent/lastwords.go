@@ -15,14 +15,21 @@ const deadlineStep = "[opsbot note, not the person's words] This turn has reache
 // turn is over, so it is short and does not count against the turn.
 const lastWordsTime = time.Minute
 
-// lastWords gives a turn that ran out of time an answer: one more call,
-// with no tools, asks the model to summarize what it found; if the model
-// fails or calls a tool all the same, opsbot says what ran. A person's
-// Stop (parent's end) ends it too.
+// lastWords gives a turn that ran out of time or tokens an answer: one
+// more call, with no tools, asks the model to summarize what it found. A
+// person's Stop (parent's end) ends that call at once.
 func (a *Agent) lastWords(parent context.Context, t *turn, closing string) {
 	ctx, cancel := context.WithTimeout(parent, lastWordsTime)
 	defer cancel()
-	msgs, _, err := a.History.Load(ctx, t.sess.ID)
+	a.finalWords(ctx, t, closing)
+}
+
+// finalWords makes a turn's last call, under ctx, with no tools: closing
+// says why the turn ends. If the model fails, is cut off by ctx's end, or
+// calls a tool all the same, opsbot says what ran instead.
+func (a *Agent) finalWords(ctx context.Context, t *turn, closing string) {
+	keep := context.WithoutCancel(ctx)
+	msgs, _, err := a.History.Load(keep, t.sess.ID)
 	if err != nil {
 		return
 	}
@@ -30,10 +37,8 @@ func (a *Agent) lastWords(parent context.Context, t *turn, closing string) {
 	if err == nil && hasText(reply) && len(pendingToolCalls([]Message{reply})) == 0 {
 		return
 	}
-	a.settle(context.WithoutCancel(parent), t, "not run: the turn had ended")
-	if parent.Err() == nil {
-		a.sayWhatRan(context.WithoutCancel(parent), t)
-	}
+	a.settle(keep, t, "not run: the turn had ended")
+	a.sayWhatRan(keep, t)
 }
 
 // sayWhatRan ends a turn the model could not answer with what its tools

@@ -40,3 +40,33 @@ func TestDeadlineEndsWithTheModelsSummary(t *testing.T) {
 		}
 	})
 }
+
+// A model that calls a tool on the last step, which may call none, gets
+// opsbot's list of what ran instead of silence, on both wire formats, and
+// the call it asked for does not run.
+func TestLastStepThatCallsAToolSaysWhatRan(t *testing.T) {
+	t.Parallel()
+	eachWire(t, func(t *testing.T, w wire) {
+		f, p := w.model(t,
+			testfake.Use("c1", "Checking.", "run_command", run("web-1", "uptime")),
+			testfake.Use("c2", "", "run_command", run("web-1", "df -h")))
+		h, sess := sqliteSession(t)
+		fl := &fleet{outputs: map[string]string{"uptime": "up 3 days"}}
+		a := investigator(p, h, fl)
+		a.MaxSteps = 2
+		ev := &testfake.Recorder{}
+		if err := a.Turn(context.Background(), sess, "check web-1", ev.Emit); !errors.Is(err, agent.ErrMaxSteps) {
+			t.Fatalf("err = %v; want ErrMaxSteps", err)
+		}
+		if !noToolUse(f.Requests()[1].Body) {
+			t.Error("the last step was offered tools")
+		}
+		want := "Checking.\n\nThe model gave no answer; this is what ran:\n- `run_command {\"command\":\"uptime\",\"target\":\"web-1\"}`"
+		if !strings.HasPrefix(ev.Text(), want) || !strings.Contains(ev.Text(), "not run: the turn reached its step limit") {
+			t.Errorf("the thread reads %q; want it to start %q", ev.Text(), want)
+		}
+		if runs := fl.runs(); len(runs) != 1 {
+			t.Errorf("ran %v; want uptime alone", runs)
+		}
+	})
+}

@@ -47,6 +47,11 @@ type Agent struct {
 	// RemindAfter is how many steps without a todo update bring a reminder
 	// (default 3), when a todo tool is registered.
 	RemindAfter int
+	// Budget bounds the tokens of a turn and of a thread's day; Tokens
+	// keeps the thread's daily count (optional: without it, ThreadDay
+	// is not held).
+	Budget TokenBudget
+	Tokens TokenLedger
 }
 
 // ErrMaxSteps ends a turn that used all its steps.
@@ -63,16 +68,19 @@ const interruptedCall = "not finished: opsbot stopped or restarted while this ca
 	"doing it again."
 
 // ErrShutdown is the cancel cause of a turn stopped because the process is
-// shutting down (context.WithCancelCause). Unlike a person's Stop it keeps
-// the turn's history: a tool call waiting for an approval then resumes
-// after the restart, when the approval is decided.
+// shutting down (context.WithCancelCause). Unlike a person's Stop it
+// leaves the calls under way unanswered and makes no last call: a tool
+// call waiting for an approval then resumes after the restart, when the
+// approval is decided.
 var ErrShutdown = errors.New("agent: opsbot is shutting down")
 
 // Turn runs one turn: the user's text, then as many steps as it takes. It
-// reports through emit and returns when the turn ends. Cancelling ctx rolls
-// the history back to before the turn: nothing of it stays.
+// reports through emit and returns when the turn ends. Cancelling ctx ends
+// the turn (ErrStopped) and keeps what it did in the history: the calls
+// under way say how far they got. When ctx comes from Stoppable, the turn
+// first asks the model, briefly and with no tools, for what it found.
 func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit func(Event)) error {
-	msgs, start, err := a.History.Load(ctx, sess.ID)
+	msgs, _, err := a.History.Load(ctx, sess.ID)
 	if err != nil {
 		return a.fail(emit, err)
 	}
@@ -83,9 +91,6 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 		// told both cases: a command cut off mid-run may have changed
 		// something, and must not be taken for one that never ran.
 		a.settle(ctx, &turn{sess: sess}, interruptedCall)
-		if _, start, err = a.History.Load(ctx, sess.ID); err != nil {
-			return a.fail(emit, err)
-		}
 	}
 	msgs, _, err = a.History.Load(ctx, sess.ID)
 	if err != nil {
@@ -94,7 +99,7 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 	if _, err := a.History.Append(ctx, sess.ID, userText(text)); err != nil {
 		return a.fail(emit, err)
 	}
-	return a.run(ctx, sess, start, len(msgs), emit)
+	return a.run(ctx, sess, len(msgs), emit)
 }
 
 // Resume continues a session whose last message asked for tools that have
@@ -102,14 +107,14 @@ func (a *Agent) Turn(ctx context.Context, sess SessionInfo, text string, emit fu
 // are dispatched (an approval decided meanwhile is found by its gate) and
 // the turn goes on. It does nothing when there is nothing to resume.
 func (a *Agent) Resume(ctx context.Context, sess SessionInfo, emit func(Event)) (resumed bool, err error) {
-	msgs, last, err := a.History.Load(ctx, sess.ID)
+	msgs, _, err := a.History.Load(ctx, sess.ID)
 	if err != nil {
 		return false, a.fail(emit, err)
 	}
 	if len(pendingToolCalls(msgs)) == 0 {
 		return false, nil
 	}
-	return true, a.run(ctx, sess, last, turnStart(msgs), emit)
+	return true, a.run(ctx, sess, turnStart(msgs), emit)
 }
 
 // turnStart is the index of the message that began the last turn: the
@@ -125,16 +130,16 @@ func turnStart(msgs []Message) int {
 
 // turn is the state of one running turn.
 type turn struct {
-	sess     SessionInfo
-	emit     func(Event)
-	rollback int64 // the seq to roll back to on cancel
+	sess SessionInfo
+	emit func(Event)
 	// start is the index in the history of the turn's first message (the
 	// question): compaction summarizes only what came before it.
-	start     int
+	start int
+	// usage sums the turn's own calls; tokens is the count its budget
+	// reads, shared with its subagents.
 	usage     Usage
+	tokens    *tokenCount
 	sinceTodo int
-	// changed are the approved commands that ran in this turn, worded.
-	changed []string
 	// spoke: text was shown in this turn; toolSince: a tool ran since.
 	spoke, toolSince bool
 	// compactFailedAt is the history's size when a summary was last
@@ -142,14 +147,16 @@ type turn struct {
 	compactFailedAt int
 }
 
-func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, start int, emit func(Event)) error {
-	ctx, cancel := context.WithCancelCause(withCardSlot(parent))
+func (a *Agent) run(parent context.Context, sess SessionInfo, start int, emit func(Event)) error {
+	ctx, cancel := context.WithCancelCause(ownStop(withCardSlot(parent)))
 	defer cancel(nil)
 	b := newBudget(a.turnTimeout(), func() { cancel(ErrDeadline) })
 	defer b.stop()
 	ctx = withBudget(ctx, b)
-	t := &turn{sess: sess, emit: emit, rollback: rollback, start: start}
+	t := &turn{sess: sess, emit: emit, start: start}
+	ctx, t.tokens = withTokenCount(ctx, func() int { return a.today(parent, sess) })
 	err := a.steps(ctx, t)
+	var over *BudgetError
 	switch {
 	case err == nil:
 		emit(Event{Kind: TurnDone, Usage: t.usage})
@@ -158,17 +165,9 @@ func (a *Agent) run(parent context.Context, sess SessionInfo, rollback int64, st
 		emit(Event{Kind: TurnError, Err: ErrShutdown})
 		return parent.Err()
 	case parent.Err() != nil:
-		// Cancelled by the caller: undo the turn. The rollback must land
-		// even though ctx is gone.
-		keep := context.WithoutCancel(parent)
-		if rbErr := a.History.Rollback(keep, sess.ID, t.rollback); rbErr != nil {
-			return a.fail(emit, fmt.Errorf("agent: roll back cancelled turn: %w", rbErr))
-		}
-		if err := a.keepChanges(keep, t); err != nil {
-			return a.fail(emit, err)
-		}
-		emit(Event{Kind: TurnError, Err: parent.Err()})
-		return parent.Err()
+		return a.stopped(parent, t)
+	case errors.As(err, &over):
+		return a.outOfTokens(parent, t, over)
 	case errors.Is(context.Cause(ctx), ErrDeadline):
 		a.settle(context.WithoutCancel(parent), t, "not run: the turn reached its time limit")
 		a.lastWords(parent, t, deadlineStep)
@@ -195,6 +194,9 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 				return err
 			}
 			continue
+		}
+		if over := a.spent(t); over != nil {
+			return over
 		}
 		if msgs, err = a.beforeCall(ctx, t, msgs); err != nil {
 			return err
@@ -223,6 +225,9 @@ func (a *Agent) steps(ctx context.Context, t *turn) error {
 		}
 		if last {
 			break // the model called tools all the same
+		}
+		if over := a.spent(t); over != nil {
+			return over // its calls do not run
 		}
 		if err := a.dispatch(ctx, t, calls); err != nil {
 			return err
@@ -315,15 +320,15 @@ func (a *Agent) call(ctx context.Context, t *turn, msgs []Message, closing strin
 		first, t.spoke = false, true
 		t.emit(Event{Kind: TextDelta, Text: delta})
 	})
-	t.usage.InputTokens += usage.InputTokens
-	t.usage.OutputTokens += usage.OutputTokens
+	a.count(ctx, t, usage)
 	if streamErr != nil {
 		// Keep what was shown: the partial text stays in history, its
 		// unfinished tool calls do not.
 		reply = textOnly(reply)
 	}
 	if len(reply.Content) > 0 {
-		if _, err := a.History.Append(ctx, t.sess.ID, reply); err != nil {
+		// Kept even when the turn was just stopped: it was shown.
+		if _, err := a.History.Append(context.WithoutCancel(ctx), t.sess.ID, reply); err != nil {
 			return reply, stop, err
 		}
 	}

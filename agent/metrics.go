@@ -18,6 +18,7 @@ type Metrics struct {
 	modelRequests *prometheus.CounterVec
 	modelLatency  *prometheus.HistogramVec
 	modelTokens   *prometheus.CounterVec
+	llmTokens     *prometheus.CounterVec
 }
 
 // NewMetrics registers the collectors on reg:
@@ -27,7 +28,10 @@ type Metrics struct {
 //   - opsbot_model_request_duration_seconds{provider}: from the request
 //     to the end of its streamed response;
 //   - opsbot_model_tokens_total{provider,direction}: tokens in (prompt)
-//     and out (completion), as the provider reported them.
+//     and out (completion), as the provider reported them;
+//   - opsbot_llm_tokens_total{kind}: the same tokens by kind, what the
+//     token budgets count: input (prompt tokens not read from the cache),
+//     cached (read from the provider's prompt cache) and output.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		modelRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_model_requests_total",
@@ -38,8 +42,14 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_model_tokens_total",
 			Help: "Tokens the provider reported, by provider and direction (in: prompt, out: completion)."},
 			[]string{"provider", "direction"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_llm_tokens_total",
+			Help: "Tokens the model providers reported, by kind: input (not from the prompt cache), cached (read from it), output."},
+			[]string{"kind"}),
 	}
-	for _, c := range []prometheus.Collector{m.modelRequests, m.modelLatency, m.modelTokens} {
+	for _, kind := range []string{"input", "cached", "output"} {
+		m.llmTokens.WithLabelValues(kind) // every kind shows 0, not nothing
+	}
+	for _, c := range []prometheus.Collector{m.modelRequests, m.modelLatency, m.modelTokens, m.llmTokens} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -77,6 +87,9 @@ func (m *Metrics) meter(ctx context.Context, name string, events iter.Seq[Stream
 			m.modelLatency.WithLabelValues(name).Observe(time.Since(start).Seconds())
 			m.modelTokens.WithLabelValues(name, "in").Add(float64(usage.InputTokens))
 			m.modelTokens.WithLabelValues(name, "out").Add(float64(usage.OutputTokens))
+			m.llmTokens.WithLabelValues("input").Add(float64(max(usage.InputTokens-usage.CachedTokens, 0)))
+			m.llmTokens.WithLabelValues("cached").Add(float64(usage.CachedTokens))
+			m.llmTokens.WithLabelValues("output").Add(float64(usage.OutputTokens))
 		}()
 		for ev := range events {
 			switch ev.Kind {

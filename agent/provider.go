@@ -97,8 +97,21 @@ const (
 
 // Usage counts tokens of one model call.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
+	// InputTokens are all the prompt's tokens, those read from the
+	// provider's prompt cache included.
+	InputTokens int `json:"input_tokens"`
+	// CachedTokens are the part of InputTokens read from the cache.
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens"`
+}
+
+// Total is every token of u, cached or not: what a budget counts.
+func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
+
+// add sums two counts.
+func (u Usage) add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, CachedTokens: u.CachedTokens + v.CachedTokens,
+		OutputTokens: u.OutputTokens + v.OutputTokens}
 }
 
 // EventKind is the kind of a streamed event.

@@ -185,7 +185,8 @@ func (f *fleet) Exec(ctx context.Context, names []string, command string, _ host
 		}
 		out[i] = hosts.ExecResult{Host: h, Stdout: f.outputs[command]}
 		if ctx.Err() != nil {
-			out[i].Killed, out[i].ExitCode, out[i].Signal = true, -1, "KILL"
+			// As hosts/executor reports a run a cancel killed.
+			out[i].Killed, out[i].ExitCode, out[i].Signal, out[i].Err = true, -1, "KILL", ctx.Err()
 		}
 	}
 	return out

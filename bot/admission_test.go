@@ -45,7 +45,8 @@ func (h *harness) position(s string) int {
 // the other 5 are each answered that the thread is busy; none vanishes.
 func TestThreadQueueIsBoundedAndTellsTheOverflow(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, approvals.GateConfig{}, &model{steps: steps(blockUntilCancelled, echo, 10)})
+	// 11 answers: the Stop's summary of the first, and the 10 queued.
+	h := newHarness(t, approvals.GateConfig{}, &model{steps: steps(blockUntilCancelled, echo, 11)})
 	h.say("alice", "t1", "first")
 	h.eventually("the first answer to start", h.has("t1", "Working on it"))
 	for i := range 15 {

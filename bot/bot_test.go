@@ -455,7 +455,7 @@ func blockUntilCancelled(ctx context.Context, _ agent.Request, yield func(agent.
 
 func TestQueueAndStop(t *testing.T) {
 	t.Parallel()
-	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){blockUntilCancelled, text("Second answer.")}}
+	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){blockUntilCancelled, text("So far: nothing found."), text("Second answer.")}}
 	h := newHarness(t, approvals.GateConfig{}, m)
 	h.say("alice", "t1", "first question")
 	h.eventually("the first answer to start", h.has("t1", "Working on it"))
@@ -467,6 +467,9 @@ func TestQueueAndStop(t *testing.T) {
 	first, ref, _ := h.find("t1", "Working on it")
 	h.click("alice", first, ref, ActionStop)
 	h.eventually("the stop note", h.has("t1", "stopped by @alice"))
+	if stopped, _, _ := h.find("t1", "stopped by @alice"); !strings.Contains(stopped.msg.Text, "So far: nothing found.") {
+		t.Errorf("the stopped answer does not end with the model's summary: %q", stopped.msg.Text)
+	}
 	h.eventually("the queued message's answer", h.has("t1", "Second answer."))
 	// The second turn began before its answer showed; once no turn runs,
 	// it has ended, and its history is written.
@@ -474,9 +477,11 @@ func TestQueueAndStop(t *testing.T) {
 		trail, _ := h.st.Sessions().RunningTurns(context.Background())
 		return len(trail) == 0
 	})
+	// The stopped turn stays on record: its question, what it showed,
+	// its summary; then the second turn's two.
 	msgs, _ := h.st.Sessions().Messages(context.Background(), 1)
-	if len(msgs) != 2 {
-		t.Errorf("history has %d messages; want the second turn's 2 only (the stopped one rolled back)", len(msgs))
+	if len(msgs) != 5 {
+		t.Errorf("history has %d messages; want the stopped turn's 3 and the second turn's 2", len(msgs))
 	}
 }
 

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -16,6 +17,15 @@ const ActionStop = "stop"
 // its turn (agent.ErrShutdown), and a request the work waits on stays
 // pending for after the restart (approvals.ErrShutdown).
 var errShutdown = errors.Join(agent.ErrShutdown, approvals.ErrShutdown)
+
+// stoppable is the context of a thread's work and the func that stops it
+// (threads.stop, close): a person's first Stop ends an agent turn with a
+// short summary of what it found, a second ends that summary at once, and
+// a shutdown (errShutdown) stops it at once, to be resumed after the
+// restart (agent.Stoppable).
+func stoppable() (context.Context, context.CancelCauseFunc) {
+	return agent.Stoppable(context.Background())
+}
 
 // stopperOf is who asks to stop, from their event.
 func stopperOf(ev connectors.Event) approvals.StoppedBy {

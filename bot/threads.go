@@ -176,7 +176,7 @@ func (ts *threads) work(t *thread) {
 		}
 		q := t.queue[0]
 		t.queue = t.queue[1:]
-		ctx, cancel := context.WithCancelCause(context.Background())
+		ctx, cancel := stoppable()
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
 		ctx = hosts.WithLabel(ctx, t.id.String())

@@ -212,14 +212,20 @@ func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.S
 }
 
 // finish closes an answer's stream, saying in words how it ended: stopped
-// (by whom), cut by a restart, out of steps or time, or failed (with an
-// id the operator's log has).
+// (by whom: the answer is then the model's summary, or what ran), cut by a
+// restart, out of steps, time or tokens, or failed (with an id the
+// operator's log has).
 func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Renderer, err error) {
 	an.cards.refresh(an.lifeCtx(ctx), ev)
 	var stop approvals.StoppedBy
+	var over *agent.BudgetError
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), agent.ErrShutdown):
 		err = errors.New("interrupted: opsbot is restarting. A pending approval still counts: once it is decided, what it approves runs, or this thread is told why not")
+	case errors.Is(err, agent.ErrStopped) && errors.As(context.Cause(ctx), &stop):
+		err = stop // the answer above is its summary, and is kept
+	case errors.Is(err, agent.ErrStopped):
+		err = errors.New("stopped")
 	case errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &stop):
 		err = fmt.Errorf("%s; this answer is not kept in the conversation", stop.Error())
 	case errors.Is(err, context.Canceled):
@@ -228,12 +234,22 @@ func (an *answers) finish(ctx context.Context, ev connectors.Event, r *render.Re
 		err = errors.New("stopped: this answer used all the steps one answer may take; ask again, or ask something narrower")
 	case errors.Is(err, agent.ErrDeadline):
 		err = errors.New("stopped: this answer reached its time limit")
+	case errors.As(err, &over):
+		err = budgetText(over)
 	case err != nil:
 		id := errorID()
 		an.log.Warn("turn ended with an error", "thread", threadOf(ev), "id", id, "err", err)
 		err = failureText(err, id)
 	}
 	r.Close(context.WithoutCancel(ctx), err)
+}
+
+// budgetText says which token budget ended an answer.
+func budgetText(over *agent.BudgetError) error {
+	if over.Scope == agent.BudgetThreadDay {
+		return fmt.Errorf("stopped: this thread reached its token budget for the day (%d tokens); it starts again at 00:00 UTC", over.Limit)
+	}
+	return fmt.Errorf("stopped: this answer reached its token budget of %d tokens", over.Limit)
 }
 
 // failureText words a failed answer with an id the operator's log has:

@@ -61,8 +61,8 @@ type decoder struct {
 func (d *decoder) handle(ev sdk.MessageStreamEventUnion) (done bool, err error) {
 	switch ev.Type {
 	case "message_start":
-		d.setUsage(ev.Message.Usage.InputTokens+ev.Message.Usage.CacheCreationInputTokens+ev.Message.Usage.CacheReadInputTokens,
-			ev.Message.Usage.OutputTokens)
+		u := ev.Message.Usage
+		d.setUsage(u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.CacheReadInputTokens, u.OutputTokens)
 	case "content_block_start":
 		d.startBlock(ev)
 	case "content_block_delta":
@@ -73,18 +73,23 @@ func (d *decoder) handle(ev sdk.MessageStreamEventUnion) (done bool, err error) 
 		if ev.Delta.StopReason != "" {
 			d.stop = agent.StopReason(ev.Delta.StopReason)
 		}
-		d.setUsage(ev.Usage.InputTokens+ev.Usage.CacheCreationInputTokens+ev.Usage.CacheReadInputTokens, ev.Usage.OutputTokens)
+		d.setUsage(ev.Usage.InputTokens+ev.Usage.CacheCreationInputTokens+ev.Usage.CacheReadInputTokens, ev.Usage.CacheReadInputTokens,
+			ev.Usage.OutputTokens)
 	case "message_stop":
 		return true, d.finish()
 	}
 	return false, nil
 }
 
-// setUsage records token counts; zero leaves a count as it was (a
-// message_delta repeats only what changed).
-func (d *decoder) setUsage(input, output int64) {
+// setUsage records token counts (cached: the part of input read from
+// the prompt cache); zero leaves a count as it was (a message_delta
+// repeats only what changed).
+func (d *decoder) setUsage(input, cached, output int64) {
 	if input > 0 {
 		d.usage.InputTokens = int(input)
+	}
+	if cached > 0 {
+		d.usage.CachedTokens = int(cached)
 	}
 	if output > 0 {
 		d.usage.OutputTokens = int(output)

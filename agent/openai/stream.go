@@ -60,7 +60,8 @@ type decoder struct {
 // handle applies one chunk. Only choice 0 is read: opsbot never asks for n>1.
 func (d *decoder) handle(c sdk.ChatCompletionChunk) {
 	if c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0 {
-		d.usage = &agent.Usage{InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens)}
+		d.usage = &agent.Usage{InputTokens: int(c.Usage.PromptTokens), CachedTokens: int(c.Usage.PromptTokensDetails.CachedTokens),
+			OutputTokens: int(c.Usage.CompletionTokens)}
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {

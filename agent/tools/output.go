@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/internal/textcut"
@@ -81,7 +82,7 @@ func sameOutput(results []hosts.ExecResult) []outputGroup {
 func writeOutput(b *strings.Builder, command string, g outputGroup, share int) {
 	names := strings.Join(g.hosts, ", ")
 	fmt.Fprintf(b, "<output host=%q command=%q>\n", names, command)
-	if g.Err != nil {
+	if ranNot(g.ExecResult) {
 		fmt.Fprintf(b, "(could not run: %v)\n", g.Err)
 	} else {
 		out := g.Stdout
@@ -135,10 +136,20 @@ func capturedGap(line string) (int64, bool) {
 
 // hostStatus is one host's outcome in a few words.
 func hostStatus(r hosts.ExecResult) string {
-	if r.Err != nil {
+	switch {
+	case ranNot(r):
 		return "error: " + r.Err.Error()
+	case r.Err != nil:
+		// Cut off by a Stop: it ran, for a while.
+		return fmt.Sprintf("stopped after %s, so it may have partly run", r.Duration.Round(time.Millisecond))
 	}
 	return r.Status()
+}
+
+// ranNot reports whether a command could not run at all: an error, and
+// not a run that a Stop or its deadline killed.
+func ranNot(r hosts.ExecResult) bool {
+	return r.Err != nil && !r.Killed
 }
 
 // unframe keeps output from closing its own frame: a command that prints

@@ -213,7 +213,8 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 	history := bot.RedactedHistory{History: persist.History{Store: rt.store}, Redactor: rt.red}
 	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: persist.Notices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
-		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget}
+		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget,
+		Budget: rt.cfg.Agent.Budget, Tokens: persist.Tokens{Store: rt.store}}
 	a.Tools = agent.NewRegistry(
 		&tools.RunCommand{Guard: guard},
 		&tools.StartJob{Guard: guard, Jobs: rt.jobs},

@@ -39,9 +39,10 @@ func StreamCases[S T[S]](t S, w Wire) []Case {
 		{Name: "text only", Replies: []testfake.Reply{{SSE: "text.sse"}},
 			Texts: []string{"The root", " filesystem on local", " is 42% full", " (21G of 50G used)."},
 			Text:  answer, Usage: usage, Stop: agent.StopEndTurn, Requests: 1},
+		// tool_call.sse reads 100 of its 572 prompt tokens from the cache.
 		{Name: "text and one tool call in pieces", Replies: []testfake.Reply{{SSE: "tool_call.sse"}},
 			Text: "I'll check the disk usage.", Calls: []Call{{w.ToolCallID, "run_command", `{"target":"local","command":"df -h"}`}},
-			Usage: &agent.Usage{InputTokens: 572, OutputTokens: 89}, Stop: agent.StopToolUse, Requests: 1},
+			Usage: &agent.Usage{InputTokens: 572, CachedTokens: 100, OutputTokens: 89}, Stop: agent.StopToolUse, Requests: 1},
 		{Name: "two tool calls, one with empty input", Replies: []testfake.Reply{{SSE: "two_tool_calls.sse"}},
 			Text: "Checking web1 and listing the hosts.",
 			Calls: []Call{{w.TwoCallIDs[0], "run_command", `{"target":"web1","command":"uptime"}`},

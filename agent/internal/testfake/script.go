@@ -17,6 +17,17 @@ type Turn struct {
 	// Stop is the stop reason in Anthropic's words (end_turn, tool_use,
 	// max_tokens); empty means tool_use when there are calls, else end_turn.
 	Stop string
+	// Input is the prompt's tokens the usage reports (0: 100), Cached the
+	// part of them read from the cache; the output is always 10 tokens.
+	Input, Cached int
+}
+
+// input is the prompt's token count the usage reports.
+func (t Turn) input() int {
+	if t.Input == 0 {
+		return 100
+	}
+	return t.Input
 }
 
 // Call is one scripted tool call. Args is the raw argument text as the
@@ -65,7 +76,7 @@ type obj = map[string]any
 func AnthropicSSE(t Turn) []byte {
 	var b strings.Builder
 	sseEvent(&b, "message_start", obj{"type": "message_start", "message": obj{"id": "msg_script", "type": "message", "role": "assistant",
-		"content": []any{}, "model": "claude-test-1", "usage": obj{"input_tokens": 100, "output_tokens": 1}}})
+		"content": []any{}, "model": "claude-test-1", "usage": obj{"input_tokens": t.input() - t.Cached, "cache_read_input_tokens": t.Cached, "output_tokens": 1}}})
 	idx := 0
 	if len(t.Text) > 0 {
 		sseEvent(&b, "content_block_start", obj{"type": "content_block_start", "index": idx, "content_block": obj{"type": "text", "text": ""}})
@@ -104,7 +115,8 @@ func OpenAISSE(t Turn) []byte {
 	finish := map[string]string{"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}[t.stop()]
 	chunk(obj{}, finish)
 	sseEvent(&b, "", obj{"id": "chatcmpl-script", "object": "chat.completion.chunk", "model": "gpt-test-1", "choices": []any{},
-		"usage": obj{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+		"usage": obj{"prompt_tokens": t.input(), "completion_tokens": 10, "total_tokens": t.input() + 10,
+			"prompt_tokens_details": obj{"cached_tokens": t.Cached}}})
 	b.WriteString("data: [DONE]\n\n")
 	return []byte(b.String())
 }
