@@ -140,11 +140,8 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 // record.
 func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage) error {
 	ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
-	inner := c
-	if rc, ok := c.(*redactedConn); ok {
-		inner = rc.Connector // the record was redacted before it was shown
-	}
-	if e, ok := inner.(cutEnder); ok {
+	// The record was redacted before it was shown.
+	if e, ok := unwrap(c).(cutEnder); ok {
 		return e.EndCut(ctx, ref, m.Text, interruptedNote)
 	}
 	return finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote})
@@ -191,6 +188,15 @@ func (r *recovery) retry(ctx context.Context) {
 // never arrived, the note is posted in the thread.
 func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector, m store.PostedMessage) {
 	d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
+	if e, ok := unwrap(c).(unrecordedEnder); ok {
+		ended, err := e.EndCutIn(ctx, d, interruptedNote)
+		if err != nil {
+			r.log.Warn("find an interrupted answer", "channel", m.Channel, "err", err)
+		}
+		if ended {
+			return
+		}
+	}
 	if l, ok := unfinishedLister(c); ok {
 		left, err := l.Unfinished(ctx, d)
 		if err != nil {
@@ -208,6 +214,22 @@ func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector,
 	if _, err := r.out.post(ctx, d, connectors.Message{Text: strings.TrimSpace(interruptedNote)}); err != nil {
 		r.log.Warn("tell of an interrupted answer", "channel", m.Channel, "err", err)
 	}
+}
+
+// unrecordedEnder is a connector that finds, in a thread, a message a
+// killed process was writing and never recorded, and ends it with note
+// (slack.Connector: a live stream among the bot's newest messages). It
+// reports whether it ended one.
+type unrecordedEnder interface {
+	EndCutIn(ctx context.Context, d connectors.Dest, note string) (bool, error)
+}
+
+// unwrap is c without the bot's redactor.
+func unwrap(c connectors.Connector) connectors.Connector {
+	if rc, ok := c.(*redactedConn); ok {
+		return rc.Connector
+	}
+	return c
 }
 
 // unfinishedLister is c's UnfinishedLister, behind the bot's redactor.

@@ -53,6 +53,66 @@ func (c *Connector) EndCut(ctx context.Context, ref connectors.Ref, stored, note
 	return err
 }
 
+// unrecordedScan is how many of the bot's newest messages in a thread
+// EndCutIn looks at: a turn has one being written at a time, and the
+// post a crash cut is among its last.
+const unrecordedScan = 3
+
+// EndCutIn ends, with note, the bot's messages in d's thread that are
+// still live streams, among its newest few: a stream a killed process
+// started and never recorded (its id unknown). It reports whether it
+// ended one; when not, the caller says in the thread that the answer was
+// cut.
+func (c *Connector) EndCutIn(ctx context.Context, d connectors.Dest, note string) (bool, error) {
+	me, err := c.me(ctx)
+	if err != nil {
+		return false, err
+	}
+	var msgs []slack.Message
+	err = c.call(ctx, "conversations.replies", d.Channel, func() (err error) {
+		msgs, _, _, err = c.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: d.Channel, Timestamp: d.Thread})
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	ended, seen := false, 0
+	for i := len(msgs) - 1; i >= 0 && seen < unrecordedScan; i-- {
+		if msgs[i].User != me || msgs[i].Timestamp == d.Thread {
+			continue
+		}
+		seen++
+		err := c.call(ctx, "chat.stopStream", d.Channel, func() error {
+			_, _, err := c.api.StopStreamContext(ctx, d.Channel, msgs[i].Timestamp, slack.MsgOptionMarkdownText(toMrkdwnStream(note)))
+			return err
+		})
+		switch {
+		case err == nil:
+			ended = true
+		case !hasCode(err, "message_not_in_streaming_state") && !hasCode(err, "stopped_by_user") && !hasCode(err, "message_not_found"):
+			return ended, err
+		}
+	}
+	return ended, nil
+}
+
+// me is the bot's user id: recovery runs before the connector starts,
+// and learns it by auth.test.
+func (c *Connector) me(ctx context.Context) (string, error) {
+	if id := c.botUser(); id != "" {
+		return id, nil
+	}
+	var res *slack.AuthTestResponse
+	err := c.call(ctx, "auth.test", "", func() (err error) {
+		res, err = c.api.AuthTestContext(ctx)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return res.UserID, nil
+}
+
 // shown is the text Slack shows in message ref (conversations.replies);
 // refused says Slack answered, and no retry will change its answer (not
 // a rate limit, not Slack out of reach).

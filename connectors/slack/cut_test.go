@@ -106,3 +106,26 @@ func TestFakeRefusesUpdateOnLiveStream(t *testing.T) {
 		t.Errorf("an update of a live stream another process started: %v, %d refusals", err, fake.Refusals("streaming_state_conflict"))
 	}
 }
+
+// A stream a killed process started and never recorded (its id unknown):
+// the next process finds it among the bot's newest messages in the
+// thread, and stops it with the note; the bot's finished messages there
+// are left as they are.
+func TestEndCutInStopsTheUnrecordedStream(t *testing.T) {
+	t.Parallel()
+	fake, c, ref := cutAnswer(t, true, false)
+	d := connectors.Dest{Platform: slack.Platform, Channel: "C0OPS", Thread: ref.Thread}
+	ended, err := c.EndCutIn(t.Context(), d, cutNote)
+	if err != nil || !ended {
+		t.Fatalf("EndCutIn: ended %v, %v", ended, err)
+	}
+	if m, _ := fake.Message("C0OPS", ref.ID); m.Streaming || m.Shown() != "Checking the disks"+cutNote {
+		t.Errorf("the stream shows %q (streaming %v)", m.Shown(), m.Streaming)
+	}
+	if ended, err := c.EndCutIn(t.Context(), d, cutNote); ended || err != nil {
+		t.Errorf("a second EndCutIn ended %v (%v): nothing streams any more", ended, err)
+	}
+	if m, _ := fake.Message("C0OPS", ref.ID); m.Shown() != "Checking the disks"+cutNote {
+		t.Errorf("the answer shows %q after a second EndCutIn", m.Shown())
+	}
+}
