@@ -2,6 +2,7 @@ package slack_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -127,5 +128,35 @@ func TestEndCutInStopsTheUnrecordedStream(t *testing.T) {
 	}
 	if m, _ := fake.Message("C0OPS", ref.ID); m.Shown() != "Checking the disks"+cutNote {
 		t.Errorf("the answer shows %q after a second EndCutIn", m.Shown())
+	}
+}
+
+// An answer's last words go by chat.appendStream (Tier 4), shown at once;
+// chat.stopStream (Tier 2, the workspace's scarcest budget) carries only
+// the blocks below them.
+func TestStopStreamSendsTheTailByAppend(t *testing.T) {
+	t.Parallel()
+	fake, _, _ := cutAnswer(t, false, false)
+	c, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
+		slack.Options{HTTPClient: &http.Client{Transport: fake.Transport()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := fake.Mention("C0OPS", "U0ALICE", "", "how are the disks?")
+	d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
+	ref, err := c.StartStream(t.Context(), d, connectors.Message{Text: "Disks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StopStream(t.Context(), ref, connectors.Message{Text: "Disks are fine.", Context: "✓ df -h"}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := fake.Message("C0OPS", ref.ID)
+	if m.Streaming || m.Shown() != "Disks are fine." || m.Context() != "✓ df -h" || m.Appends != 1 {
+		t.Errorf("the answer shows %q (context %q, %d appends, streaming %v)", m.Shown(), m.Context(), m.Appends, m.Streaming)
+	}
+	sent := fake.Sent()
+	if stop := sent[len(sent)-1]; strings.Contains(stop, "markdown_text") {
+		t.Errorf("the stop carried text: %s", stop)
 	}
 }
