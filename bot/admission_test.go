@@ -127,3 +127,21 @@ func TestTooManyWaitingThreadsAreTurnedAway(t *testing.T) {
 		t.Error("c1 was turned away and yet answered")
 	}
 }
+
+// Messages still queued at a restart were told "queued" when they came:
+// the next start answers them without telling them so again (issue 28
+// item 10: each was told a second time).
+func TestQueuedNoteIsNotRepeatedAfterARestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run local sleep 30")
+	h.eventually("the run to start", h.has("t1", "running `sleep 30`"))
+	h.say("alice", "t1", "help")
+	h.say("alice", "t1", "help")
+	h.eventually("two queued notes", func() bool { return h.count("t1", queuedNote) == 2 })
+	h.restart(botOptions{})
+	h.eventually("both answered after the restart", func() bool { return h.count("t1", "`help` — this text") == 2 })
+	if n := h.count("t1", queuedNote); n != 2 {
+		t.Errorf("%d queued notes; want the 2 told when the messages came:%s", n, h.dump())
+	}
+}

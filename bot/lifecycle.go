@@ -15,6 +15,7 @@ import (
 // Recover first, before any event can arrive.
 func (b *Bot) Start(ctx context.Context) {
 	b.inbox.release()
+	b.crew.do(func() { b.recovery.retry(ctx) })
 	b.crew.do(func() { b.settle.watch(ctx) })
 	b.crew.do(func() { loop(ctx, time.Second, b.notices.deliver) })
 	if b.expires {

@@ -183,7 +183,9 @@ func (s queueStage) Exec(ctx context.Context, w *work) error {
 	case full != "":
 		// Turned away, and told so: never dropped in silence.
 		s.crew.do(func() { s.out.reply(s.out.lifeCtx(ctx), ev, "Not taken: "+full+".") })
-	case behind:
+	case behind && w.first:
+		// A message a previous process recorded (replayed by this start)
+		// was told when it came: not again.
 		s.crew.do(func() { s.out.reply(s.out.lifeCtx(ctx), ev, queuedNote) })
 	}
 	w.handed = ok

@@ -169,18 +169,20 @@ func TestQueueStage(t *testing.T) {
 		full           string
 		jobEnd, handed bool
 		told           string
+		replayed       bool
 	}{
-		{"queued", false, true, "", false, true, ""},
-		{"behind the running work", true, true, "", false, true, queuedNote},
-		{"the bot is full", false, false, "this thread is busy", false, false, "Not taken: this thread is busy."},
-		{"shutting down", false, false, "", false, false, ""},
-		{"a job's end while shutting down", false, false, "", true, true, ""},
+		{"queued", false, true, "", false, true, "", false},
+		{"behind the running work", true, true, "", false, true, queuedNote, false},
+		{"behind, recorded by a previous process (told then)", true, true, "", false, true, "", true},
+		{"the bot is full", false, false, "this thread is busy", false, false, "Not taken: this thread is busy.", false},
+		{"shutting down", false, false, "", false, false, "", false},
+		{"a job's end while shutting down", false, false, "", true, true, "", false},
 	}
 	for _, tt := range tests {
 		out, conn, c := stageOut()
 		var got queued
 		s := queueStage{out: out, crew: c, enqueue: func(_ threadID, q queued) (bool, bool, string) { got = q; return tt.behind, tt.ok, tt.full }}
-		w := &work{ev: message("T1", "hi", true), inboxID: 3, jobEnd: tt.jobEnd}
+		w := &work{ev: message("T1", "hi", true), inboxID: 3, jobEnd: tt.jobEnd, first: !tt.replayed}
 		if err := s.Exec(t.Context(), w); err != nil || w.handed != tt.handed || got.inboxID != 3 || got.jobEnd != tt.jobEnd {
 			t.Errorf("%s: err %v, handed %v, queued %+v", tt.name, err, w.handed, got)
 		}

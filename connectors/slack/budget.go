@@ -26,6 +26,7 @@ var tiers = map[string]float64{ // calls a minute
 	"chat.stopStream":             20,  // Tier 2
 	"chat.postEphemeral":          100, // Tier 4
 	"users.info":                  100, // Tier 4
+	"conversations.replies":       50,  // Tier 3 (internal apps; recovery reads a cut answer back)
 	"usergroups.users.list":       20,  // Tier 2
 	"assistant.threads.setStatus": 50,  // Tier 3
 	"auth.test":                   100,

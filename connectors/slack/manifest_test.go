@@ -67,6 +67,7 @@ func TestManifestHasWhatTheCodeUses(t *testing.T) {
 	st, _ := r.conn.StartStream(ctx, d, connectors.Message{Text: "c"})
 	r.conn.AppendStream(ctx, st, "d")
 	r.conn.StopStream(ctx, st, connectors.Message{Text: "cd"})
+	r.conn.EndCut(ctx, ref, "b", " (interrupted)") // a message a killed process left
 	card, _ := r.conn.Post(ctx, d, connectors.Message{Text: "e", Buttons: []connectors.Button{{ActionID: "approve", Label: "Approve"}}})
 	r.fake.Click("C0OPS", card.ID, "U0BOB", "approve")
 	click := r.next(t)

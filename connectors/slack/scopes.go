@@ -17,6 +17,7 @@ var MethodScopes = map[string]string{
 	"chat.appendStream":           "chat:write",
 	"chat.stopStream":             "chat:write",
 	"users.info":                  "users:read",
+	"conversations.replies":       "channels:history",
 	"usergroups.users.list":       "usergroups:read",
 	"assistant.threads.setStatus": "assistant:write",
 }

@@ -227,8 +227,8 @@ func (c *Connector) AppendStream(ctx context.Context, ref connectors.Ref, text s
 }
 
 // StopStream ends the stream with its final form: the text not streamed
-// yet, then the final message's fields, context line and buttons below
-// it. A final text that does not extend what was streamed (a rewrite) is
+// yet (appended first), then the final message's fields, context line
+// and buttons below it. A final text that does not extend what was streamed (a rewrite) is
 // set by chat.update once the stream has stopped. A stream this process
 // did not start (a previous one's, cut by a crash: recovery finishes it)
 // is stopped as it stands, then updated, for Slack refuses an update to a
@@ -244,10 +244,19 @@ func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final co
 		}
 		return c.update(ctx, ref, final)
 	}
+	// The rest of the text goes by appendStream (Tier 4), shown at once,
+	// and the stop carries only the blocks: chat.stopStream is Tier 2,
+	// shared by every answer in the workspace, and an answer's last words
+	// must not wait for its budget (issue 28 item 4).
+	if more := final.Text[len(sofar):]; more != "" {
+		if err := c.AppendStream(ctx, ref, more); err != nil {
+			return err
+		}
+	}
 	tail := final
 	tail.Text = ""
 	_, blocks := render(tail)
-	return c.stop(ctx, ref, final.Text[len(sofar):], blocks)
+	return c.stop(ctx, ref, "", blocks)
 }
 
 // stop calls chat.stopStream with the rest of the text and the blocks.

@@ -61,6 +61,7 @@ func (e *Element) UnmarshalJSON(b []byte) error {
 var tiers = map[string]int{
 	"chat.update": 50, "chat.appendStream": 100, "chat.startStream": 20, "chat.stopStream": 20,
 	"chat.postMessage": 60, "chat.postEphemeral": 100, "users.info": 100, "usergroups.users.list": 20,
+	"conversations.replies":       50,
 	"assistant.threads.setStatus": 50, "auth.test": 100, "apps.connections.open": 100,
 }
 
@@ -168,6 +169,8 @@ func (s *Server) dispatch(method string, r *http.Request) reply {
 		return s.appendStream(f)
 	case "chat.stopStream":
 		return s.stopStream(f)
+	case "conversations.replies":
+		return s.replies(f)
 	case "users.info":
 		name, ok := s.users[f.Get("user")]
 		if !ok {
@@ -343,4 +346,28 @@ func (s *Server) stopStream(f url.Values) reply {
 	m.Blocks = blocks
 	m.Streaming = false
 	return reply{"ok": true, "channel": m.Channel, "ts": m.TS}
+}
+
+// replies answers conversations.replies: the thread's root, then its
+// replies from oldest to latest (inclusive), each with the text it shows
+// (a stream's markdown, else its text field).
+func (s *Server) replies(f url.Values) reply {
+	root := s.find(f.Get("channel"), f.Get("ts"))
+	if root == nil {
+		return fail("thread_not_found")
+	}
+	in := func(ts string) bool {
+		return (f.Get("oldest") == "" || ts >= f.Get("oldest")) && (f.Get("latest") == "" || ts <= f.Get("latest"))
+	}
+	var out []reply
+	for _, m := range s.channels[root.Channel] {
+		if m == root || (m.Thread == root.TS && in(m.TS)) {
+			text := m.Text
+			if m.Markdown != "" {
+				text = m.Markdown
+			}
+			out = append(out, reply{"type": "message", "ts": m.TS, "thread_ts": root.TS, "user": m.User, "text": text})
+		}
+	}
+	return reply{"ok": true, "messages": out, "has_more": false}
 }

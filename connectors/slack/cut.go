@@ -1,0 +1,156 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// A message a previous process was writing when it was killed is ended
+// by the next one's recovery. After the restart this process knows
+// nothing of it (its set of live streams is empty): the message may still
+// be a live stream (Slack ends one on its own only ~5 minutes after it
+// started, and refuses chat.update on it with streaming_state_conflict),
+// or a stream Slack ended, or a message going on by edits. What the
+// recovery has on record may be behind what Slack shows (the process died
+// between a change and its record, or the disk was full): the note is
+// added after what is shown, never over less.
+
+// EndCut ends message ref, cut by a crash, with note after what it shows.
+// A live stream is stopped carrying the note (chat.stopStream appends it);
+// any other message is read back (conversations.replies): when what it
+// shows is no more than stored, the text on record, it becomes stored
+// followed by the note (chat.update), else the note is posted below it in
+// the thread, so that nothing shown is taken back. An error means the
+// message is not ended yet (a rate limit, Slack unreachable): call again
+// later.
+func (c *Connector) EndCut(ctx context.Context, ref connectors.Ref, stored, note string) error {
+	err := c.call(ctx, "chat.stopStream", ref.Channel, func() error {
+		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, slack.MsgOptionMarkdownText(toMrkdwnStream(note)))
+		return err
+	})
+	switch {
+	case err == nil:
+		c.live.drop(ref.ID)
+		return nil
+	case hasCode(err, "message_not_found"):
+		return nil // deleted: nothing left to end
+	case !hasCode(err, "message_not_in_streaming_state") && !hasCode(err, "stopped_by_user"):
+		return err
+	}
+	shown, refused, err := c.shown(ctx, ref)
+	if err != nil && !refused {
+		return err
+	}
+	if err == nil && !longer(shown, stored) {
+		return c.update(ctx, ref, connectors.Message{Text: stored + note})
+	}
+	_, err = c.Post(ctx, connectors.Dest{Platform: Platform, Workspace: ref.Workspace, Channel: ref.Channel, Thread: ref.Thread}, connectors.Message{Text: trimNote(note)})
+	return err
+}
+
+// unrecordedScan is how many of the bot's newest messages in a thread
+// EndCutIn looks at: a turn has one being written at a time, and the
+// post a crash cut is among its last.
+const unrecordedScan = 3
+
+// EndCutIn ends, with note, the bot's messages in d's thread that are
+// still live streams, among its newest few: a stream a killed process
+// started and never recorded (its id unknown). It reports whether it
+// ended one; when not, the caller says in the thread that the answer was
+// cut.
+func (c *Connector) EndCutIn(ctx context.Context, d connectors.Dest, note string) (bool, error) {
+	me, err := c.me(ctx)
+	if err != nil {
+		return false, err
+	}
+	var msgs []slack.Message
+	err = c.call(ctx, "conversations.replies", d.Channel, func() (err error) {
+		msgs, _, _, err = c.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: d.Channel, Timestamp: d.Thread})
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	ended, seen := false, 0
+	for i := len(msgs) - 1; i >= 0 && seen < unrecordedScan; i-- {
+		if msgs[i].User != me || msgs[i].Timestamp == d.Thread {
+			continue
+		}
+		seen++
+		err := c.call(ctx, "chat.stopStream", d.Channel, func() error {
+			_, _, err := c.api.StopStreamContext(ctx, d.Channel, msgs[i].Timestamp, slack.MsgOptionMarkdownText(toMrkdwnStream(note)))
+			return err
+		})
+		switch {
+		case err == nil:
+			ended = true
+		case !hasCode(err, "message_not_in_streaming_state") && !hasCode(err, "stopped_by_user") && !hasCode(err, "message_not_found"):
+			return ended, err
+		}
+	}
+	return ended, nil
+}
+
+// me is the bot's user id: recovery runs before the connector starts,
+// and learns it by auth.test.
+func (c *Connector) me(ctx context.Context) (string, error) {
+	if id := c.botUser(); id != "" {
+		return id, nil
+	}
+	var res *slack.AuthTestResponse
+	err := c.call(ctx, "auth.test", "", func() (err error) {
+		res, err = c.api.AuthTestContext(ctx)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return res.UserID, nil
+}
+
+// shown is the text Slack shows in message ref (conversations.replies);
+// refused says Slack answered, and no retry will change its answer (not
+// a rate limit, not Slack out of reach).
+func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string, refused bool, err error) {
+	var msgs []slack.Message
+	var answer slack.SlackErrorResponse
+	err = c.call(ctx, "conversations.replies", ref.Channel, func() error {
+		var err error
+		msgs, _, _, err = c.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: ref.Channel, Timestamp: ref.Thread, Oldest: ref.ID, Latest: ref.ID, Inclusive: true, Limit: 1})
+		refused = errors.As(err, &answer)
+		return err
+	})
+	if err != nil {
+		return "", refused, err
+	}
+	for _, m := range msgs {
+		if m.Timestamp == ref.ID {
+			return m.Text, false, nil
+		}
+	}
+	return "", true, &apiError{method: "conversations.replies", code: "message_not_found"}
+}
+
+// longer reports whether shown, the text Slack shows, holds more than
+// stored: it is longer than stored in either of the forms the connector
+// sends it (mrkdwn in a message, markdown in a stream).
+func longer(shown, stored string) bool {
+	text, _ := render(connectors.Message{Text: stored})
+	n := max(utf8.RuneCountInString(text), utf8.RuneCountInString(toMrkdwnStream(stored)))
+	return utf8.RuneCountInString(shown) > n
+}
+
+// trimNote is the note as a message of its own: without the blank lines
+// that set it apart under an answer.
+func trimNote(note string) string {
+	for len(note) > 0 && (note[0] == '\n' || note[0] == ' ') {
+		note = note[1:]
+	}
+	return note
+}
