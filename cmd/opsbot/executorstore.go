@@ -12,7 +12,7 @@ import (
 type executorStore struct{ st *store.Store }
 
 var (
-	_ executor.Auditor          = executorStore{}
+	_ executor.BatchAuditor     = executorStore{}
 	_ executor.LedgerStore      = executorStore{}
 	_ executor.FollowUpFinisher = (*store.Approvals)(nil)
 )
@@ -20,6 +20,15 @@ var (
 // Audit appends e to the audit trail.
 func (s executorStore) Audit(ctx context.Context, e executor.AuditEntry) error {
 	return s.st.Audit().Audit(ctx, store.AuditEntry(e))
+}
+
+// AuditBatch appends entries to the audit trail in one commit.
+func (s executorStore) AuditBatch(ctx context.Context, entries []executor.AuditEntry) error {
+	rows := make([]store.AuditEntry, len(entries))
+	for i, e := range entries {
+		rows[i] = store.AuditEntry(e)
+	}
+	return s.st.Audit().AuditBatch(ctx, rows)
 }
 
 // AddRunning records a command that has started, and marks the approval
