@@ -23,15 +23,14 @@ var fanOutHosts = flag.Int("fanout-hosts", 100, "hosts in BenchmarkAuditedFanOut
 
 // BenchmarkAuditedFanOut times `uptime` on every host of a loopback fleet
 // (hosts/sshtest, the hosts/bench fleet), one op a round, cold (every
-// host dialled afresh) and warm (connections kept), four ways:
-//
-//   - raw: bare golang.org/x/crypto/ssh running the same wrapper opsbot
-//     sends, at the same fan-out (64): the reference of issue 28's targets;
-//   - opsbot: hosts.RunMany over a hosts.Pool, no audit trail;
-//   - audited-one-commit-a-row: as `opsbot hosts exec` ran before issue 28,
-//     each host's start and end audited in a commit of its own (SQLite,
-//     synchronous=FULL, on disk);
-//   - audited: as it runs now, the audit rows group-committed.
+// host dialled afresh) and warm (connections kept), four ways: "raw" is
+// bare golang.org/x/crypto/ssh running the same wrapper opsbot sends, at
+// the same fan-out (64), the reference of issue 28's targets; "opsbot" is
+// hosts.RunMany over a hosts.Pool with no audit trail;
+// "audited-one-commit-a-row" audits as `opsbot hosts exec` did before
+// issue 28, each host's start and end a commit of its own (SQLite,
+// synchronous=FULL, on disk); "audited" audits as it does now, the rows
+// group-committed.
 //
 //	go test -run '^$' -bench AuditedFanOut -benchtime 5x -count 3 ./hosts/executor/ [-args -fanout-hosts 1000]
 func BenchmarkAuditedFanOut(b *testing.B) {
