@@ -62,11 +62,8 @@ file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err = runBot(ctx, cfg, log, nil)
-			if path, _ := cmd.Flags().GetString("memprofile"); path != "" {
-				err = errors.Join(err, writeHeapProfile(path))
-			}
-			return err
+			profile, _ := cmd.Flags().GetString("memprofile")
+			return serveBot(ctx, cfg, log, runHooks{memProfile: profile})
 		},
 	}
 	c.Flags().String("listen", "", "address of the listener, host:port (default $OPSBOT_LISTEN, else web.listen)")
@@ -75,8 +72,7 @@ file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
 	return c
 }
 
-// writeHeapProfile writes the live heap, after a collection, to path: a
-// bot stopped right after it started shows what it holds at start.
+// writeHeapProfile writes the live heap, after a collection, to path.
 func writeHeapProfile(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -175,7 +171,14 @@ type runHooks struct {
 	checks func(*checks.Scheduler, *checks.Publisher)
 	// connectors are started beside the configured ones.
 	connectors []connectors.Connector
+	// memProfile, when set, is where the live heap is written as the bot
+	// is told to stop, before it lets go of anything (--memprofile).
+	memProfile string
 }
+
+// sqliteMemory caps what SQLite holds, its page caches above all
+// (store.LimitMemory): the operating system caches the file anyway.
+const sqliteMemory = 4 << 20
 
 // serveBot is runBot with hooks for tests.
 func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
@@ -201,6 +204,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
+	if err := rt.store.LimitMemory(ctx, sqliteMemory); err != nil {
+		log.Warn("limit SQLite's memory", "err", err)
+	}
 	conns, routers, err := rt.newConnectors(ctx)
 	if err != nil {
 		return err
@@ -266,6 +272,11 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		case err = <-served:
 			err = fmt.Errorf("web listener: %w", err)
 		case <-ctx.Done():
+		}
+	}
+	if hooks.memProfile != "" {
+		if err := writeHeapProfile(hooks.memProfile); err != nil {
+			log.Error("write the heap profile", "err", err)
 		}
 	}
 	log.Info("shutting down")
