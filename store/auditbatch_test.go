@@ -29,7 +29,7 @@ func TestAuditGroupCommitsConcurrentEntriesTogether(t *testing.T) {
 	t.Cleanup(func() { hold.Rollback() })
 	const n = 20
 	errs := make(chan error, n)
-	for i := range n {
+	start := func(i int) {
 		go func() {
 			subject := fmt.Sprintf("host:web-%d", i)
 			if err := s.Audit().Audit(ctx, AuditEntry{Actor: "web:alice", Action: "command.start", Subject: subject}); err != nil {
@@ -43,7 +43,12 @@ func TestAuditGroupCommitsConcurrentEntriesTogether(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitQueued(t, s, n-1) // one caller waits for the writer, the rest behind it
+	start(0)
+	waitQueued(t, s, 0) // the first caller commits alone: it waits for the writer
+	for i := 1; i < n; i++ {
+		start(i)
+	}
+	waitQueued(t, s, n-1) // the rest queue behind it
 	hold.Rollback()
 	for range n {
 		if err := <-errs; err != nil {
@@ -63,15 +68,16 @@ func TestAuditGroupCommitsConcurrentEntriesTogether(t *testing.T) {
 	}
 }
 
-// waitQueued waits until n Audit calls queue behind the one committing.
+// waitQueued waits until a commit is under way and n Audit calls queue
+// behind it.
 func waitQueued(t *testing.T, s *Store, n int) {
 	t.Helper()
 	give := time.Now().Add(time.Minute)
 	for {
 		s.audit.group.mu.Lock()
-		queued := len(s.audit.group.queued)
+		queued, busy := len(s.audit.group.queued), s.audit.group.busy
 		s.audit.group.mu.Unlock()
-		if queued == n {
+		if busy && queued == n {
 			return
 		}
 		if time.Now().After(give) {
