@@ -58,6 +58,11 @@ type ExecOptions struct {
 	Dir string
 	// OnOutput, when set, receives output as it arrives.
 	OnOutput func(host string, stderr bool, data []byte)
+	// OnResult, when set, receives each host's result as soon as that
+	// host is done, in completion order, before Exec returns them all:
+	// a fan-out shows the hosts that answered while one that froze is
+	// still held to its deadline (issue 28). Calls never overlap.
+	OnResult func(ExecResult)
 }
 
 // ExecResult is one host's outcome.

@@ -8,7 +8,10 @@ import (
 )
 
 // Audit is the audit trail: who did what to which subject, and when.
-type Audit struct{ db *Store }
+type Audit struct {
+	db    *Store
+	group auditGroup // Audit's group commit
+}
 
 // AuditEntry is one line of the append-only audit trail.
 type AuditEntry struct {
@@ -21,15 +24,20 @@ type AuditEntry struct {
 }
 
 // Audit appends an entry; At defaults to now. Nothing can edit or delete it
-// afterwards (triggers refuse).
+// afterwards (triggers refuse). It returns once the entry is on disk;
+// entries appended at the same time share one commit (auditGroup).
 func (s *Audit) Audit(ctx context.Context, e AuditEntry) error {
-	at := s.db.now()
-	if !e.At.IsZero() {
-		at = e.At.UnixMilli()
+	w := &auditWaiter{entry: e, turn: make(chan auditTurn, 1)}
+	if s.group.join(w) {
+		s.commitQueued(ctx)
 	}
-	return wrap("audit", s.db.tx(ctx, func(tx *sql.Tx) error {
-		return appendAuditRaw(ctx, tx, at, e.Actor, e.Action, e.Subject, e.Detail)
-	}))
+	for {
+		t := <-w.turn
+		if !t.lead {
+			return t.err
+		}
+		s.commitQueued(ctx)
+	}
 }
 
 // AuditTrail lists the entries about a subject ("" for all), oldest first.

@@ -40,7 +40,7 @@ func OpenReadOnly(ctx context.Context, cfg Config) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	s := &Store{write: write, path: cfg.Path, Now: time.Now}
 	s.approvals, s.jobs, s.inbox, s.sessions = Approvals{s}, Jobs{s}, Inbox{s}, Sessions{s}
-	s.checks, s.web, s.audit = Checks{s}, Web{s}, Audit{s}
+	s.checks, s.web, s.audit = Checks{s}, Web{s}, Audit{db: s}
 	s.reads = newReadConnector(ro, cfg.Path, cfg.ReadTimeout)
 	s.read = sql.OpenDB(s.reads)
 	s.read.SetMaxOpenConns(readPool)

@@ -132,7 +132,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	write.SetConnMaxIdleTime(0)
 	s := &Store{write: write, path: cfg.Path, Now: time.Now}
 	s.approvals, s.jobs, s.inbox, s.sessions = Approvals{s}, Jobs{s}, Inbox{s}, Sessions{s}
-	s.checks, s.web, s.audit = Checks{s}, Web{s}, Audit{s}
+	s.checks, s.web, s.audit = Checks{s}, Web{s}, Audit{db: s}
 	if err := s.migrate(ctx); err != nil {
 		write.Close()
 		return nil, err

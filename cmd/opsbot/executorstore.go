@@ -12,8 +12,8 @@ import (
 type executorStore struct{ st *store.Store }
 
 var (
-	_ executor.Auditor          = executorStore{}
-	_ executor.LedgerStore      = executorStore{}
+	_ executor.BatchAuditor     = executorStore{}
+	_ executor.BatchLedgerStore = executorStore{}
 	_ executor.FollowUpFinisher = (*store.Approvals)(nil)
 )
 
@@ -22,11 +22,39 @@ func (s executorStore) Audit(ctx context.Context, e executor.AuditEntry) error {
 	return s.st.Audit().Audit(ctx, store.AuditEntry(e))
 }
 
+// AuditBatch appends entries to the audit trail in one commit.
+func (s executorStore) AuditBatch(ctx context.Context, entries []executor.AuditEntry) error {
+	rows := make([]store.AuditEntry, len(entries))
+	for i, e := range entries {
+		rows[i] = store.AuditEntry(e)
+	}
+	return s.st.Audit().AuditBatch(ctx, rows)
+}
+
 // AddRunning records a command that has started, and marks the approval
 // it claimed used in the same transaction.
 func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int64, error) {
-	return s.st.Jobs().AddRunning(ctx, store.RunningCommand{Host: r.Host, PID: r.PID, Start: r.Start, Boot: r.Boot, Token: r.Token,
-		Command: r.Command, Label: r.Label, OwnerPID: r.Owner.PID, OwnerStart: r.Owner.Start, OwnerBoot: r.Owner.Boot, Approval: r.Approval})
+	return s.st.Jobs().AddRunning(ctx, runningRow(r))
+}
+
+// AddRunningBatch records commands that have started in one transaction,
+// each with its approval.
+func (s executorStore) AddRunningBatch(ctx context.Context, rs []executor.Running) ([]int64, error) {
+	rows := make([]store.RunningCommand, len(rs))
+	for i, r := range rs {
+		rows[i] = runningRow(r)
+	}
+	return s.st.Jobs().AddRunningBatch(ctx, rows)
+}
+
+// RemoveRunningBatch forgets commands that have ended, in one transaction.
+func (s executorStore) RemoveRunningBatch(ctx context.Context, ids []int64) error {
+	return s.st.Jobs().RemoveRunningBatch(ctx, ids)
+}
+
+func runningRow(r executor.Running) store.RunningCommand {
+	return store.RunningCommand{Host: r.Host, PID: r.PID, Start: r.Start, Boot: r.Boot, Token: r.Token,
+		Command: r.Command, Label: r.Label, OwnerPID: r.Owner.PID, OwnerStart: r.Owner.Start, OwnerBoot: r.Owner.Boot, Approval: r.Approval}
 }
 
 // RemoveRunning forgets a command that has ended.

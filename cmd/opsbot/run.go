@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -43,6 +46,9 @@ file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
 (DIR/sessions) in DIR, created if missing, in place of store.path and bot.data_dir.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if path, _ := cmd.Flags().GetString("memprofile"); path != "" {
+				runtime.MemProfileRate = 1 // every allocation, not a sample: start-up's are few and decide the figure
+			}
 			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
 				return err
@@ -56,12 +62,28 @@ file. --data-dir puts the database (DIR/opsbot.db) and the sessions' folders
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runBot(ctx, cfg, log, nil)
+			profile, _ := cmd.Flags().GetString("memprofile")
+			return serveBot(ctx, cfg, log, runHooks{memProfile: profile})
 		},
 	}
 	c.Flags().String("listen", "", "address of the listener, host:port (default $OPSBOT_LISTEN, else web.listen)")
 	c.Flags().String("data-dir", "", "folder for the database and the sessions' folders (default: store.path and bot.data_dir)")
+	c.Flags().String("memprofile", "", "when the bot stops, write what its heap holds to FILE (go tool pprof FILE)")
 	return c
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	return f.Close()
 }
 
 // applyRunFlags lets --listen (or OPSBOT_LISTEN) and --data-dir override
@@ -149,7 +171,14 @@ type runHooks struct {
 	checks func(*checks.Scheduler, *checks.Publisher)
 	// connectors are started beside the configured ones.
 	connectors []connectors.Connector
+	// memProfile, when set, is where the live heap is written as the bot
+	// is told to stop, before it lets go of anything (--memprofile).
+	memProfile string
 }
+
+// sqliteMemory caps what SQLite holds, its page caches above all
+// (store.LimitMemory): the operating system caches the file anyway.
+const sqliteMemory = 4 << 20
 
 // serveBot is runBot with hooks for tests.
 func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
@@ -175,6 +204,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
+	if err := rt.store.LimitMemory(ctx, sqliteMemory); err != nil {
+		log.Warn("limit SQLite's memory", "err", err)
+	}
 	conns, routers, err := rt.newConnectors(ctx)
 	if err != nil {
 		return err
@@ -228,6 +260,11 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err = sched.Start(botCtx); err == nil {
 		log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(),
 			"agent", rt.agentState(), "connectors", connectorNames(conns), "schedules", len(sched.Names()))
+		// Starting leaves garbage several times what the bot then holds
+		// (the config parsed, the migrations, the redactor's rules
+		// compiled): hand it back now rather than keep it for the heap
+		// to grow into (issue 28 item 8).
+		debug.FreeOSMemory()
 		if hooks.ready != nil {
 			hooks.ready <- ln.Addr().String()
 		}
@@ -235,6 +272,11 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		case err = <-served:
 			err = fmt.Errorf("web listener: %w", err)
 		case <-ctx.Done():
+		}
+	}
+	if hooks.memProfile != "" {
+		if err := writeHeapProfile(hooks.memProfile); err != nil {
+			log.Error("write the heap profile", "err", err)
 		}
 	}
 	log.Info("shutting down")

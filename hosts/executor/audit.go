@@ -3,7 +3,9 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/approvals/redact"
@@ -22,8 +24,17 @@ type AuditEntry struct {
 }
 
 // Auditor appends to the audit trail; cmd/opsbot adapts the store to it.
+// Audit returns once the entry is on disk.
 type Auditor interface {
 	Audit(ctx context.Context, e AuditEntry) error
+}
+
+// BatchAuditor is an Auditor that also appends many entries in one
+// commit: Audited records a fan-out's starts, then its ends, with one
+// fsync each rather than one per host (issue 28).
+type BatchAuditor interface {
+	Auditor
+	AuditBatch(ctx context.Context, entries []AuditEntry) error
 }
 
 // Decider names the policy's decision on a command for a host, in a word
@@ -53,13 +64,18 @@ type Audited struct {
 
 var _ hosts.Executor = Audited{}
 
-// Exec records each host's command, runs it, and records its end.
+// Exec records each host's command, runs it, and records its end. All
+// the starts are on disk before the first host is dialled, and the ends
+// are written together once all hosts are done.
 func (e Audited) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	who := RequesterOf(ctx)
+	starts := make([]AuditEntry, 0, len(names))
 	for _, h := range names {
-		e.record(ctx, who, "command.start", h, map[string]any{"command": command, "decision": e.decision(h, command)})
+		starts = e.add(starts, who, "command.start", h, map[string]any{"command": command, "decision": e.decision(h, command)})
 	}
+	e.recordAll(ctx, starts)
 	results := e.Executor.Exec(ctx, names, command, opts)
+	ends := make([]AuditEntry, 0, len(results))
 	for _, r := range results {
 		detail := map[string]any{"command": command, "exit_code": r.ExitCode, "duration_ms": r.Duration.Milliseconds()}
 		if r.Signal != "" {
@@ -71,8 +87,9 @@ func (e Audited) Exec(ctx context.Context, names []string, command string, opts 
 		if r.Err != nil {
 			detail["error"] = r.Err.Error()
 		}
-		e.record(ctx, who, "command.end", r.Host, detail)
+		ends = e.add(ends, who, "command.end", r.Host, detail)
 	}
+	e.recordAll(ctx, ends)
 	return results
 }
 
@@ -83,11 +100,15 @@ func (e Audited) decision(host, command string) string {
 	return e.Policy.Decision(host, command)
 }
 
-// record appends one entry; its strings are redacted before they are
-// encoded (redacting JSON text would miss a secret whose quotes are
-// escaped). An audit row that cannot be written is logged, and the
-// command still runs: the trail is not a gate.
+// record appends one entry (see recordAll).
 func (e Audited) record(ctx context.Context, who, action, host string, detail map[string]any) {
+	e.recordAll(ctx, e.add(nil, who, action, host, detail))
+}
+
+// add appends to entries the one for host; its strings are redacted
+// before they are encoded (redacting JSON text would miss a secret whose
+// quotes are escaped).
+func (e Audited) add(entries []AuditEntry, who, action, host string, detail map[string]any) []AuditEntry {
 	red := e.Redactor
 	if red == nil {
 		red = redact.New()
@@ -98,11 +119,34 @@ func (e Audited) record(ctx context.Context, who, action, host string, detail ma
 		}
 	}
 	raw, err := json.Marshal(detail)
-	if err == nil {
-		err = e.Audit.Audit(context.WithoutCancel(ctx), AuditEntry{Actor: who, Action: action, Subject: "host:" + host, Detail: raw})
+	if err != nil { // detail holds strings and numbers only
+		e.logFailure(action, host, err)
+		return entries
 	}
-	if err != nil && e.Log != nil {
-		e.Log.Error("audit a command", "host", host, "err", err)
+	return append(entries, AuditEntry{Actor: who, Action: action, Subject: "host:" + host, Detail: raw})
+}
+
+// recordAll writes entries, in one commit when the Auditor can. An audit
+// row that cannot be written is logged, and the command still runs: the
+// trail is not a gate.
+func (e Audited) recordAll(ctx context.Context, entries []AuditEntry) {
+	ctx = context.WithoutCancel(ctx)
+	if b, ok := e.Audit.(BatchAuditor); ok && len(entries) > 1 {
+		if err := b.AuditBatch(ctx, entries); err != nil {
+			e.logFailure(entries[0].Action, fmt.Sprintf("%d hosts", len(entries)), err)
+		}
+		return
+	}
+	for _, a := range entries {
+		if err := e.Audit.Audit(ctx, a); err != nil {
+			e.logFailure(a.Action, strings.TrimPrefix(a.Subject, "host:"), err)
+		}
+	}
+}
+
+func (e Audited) logFailure(action, host string, err error) {
+	if e.Log != nil {
+		e.Log.Error("audit a command", "action", action, "host", host, "err", err)
 	}
 }
 

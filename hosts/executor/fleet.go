@@ -74,26 +74,42 @@ func (e *Fleet) Exec(ctx context.Context, names []string, command string, opts h
 		}
 		return e.Fleet.Run(ctx, h, command, o, onChunk)
 	})
+	var onResult func(hosts.HostResult)
+	if opts.OnResult != nil {
+		onResult = func(r hosts.HostResult) {
+			mu.Lock()
+			o := outs[r.Host.Name]
+			o[0].Flush() // its last line, unfinished, is its output too
+			o[1].Flush()
+			res := execResult(r, streams[r.Host.Name])
+			mu.Unlock()
+			opts.OnResult(res)
+		}
+	}
 	results := hosts.RunMany(ctx, runner, hs, command, hopts, hosts.FanOut{OnChunk: func(c hosts.Chunk) {
 		mu.Lock()
 		defer mu.Unlock()
 		outs[c.Host][min(int(c.Stream), 2)-1].Write(c.Data)
-	}})
+	}, OnResult: onResult})
 	for _, o := range outs {
 		o[0].Flush()
 		o[1].Flush()
 	}
 	out := make([]hosts.ExecResult, len(results))
 	for i, r := range results {
-		s := streams[r.Host.Name]
-		out[i] = hosts.ExecResult{Host: r.Host.Name, ExitCode: r.Result.ExitCode, Signal: r.Result.Signal, Duration: r.Result.Duration,
-			Stdout: s[0].String(), Stderr: s[1].String(), Truncated: r.Result.Truncated || s[0].cut || s[1].cut,
-			Killed: r.Result.TimedOut || errors.Is(r.Err, context.Canceled), Err: r.Err}
+		out[i] = execResult(r, streams[r.Host.Name])
 	}
 	if len(names) != len(hs) {
 		out = append(out, hosts.ExecResult{Host: strings.Join(names, ","), ExitCode: -1, Err: errors.New("unknown host")})
 	}
 	return out
+}
+
+// execResult is a host's result with the output kept of it.
+func execResult(r hosts.HostResult, s *[2]tailBuffer) hosts.ExecResult {
+	return hosts.ExecResult{Host: r.Host.Name, ExitCode: r.Result.ExitCode, Signal: r.Result.Signal, Duration: r.Result.Duration,
+		Stdout: s[0].String(), Stderr: s[1].String(), Truncated: r.Result.Truncated || s[0].cut || s[1].cut,
+		Killed: r.Result.TimedOut || errors.Is(r.Err, context.Canceled), Err: r.Err}
 }
 
 // redactedOutput is a host's stdout and stderr behind the redactor: each

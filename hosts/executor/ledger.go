@@ -23,6 +23,15 @@ type LedgerStore interface {
 	RemoveRunning(ctx context.Context, id int64) error
 }
 
+// BatchLedgerStore is a LedgerStore that also records and forgets many
+// commands in one commit each: the ledger then group-commits its
+// concurrent calls (a fan-out's hosts).
+type BatchLedgerStore interface {
+	LedgerStore
+	AddRunningBatch(ctx context.Context, rs []Running) ([]int64, error)
+	RemoveRunningBatch(ctx context.Context, ids []int64) error
+}
+
 // ProcessLedger records every command that runs, while it runs, in the
 // store: it is the hosts.Tracker of `opsbot run`, and what the bot's
 // start-up sweep reads after a crash.
@@ -39,22 +48,52 @@ type LedgerStore interface {
 // (hosts.Process.Approval), and Settled closes, once the run has
 // returned, what the ledger did not (a command that never started).
 type ProcessLedger struct {
-	store LedgerStore
 	log   *slog.Logger
 	owner hosts.Process
+	// add and remove commit concurrent calls together when the store
+	// can (BatchLedgerStore); each call still returns once its own row
+	// is on disk, so a command is on record before it starts.
+	add    *group[Running, int64]
+	remove *group[int64, struct{}]
 }
 
 var _ hosts.Tracker = (*ProcessLedger)(nil)
 
 // NewProcessLedger records into st on behalf of this process.
 func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
-	return &ProcessLedger{store: st, log: log, owner: hosts.Self()}
+	l := &ProcessLedger{log: log, owner: hosts.Self(),
+		add:    &group[Running, int64]{commit: oneByOne(st.AddRunning)},
+		remove: &group[int64, struct{}]{commit: oneByOne(func(ctx context.Context, id int64) (struct{}, error) { return struct{}{}, st.RemoveRunning(ctx, id) })},
+	}
+	if b, ok := st.(BatchLedgerStore); ok {
+		l.add.commit = b.AddRunningBatch
+		l.remove.commit = func(ctx context.Context, ids []int64) ([]struct{}, error) {
+			return make([]struct{}, len(ids)), b.RemoveRunningBatch(ctx, ids)
+		}
+	}
+	return l
+}
+
+// oneByOne commits a batch one item at a time, for a store that cannot
+// batch; the first failure fails the batch.
+func oneByOne[T, R any](commit func(context.Context, T) (R, error)) func(context.Context, []T) ([]R, error) {
+	return func(ctx context.Context, items []T) ([]R, error) {
+		out := make([]R, len(items))
+		for i, it := range items {
+			r, err := commit(ctx, it)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
 }
 
 // Started records p until the returned func is called. The approval p's
 // run claimed (p.Approval) is marked started in the same transaction.
 func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
-	id, err := l.store.AddRunning(ctx, Running{Process: p, Owner: l.owner})
+	id, err := l.add.do(ctx, Running{Process: p, Owner: l.owner})
 	if err != nil {
 		// The command runs anyway: a crash now would leave it to its
 		// own deadline, as before there was a ledger.
@@ -62,7 +101,7 @@ func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
 		return nil
 	}
 	return func() {
-		if err := l.store.RemoveRunning(ctx, id); err != nil {
+		if _, err := l.remove.do(ctx, id); err != nil {
 			l.log.Warn("forget an ended command", "host", p.Host, "err", err)
 		}
 	}

@@ -41,6 +41,7 @@ func main() {
 	bin := flag.String("bin", "bin/opsbot", "the opsbot binary to run")
 	steady := flag.Duration("steady", 10*time.Minute, "how long the steady load runs")
 	only := flag.String("only", "", "run only the scenarios whose names contain this")
+	flag.StringVar(&memProfile, "memprofile", "", "have opsbot write its heap profile to FILE when it stops (opsbot run --memprofile)")
 	flag.Parse()
 	raiseFileLimit()
 	dir, err := os.MkdirTemp("", "opsbot-soak-")
@@ -75,6 +76,9 @@ func main() {
 	}
 }
 
+// memProfile is passed to opsbot run as --memprofile when set.
+var memProfile string
+
 // bot is the running opsbot process.
 type bot struct {
 	cmd  *exec.Cmd
@@ -94,7 +98,15 @@ func start(bin, dir string) (*bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(abs, "run", "--config", cfg)
+	args := []string{"run", "--config", cfg}
+	if memProfile != "" {
+		p, err := filepath.Abs(memProfile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--memprofile", p)
+	}
+	cmd := exec.Command(abs, args...)
 	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
