@@ -210,6 +210,9 @@ func appendNew(xs []string, x string) []string {
 // run is one investigation: the agent's turn in the group's thread, its
 // answer posted there, the root's summary kept up to date.
 func (inv *Investigator) run(ctx context.Context, id groupID) {
+	// The delivery that started it holds the group until its thread and
+	// state are saved: wait for that.
+	inv.desk.lock(id)()
 	g, st, err := inv.desk.load(ctx, id)
 	if err != nil || g.RootID == "" {
 		inv.Log.Warn("an alert investigation found no thread", "source", id.source, "err", err)

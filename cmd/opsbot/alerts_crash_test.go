@@ -27,6 +27,10 @@ alerts:
     - post_to: {platform: web, channel: ops}
 `
 
+// alertWait bounds the wait for a channel's texts: a hang guard, not a
+// speed bound.
+var alertWait = 2 * time.Minute
+
 // amPayload is an Alertmanager v4 webhook of one firing alert, its group
 // named by name.
 func amPayload(name string) []byte {
@@ -53,7 +57,7 @@ func deliverAlert(base string, body []byte) (int, error) {
 // a speed bound) fail the test.
 func awaitInChannel(t *testing.T, base string, texts []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), alertWait)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events?channel=ops&since=0", nil)
 	resp, err := http.DefaultClient.Do(req)
@@ -79,7 +83,7 @@ func awaitInChannel(t *testing.T, base string, texts []string) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Fatalf("%d acknowledged alerts have no thread, e.g. %v (%v)", len(missing), first(missing), lines.Err())
+		t.Fatalf("the channel never showed %d of the texts, e.g. %q (%v); it shows:\n%s", len(missing), first(missing), lines.Err(), channelTexts(t, base))
 	}
 }
 
