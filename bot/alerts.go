@@ -186,7 +186,13 @@ func (a *AlertDesk) act(ctx context.Context, del store.AlertDelivery) error {
 // plan decides on the group's investigation, as its delivery is acted on.
 func (a *AlertDesk) plan(ctx context.Context, id groupID, g *store.AlertGroup, st *groupState) {
 	inv := a.d.Investigator
-	if inv == nil || !st.Investigate {
+	switch {
+	case !st.Investigate:
+		return
+	case inv == nil:
+		if g.Status == string(alerts.Firing) {
+			st.Investigation = investigationState{Status: statusNotRun, Why: "no model is configured (set ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL, and restart)"}
+		}
 		return
 	}
 	if g.Status == string(alerts.Resolved) {

@@ -161,6 +161,17 @@ func TestAlertPagerDutyAndGenericThreads(t *testing.T) {
 	}
 }
 
+// A route that asks for an investigation with no model configured says
+// on the root why there is none.
+func TestAlertInvestigationWithoutAModelSaysSo(t *testing.T) {
+	t.Parallel()
+	r := newAlertRig(t, investigateConfig(), nil)
+	r.deliver("am", "am_firing.json")
+	if got := r.roots()[0].msg.Text; !strings.Contains(got, "**Investigation:** not investigated: no model is configured") {
+		t.Errorf("root:\n%s", got)
+	}
+}
+
 // A sender's words cannot mention anyone, link or end a code span on the
 // root.
 func TestAlertRootQuotesSenderWords(t *testing.T) {
