@@ -26,6 +26,7 @@ type AlertStore interface {
 	OpenDeliveries(ctx context.Context, limit int) ([]store.AlertDelivery, error)
 	FinishDelivery(ctx context.Context, id int64) error
 	AlertGroup(ctx context.Context, source, key string) (store.AlertGroup, error)
+	FiringAlertGroups(ctx context.Context) ([]store.AlertGroup, error)
 	SaveAlertGroup(ctx context.Context, g store.AlertGroup, delivery int64) error
 }
 
@@ -94,6 +95,7 @@ func (a *AlertDesk) Start(ctx context.Context) {
 		return
 	}
 	ctx, a.stop = context.WithCancel(ctx)
+	a.settle(ctx)
 	a.Kick()
 	a.wg.Go(func() {
 		for {
@@ -108,8 +110,11 @@ func (a *AlertDesk) Start(ctx context.Context) {
 }
 
 // Close stops the desk and its investigations and waits for them. Safe
-// twice, and without Start.
+// twice, without Start, and on a nil desk.
 func (a *AlertDesk) Close() {
+	if a == nil {
+		return
+	}
 	if a.stop != nil {
 		a.stop()
 	}
@@ -117,6 +122,24 @@ func (a *AlertDesk) Close() {
 		a.d.Investigator.close()
 	}
 	a.wg.Wait()
+}
+
+// settle says on each root whose investigation a previous run left
+// running or queued that it was cut off: an investigation is not started
+// again by a restart (it may be what brought the process down).
+func (a *AlertDesk) settle(ctx context.Context) {
+	groups, err := a.d.Store.FiringAlertGroups(ctx)
+	if err != nil {
+		a.d.Log.Error("read the alert groups a previous run left", "err", err)
+		return
+	}
+	for _, g := range groups {
+		a.update(ctx, groupID{g.Source, g.Key}, func(_ *store.AlertGroup, st *groupState) {
+			if s := st.Investigation.Status; s == statusRunning || s == statusQueued {
+				st.Investigation.Status, st.Investigation.Why = statusNotRun, "cut off: opsbot restarted; mention me in this thread to investigate again"
+			}
+		})
+	}
 }
 
 // drainBatch is how many deliveries are read at a time.

@@ -153,3 +153,29 @@ func TestAlertResolvedStopsItsInvestigation(t *testing.T) {
 		t.Errorf("started %d, ended %d", started, ended)
 	}
 }
+
+// An investigation a restart cut off is said so on its root, and not
+// started again.
+func TestAlertInvestigationCutByRestart(t *testing.T) {
+	t.Parallel()
+	model := newStalledAgent()
+	inv := &Investigator{Agent: model, Hosts: []agent.HostInfo{{Name: "web-1"}}}
+	r := newAlertRig(t, investigateConfig(), inv)
+	inv.Sessions = r.st.Sessions()
+	r.record(groupPayload("disk", "firing"))
+	r.desk.drain(context.Background())
+	<-model.begun
+	// A new process over the same database: the old one's turn is still
+	// stalled, as if it had died.
+	next := NewAlertDesk(AlertDeps{Store: r.st.Alerts(), Platforms: r.desk.d.Platforms, Config: investigateConfig(),
+		Investigator: &Investigator{Agent: model, Sessions: r.st.Sessions()}, Now: r.desk.d.Now})
+	next.Start(context.Background())
+	next.Close()
+	root := r.roots()[0].msg.Text
+	if !strings.Contains(root, "**Investigation:** not investigated: cut off: opsbot restarted") {
+		t.Errorf("root:\n%s", root)
+	}
+	if started, _, _ := model.counts(); started != 1 {
+		t.Errorf("%d investigations started, want 1", started)
+	}
+}

@@ -118,6 +118,37 @@ func (a *Alerts) SaveAlertGroup(ctx context.Context, g AlertGroup, delivery int6
 	}))
 }
 
+// FiringAlertGroups lists the groups still firing, for a start-up to
+// settle what a previous run left under way in them.
+func (a *Alerts) FiringAlertGroups(ctx context.Context) ([]AlertGroup, error) {
+	rows, err := a.db.read.QueryContext(ctx, `SELECT source, group_key FROM alert_groups WHERE status = 'firing' ORDER BY updated_at`)
+	if err != nil {
+		return nil, wrap("firing alert groups", err)
+	}
+	var keys [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			rows.Close()
+			return nil, wrap("firing alert groups", err)
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, wrap("firing alert groups", err)
+	}
+	out := make([]AlertGroup, 0, len(keys))
+	for _, k := range keys {
+		g, err := a.AlertGroup(ctx, k[0], k[1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
 // AlertThreads counts the groups with a thread posted (for tests and
 // reports).
 func (a *Alerts) AlertThreads(ctx context.Context) (int, error) {
