@@ -128,6 +128,7 @@ func (s Source) Open() bool {
 // FieldError is a validation error about one key of the section.
 type FieldError struct{ Key, Msg string }
 
+// Error is the key and the problem, in words.
 func (e FieldError) Error() string { return e.Key + ": " + e.Msg }
 
 // Field is the key, within the section.

@@ -51,6 +51,7 @@ type Alert struct {
 // sender is told so in words (400).
 type ShapeError struct{ Msg string }
 
+// Error is what is wrong with the payload, in words.
 func (e *ShapeError) Error() string { return e.Msg }
 
 func shapeErr(format string, args ...any) error {
