@@ -193,6 +193,10 @@ func (a *AlertDesk) act(ctx context.Context, del store.AlertDelivery) error {
 			a.d.Log.Warn("an alert group matches no route: it is posted nowhere", "source", dv.Source, "title", dv.Title)
 			return a.d.Store.FinishDelivery(ctx, del.ID)
 		}
+		if _, on := a.d.Platforms.conn(r.PostTo.Platform); !on {
+			a.d.Log.Warn("an alert group's route posts to a platform that is off: it is posted nowhere", "source", dv.Source, "platform", r.PostTo.Platform, "title", dv.Title)
+			return a.d.Store.FinishDelivery(ctx, del.ID)
+		}
 		g.Platform, g.Channel, st.Investigate = r.PostTo.Platform, r.PostTo.Channel, r.Investigate
 	}
 	st.merge(dv, del.ReceivedAt)

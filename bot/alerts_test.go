@@ -172,6 +172,23 @@ func TestAlertInvestigationWithoutAModelSaysSo(t *testing.T) {
 	}
 }
 
+// A group routed to a platform that is off is dropped with a warning and
+// does not hold up the deliveries behind it.
+func TestAlertRouteToAPlatformThatIsOff(t *testing.T) {
+	t.Parallel()
+	cfg := alertConfig()
+	cfg.Routes = append([]alerts.Route{{Match: map[string]string{"alertname": "NodeDown"}, PostTo: alerts.PostTo{Platform: "slack", Channel: "C1"}}}, cfg.Routes...)
+	r := newAlertRig(t, cfg, nil)
+	r.deliver("am", "am_firing.json")
+	r.deliver("ci", "ci.json")
+	if roots := r.roots(); len(roots) != 1 || !strings.Contains(roots[0].msg.Text, "Deploy of checkout failed") {
+		t.Errorf("threads:\n%s", r.dump())
+	}
+	if open, _ := r.st.Alerts().OpenDeliveries(context.Background(), 10); len(open) != 0 {
+		t.Errorf("%d deliveries left open", len(open))
+	}
+}
+
 // A sender's words cannot mention anyone, link or end a code span on the
 // root.
 func TestAlertRootQuotesSenderWords(t *testing.T) {
