@@ -22,6 +22,7 @@ import (
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
 	"github.com/opsbot/opsbot/checks"
+	"github.com/opsbot/opsbot/connectors/alerts"
 	"github.com/opsbot/opsbot/connectors/discord"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/web"
@@ -46,6 +47,9 @@ type Config struct {
 	// Discord is the `discord` section: the connector is on when its token
 	// is set.
 	Discord discord.Config `yaml:"discord"`
+	// Alerts is the `alerts` section: webhook sources, routes and the
+	// investigations' limits.
+	Alerts alerts.Config `yaml:"alerts"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -304,6 +308,7 @@ func (c *Config) validate() error {
 		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
 		{"", c.Checks},
 		{"discord.", c.Discord},
+		{"alerts.", c.Alerts},
 	}
 	var errs []error
 	for _, s := range sections {

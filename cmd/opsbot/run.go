@@ -228,6 +228,13 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err != nil {
 		return err
 	}
+	desk, intake, err := rt.newAlerts(platforms)
+	if err != nil {
+		return err
+	}
+	if intake != nil {
+		routers = append(routers, intake)
+	}
 	reg := rt.metrics.reg
 	if err := wireQueues(b, conns, rt.fleet, reg); err != nil {
 		return err
@@ -257,6 +264,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	botCtx, stopBot := context.WithCancel(ctx)
 	set.start(botCtx, b.Handle)
 	b.Start(botCtx)
+	desk.Start(botCtx)
 	if err = sched.Start(botCtx); err == nil {
 		log.Info("opsbot started", "version", version, "listen", "http://"+ln.Addr().String(), "db", rt.store.Path(),
 			"agent", rt.agentState(), "connectors", connectorNames(conns), "schedules", len(sched.Names()))
@@ -287,6 +295,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if srv.Shutdown(shutdownCtx) != nil {
 		srv.Close() // streams still open after the grace period are cut
 	}
+	desk.Close()
 	b.Close()
 	set.wait()
 	if err != nil {
