@@ -127,7 +127,10 @@ func (c ServerConfig) validate(key, name string) []error {
 	if c.Timeout < 0 {
 		bad("timeout", "a call's time limit must be positive, e.g. 30s")
 	}
-	if c.MaxOutput < 0 {
+	switch {
+	case c.MaxOutput == notASize:
+		bad("max_output", "not a size: write e.g. 65536, 64KiB or 1MiB")
+	case c.MaxOutput < 0:
 		bad("max_output", "the size kept of a result must be positive, e.g. 64KiB")
 	}
 	if c.Default != "" && !c.Default.valid() {
@@ -200,6 +203,9 @@ type ByteSize int64
 
 var sizeUnits = map[string]int64{"": 1, "b": 1, "kb": 1000, "kib": 1 << 10, "k": 1 << 10, "mb": 1000_000, "mib": 1 << 20, "m": 1 << 20}
 
+// notASize is a max_output that could not be read.
+const notASize ByteSize = -1 << 62
+
 // UnmarshalText reads a size with its unit.
 func (b *ByteSize) UnmarshalText(text []byte) error {
 	s := strings.TrimSpace(string(text))
@@ -210,7 +216,10 @@ func (b *ByteSize) UnmarshalText(text []byte) error {
 	n, err := strconv.ParseFloat(s[:i], 64)
 	unit, ok := sizeUnits[strings.ToLower(strings.TrimSpace(s[i:]))]
 	if err != nil || !ok {
-		return fmt.Errorf("%q is not a size: write e.g. 65536, 64KiB or 1MiB", s)
+		// Validate says so with the key and its line: an error here
+		// would stop the decoder and hide the file's other problems.
+		*b = notASize
+		return nil
 	}
 	*b = ByteSize(n * float64(unit))
 	return nil

@@ -32,8 +32,11 @@ type server struct {
 }
 
 func newServer(name string, cfg ServerConfig, opt *Options) *server {
-	return &server{name: name, cfg: cfg.WithDefaults(), opt: opt, down: "not connected yet", relist: make(chan struct{}, 1)}
+	return &server{name: name, cfg: cfg.WithDefaults(), opt: opt, down: notYet, relist: make(chan struct{}, 1)}
 }
+
+// notYet is why a server is down before its first attempt ends.
+const notYet = "connecting"
 
 // run keeps the server connected until ctx ends: it connects, lists the
 // tools, follows list changes and pings; a lost connection is retried,

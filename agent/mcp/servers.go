@@ -104,6 +104,8 @@ type Status struct {
 	Up   bool
 	// Down says why it is not up.
 	Down string
+	// Connecting is set until the first attempt to connect has ended.
+	Connecting bool
 	// Tools are its tools as last listed, with opsbot's decisions.
 	Tools []ToolStatus
 }
@@ -130,7 +132,7 @@ func (s *Servers) Status() []Status {
 
 func (srv *server) status(all Config) Status {
 	snap := srv.snapshot()
-	st := Status{Name: srv.name, Up: snap.session != nil, Down: snap.down}
+	st := Status{Name: srv.name, Up: snap.session != nil, Down: snap.down, Connecting: snap.down == notYet}
 	for _, t := range snap.tools {
 		late := snap.first != nil && !snap.first[t.Name]
 		st.Tools = append(st.Tools, ToolStatus{Name: t.Name, Description: t.Description, Verdict: all.Decide(srv.name, t.Name, late),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -40,12 +41,22 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
 			why += "; it said: " + s.opt.redact(tail)
 		}
-		return nil, fmt.Errorf("could not connect: %s", why)
+		return nil, fmt.Errorf("could not connect to %s: %s", s.where(), why)
 	}
 	return &conn{session: cs, close: func() {
 		cs.Close()
 		stop()
 	}}, nil
+}
+
+// where is the server for people: its URL's host, or its command.
+func (s *server) where() string {
+	if s.cfg.Type == TypeHTTP {
+		if u, err := url.Parse(s.cfg.URL); err == nil {
+			return u.Host
+		}
+	}
+	return s.cfg.Command
 }
 
 // transport is how to reach the server; stop ends what it started (a

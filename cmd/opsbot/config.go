@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/mcp"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
@@ -46,6 +47,8 @@ type Config struct {
 	// Discord is the `discord` section: the connector is on when its token
 	// is set.
 	Discord discord.Config `yaml:"discord"`
+	// MCP is the `mcp` section: the MCP tool servers (agent/mcp).
+	MCP mcp.Config `yaml:"mcp"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -303,7 +306,7 @@ func (c *Config) validate() error {
 		{"log.", c.Log}, {"store.", c.Store}, {"web.", c.Web}, {"slack.", c.Slack}, {"", c.Hosts},
 		{"policy.", c.Policy}, {"approvals.", c.Approvals}, {"agent.", c.Agent}, {"bot.", c.Bot},
 		{"", c.Checks},
-		{"discord.", c.Discord},
+		{"discord.", c.Discord}, {"mcp.", c.MCP},
 	}
 	var errs []error
 	for _, s := range sections {

@@ -112,6 +112,7 @@ use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy ch
 		newAuditCmd(),
 		newBackupCmd(),
 		newSlackCmd(),
+		newMCPCmd(),
 	)
 	return root
 }
