@@ -29,10 +29,13 @@ type server struct {
 	first map[string]bool
 	// relist is signalled by the server's notifications/tools/list_changed.
 	relist chan struct{}
+	// tried is closed when the first attempt to connect has ended.
+	tried     chan struct{}
+	triedOnce sync.Once
 }
 
 func newServer(name string, cfg ServerConfig, opt *Options) *server {
-	return &server{name: name, cfg: cfg.WithDefaults(), opt: opt, down: notYet, relist: make(chan struct{}, 1)}
+	return &server{name: name, cfg: cfg.WithDefaults(), opt: opt, down: notYet, relist: make(chan struct{}, 1), tried: make(chan struct{})}
 }
 
 // notYet is why a server is down before its first attempt ends.
@@ -48,6 +51,7 @@ func (s *server) run(ctx context.Context) {
 			s.setDown(err.Error())
 			s.opt.Log.Warn("mcp server down", "server", s.name, "why", err.Error())
 		}
+		s.triedOnce.Do(func() { close(s.tried) })
 		select {
 		case <-ctx.Done():
 		case <-time.After(wait):
@@ -70,6 +74,7 @@ func (s *server) connectAndServe(ctx context.Context) error {
 	s.mu.Lock()
 	s.session, s.down = conn.session, ""
 	s.mu.Unlock()
+	s.triedOnce.Do(func() { close(s.tried) })
 	s.opt.changed(s.name)
 	defer func() {
 		s.mu.Lock()

@@ -98,6 +98,19 @@ func (s *Servers) Close() {
 	})
 }
 
+// Settle waits until every server's first attempt to connect has ended,
+// or ctx ends: a front that starts a turn at once (opsbot ask) offers the
+// tools of the servers that answer quickly.
+func (s *Servers) Settle(ctx context.Context) {
+	for _, name := range s.order {
+		select {
+		case <-s.byName[name].tried:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Status is a server's state, for /readyz, metrics and `opsbot mcp list`.
 type Status struct {
 	Name string

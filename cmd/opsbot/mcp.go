@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -29,9 +30,18 @@ func (rt *parts) addMCP(reg *agent.Registry, guard *approvals.Guard) {
 		if err := rt.metrics.reg.Register(mcpUp{rt.mcp}); err != nil {
 			rt.log.Error("register the MCP metrics", "err", err)
 		}
+		// The first turn may start at once (opsbot ask): give the servers
+		// a moment to answer, not more; one that is slower joins later.
+		ctx, cancel := context.WithTimeout(context.Background(), mcpSettle)
+		rt.mcp.Settle(ctx)
+		cancel()
 	}
 	reg.AddSource(rt.mcp)
 }
+
+// mcpSettle is how long the agent's start waits for the MCP servers'
+// first answers.
+const mcpSettle = 5 * time.Second
 
 // mcpDetail is a server's line in /readyz: "up, 3 tools" or why it is
 // down. A server that is down does not make opsbot unready: its tools

@@ -213,3 +213,36 @@ mcp:
 		t.Error("a prompt about MCP servers with none configured")
 	}
 }
+
+// The agent is offered the allowed and approvable tools of an MCP server
+// as SERVER__TOOL, never a denied one, and its prompt lists the server:
+// opsbot ask against the fake model and a real streamable-HTTP server.
+func TestAskOffersMCPTools(t *testing.T) {
+	t.Parallel()
+	cfg := mcpConfigFile(t, grafanaLike(t)+"/mcp")
+	llm := &fakeLLM{t: t, say: []string{"hello"}}
+	cmd := askCmd(t, llm, "what is up?")
+	cmd.Args = []string{cmd.Args[0], "ask", "--config", cfg, "what is up?"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ask: %v\n%s", err, out)
+	}
+	llm.mu.Lock()
+	req := llm.requests[0]
+	llm.mu.Unlock()
+	var tools []string
+	for _, tool := range req.Tools {
+		tools = append(tools, tool.Function.Name)
+	}
+	for _, want := range []string{"grafana__query_prometheus", "grafana__create_annotation", "run_command"} {
+		if !slices.Contains(tools, want) {
+			t.Errorf("the model is not offered %s: %v", want, tools)
+		}
+	}
+	if slices.Contains(tools, "grafana__delete_dashboard") {
+		t.Errorf("the model is offered a denied tool: %v", tools)
+	}
+	system, _ := req.Messages[0].Content.(string)
+	if !strings.Contains(system, "- grafana: runs at once: query_prometheus; waits for approval: create_annotation; refused (not offered): delete_dashboard") {
+		t.Errorf("the prompt does not list the MCP server:\n%s", system)
+	}
+}

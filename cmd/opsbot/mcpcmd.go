@@ -63,35 +63,15 @@ func mcpList(ctx context.Context, w io.Writer, cfg mcp.Config, wait time.Duratio
 		fmt.Fprintln(w, "No MCP server is configured (mcp.servers in the config file; see docs/MCP.md).")
 		return nil
 	}
-	changed := make(chan struct{}, 1)
-	s := mcp.Start(cfg, mcp.Options{OnChange: func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}})
+	s := mcp.Start(cfg, mcp.Options{})
 	defer s.Close()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for !settled(s.Status()) {
-		select {
-		case <-changed:
-		case <-timer.C:
-			return printMCP(w, cfg, s.Status())
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	s.Settle(wctx)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	return printMCP(w, cfg, s.Status())
-}
-
-func settled(st []mcp.Status) bool {
-	for _, s := range st {
-		if s.Connecting {
-			return false
-		}
-	}
-	return true
 }
 
 // printMCP prints each server and its tools; a server down is exit 1.
@@ -104,7 +84,10 @@ func printMCP(w io.Writer, cfg mcp.Config, st []mcp.Status) error {
 			where = strings.Join(append([]string{sc.Command}, sc.Args...), " ")
 		}
 		state := fmt.Sprintf("up, %d tools", len(s.Tools))
-		if !s.Up {
+		switch {
+		case s.Connecting:
+			state, down = "no answer within --wait", down+1
+		case !s.Up:
 			state, down = "down: "+s.Down, down+1
 		}
 		fmt.Fprintf(w, "%s (%s %s): %s\n", s.Name, sc.Type, where, state)
