@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -96,14 +99,20 @@ func TestAllowRunsDenyIsNeverOffered(t *testing.T) {
 			audit := &trail{}
 			s, changed := watch(t, Config{Servers: map[string]ServerConfig{"ops": sc}}, Options{Audit: audit})
 			up(t, s, changed)
-			if got := names(s); !slices.Equal(got, []string{"ops__echo"}) {
-				t.Errorf("offered %v, want only ops__echo (default deny, delete_all deny)", got)
+			reg := agent.NewRegistry()
+			reg.AddSource(s)
+			specs := reg.Specs()
+			if len(specs) != 1 || specs[0].Name != "ops__echo" || !strings.Contains(string(specs[0].InputSchema), `"text"`) {
+				t.Errorf("offered %+v, want only ops__echo with its schema (default deny, delete_all deny)", specs)
+			}
+			if res := reg.Dispatch(t.Context(), agent.ToolCall{Name: "ops__delete_all", Session: alice, Emit: func(agent.Event) {}}); !strings.HasPrefix(res.Content, "refused:") {
+				t.Errorf("the registry dispatched a denied tool: %+v", res)
 			}
 			res := call(t, s, "ops__echo", `{"text":"hello <b>"}`, nil)
 			if res.IsError || res.Content != "hello <b>" {
 				t.Errorf("echo: %+v", res)
 			}
-			if got := audit.actions(); !slices.Equal(got, []string{ActionStart, ActionEnd}) {
+			if got := audit.actions(); !slices.Equal(got, []string{ActionRefused, ActionStart, ActionEnd}) {
 				t.Errorf("audited %v", got)
 			}
 			if d := audit.last(); d["decision"] != "allow" || d["tool"] != "echo" || d["result_bytes"] != float64(len("hello <b>")) {
@@ -306,5 +315,66 @@ func TestDownServerAnswersUnavailable(t *testing.T) {
 	res := call(t, s, "web__echo", `{"text":"x"}`, nil)
 	if !res.IsError || !strings.HasPrefix(res.Content, "unavailable: MCP server web is down") {
 		t.Errorf("a call to a down server: %+v", res)
+	}
+}
+
+// Closing the servers ends a stdio server's whole process group: a child
+// it started and left behind dies with it.
+func TestCloseEndsTheStdioServersProcessGroup(t *testing.T) {
+	sc := stdioConfig(t)
+	sc.Default = Allow
+	s, changed := watch(t, Config{Servers: map[string]ServerConfig{"ops": sc}}, Options{})
+	up(t, s, changed)
+	res := call(t, s, "ops__spawn", `{}`, nil)
+	pid, err := strconv.Atoi(res.Content)
+	if err != nil {
+		t.Fatalf("spawn: %+v", res)
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("the child %d is gone before Close: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	s.Close()
+	// The pidfd turns readable when the process ends.
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 30_000)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("the server's child %d outlived Close (poll: %d, %v)", pid, n, err)
+		}
+		return
+	}
+}
+
+// The config decides; a late tool is approve at most, a denied default
+// stays deny; sizes read with their units.
+func TestDecideAndSizes(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Servers: map[string]ServerConfig{
+		"open":   {Default: Allow, Tools: map[string]Decision{"rm": Deny, "named": Allow}},
+		"closed": {Default: Deny},
+	}}
+	tests := []struct {
+		server, tool string
+		late         bool
+		want         Decision
+	}{
+		{"open", "rm", false, Deny}, {"open", "other", false, Allow}, {"open", "other", true, Approve},
+		{"open", "named", true, Allow}, {"closed", "x", true, Deny}, {"nope", "x", false, Deny},
+	}
+	for _, tt := range tests {
+		if got := cfg.Decide(tt.server, tt.tool, tt.late).Decision; got != tt.want {
+			t.Errorf("%s/%s late=%v: %s, want %s", tt.server, tt.tool, tt.late, got, tt.want)
+		}
+	}
+	for text, want := range map[string]ByteSize{"65536": 65536, "64KiB": 64 << 10, "1MiB": 1 << 20, "500KB": 500_000, "2 MiB": 2 << 20, "lots": notASize} {
+		var b ByteSize
+		if b.UnmarshalText([]byte(text)); b != want {
+			t.Errorf("%q read as %d, want %d", text, b, want)
+		}
 	}
 }

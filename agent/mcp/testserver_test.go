@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,6 +73,14 @@ func newTestServer(deleted *atomic.Int32) *sdk.Server {
 					return textResult("late tool ran"), nil, nil
 				})
 			return textResult("added " + in.Name), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "spawn", Description: "Starts a child that sleeps; answers its pid."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			child := exec.Command("/bin/sleep", "600")
+			if err := child.Start(); err != nil {
+				return nil, nil, err
+			}
+			return textResult(strconv.Itoa(child.Process.Pid)), nil, nil
 		})
 	destructive := true
 	sdk.AddTool(s, &sdk.Tool{Name: "delete_all", Description: "Deletes everything.", Annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive}},
