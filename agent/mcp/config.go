@@ -89,6 +89,7 @@ func (c Config) Names() []string {
 // ("servers.grafana.url").
 type FieldError struct{ Key, Msg string }
 
+// Error is the key and the problem: "servers.grafana.url: …".
 func (e FieldError) Error() string { return e.Key + ": " + e.Msg }
 
 // Field is the key the problem is about.

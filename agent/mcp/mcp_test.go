@@ -241,7 +241,10 @@ func TestLateToolNeedsApprovalUnderDefaultAllow(t *testing.T) {
 func TestBigResultIsCut(t *testing.T) {
 	for kind, sc := range transports(t, nil) {
 		t.Run(kind, func(t *testing.T) {
-			sc.Default, sc.MaxOutput = Allow, 64<<10
+			// Ten megabytes through JSON-RPC under -race on a loaded
+			// machine take tens of seconds: the cut is tested here, not
+			// the time limit.
+			sc.Default, sc.MaxOutput, sc.Timeout = Allow, 64<<10, 5*time.Minute
 			audit := &trail{}
 			s, changed := watch(t, Config{Servers: map[string]ServerConfig{"ops": sc}}, Options{Audit: audit})
 			up(t, s, changed)

@@ -47,8 +47,8 @@ const notYet = "connecting"
 func (s *server) run(ctx context.Context) {
 	wait := s.opt.retry()
 	for ctx.Err() == nil {
-		if err := s.connectAndServe(ctx); err != nil && ctx.Err() == nil {
-			s.setDown(err.Error())
+		if err := s.connectAndServe(ctx); err != nil && ctx.Err() == nil && s.setDown(err.Error()) {
+			// Said once per reason, not at every retry.
 			s.opt.Log.Warn("mcp server down", "server", s.name, "why", err.Error())
 		}
 		s.triedOnce.Do(func() { close(s.tried) })
@@ -75,6 +75,7 @@ func (s *server) connectAndServe(ctx context.Context) error {
 	s.session, s.down = conn.session, ""
 	s.mu.Unlock()
 	s.triedOnce.Do(func() { close(s.tried) })
+	s.opt.Log.Info("mcp server up", "server", s.name, "tools", len(s.snapshot().tools))
 	s.opt.changed(s.name)
 	defer func() {
 		s.mu.Lock()
@@ -155,14 +156,17 @@ func (s *server) listChanged(context.Context, *sdk.ToolListChangedRequest) {
 	}
 }
 
-func (s *server) setDown(why string) {
+// setDown records why the server is down; changed reports whether that
+// is news.
+func (s *server) setDown(why string) (changed bool) {
 	s.mu.Lock()
-	changed := s.down != why
+	changed = s.down != why
 	s.down = why
 	s.mu.Unlock()
 	if changed {
 		s.opt.changed(s.name)
 	}
+	return changed
 }
 
 // snapshot is the server's state at one moment.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -140,10 +141,14 @@ func watch(t *testing.T, cfg Config, opt Options) (*Servers, chan string) {
 // waitFor waits on the servers' changes until ok holds.
 func waitFor(t *testing.T, s *Servers, changed chan string, what string, ok func([]Status) bool) {
 	t.Helper()
+	// A bound, not a wait: a change comes in milliseconds; two minutes
+	// leave room for a cold, loaded machine.
+	limit := time.NewTimer(2 * time.Minute)
+	defer limit.Stop()
 	for !ok(s.Status()) {
 		select {
 		case <-changed:
-		case <-t.Context().Done():
+		case <-limit.C:
 			t.Fatalf("never %s: %+v", what, s.Status())
 		}
 	}

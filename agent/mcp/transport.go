@@ -91,6 +91,7 @@ type headers struct {
 	next http.RoundTripper
 }
 
+// RoundTrip sends r with the headers set.
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range h.h {
@@ -106,6 +107,7 @@ type tailBuffer struct {
 	b   []byte
 }
 
+// Write keeps the end of p.
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -116,6 +118,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String is what is kept.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
