@@ -41,7 +41,7 @@ func (rt *parts) addMCP(reg *agent.Registry, guard *approvals.Guard) {
 
 // mcpSettle is how long the agent's start waits for the MCP servers'
 // first answers.
-const mcpSettle = 5 * time.Second
+const mcpSettle = 10 * time.Second
 
 // mcpDetail is a server's line in /readyz: "up, 3 tools" or why it is
 // down. A server that is down does not make opsbot unready: its tools
