@@ -46,6 +46,36 @@ func Errorf(format string, args ...any) ToolResult {
 // Registry holds the tools of an agent, by name.
 type Registry struct {
 	tools map[string]Tool
+	// sources offer tools that come and go (AddSource).
+	sources []ToolSource
+}
+
+// ToolSource offers tools that come and go while the agent runs, such as
+// an MCP server's. Tools are the ones offered to the model now; Tool
+// finds one by name, also one not offered, so that it can refuse a call
+// itself and say why.
+type ToolSource interface {
+	Tools() []Tool
+	Tool(name string) (Tool, bool)
+}
+
+// AddSource adds the tools of src, asked anew at every step. A registered
+// tool of the same name wins over a source's.
+func (r *Registry) AddSource(src ToolSource) {
+	r.sources = append(r.sources, src)
+}
+
+// lookup finds a tool by name: a registered one, else a source's.
+func (r *Registry) lookup(name string) (Tool, bool) {
+	if t, ok := r.tools[name]; ok {
+		return t, true
+	}
+	for _, src := range r.sources {
+		if t, ok := src.Tool(name); ok {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // NewRegistry builds a registry; a duplicate name is a programming error.
@@ -68,7 +98,7 @@ func (r *Registry) Add(t Tool) {
 
 // Without returns a registry of the same tools minus the named ones.
 func (r *Registry) Without(names ...string) *Registry {
-	out := &Registry{tools: map[string]Tool{}}
+	out := &Registry{tools: map[string]Tool{}, sources: r.sources}
 	for n, t := range r.tools {
 		out.tools[n] = t
 	}
@@ -84,6 +114,13 @@ func (r *Registry) Specs() []ToolSpec {
 	for _, t := range r.tools {
 		specs = append(specs, t.Spec())
 	}
+	for _, src := range r.sources {
+		for _, t := range src.Tools() {
+			if _, taken := r.tools[t.Spec().Name]; !taken {
+				specs = append(specs, t.Spec())
+			}
+		}
+	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	return specs
 }
@@ -91,7 +128,7 @@ func (r *Registry) Specs() []ToolSpec {
 // Dispatch runs the named tool; an unknown name is an error result that
 // lists the tools there are.
 func (r *Registry) Dispatch(ctx context.Context, call ToolCall) ToolResult {
-	t, ok := r.tools[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		var names []string
 		for _, s := range r.Specs() {
@@ -118,6 +155,7 @@ type Concurrent interface {
 
 // concurrent reports whether call may run alongside others.
 func (r *Registry) concurrent(call ToolCall) bool {
-	c, ok := r.tools[call.Name].(Concurrent)
+	t, _ := r.lookup(call.Name)
+	c, ok := t.(Concurrent)
 	return ok && c.Concurrent(call)
 }

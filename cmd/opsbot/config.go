@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/agent/mcp"
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/bot"
@@ -50,6 +51,8 @@ type Config struct {
 	// Alerts is the `alerts` section: webhook sources, routes and the
 	// investigations' limits.
 	Alerts alerts.Config `yaml:"alerts"`
+	// MCP is the `mcp` section: the MCP tool servers (agent/mcp).
+	MCP mcp.Config `yaml:"mcp"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -309,6 +312,7 @@ func (c *Config) validate() error {
 		{"", c.Checks},
 		{"discord.", c.Discord},
 		{"alerts.", c.Alerts},
+		{"mcp.", c.MCP},
 	}
 	var errs []error
 	for _, s := range sections {

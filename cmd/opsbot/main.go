@@ -113,6 +113,7 @@ use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy ch
 		newBackupCmd(),
 		newSlackCmd(),
 		newAlertsCmd(),
+		newMCPCmd(),
 	)
 	return root
 }

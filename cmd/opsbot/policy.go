@@ -37,12 +37,13 @@ func newPolicyCmd() *cobra.Command {
 }
 
 func newPolicyCheckCmd() *cobra.Command {
-	var host string
+	var host, mcpTool string
 	var explain bool
 	c := &cobra.Command{
-		Use:     "check [--config FILE] [--host HOST] [--listen ADDR] [--data-dir DIR] [--explain] -- COMMAND",
-		Example: "  opsbot policy check -- 'df -h | sort -k5'\n  opsbot policy check --config /etc/opsbot/opsbot.yaml --host db-1 --explain -- 'sudo systemctl restart postgresql'",
-		Short:   "Classify a command as the bot would: allow, approve or deny, with the reasons",
+		Use: "check [--config FILE] [--host HOST] [--listen ADDR] [--data-dir DIR] [--explain] -- COMMAND\n  opsbot policy check [--config FILE] --mcp SERVER/TOOL",
+		Example: "  opsbot policy check -- 'df -h | sort -k5'\n  opsbot policy check --config /etc/opsbot/opsbot.yaml --host db-1 --explain -- 'sudo systemctl restart postgresql'" +
+			"\n  opsbot policy check --config /etc/opsbot/opsbot.yaml --mcp grafana/delete_dashboard",
+		Short: "Classify a command as the bot would: allow, approve or deny, with the reasons",
 		Long: `Classify a command line as the bot would before running it on a host.
 
 Prints the decision (allow, approve or deny) on the first line, then one
@@ -52,12 +53,23 @@ parsed command line, wrappers and shell strings unwrapped.
 Words after -- are joined with single spaces into the command line; quote
 the command to keep its own quoting: opsbot policy check -- 'df -h | sort'.
 
+With --mcp SERVER/TOOL it prints the decision on a tool of an MCP server of
+mcp.servers instead, from the config alone (see 'opsbot mcp list').
+
 Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: args(func(cmd *cobra.Command, words []string) error {
+			if mcpTool != "" {
+				return cobra.NoArgs(cmd, words)
+			}
+			return cobra.MinimumNArgs(1)(cmd, words)
+		}),
 		RunE: func(cmd *cobra.Command, words []string) error {
 			cfg, err := loadConfigFlag(cmd)
 			if err != nil {
 				return err
+			}
+			if mcpTool != "" {
+				return mcpPolicyCheck(cmd.OutOrStdout(), cfg.MCP, mcpTool)
 			}
 			if err := cfg.applyPlaceFlags(cmd, os.Getenv); err != nil {
 				return err
@@ -67,6 +79,7 @@ Exit codes: 0 allow, 3 approve, 4 deny, 2 usage or configuration error.`,
 	}
 	c.Flags().StringVar(&host, "host", hosts.LocalHost, "the host the command would run on (its groups select the config rules)")
 	c.Flags().BoolVar(&explain, "explain", false, "also list the parsed commands and what each one got")
+	c.Flags().StringVar(&mcpTool, "mcp", "", "SERVER/TOOL: the decision on a tool of an MCP server instead of a command")
 	// The bot's listener and database are part of the policy (a known
 	// destination, secret paths): judge with the places the bot runs with.
 	c.Flags().String("listen", "", "the listener 'opsbot run' uses, host:port (default $OPSBOT_LISTEN, else web.listen)")

@@ -26,6 +26,7 @@ func (c *Config) redactor() *redact.Redactor {
 // environment's secret-named variables (OPENAI_API_KEY, …).
 func (c *Config) secrets() []string {
 	out := secretFields(reflect.ValueOf(c).Elem())
+	out = append(out, c.MCP.Secrets()...) // header values: a map's strings are not keys secretFields knows
 	return append(out, redact.EnvSecrets(os.Environ())...)
 }
 

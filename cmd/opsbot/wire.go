@@ -10,6 +10,7 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/agent/anthropic"
+	"github.com/opsbot/opsbot/agent/mcp"
 	"github.com/opsbot/opsbot/agent/openai"
 	"github.com/opsbot/opsbot/agent/persist"
 	"github.com/opsbot/opsbot/agent/tools"
@@ -52,6 +53,8 @@ type parts struct {
 	remote *remoteSandboxes
 	// metrics are the collectors /metrics serves.
 	metrics *metrics
+	// mcp are the MCP tool servers, once the agent is built (addMCP).
+	mcp *mcp.Servers
 }
 
 // build opens everything; Close undoes it.
@@ -103,6 +106,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 
 // Close stops jobs and closes connections and the database. Safe twice.
 func (rt *parts) Close() {
+	if rt.mcp != nil {
+		rt.mcp.Close()
+	}
 	if rt.jobs != nil {
 		rt.jobs.Close()
 	}
@@ -209,7 +215,7 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 	if rt.provider == nil {
 		return nil
 	}
-	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, gate)}
+	env := agent.Environment{Hosts: rt.hostInfo(), Skills: rt.skills, Policy: policyPrompt(rt.cfg.Policy, gate) + mcpPrompt(rt.cfg.MCP)}
 	history := bot.RedactedHistory{History: persist.History{Store: rt.store}, Redactor: rt.red}
 	a := &agent.Agent{Provider: rt.metrics.agent.Provider(rt.model, rt.provider), History: history, Notices: persist.Notices{Store: rt.store},
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
@@ -240,6 +246,7 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 		a.Tools.Add(&tools.LoadSkill{Skills: rt.skills})
 		a.Tools.Add(&tools.RunSkillScript{Skills: rt.skills, Guard: guard})
 	}
+	rt.addMCP(a.Tools, guard)
 	return a
 }
 
