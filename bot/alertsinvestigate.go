@@ -227,7 +227,7 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 		inv.Proposals.bind(sess.ID, id, threadDest(&g))
 		defer inv.Proposals.unbind(sess.ID)
 	}
-	info := agent.SessionInfo{ID: sess.ID, Requester: AlertRequester + id.source, Cwd: sess.Cwd, Platform: g.Platform, Channel: g.Channel}
+	info := agent.SessionInfo{ID: sess.ID, Requester: AlertRequester + id.source, Cwd: sess.Cwd, Platform: g.Platform, Channel: g.Channel, Kind: agent.KindAlert}
 	var answer strings.Builder
 	err = inv.Agent.Turn(ctx, info, investigationPrompt(id, st), func(e agent.Event) {
 		switch e.Kind {
@@ -284,7 +284,10 @@ func (inv *Investigator) finish(ctx context.Context, id groupID, answer string, 
 // failureWords says why an investigation failed, without Go's chain.
 func failureWords(err error) string {
 	var model agent.ModelError
+	var over *agent.BudgetError
 	switch {
+	case errors.As(err, &over):
+		return fmt.Sprintf("it reached its token budget of %d tokens (agent.budget.%s)", over.Limit, over.Scope)
 	case errors.As(err, &model):
 		return "the model: " + model.Error()
 	case errors.Is(err, agent.ErrMaxSteps):
