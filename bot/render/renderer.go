@@ -55,11 +55,13 @@ type Renderer struct {
 	settled  int             // the text is complete up to here: tool activity followed it
 	status   []string        // recent tool activity
 	waiting  bool            // the last status line is a wait the next line replaces
-	errText  string
-	dirty    bool
-	done     bool
-	wake     chan struct{}
-	finished chan struct{}
+	// placeholding: the one status line is PlaceholderLine (placeholder.go).
+	placeholding bool
+	errText      string
+	dirty        bool
+	done         bool
+	wake         chan struct{}
+	finished     chan struct{}
 
 	// owned by run
 	pages []page
@@ -128,6 +130,7 @@ func (r *Renderer) Write(delta string) {
 		return
 	}
 	r.mu.Lock()
+	r.unplaceholdLocked()
 	r.text.WriteString(delta)
 	r.dirty = true
 	r.mu.Unlock()
@@ -138,6 +141,7 @@ func (r *Renderer) Write(delta string) {
 // do not only grow (a command's output showing its tail).
 func (r *Renderer) Replace(text string) {
 	r.mu.Lock()
+	r.unplaceholdLocked()
 	r.text.Reset()
 	r.text.WriteString(text)
 	r.dirty, r.replaced = true, true
@@ -165,7 +169,7 @@ func (r *Renderer) setStatus(line string, replace, waiting bool) {
 	r.mu.Lock()
 	r.settled = r.text.Len()
 	replace = replace || r.waiting
-	r.waiting = waiting
+	r.waiting, r.placeholding = waiting, false
 	if replace && len(r.status) > 0 && !r.limits.KeepsStatus {
 		r.status[len(r.status)-1] = line
 	} else {
@@ -192,6 +196,7 @@ func (r *Renderer) Close(ctx context.Context, err error) {
 	if r.waiting {
 		r.status, r.waiting = r.status[:len(r.status)-1], false
 	}
+	r.placeholding = false
 	r.done, r.dirty = true, true
 	r.mu.Unlock()
 	r.poke()
@@ -219,9 +224,13 @@ func (r *Renderer) poke() {
 // faster than the interval allows.
 func (r *Renderer) run() {
 	ctx := r.ctx
+	placeholder := r.placeholderDue()
 	for {
 		select {
 		case <-r.wake:
+		case <-placeholder:
+			placeholder = nil
+			r.placehold()
 		case <-r.rollTimer():
 			r.mu.Lock()
 			r.dirty = true
@@ -289,6 +298,10 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		text += "\n\n⚠️ " + errText
 	} else if errText != "" {
 		text = "⚠️ " + errText
+	}
+	if text == "" && status == "" && done && len(r.pages) > 0 {
+		// A placeholder was shown, and the answer ended without a word.
+		text = "(ended without an answer)"
 	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
