@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
@@ -14,6 +15,10 @@ import (
 // same command again (a new request, through the policy, by the clicker).
 const ActionAskAgain = "ask_again"
 
+// mcpHostPrefix starts the host of an approval of an MCP tool call
+// ("mcp:SERVER"; agent/mcp).
+const mcpHostPrefix = "mcp:"
+
 // notRunAskAgain tells the thread that an approved command never started
 // because opsbot stopped first, with a button to ask again. It is said
 // before the follow-up is closed: a crash in between says it twice rather
@@ -21,6 +26,12 @@ const ActionAskAgain = "ask_again"
 func (fu *followUps) notRunAskAgain(ctx context.Context, ev connectors.Event, f store.FollowUp, a approvals.Approval) {
 	text := fmt.Sprintf("⚠️ `%s` on %s — %s, but opsbot stopped before running it: not run.", a.Command, a.Host, decisionText(a))
 	m := connectors.Message{Text: text, Buttons: []connectors.Button{{ActionID: ActionAskAgain, Value: a.ID, Label: "Ask again"}}}
+	if server, ok := strings.CutPrefix(a.Host, mcpHostPrefix); ok {
+		// An MCP tool call is the model's to make again: a chat `run`
+		// cannot ask for it.
+		m = connectors.Message{Text: fmt.Sprintf("⚠️ The call of `%s` on the MCP server %s — %s, but opsbot stopped before making it: not made. Ask again for it to be made.",
+			a.Command, server, decisionText(a))}
+	}
 	if _, err := fu.out.post(ctx, destOf(ev), m); err != nil {
 		fu.log.Warn("tell of an approved command not run", "err", err)
 		return // the next start says it
