@@ -344,6 +344,9 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 
 // agentState says whether the agent is on, for the start-up line.
 func (rt *parts) agentState() string {
+	if rt.provider == nil && len(rt.cfg.MCP.Servers) > 0 {
+		return "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL); the MCP servers of mcp.servers give the agent tools, so they are not started either"
+	}
 	if rt.provider == nil {
 		return "off (set ANTHROPIC_API_KEY or OPENAI_API_KEY/OPENAI_BASE_URL)"
 	}

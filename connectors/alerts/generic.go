@@ -1,7 +1,10 @@
 package alerts
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -112,5 +115,35 @@ func labelsKey(l map[string]string) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// jsonWords is a JSON error without the package's prefix.
-func jsonWords(err error) string { return strings.TrimPrefix(err.Error(), "json: ") }
+// jsonWords says what is wrong with a body in words a sender reads,
+// without the JSON package's own.
+func jsonWords(err error) string {
+	var syntax *json.SyntaxError
+	var kind *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected end of JSON input":
+		return "it ends before its JSON does (was it cut short?)"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("it is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &kind) && kind.Field != "":
+		return fmt.Sprintf("%s is a JSON %s where a %s belongs", kind.Field, kind.Value, typeWords(kind.Type.Kind().String()))
+	case errors.As(err, &kind):
+		return fmt.Sprintf("it is a JSON %s where an object belongs", kind.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// typeWords names a Go kind as JSON calls it.
+func typeWords(kind string) string {
+	switch kind {
+	case "slice", "array":
+		return "list"
+	case "map", "struct":
+		return "object"
+	case "int", "int64", "float64", "uint", "int32":
+		return "number"
+	case "bool":
+		return "true or false"
+	}
+	return kind
+}

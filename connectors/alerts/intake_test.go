@@ -175,8 +175,9 @@ func TestIntakeRefusals(t *testing.T) {
 		words string
 	}{
 		{"too large", "/hooks/am", big, 413, "over 1 MB"},
-		{"not JSON", "/hooks/am", []byte("alert!"), 400, "the body is not JSON of this source's shape: invalid character"},
-		{"wrong shape", "/hooks/am", []byte(`{"alerts":"many"}`), 400, "not JSON of this source's shape"},
+		{"not JSON", "/hooks/am", []byte("alert!"), 400, "the body is not JSON of this source's shape: it is not valid JSON (at byte 1)"},
+		{"cut short", "/hooks/am", []byte(`{"alerts":[{"status":"fir`), 400, "the body is not JSON of this source's shape: it ends before its JSON does (was it cut short?)"},
+		{"wrong shape", "/hooks/am", []byte(`{"alerts":"many"}`), 400, "not JSON of this source's shape: alerts is a JSON string where a list belongs"},
 		{"no group key", "/hooks/am", []byte(`{"status":"firing","alerts":[]}`), 400, "no groupKey: this is not an Alertmanager webhook (version 4) payload"},
 		{"bad status", "/hooks/am", []byte(`{"groupKey":"g","status":"burning"}`), 400, `status \"burning\": expected firing or resolved`},
 		{"generic without its title", "/hooks/ci", []byte(`{"id":"x"}`), 400, "no title at $.title (fields.title)"},
