@@ -121,8 +121,15 @@ func (k *slackKill) iteration(i int) {
 	k.ask(fmt.Sprintf("tell me a story %d-b", i), storyEnd)
 	marker := fmt.Sprintf("fix-%d-%08x", i, mrand.Uint32())
 	k.fixes[marker] = k.ask("please fix "+marker, "")
+	// The kill's random moment, by what Slack shows: once the live
+	// answers show a random number of characters more (or none streams
+	// any more), whatever the machine's speed.
 	k.fake.WaitFor(slackWait, func(s *slackfake.Server) bool { return len(k.live(s)) > 0 })
-	time.Sleep(time.Duration(mrand.IntN(600)) * time.Millisecond) // the kill's random moment, not a wait for anything
+	at := shownLive(k.live(k.fake)) + mrand.IntN(400)
+	k.fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
+		live := k.live(s)
+		return len(live) == 0 || shownLive(live) >= at
+	})
 	k.bot.Process.Kill()
 	k.bot.Wait()
 	shown := map[string]string{}
@@ -174,6 +181,15 @@ func (k *slackKill) live(s *slackfake.Server) []slackfake.Message {
 		}
 	}
 	return out
+}
+
+// shownLive is how many characters the live answers show.
+func shownLive(live []slackfake.Message) int {
+	n := 0
+	for _, m := range live {
+		n += len(m.Shown())
+	}
+	return n
 }
 
 // settled reports whether no bot message streams and every question is

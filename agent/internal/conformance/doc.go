@@ -6,14 +6,16 @@
 // its error wording) and call the suite; only what one wire alone has
 // stays in its own tests, run through the same Run.
 //
-// It takes its tests as T, which *testing.T satisfies, so it needs no
-// "testing" of its own; it is still for _test files only.
+// It takes its tests as T, which the standard test type satisfies, so it
+// does not import the standard test package; it is still for _test files
+// only.
 package conformance
 
 import "github.com/opsbot/opsbot/agent/internal/testfake"
 
-// T is what the suite needs of a test: *testing.T is one, with S itself.
-// Through it the suite runs subtests without importing "testing".
+// T is what the suite needs of a test: the standard test type is one,
+// with S itself. Through it the suite runs subtests without importing the
+// standard test package.
 type T[S any] interface {
 	testfake.T
 	Parallel()
