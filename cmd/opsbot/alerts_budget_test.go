@@ -42,10 +42,7 @@ alerts:
   host_labels: [host]
 `, llm.serve(t)), 0o600)
 	_, base := startRun(t, dir, cfg)
-	body := []byte(`{"receiver":"opsbot","status":"firing","alerts":[{"status":"firing","labels":{"alertname":"DiskFull","host":"local"},` +
-		`"annotations":{},"startsAt":"2026-11-28T00:10:00Z","endsAt":"0001-01-01T00:00:00Z","generatorURL":"http://p","fingerprint":"f1"}],` +
-		`"groupLabels":{"alertname":"DiskFull"},"commonLabels":{"alertname":"DiskFull"},"commonAnnotations":{},"externalURL":"http://am","version":"4",` +
-		`"groupKey":"{}:{alertname=\"DiskFull\"}","truncatedAlerts":0}`)
+	body := firingGroup("DiskFull", `"host":"local"`, "")
 	if code, err := deliverAlert(base, body); err != nil || code != http.StatusAccepted {
 		t.Fatalf("delivery: %d %v", code, err)
 	}
