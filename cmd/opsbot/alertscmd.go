@@ -62,7 +62,11 @@ first route that matches. The bot is reached at --url, else at web.listen (or
 func sendTestAlert(out io.Writer, cfg *Config, name, file, base string) error {
 	src, ok := cfg.Alerts.Source(name)
 	if !ok {
-		return usageError(fmt.Errorf("no alert source is named %q in %s: the sources are %s", name, cfg.file, sourceNames(cfg.Alerts)))
+		where := cfg.file
+		if where == "" {
+			where = "the embedded default config (give yours with --config)"
+		}
+		return usageError(fmt.Errorf("no alert source is named %q in %s: the sources are %s", name, where, sourceNames(cfg.Alerts)))
 	}
 	body, err := os.ReadFile(file)
 	if err != nil {

@@ -30,4 +30,8 @@ func TestAlertsTestCommand(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `no alert source is named "nope"`) || !strings.Contains(stderr, "the sources are am, pd") {
 		t.Errorf("an unknown source: exit %d %q", code, stderr)
 	}
+	code, _, stderr = runOpsbot(t, "alerts", "test", "am", cfg, "--url", base)
+	if code != 2 || !strings.Contains(stderr, "in the embedded default config (give yours with --config)") {
+		t.Errorf("no --config: exit %d %q", code, stderr)
+	}
 }
