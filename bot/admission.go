@@ -14,37 +14,68 @@ type turnSlots struct {
 	mu      sync.Mutex
 	free    int
 	waiters []chan struct{} // in arrival order; closed when given a slot
+	// moved, when set, is called (with mu held: it must not block) each
+	// time the line moves: the queued notices then say so.
+	moved func()
 }
 
 func newTurnSlots(n int) *turnSlots { return &turnSlots{free: n} }
 
 // acquire waits for a slot, or for ctx to end (then it holds none).
 func (s *turnSlots) acquire(ctx context.Context) error {
-	s.mu.Lock()
-	if s.free > 0 && len(s.waiters) == 0 {
-		s.free--
-		s.mu.Unlock()
+	place := s.join()
+	if place == nil {
 		return nil
 	}
-	ready := make(chan struct{})
-	s.waiters = append(s.waiters, ready)
-	s.mu.Unlock()
+	return s.wait(ctx, place)
+}
+
+// join takes a free slot (it returns nil) or a place at the back of the
+// line, which wait then waits on.
+func (s *turnSlots) join() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.free > 0 && len(s.waiters) == 0 {
+		s.free--
+		return nil
+	}
+	place := make(chan struct{})
+	s.waiters = append(s.waiters, place)
+	return place
+}
+
+// wait waits until place is given a slot, or for ctx to end (then it
+// holds none and has left the line).
+func (s *turnSlots) wait(ctx context.Context, place chan struct{}) error {
 	select {
-	case <-ready:
+	case <-place:
 		return nil
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, w := range s.waiters {
-		if w == ready {
+		if w == place {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			s.movedLocked()
 			return ctx.Err()
 		}
 	}
 	// Given a slot as ctx ended: hand it on.
 	s.releaseLocked()
 	return ctx.Err()
+}
+
+// ahead is how many wait in line before place; -1 once it left the line.
+func (s *turnSlots) ahead(place chan struct{}) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.waiters {
+		if w == place {
+			return i
+		}
+	}
+	return -1
 }
 
 // release gives the slot to the longest waiter, or frees it.
@@ -61,6 +92,13 @@ func (s *turnSlots) releaseLocked() {
 	}
 	close(s.waiters[0])
 	s.waiters = s.waiters[1:]
+	s.movedLocked()
+}
+
+func (s *turnSlots) movedLocked() {
+	if s.moved != nil {
+		s.moved()
+	}
 }
 
 // waitingLocked counts the threads whose worker waits for a turn slot

@@ -97,6 +97,9 @@ type queued struct {
 	inboxID int64
 	// jobEnd: the turn a job's end asked for; never turned away.
 	jobEnd bool
+	// replayed: a previous process took the message and told its thread
+	// what it waited for; it is not told again.
+	replayed bool
 }
 
 // threads keeps each thread's queue and runs it, one piece of work at a
@@ -107,6 +110,8 @@ type threads struct {
 	cfg   Config
 	crew  *crew
 	slots *turnSlots
+	// board tells the threads that wait for a slot where they are.
+	board *queueBoard
 	// run takes a piece of work from session to render; finish ends it,
 	// whatever the others did.
 	run, finish stage
@@ -122,7 +127,8 @@ type threads struct {
 
 func newThreads(cfg Config, c *crew, out *Platforms) *threads {
 	cfg = cfg.WithDefaults()
-	return &threads{cfg: cfg, crew: c, slots: newTurnSlots(cfg.MaxTurns), out: out, byID: map[threadID]*thread{}}
+	slots := newTurnSlots(cfg.MaxTurns)
+	return &threads{cfg: cfg, crew: c, slots: slots, board: newQueueBoard(slots, out, c), out: out, byID: map[threadID]*thread{}}
 }
 
 // enqueue adds work to a thread and starts its worker if idle. It reports
@@ -195,24 +201,46 @@ func (ts *threads) work(t *thread) {
 }
 
 // inSlot waits until the thread holds a turn slot, and reports whether it
-// does. Work
-// stopped or shut down while it waited for its slot did not start: a
-// person's stop is told in the thread (and the event is done); a shutdown
-// leaves the event in the inbox, for the next start.
+// does. A thread that must wait is told at once where it is in line, with
+// a Stop button (queueBoard). Work stopped or shut down while it waited
+// for its slot did not start: a person's stop is told in the thread (and
+// the event is done); a shutdown leaves the event in the inbox, for the
+// next start.
 func (ts *threads) inSlot(ctx context.Context, t *thread, q queued) bool {
-	if err := ts.slots.acquire(ctx); err != nil {
-		var stop approvals.StoppedBy
-		if errors.As(context.Cause(ctx), &stop) {
-			ts.begun(ctx, q.inboxID)
-			ts.out.reply(ts.out.lifeCtx(ctx), q.ev, fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name))
+	if place := ts.slots.join(); place != nil {
+		var notice *queuedNotice
+		if !q.replayed {
+			notice = ts.board.post(ctx, q.ev, place)
 		}
-		return false
+		if ts.slots.wait(ctx, place) != nil {
+			ts.notStarted(ctx, q, notice)
+			return false
+		}
+		ts.board.end(ctx, notice, queuedStartedText)
 	}
 	ts.setSlot(t, true)
 	// Its turn begins now: a crash from here on is the turn's to
 	// recover (interrupted, never re-run), not the inbox's.
 	ts.begun(ctx, q.inboxID)
 	return true
+}
+
+// notStarted tells the thread of work stopped while it waited for its
+// slot, in its queued notice if it has one: a person's stop ends it (the
+// event is done); a shutdown leaves it for the next start.
+func (ts *threads) notStarted(ctx context.Context, q queued, notice *queuedNotice) {
+	var stop approvals.StoppedBy
+	if !errors.As(context.Cause(ctx), &stop) {
+		ts.board.end(ctx, notice, queuedRestartText)
+		return
+	}
+	ts.begun(ctx, q.inboxID)
+	text := fmt.Sprintf("Stopped by @%s before it started; nothing ran.", stop.Name)
+	if notice == nil {
+		ts.out.reply(ts.out.lifeCtx(ctx), q.ev, text)
+		return
+	}
+	ts.board.end(ctx, notice, text)
 }
 
 func (ts *threads) setSlot(t *thread, held bool) {
