@@ -146,7 +146,7 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 	// newest lines are what a person looks for.
 	out := &outputTail{limit: max(r.MaxText()-outputMargin, 200)}
 	var mu sync.Mutex
-	results := rn.exec(ctx, names, spec.Command, hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
+	opts := hosts.ExecOptions{Confinement: spec.Confinement, Timeout: spec.Timeout, Dir: sess.Cwd,
 		OnOutput: func(host string, _ bool, data []byte) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -158,7 +158,11 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 				out.Write(text)
 				r.Replace(out.View())
 			}
-		}})
+		}}
+	if len(names) > 1 {
+		opts.OnResult = hostsDone(r, &mu, out, spec, len(names))
+	}
+	results := rn.exec(ctx, names, spec.Command, opts)
 	mu.Lock()
 	r.Replace(out.View())
 	mu.Unlock()
@@ -172,6 +176,26 @@ func (rn *runner) execute(ctx context.Context, r *render.Renderer, sess agent.Se
 	// used either way.
 	settleApproval(ctx, rn.claims, spec.Confinement.Approval)
 	r.Close(context.WithoutCancel(ctx), nil)
+}
+
+// hostsDone shows each host's result of a run on several hosts as soon
+// as that host is done, and how many are done: a host that froze (held
+// to the command's deadline plus one keepalive's wait) does not hide the
+// others' results until it ends (issue 28 item 7).
+func hostsDone(r *render.Renderer, mu *sync.Mutex, out *outputTail, spec runSpec, total int) func(hosts.ExecResult) {
+	done := 0
+	return func(res hosts.ExecResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		line := fmt.Sprintf("%s: ✓ exit 0 in %s\n", res.Host, res.Duration.Round(time.Millisecond))
+		if why := hostFailure(res, spec.Timeout); why != "" {
+			line = fmt.Sprintf("%s: ✗ %s\n", res.Host, why)
+		}
+		out.Write(line)
+		r.Replace(out.View())
+		r.Status(fmt.Sprintf("running `%s` on %s… %d of %d hosts done", spec.Command, spec.Target, done, total), false)
+	}
 }
 
 // startJobs starts one background job per host; `jobs` lists them and
