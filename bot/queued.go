@@ -39,7 +39,7 @@ type queuedNotice struct {
 	// mu orders the edits of the message: the board's last edit cannot
 	// land after the one that ends it.
 	mu     sync.Mutex
-	closed bool // its turn started, or it was stopped
+	closed bool      // its turn started, or it was stopped
 	edited time.Time // its last post or edit: one message's pace
 	// shown is the number it shows (read by the board without mu).
 	shown atomic.Int64
