@@ -96,6 +96,8 @@ func (f *Fake) route(r *http.Request, segs []string, body []byte, now time.Time)
 		return channelJSON(c), nil
 	case r.Method == "POST" && len(segs) == 3 && segs[0] == "channels" && segs[2] == "messages":
 		return f.createLocked(segs[1], body, now, "", "")
+	case r.Method == "GET" && len(segs) == 4 && segs[0] == "channels" && segs[2] == "messages":
+		return f.messageLocked(segs[1], segs[3])
 	case r.Method == "PATCH" && len(segs) == 4 && segs[0] == "channels" && segs[2] == "messages":
 		return f.editLocked(segs[1], segs[3], body, now)
 	case r.Method == "POST" && len(segs) == 5 && segs[0] == "channels" && segs[2] == "messages" && segs[4] == "threads":
@@ -155,6 +157,20 @@ func (f *Fake) createLocked(channel string, body []byte, now time.Time, ephemera
 	if !m.Ephemeral {
 		// Discord sends the bot its own messages too; it must ignore them.
 		f.gw.dispatchLocked("MESSAGE_CREATE", f.messageEventLocked(m, person{ID: f.BotID, Name: "opsbot", bot: true}, nil))
+	}
+	return messageJSON(m, c), nil
+}
+
+// messageLocked answers GET /channels/{channel}/messages/{id}: the message
+// as it shows now (recovery reads back what a crash cut).
+func (f *Fake) messageLocked(channel, id string) (any, *apiError) {
+	c, ok := f.channels[channel]
+	if !ok {
+		return nil, unknownChannel()
+	}
+	m, ok := f.messages[id]
+	if !ok || m.ChannelID != channel {
+		return nil, &apiError{status: http.StatusNotFound, Code: 10008, Message: "Unknown Message"}
 	}
 	return messageJSON(m, c), nil
 }
