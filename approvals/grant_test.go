@@ -192,4 +192,3 @@ func TestGuardRunsOnlyWhatAGrantCovers(t *testing.T) {
 		t.Errorf("after expiry: %v; want a new request", err)
 	}
 }
-
