@@ -14,7 +14,7 @@ type clicks struct {
 	// vote records a vote; grant an "Approve similar" (grants.go);
 	// askAgain asks for a request's command again.
 	vote, grant, askAgain func(ctx context.Context, ev connectors.Event)
-	out            replier
+	out                   replier
 }
 
 // click routes one button click.
