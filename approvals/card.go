@@ -175,3 +175,13 @@ func Approvals(n int) string {
 	}
 	return fmt.Sprintf("%d approvals", n)
 }
+
+// GrantLabel is the label of the card's button that approves the request
+// and grants similar commands (GrantSimilar).
+const GrantLabel = "Approve similar for 30 min in this thread"
+
+// Grantable reports whether a card offers GrantLabel: a pending request
+// of a thread that one approval decides (see GrantSimilar).
+func Grantable(a Approval) bool {
+	return a.State == ApprovalPending && a.Quorum <= 1 && a.SessionID != 0
+}

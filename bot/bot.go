@@ -59,6 +59,9 @@ type Deps struct {
 	Jobs *hosts.Jobs
 	// Gate counts votes and expires requests; nil when nobody can approve.
 	Gate *approvals.Gate
+	// Grants keeps the scoped grants of "Approve similar" (the Guard's
+	// approvals.Grants reads them); nil: cards do not offer it.
+	Grants approvals.GrantStore
 	// Hosts lists the inventory for `hosts`.
 	Hosts []agent.HostInfo
 	// Health runs and lists the scheduled health checks for `health`; nil

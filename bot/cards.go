@@ -108,6 +108,10 @@ type cards struct {
 	out  poster
 	// decided acts on a request a vote decided (its follow-up).
 	decided func(ctx context.Context, a approvals.Approval)
+	// granter and grants take "Approve similar" (grants.go); nil when
+	// grants are off.
+	granter grantGate
+	grants  approvals.GrantStore
 	log     *slog.Logger
 }
 
@@ -143,7 +147,11 @@ func (c *cards) message(a approvals.Approval) connectors.Message {
 	if c.gate != nil {
 		who = c.gate.WhoMayApprove(a)
 	}
-	return cardMessage(a, who)
+	m := cardMessage(a, who)
+	if c.grants != nil && approvals.Grantable(a) {
+		m.Buttons = append(m.Buttons, similarButton(a))
+	}
+	return m
 }
 
 // post posts a request's card into the thread and remembers where. A card

@@ -44,6 +44,8 @@ type commands struct {
 	whoMay func(approvals.Approval) string
 	// now is the clock of expiry times (time.Now when nil).
 	now func() time.Time
+	// grants are the threads' scoped grants; nil when there are none.
+	grants grantRecords
 }
 
 // pendingApprovals is what `approvals` reads of the requests (the store's
@@ -77,7 +79,7 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 	case "health":
 		c.health(ctx, ev, rest)
 	case "approvals":
-		c.listApprovals(ctx, ev)
+		c.approvalsCommand(ctx, ev, sess, rest)
 	case "reset":
 		c.reset(ctx, ev, sess)
 	default:
@@ -170,20 +172,18 @@ func (c *commands) reset(ctx context.Context, ev connectors.Event, sess agent.Se
 	c.out.reply(ctx, ev, "Done: this thread's conversation is forgotten (the audit trail keeps what was run).")
 }
 
-// listApprovals answers `approvals`: the requests of this channel that
-// wait for a decision, each with who asked, who may approve, the votes
-// and when it expires. Another channel's requests are not this one's
-// business (it may be closed to this user), and no internal id shows:
-// people approve on the card.
-func (c *commands) listApprovals(ctx context.Context, ev connectors.Event) {
+// approvalsText is the first part of `approvals`: the requests of this
+// channel that wait for a decision, each with who asked, who may
+// approve, the votes and when it expires. Another channel's requests are
+// not this one's business (it may be closed to this user), and no
+// internal id shows: people approve on the card.
+func (c *commands) approvalsText(ctx context.Context, ev connectors.Event) (string, error) {
 	if c.pending == nil {
-		c.out.reply(ctx, ev, "Nothing waits for approval: nobody is configured to approve commands (approvals.approvers).")
-		return
+		return "Nothing waits for approval: nobody is configured to approve commands (approvals.approvers).", nil
 	}
 	all, err := c.pending.PendingApprovals(ctx)
 	if err != nil {
-		internalError(ctx, c.out, c.log, ev, err)
-		return
+		return "", err
 	}
 	var lines []string
 	for _, a := range all {
@@ -192,16 +192,14 @@ func (c *commands) listApprovals(ctx context.Context, ev connectors.Event) {
 		}
 		votes, err := c.pending.Votes(ctx, a.ID)
 		if err != nil {
-			internalError(ctx, c.out, c.log, ev, err)
-			return
+			return "", err
 		}
 		lines = append(lines, c.approvalLine(a, votes))
 	}
 	if len(lines) == 0 {
-		c.out.reply(ctx, ev, "Nothing waits for approval in this channel.")
-		return
+		return "Nothing waits for approval in this channel.", nil
 	}
-	c.out.reply(ctx, ev, "Waiting for approval in this channel:\n"+strings.Join(lines, "\n"))
+	return "Waiting for approval in this channel:\n" + strings.Join(lines, "\n"), nil
 }
 
 // approvalLine is one pending request, in two lines.

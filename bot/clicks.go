@@ -11,9 +11,10 @@ import (
 type clicks struct {
 	threads *threads
 	may     approvers
-	// vote records a vote; askAgain asks for a request's command again.
-	vote, askAgain func(ctx context.Context, ev connectors.Event)
-	out            replier
+	// vote records a vote; grant an "Approve similar" (grants.go);
+	// askAgain asks for a request's command again.
+	vote, grant, askAgain func(ctx context.Context, ev connectors.Event)
+	out                   replier
 }
 
 // click routes one button click.
@@ -36,6 +37,8 @@ func (c clicks) click(ctx context.Context, ev connectors.Event) {
 		}
 	case ActionApprove, ActionDeny:
 		c.vote(ctx, ev)
+	case ActionApproveSimilar:
+		c.grant(ctx, ev)
 	case ActionAskAgain:
 		c.askAgain(ctx, ev)
 	default:

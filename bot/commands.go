@@ -11,7 +11,7 @@ const helpText = "I investigate your hosts and answer here. Mention me with a qu
 	"• `jobs` — this thread's background jobs · `job <id>` — one job\n" +
 	"• `cancel` — stop the running answer · `cancel <job id>` — stop a job\n" +
 	"• `hosts` — the hosts I can reach\n" +
-	"• `approvals` — the commands waiting for approval in this channel, who may approve them and when they expire\n" +
+	"• `approvals` — the commands waiting for approval in this channel, who may approve them and when they expire, and this thread's approved similar commands · `approvals revoke N` — end one\n" +
 	"• `health` — the scheduled health checks and their last results · `health <name>` — run one now, into this thread\n" +
 	"• `reset` — forget this thread's conversation\n" +
 	"• `help` — this text"
@@ -30,8 +30,10 @@ func isStop(text string) bool {
 // nginx service") is a question for it, not a command.
 func commandLine(word, rest string) bool {
 	switch strings.ToLower(word) {
-	case "", "help", "jobs", "hosts", "reset", "approvals":
+	case "", "help", "jobs", "hosts", "reset":
 		return rest == ""
+	case "approvals":
+		return rest == "" || grantRevoke(rest)
 	case "job", "cancel":
 		_, err := strconv.ParseInt(strings.TrimPrefix(rest, "#"), 10, 64)
 		return err == nil

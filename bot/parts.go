@@ -38,7 +38,7 @@ func build(d Deps) parts {
 		p.orphans = &orphans{store: d.JobRecords, sweeper: d.Sweeper, out: out, log: d.Log}
 	}
 	cmds := newCommands(d, out, may)
-	clk := clicks{threads: p.threads, may: may, vote: p.cards.vote, askAgain: p.followUps.askAgain, out: out}
+	clk := clicks{threads: p.threads, may: may, vote: p.cards.vote, grant: p.cards.grantSimilar, askAgain: p.followUps.askAgain, out: out}
 	ses := sessions{find: d.Sessions.SessionFor, setCwd: d.Sessions.SetSessionCwd, dataDir: cfg.DataDir}
 
 	p.inbox.front = multiStage{
@@ -67,6 +67,9 @@ func newCards(d Deps, out *Platforms) *cards {
 	c := &cards{store: d.Approvals, sessions: d.Sessions, out: out, log: d.Log}
 	if d.Gate != nil {
 		c.gate = d.Gate
+		if d.Grants != nil {
+			c.granter, c.grants = d.Gate, d.Grants
+		}
 	}
 	return c
 }
@@ -130,6 +133,9 @@ func newCommands(d Deps, out *Platforms, may approvers) *commands {
 	}
 	if d.Gate != nil {
 		c.pending, c.whoMay = d.Approvals, d.Gate.WhoMayApprove
+		if d.Grants != nil {
+			c.grants = d.Grants
+		}
 	}
 	return c
 }

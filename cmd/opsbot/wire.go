@@ -185,7 +185,8 @@ const noAgentHelp = "The agent is off: no model is configured. Set `ANTHROPIC_AP
 // guard builds the one path from a front to the hosts, with that front's
 // way of approving.
 func (rt *parts) guard(approver approvals.Approver) *approvals.Guard {
-	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.tools}
+	return &approvals.Guard{Policy: rt.policyChecker(), Approver: approver, Exec: rt.run, Refusals: rt.metrics.tools,
+		Grants: approvals.Grants{Store: rt.store.Approvals()}}
 }
 
 func (rt *parts) policyChecker() approvals.FleetPolicy {

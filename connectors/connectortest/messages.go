@@ -85,6 +85,7 @@ var pending = cardState{
 	buttons: []connectors.Button{
 		{ActionID: "approve", Value: "0f3c9a", Label: "Approve", Style: connectors.StylePrimary},
 		{ActionID: "deny", Value: "0f3c9a", Label: "Deny", Style: connectors.StyleDanger},
+		{ActionID: "approve_similar", Value: "0f3c9a", Label: "Approve similar for 30 min in this thread"},
 	},
 }
 

@@ -37,7 +37,7 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, statusOfName(id), msg)
 		return
 	}
-	if id.kind == sharedKey && req.ActionID == actionApprove {
+	if id.kind == sharedKey && (req.ActionID == actionApprove || req.ActionID == actionApproveSimilar) {
 		writeError(w, r, http.StatusForbidden, "the shared API key cannot approve: approve with your personal key (web.users) or through the signing-in proxy")
 		return
 	}
@@ -65,6 +65,10 @@ func (c *Connector) click(w http.ResponseWriter, r *http.Request) {
 // actionApprove is the bot's Approve button (bot.ActionApprove), which the
 // shared key may not press.
 const actionApprove = "approve"
+
+// actionApproveSimilar is the bot's "Approve similar" button
+// (bot.ActionApproveSimilar): an approval too.
+const actionApproveSimilar = "approve_similar"
 
 // clickID is a click's event id: its request id within its client, so
 // that one client's id cannot make another's click a retry.
