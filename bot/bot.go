@@ -32,6 +32,8 @@ type Bot struct {
 	// orphans is nil when no Sweeper is configured.
 	orphans *orphans
 	settle  *settleWatch
+	// plans is nil when plans are off (Deps.Plans).
+	plans *Plans
 	// expires: the gate expires requests (none without a gate).
 	expires bool
 	// eventsKept and grace: see Deps.
@@ -59,6 +61,8 @@ type Deps struct {
 	Jobs *hosts.Jobs
 	// Gate counts votes and expires requests; nil when nobody can approve.
 	Gate *approvals.Gate
+	// Plans proposes and runs plans (NewPlans); nil: plans are off.
+	Plans *Plans
 	// Hosts lists the inventory for `hosts`.
 	Hosts []agent.HostInfo
 	// Health runs and lists the scheduled health checks for `health`; nil
@@ -106,6 +110,9 @@ func New(d Deps) (*Bot, error) {
 	b := &Bot{platforms: d.Platforms, crew: p.crew, inbox: p.inbox, threads: p.threads, cards: p.cards, followUps: p.followUps,
 		notices: p.notices, recovery: p.recovery, orphans: p.orphans, settle: p.settle, expires: d.Gate != nil,
 		eventsKept: d.EventsKept, grace: d.ShutdownGrace, log: d.Log}
+	if b.plans = d.Plans; b.plans != nil {
+		b.plans.handle = b.Handle
+	}
 	if b.eventsKept <= 0 {
 		b.eventsKept = eventsKept
 	}

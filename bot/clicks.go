@@ -13,11 +13,17 @@ type clicks struct {
 	may     approvers
 	// vote records a vote; askAgain asks for a request's command again.
 	vote, askAgain func(ctx context.Context, ev connectors.Event)
-	out            replier
+	// plans takes the plans' buttons; nil when plans are off.
+	plans *Plans
+	out   replier
 }
 
 // click routes one button click.
 func (c clicks) click(ctx context.Context, ev connectors.Event) {
+	if isPlanAction(ev.ActionID) && c.plans != nil {
+		c.plans.click(ctx, ev)
+		return
+	}
 	switch ev.ActionID {
 	case ActionStop:
 		id, ok := parseThreadID(ev.Value)
