@@ -20,7 +20,7 @@ type clicks struct {
 
 // click routes one button click.
 func (c clicks) click(ctx context.Context, ev connectors.Event) {
-	if isPlanAction(ev.ActionID) && c.plans != nil {
+	if c.plans != nil && c.plans.owns(ctx, ev) {
 		c.plans.click(ctx, ev)
 		return
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/opsbot/opsbot/policy"
 )
 
-// The plan buttons' action ids; their value is the plan's approval id.
+// The buttons of a halted plan; their value is the plan's approval id. A
+// plan's card has the Approve and Deny of every card (ActionApprove,
+// ActionDeny), so that each connector's rules for who may press Approve
+// hold for plans too (the web chat's shared key cannot).
 const (
-	ActionPlanApprove  = "plan_approve"
-	ActionPlanDeny     = "plan_deny"
 	ActionPlanContinue = "plan_continue"
 	ActionPlanRollback = "plan_rollback"
 	ActionPlanStop     = "plan_stop"
@@ -45,8 +46,8 @@ func planCard(a approvals.Approval, p approvals.Plan, vs []approvals.StepVerdict
 		{Title: "Hosts", Value: a.Host}, {Title: "Who may approve", Value: who}, {Title: "Needs", Value: approvals.Approvals(a.Quorum)}}}
 	m.Context = "expires " + approvals.FormatTime(a.ExpiresAt) + "; opsbot runs the steps in order once approved, stopping at the first failure"
 	m.Buttons = []connectors.Button{
-		{ActionID: ActionPlanApprove, Value: a.ID, Label: "Approve plan", Style: connectors.StylePrimary},
-		{ActionID: ActionPlanDeny, Value: a.ID, Label: "Deny", Style: connectors.StyleDanger},
+		{ActionID: ActionApprove, Value: a.ID, Label: "Approve plan", Style: connectors.StylePrimary},
+		{ActionID: ActionDeny, Value: a.ID, Label: "Deny", Style: connectors.StyleDanger},
 	}
 	return m
 }

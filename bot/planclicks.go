@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals"
@@ -11,12 +13,23 @@ import (
 	"github.com/opsbot/opsbot/store"
 )
 
+// owns reports whether a vote's request is a plan's.
+func (ps *Plans) owns(ctx context.Context, ev connectors.Event) bool {
+	if ev.ActionID != ActionApprove && ev.ActionID != ActionDeny {
+		return isPlanAction(ev.ActionID)
+	}
+	// A read that fails takes the vote too: only a request known to be
+	// no plan's goes to the cards, whose follow-up cannot run a plan.
+	_, err := ps.store.Plan(ctx, ev.Value)
+	return !errors.Is(err, store.ErrNotFound)
+}
+
 // click acts on a plan's button.
 func (ps *Plans) click(ctx context.Context, ev connectors.Event) {
 	switch ev.ActionID {
-	case ActionPlanApprove:
+	case ActionApprove:
 		ps.vote(ctx, ev, approvals.VoteApprove)
-	case ActionPlanDeny:
+	case ActionDeny:
 		ps.vote(ctx, ev, approvals.VoteDeny)
 	case ActionPlanContinue:
 		ps.again(ctx, ev, false)
@@ -159,7 +172,6 @@ func (ps *Plans) recoverOne(ctx context.Context, id string) {
 	if _, err := ps.platforms.post(ctx, ps.dest(r.rec), connectors.Message{Text: text, Buttons: haltedButtons(id)}); err != nil {
 		ps.log.Warn("post plan cut", "err", err)
 	}
-	ps.followUp(ctx, r, "was cut off by a restart")
 }
 
 func stepWords(s approvals.StepStatus, exit int) string {
@@ -176,18 +188,7 @@ func joinWords(ws []string) string {
 	if len(ws) == 1 {
 		return ws[0]
 	}
-	return fmt.Sprintf("%s and %s", join(ws[:len(ws)-1]), ws[len(ws)-1])
-}
-
-func join(ws []string) string {
-	out := ""
-	for i, w := range ws {
-		if i > 0 {
-			out += ", "
-		}
-		out += w
-	}
-	return out
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
 // recoverCut is Recover on plans that may be off (nil).
