@@ -32,6 +32,8 @@ type Bot struct {
 	// orphans is nil when no Sweeper is configured.
 	orphans *orphans
 	settle  *settleWatch
+	// plans is nil when plans are off (Deps.Plans).
+	plans *Plans
 	// expires: the gate expires requests (none without a gate).
 	expires bool
 	// eventsKept and grace: see Deps.
@@ -62,6 +64,8 @@ type Deps struct {
 	// Grants keeps the scoped grants of "Approve similar" (the Guard's
 	// approvals.Grants reads them); nil: cards do not offer it.
 	Grants approvals.GrantStore
+	// Plans proposes and runs plans (NewPlans); nil: plans are off.
+	Plans *Plans
 	// Hosts lists the inventory for `hosts`.
 	Hosts []agent.HostInfo
 	// Health runs and lists the scheduled health checks for `health`; nil
@@ -109,6 +113,9 @@ func New(d Deps) (*Bot, error) {
 	b := &Bot{platforms: d.Platforms, crew: p.crew, inbox: p.inbox, threads: p.threads, cards: p.cards, followUps: p.followUps,
 		notices: p.notices, recovery: p.recovery, orphans: p.orphans, settle: p.settle, expires: d.Gate != nil,
 		eventsKept: d.EventsKept, grace: d.ShutdownGrace, log: d.Log}
+	if b.plans = d.Plans; b.plans != nil {
+		b.plans.handle = b.Handle
+	}
 	if b.eventsKept <= 0 {
 		b.eventsKept = eventsKept
 	}

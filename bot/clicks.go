@@ -14,11 +14,17 @@ type clicks struct {
 	// vote records a vote; grant an "Approve similar" (grants.go);
 	// askAgain asks for a request's command again.
 	vote, grant, askAgain func(ctx context.Context, ev connectors.Event)
-	out                   replier
+	// plans takes the plans' buttons; nil when plans are off.
+	plans *Plans
+	out   replier
 }
 
 // click routes one button click.
 func (c clicks) click(ctx context.Context, ev connectors.Event) {
+	if c.plans != nil && c.plans.owns(ctx, ev) {
+		c.plans.click(ctx, ev)
+		return
+	}
 	switch ev.ActionID {
 	case ActionStop:
 		id, ok := parseThreadID(ev.Value)

@@ -41,6 +41,7 @@ func (b *Bot) Recover(ctx context.Context) {
 		b.orphans.end(ctx)
 	}
 	b.recovery.run(ctx)
+	b.plans.recoverCut(ctx) // plans a crash cut (planclicks.go)
 	b.inbox.replay(ctx, func(platform string) bool { _, ok := b.platforms.conn(platform); return ok })
 }
 

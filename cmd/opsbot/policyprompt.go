@@ -35,8 +35,16 @@ func policyPrompt(p policy.PolicyConfig, g approvals.GateConfig) string {
 	b.WriteString(egressLine(p))
 	b.WriteString(sandboxLine)
 	b.WriteString(approversLine(g))
+	b.WriteString(plansLine)
 	return b.String()
 }
+
+// plansLine tells the model to propose a plan, approved once, rather than
+// one card per command when a task needs several approvals (issue 31).
+const plansLine = "When a task needs commands that wait for approval and you have the propose_plan tool, propose them as one plan " +
+	"(goal, and each step's target and exact command, with its rollback when there is one) instead of asking one card at a time: " +
+	"people approve it once and opsbot runs exactly those steps in order, stopping at the first failure; you are told every step's result after the plan ends. " +
+	"Do not run a plan's commands yourself; a command outside the approved plan (another flag, host or step) waits for its own approval.\n"
 
 // secretsLine says that reading a secret path waits for approval, naming
 // the configured ones and a few of the built-in.

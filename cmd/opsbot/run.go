@@ -335,6 +335,7 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	d.Agent, d.Guard, d.Jobs, d.Gate, d.Hosts = rt.newAgent(guard, gateCfg), guard, rt.jobs, gate, rt.hostInfo()
 	d.Config, d.Log, d.NoAgentHelp, d.CancelOnNewMessage = cfg.botConfig(), log, noAgentHelp, cfg.onBusy() == bot.OnBusyCancel
 	d.JobEndTurns, d.Metrics = rt.jobEndTurns(), rt.metrics.bot
+	rt.addPlans(&d, gate, guard)
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
 	rt.fleet.Track(executor.NewProcessLedger(executorStore{rt.store}, log))
