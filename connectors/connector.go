@@ -173,6 +173,10 @@ type Limits struct {
 	// started (Slack's stops after a few minutes): the renderer ends a
 	// stream before then and goes on in a new one. 0: no limit.
 	StreamLifetime time.Duration
+	// StreamMaxText is the most characters one native stream holds, when
+	// more than MaxText (Slack's appends take 12,000): the renderer rolls a
+	// stream over by length only near it. 0: MaxText.
+	StreamMaxText int
 	// StreamEdits says Edit works on a live stream without ending it: its
 	// text may be rewritten and its context line changed (the web chat).
 	// Without it, a rewrite ends the stream and then edits the message.

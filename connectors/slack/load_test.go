@@ -57,6 +57,8 @@ func loadRun(t *testing.T, name string, native bool, n int, d time.Duration) {
 	budget := render.NewEditBudget(c.Limits().EditsPerMinute)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	gaps := make([]time.Duration, n)
+	firsts := make([]time.Duration, n) // first visible update, after the answer began
+	lags := make([]time.Duration, n)   // the last visible update, after the model ended
 	wants := make([]string, n)
 	threads := make([]string, n)
 	var wg sync.WaitGroup
@@ -69,20 +71,29 @@ func loadRun(t *testing.T, name string, native bool, n int, d time.Duration) {
 			ctx := context.Background()
 			r := render.NewRenderer(ctx, c, budget, nil, log, dest)
 			var mu sync.Mutex
+			start := time.Now()
+			var last time.Time
 			r.ObserveGaps(func(g time.Duration) {
 				mu.Lock()
+				defer mu.Unlock()
+				if last.IsZero() {
+					firsts[i] = time.Since(start) - g
+				}
+				last = time.Now()
 				gaps[i] = max(gaps[i], g)
-				mu.Unlock()
 			})
 			var want strings.Builder
-			start := time.Now()
 			for k := 0; time.Since(start) < d; k++ {
 				delta := fmt.Sprintf("w%d ", k%100)
 				want.WriteString(delta)
 				r.Write(delta)
 				time.Sleep(500 * time.Millisecond)
 			}
+			ended := time.Now()
 			r.Close(ctx, nil)
+			mu.Lock()
+			lags[i] = max(last.Sub(ended), 0)
+			mu.Unlock()
 			wants[i] = want.String()
 		})
 	}
@@ -100,7 +111,9 @@ func loadRun(t *testing.T, name string, native bool, n int, d time.Duration) {
 		t.Errorf("Slack answered 429 %d times; want none", got)
 	}
 	slices.Sort(gaps)
-	t.Logf("%s, %s of fake time: 429s %d; longest gap between visible updates per stream p50 %s, max %s; calls: postMessage %d, update %d, startStream %d, appendStream %d, stopStream %d",
-		name, d, fake.Served429(), gaps[len(gaps)/2], gaps[len(gaps)-1], fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
+	slices.Sort(firsts)
+	slices.Sort(lags)
+	t.Logf("%s, %s of fake time: 429s %d; longest gap between visible updates per stream p50 %s, max %s; first visible update max %s; final lag max %s; calls: postMessage %d, update %d, startStream %d, appendStream %d, stopStream %d",
+		name, d, fake.Served429(), gaps[len(gaps)/2], gaps[len(gaps)-1], firsts[n-1], lags[n-1], fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
 		fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
 }

@@ -177,7 +177,9 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.live.posted(ref.ID)
 		return ref, err
 	}
-	if !c.live.native(time.Now()) {
+	// An empty message is a roll-over: the answer already streams.
+	takeOver := m.Text == "" && m.Context == ""
+	if !takeOver && !c.live.native(time.Now()) {
 		ref, err := c.Post(ctx, d, m)
 		c.live.declined(ref.ID, time.Now())
 		c.live.posted(ref.ID)
@@ -199,7 +201,9 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	if err == nil {
 		c.live.set(ts, m.Text)
 	}
-	c.live.started()
+	if !takeOver {
+		c.live.started()
+	}
 	if err != nil {
 		return connectors.Ref{}, err
 	}
