@@ -320,6 +320,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// empty message.
 		return done
 	}
+	r.rollNow(ctx)
 	if done && r.rolling != nil {
 		// A new stream is starting: the rest goes on in it.
 		r.takeOver(ctx, <-r.rolling)

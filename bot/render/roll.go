@@ -44,6 +44,21 @@ func (r *Renderer) rollTimer() <-chan time.Time {
 	return time.After(time.Until(p.rollAt))
 }
 
+// rollNow takes over with a stream that has started, and starts one
+// when the last page's is due to roll over: while an answer keeps
+// changing, run flushes without waiting on rollTimer.
+func (r *Renderer) rollNow(ctx context.Context) {
+	select {
+	case res := <-r.rolling:
+		r.takeOver(ctx, res)
+	default:
+	}
+	if n := len(r.pages); n > 0 && r.rolling == nil && r.pages[n-1].streaming &&
+		!r.pages[n-1].rollAt.IsZero() && !time.Now().Before(r.pages[n-1].rollAt) {
+		r.roll(ctx)
+	}
+}
+
 // full reports whether the last page's stream is near its length limit.
 func (r *Renderer) full() bool {
 	if len(r.pages) == 0 {
