@@ -208,6 +208,36 @@ type Streamer interface {
 	StopStream(ctx context.Context, ref Ref, final Message) error
 }
 
+// TaskStatus is where a task of an answer stands. The values are
+// Slack's (task_update chunks): "complete", not "completed".
+type TaskStatus string
+
+// The task statuses, in the order a task goes through them.
+const (
+	TaskPending    TaskStatus = "pending"
+	TaskInProgress TaskStatus = "in_progress"
+	TaskComplete   TaskStatus = "complete"
+	TaskError      TaskStatus = "error"
+)
+
+// Task is one step of an answer shown as a card in its stream: a command,
+// an MCP call, a plan step. ID is the same for each update of one task.
+type Task struct {
+	ID, Title string
+	Status    TaskStatus
+	// Details says what the task is; Output how it ended (host, exit
+	// code, duration).
+	Details, Output string
+}
+
+// TaskUpdater is a Streamer that shows an answer's tasks in its stream,
+// each update replacing the card of the same ID (Slack's task_update
+// chunks). Optional: without it the renderer shows tool activity in the
+// message's context line, as Discord and the web chat do.
+type TaskUpdater interface {
+	UpdateTask(ctx context.Context, ref Ref, t Task) error
+}
+
 // Thinker is a connector that can show, in a thread, that the bot is
 // working on an answer before its first word (Slack's
 // assistant.threads.setStatus: "is thinking…"); the platform clears it

@@ -80,6 +80,11 @@ type Renderer struct {
 	// the old streams being stopped in the background.
 	rolling chan rolled
 	bg      sync.WaitGroup
+	// tasks are the answer's task cards by id, in taskOrder; taskDirty
+	// the ids changed since they were last sent (tasks.go).
+	tasks     map[string]connectors.Task
+	taskOrder []string
+	taskDirty []string
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool
@@ -315,6 +320,15 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// A placeholder was shown, and the answer ended without a word.
 		text = "(ended without an answer)"
 	}
+	if text == "" && status == "" && !done && len(r.pages) == 0 && r.hasTasks() {
+		// Task cards before the first words: they need a stream.
+		if !r.show(ctx, 0, connectors.Message{}, false) {
+			return false
+		}
+		r.sendTasks(ctx)
+		r.shownAt = time.Now()
+		return false
+	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
 		// empty message.
@@ -327,6 +341,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	}
 	pages := splitPages(text, r.pageLimit(), r.cuts)
 	r.stopRolled(ctx, pages)
+	r.sendTasks(ctx) // before the stream may stop
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
 		last := i == len(pages)-1
@@ -362,6 +377,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		r.pages[i].end = p.Start + len(p.Body)
 	}
+	r.sendTasks(ctx)
 	r.shownAt = time.Now()
 	if !done && r.full() {
 		r.roll(ctx)

@@ -177,7 +177,9 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.live.posted(ref.ID)
 		return ref, err
 	}
-	// An empty message is a roll-over: the answer already streams.
+	// An empty message is a roll-over (the answer already streams), or
+	// an answer whose task cards come before its first words: both need
+	// a stream.
 	takeOver := m.Text == "" && m.Context == ""
 	if !takeOver && !c.live.native(time.Now()) {
 		ref, err := c.Post(ctx, d, m)
@@ -186,7 +188,7 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		return ref, err
 	}
 	text := toMrkdwnStream(m.Text)
-	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread)}
+	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread), slack.MsgOptionTaskDisplayMode(slack.TaskDisplayModeTimeline)}
 	if text != "" {
 		opts = append(opts, slack.MsgOptionMarkdownText(text))
 	}
