@@ -85,6 +85,9 @@ type Renderer struct {
 	tasks     map[string]connectors.Task
 	taskOrder []string
 	taskDirty []string
+	// statusTask is the task whose line is the last status line, when
+	// tasks show as status lines.
+	statusTask string
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool

@@ -54,7 +54,11 @@ func (r *Renderer) hasTasks() bool {
 // failed update is tried again with the next flush.
 func (r *Renderer) sendTasks(ctx context.Context) {
 	tu, ok := r.taskUpdater()
-	if !ok || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming {
+	if !ok || len(r.pages) == 0 {
+		return
+	}
+	if !r.pages[len(r.pages)-1].streaming {
+		r.tasksAsStatus()
 		return
 	}
 	ref := r.pages[len(r.pages)-1].ref
@@ -76,6 +80,10 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		case err == nil:
 			r.visible()
 		case errors.Is(err, connectors.ErrStreamEnded):
+			r.mu.Lock()
+			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.mu.Unlock()
+			r.tasksAsStatus()
 			return
 		default:
 			r.log.Info("task card not shown; trying again", "channel", r.dest.Channel, "err", err)
@@ -86,4 +94,39 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// tasksAsStatus shows the tasks that changed as status lines: the answer
+// goes on by edits (its stream ended, or it began as a post), where cards
+// cannot show. A task's end replaces its own "running" line.
+func (r *Renderer) tasksAsStatus() {
+	r.mu.Lock()
+	ids := r.taskDirty
+	r.taskDirty = nil
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.mu.Lock()
+		t := r.tasks[id]
+		replace := r.statusTask == id
+		r.statusTask = id
+		r.mu.Unlock()
+		r.setStatus(taskLine(t), replace, false)
+	}
+}
+
+// taskLine is a task as a status line.
+func taskLine(t connectors.Task) string {
+	line := t.Title
+	switch t.Status {
+	case connectors.TaskComplete:
+		line = "✓ " + line
+	case connectors.TaskError:
+		line = "✗ " + line
+	default:
+		return line + "…"
+	}
+	if t.Output != "" {
+		line += ": " + t.Output
+	}
+	return line
 }

@@ -106,3 +106,33 @@ type oddChunk struct {
 }
 
 func (c oddChunk) ChunkType() slack.StreamChunkType { return c.Type }
+
+// An answer that began as a post (its placeholder, with Stop, went out
+// before any task) cannot show cards: its tasks show as status lines, the
+// end of a command replacing its "running" line.
+func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, opslack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
+		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
+			Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		time.Sleep(3 * time.Second) // the placeholder posts
+		r.Task(connectors.Task{ID: "call-1", Title: "uptime on web-1", Status: connectors.TaskInProgress})
+		time.Sleep(2 * time.Second)
+		r.Task(connectors.Task{ID: "call-1", Title: "`uptime` on web-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1.2s"})
+		time.Sleep(2 * time.Second)
+		r.Write("Load is fine.")
+		r.Close(ctx, nil)
+		msgs := fake.Thread("C0OPS", root.TS)[1:]
+		last := msgs[len(msgs)-1]
+		if got, want := last.Context(), "✓ `uptime` on web-1: web-1 · exit 0 · 1.2s"; got != want {
+			t.Errorf("the answer's context line is %q; want %q", got, want)
+		}
+		if len(last.Tasks) != 0 || last.Shown() != "Load is fine." {
+			t.Errorf("the answer shows %q and %d cards; want its text and none", last.Shown(), len(last.Tasks))
+		}
+	})
+}
