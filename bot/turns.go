@@ -104,13 +104,19 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			if spec != nil {
 				return // a chat `run` shows its own "running" line
 			}
-			r.Status(e.Summary, false)
+			if !r.Task(startedTask(e)) {
+				r.Status(e.Summary, false)
+			}
 		case agent.ToolFinished:
 			mark := "✓"
 			if e.IsError {
 				mark = "✗"
 			}
 			ran.add(e.Runs...)
+			if r.Task(finishedTask(e)) {
+				an.cards.refresh(ctx, ev)
+				return
+			}
 			line := fmt.Sprintf("%s %s: %s", mark, e.Tool, e.Summary)
 			if len(e.Runs) == 1 {
 				line = fmt.Sprintf("%s `%s` on %s: %s", mark, oneLine(e.Runs[0].Command), e.Runs[0].Host, e.Summary)

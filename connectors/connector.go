@@ -173,6 +173,10 @@ type Limits struct {
 	// started (Slack's stops after a few minutes): the renderer ends a
 	// stream before then and goes on in a new one. 0: no limit.
 	StreamLifetime time.Duration
+	// StreamMaxText is the most characters one native stream holds, when
+	// more than MaxText (Slack's appends take 12,000): the renderer rolls a
+	// stream over by length only near it. 0: MaxText.
+	StreamMaxText int
 	// StreamEdits says Edit works on a live stream without ending it: its
 	// text may be rewritten and its context line changed (the web chat).
 	// Without it, a rewrite ends the stream and then edits the message.
@@ -202,6 +206,36 @@ type Streamer interface {
 	AppendStream(ctx context.Context, ref Ref, text string) error
 	// StopStream ends the stream with its complete form, final.
 	StopStream(ctx context.Context, ref Ref, final Message) error
+}
+
+// TaskStatus is where a task of an answer stands. The values are
+// Slack's (task_update chunks): "complete", not "completed".
+type TaskStatus string
+
+// The task statuses, in the order a task goes through them.
+const (
+	TaskPending    TaskStatus = "pending"
+	TaskInProgress TaskStatus = "in_progress"
+	TaskComplete   TaskStatus = "complete"
+	TaskError      TaskStatus = "error"
+)
+
+// Task is one step of an answer shown as a card in its stream: a command,
+// an MCP call, a plan step. ID is the same for each update of one task.
+type Task struct {
+	ID, Title string
+	Status    TaskStatus
+	// Details says what the task is; Output how it ended (host, exit
+	// code, duration).
+	Details, Output string
+}
+
+// TaskUpdater is a Streamer that shows an answer's tasks in its stream,
+// each update replacing the card of the same ID (Slack's task_update
+// chunks). Optional: without it the renderer shows tool activity in the
+// message's context line, as Discord and the web chat do.
+type TaskUpdater interface {
+	UpdateTask(ctx context.Context, ref Ref, t Task) error
 }
 
 // Thinker is a connector that can show, in a thread, that the bot is

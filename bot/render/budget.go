@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -18,6 +19,7 @@ type EditBudget struct {
 	mu      sync.Mutex
 	next    time.Time // the earliest free slot
 	streams int
+	rolls   []time.Time // the streams' booked roll-overs, ascending
 }
 
 // NewEditBudget allows perMinute edits a minute; 0 means no shared limit.
@@ -95,4 +97,44 @@ func (b *EditBudget) Penalize(retryAfter time.Duration) {
 	if until := time.Now().Add(retryAfter); until.After(b.next) {
 		b.next = until
 	}
+}
+
+// rollSpacing is the least time between two streams' roll-overs in a
+// workspace: each costs a start and a stop of Slack's Tier 2 (~20 a
+// minute), so roll-overs at most this often leave room for new answers.
+const rollSpacing = 3500 * time.Millisecond
+
+// RollSlot books when a native stream started at started, on a platform
+// that ends streams after lifetime, rolls over: the first moment from half
+// its lifetime on that is rollSpacing away from every other stream's, so
+// that streams that started together roll over one after another. It
+// never books past four fifths of the lifetime (a margin for the requests
+// in flight). The zero time when streams have no lifetime.
+func (b *EditBudget) RollSlot(started time.Time, lifetime time.Duration) time.Time {
+	if lifetime <= 0 {
+		return time.Time{}
+	}
+	slot, latest := started.Add(lifetime/2), started.Add(lifetime*4/5)
+	if b == nil {
+		return latest
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rolls = slices.DeleteFunc(b.rolls, func(t time.Time) bool { return t.Before(started) })
+	for _, t := range b.rolls { // ascending
+		if t.After(slot.Add(-rollSpacing)) && t.Before(slot.Add(rollSpacing)) {
+			slot = t.Add(rollSpacing)
+		}
+	}
+	slot = minTime(slot, latest)
+	i, _ := slices.BinarySearchFunc(b.rolls, slot, time.Time.Compare)
+	b.rolls = slices.Insert(b.rolls, i, slot)
+	return slot
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

@@ -75,6 +75,22 @@ type Renderer struct {
 	// onGap (set by ObserveGaps, read under mu) hears each gap.
 	lastVisible time.Time
 	onGap       func(time.Duration)
+	// rolling receives the stream started to take over from the last
+	// page's (roll.go); nil when no roll-over is under way. bg counts
+	// the old streams being stopped in the background.
+	rolling chan rolled
+	bg      sync.WaitGroup
+	// tasks are the answer's task cards by id, in taskOrder; taskDirty
+	// the ids changed since they were last sent (tasks.go).
+	tasks     map[string]connectors.Task
+	taskOrder []string
+	taskDirty []string
+	// statusTask is the task whose line is the last status line, when
+	// tasks show as status lines.
+	statusTask string
+	// quiet says the last change sent showed nothing new: a stream
+	// stopped with nothing more to show once its last words were in.
+	quiet bool
 }
 
 // page is one platform message of the answer.
@@ -91,6 +107,10 @@ type page struct {
 	streamed  string
 	context   string    // the context line the stream shows
 	started   time.Time // when the stream started
+	// rollAt is when the stream rolls over to a new one (roll.go).
+	rollAt time.Time
+	// end is where the page's body ends in the answer, as last shown.
+	end int
 }
 
 // NewRenderer starts a renderer for an answer in d's thread. Its requests
@@ -232,9 +252,9 @@ func (r *Renderer) run() {
 			placeholder = nil
 			r.placehold()
 		case <-r.rollTimer():
-			r.mu.Lock()
-			r.dirty = true
-			r.mu.Unlock()
+			r.roll(ctx)
+		case res := <-r.rolling:
+			r.takeOver(ctx, res)
 		case <-ctx.Done():
 			r.log.Warn("answer left unfinished: opsbot is shutting down", "channel", r.dest.Channel, "thread", r.dest.Thread)
 			return
@@ -303,24 +323,35 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// A placeholder was shown, and the answer ended without a word.
 		text = "(ended without an answer)"
 	}
+	if text == "" && status == "" && !done && len(r.pages) == 0 && r.hasTasks() {
+		// Task cards before the first words: they need a stream.
+		if !r.show(ctx, 0, connectors.Message{}, false) {
+			return false
+		}
+		r.sendTasks(ctx)
+		r.shownAt = time.Now()
+		return false
+	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
 		// empty message.
 		return done
 	}
-	if !done && r.rollDue() {
-		// The stream ends here, before the platform ends it; what
-		// follows goes on in a new one.
-		r.cuts = append(r.cuts, len(text))
+	r.rollNow(ctx)
+	if done && r.rolling != nil {
+		// A new stream is starting: the rest goes on in it.
+		r.takeOver(ctx, <-r.rolling)
 	}
-	pages := splitPages(text, r.maxText(), r.cuts)
+	pages := splitPages(text, r.pageLimit(), r.cuts)
+	r.stopRolled(ctx, pages)
+	r.sendTasks(ctx) // before the stream may stop
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
 		last := i == len(pages)-1
 		if last && i > 0 && p.Body == "" {
 			// Nothing yet after a roll-over: no empty message, unless the
 			// answer's last status line has nowhere else to go.
-			if !done || status == "" {
+			if !done || (status == "" && len(r.pages) <= i) {
 				break
 			}
 			msg.Text = ""
@@ -347,8 +378,13 @@ func (r *Renderer) flush(ctx context.Context) bool {
 			r.poke()
 			return false
 		}
+		r.pages[i].end = p.Start + len(p.Body)
 	}
+	r.sendTasks(ctx)
 	r.shownAt = time.Now()
+	if !done && r.full() {
+		r.roll(ctx)
+	}
 	return done
 }
 
@@ -359,17 +395,20 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 	if i > len(r.pages) {
 		return false // an earlier page is missing
 	}
-	key := msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons))
+	key := pageKey(msg)
 	if i < len(r.pages) && r.pages[i].shown == key && !(complete && r.pages[i].streaming) {
 		return true
 	}
 	for attempt := 0; attempt < 5; attempt++ {
+		r.quiet = false
 		err := r.send(ctx, i, msg, complete)
 		if err == nil {
 			if i < len(r.pages) {
 				r.pages[i].shown = key
 			}
-			r.visible()
+			if !r.quiet {
+				r.visible()
+			}
 			return true
 		}
 		wait, limited := connectors.RetryAfter(err)
@@ -383,6 +422,11 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 		}
 	}
 	return false
+}
+
+// pageKey is what show compares to tell whether a page changed.
+func pageKey(msg connectors.Message) string {
+	return msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons))
 }
 
 func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {
@@ -440,7 +484,8 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 			r.unreserve(ctx, rid)
 			return err
 		}
-		r.pages = append(r.pages, page{ref: ref, recordID: rid, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now()})
+		r.pages = append(r.pages, page{ref: ref, recordID: rid, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now(),
+			rollAt: r.budget.RollSlot(time.Now(), r.limits.StreamLifetime)})
 		r.record(ctx, i, msg.Text)
 		return nil
 	}
@@ -453,6 +498,17 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 	restyled := msg.Context != p.context && !r.limits.StreamEdits
 	switch {
 	case complete || restyled || (!grows && !r.limits.StreamEdits):
+		if more := msg.Text[min(len(p.streamed), len(msg.Text)):]; grows && more != "" {
+			// The last words show at once; the stop may wait for its
+			// budget (Slack's Tier 2, shared by the workspace).
+			if err := st.AppendStream(ctx, p.ref, more); err != nil {
+				return r.streamEnded(ctx, i, msg, err)
+			}
+			p.streamed = msg.Text
+			r.record(ctx, i, msg.Text)
+			r.visible()
+			r.quiet = msg.Context == p.context && len(msg.Buttons) == 0
+		}
 		if err := st.StopStream(ctx, p.ref, msg); err != nil {
 			return r.streamEnded(ctx, i, msg, err)
 		}
@@ -501,28 +557,6 @@ func (r *Renderer) streamEnded(ctx context.Context, i int, msg connectors.Messag
 	return nil
 }
 
-// rollAt is how far into a native stream's lifetime it is rolled over: a
-// margin before the platform ends it, for the requests in flight.
-func (r *Renderer) rollAt() time.Duration { return r.limits.StreamLifetime * 4 / 5 }
-
-// rollDue reports whether the last page is a stream due to roll over.
-func (r *Renderer) rollDue() bool {
-	if r.limits.StreamLifetime <= 0 || len(r.pages) == 0 {
-		return false
-	}
-	p := r.pages[len(r.pages)-1]
-	return p.streaming && time.Since(p.started) >= r.rollAt()
-}
-
-// rollTimer fires when the last page's stream is due to roll over; nil
-// when none is.
-func (r *Renderer) rollTimer() <-chan time.Time {
-	if r.limits.StreamLifetime <= 0 || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming {
-		return nil
-	}
-	return time.After(time.Until(r.pages[len(r.pages)-1].started.Add(r.rollAt())))
-}
-
 // reserve records a page about to be posted, before the post: the id of
 // its record, or 0 (no recorder, or the write failed: the page is then
 // recorded after its post, as best it can be).
@@ -569,11 +603,21 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 
 // finish forgets the record of every page: each is complete.
 func (r *Renderer) finish(ctx context.Context) {
+	r.bg.Wait()
 	for _, p := range r.pages {
 		if r.rec != nil && p.recordID != 0 {
 			r.rec.FinishStreaming(ctx, p.recordID)
 		}
 	}
+}
+
+// pageLimit is the most text one page of the answer holds: a native
+// stream may hold more than a message.
+func (r *Renderer) pageLimit() int {
+	if _, ok := r.streamer(); ok && r.limits.StreamMaxText > 0 {
+		return r.limits.StreamMaxText
+	}
+	return r.maxText()
 }
 
 func (r *Renderer) maxText() int {

@@ -36,7 +36,7 @@ func splitPages(text string, limit int, cuts []int) []Segment {
 	var pages []Segment
 	prefix, start := "", 0
 	for _, c := range cuts {
-		if c <= start || c >= len(text) {
+		if c <= start || c > len(text) {
 			continue
 		}
 		segs := splitFrom(text[start:c], start, limit, prefix)

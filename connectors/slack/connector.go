@@ -26,6 +26,11 @@ const Platform = "slack"
 // so that the renderer rolls over (at 4/5 of it) well before 4 minutes.
 const StreamLifetime = 4*time.Minute + 30*time.Second
 
+// maxStreamText is the most characters the renderer puts in one native
+// stream: Slack's appends take 12,000 (chat.appendStream), less a margin
+// for mentions, which grow when rendered.
+const maxStreamText = 11000
+
 // Options are what the composition root (or a test) sets beside Config.
 type Options struct {
 	// HTTPClient makes the Web API calls (default: a client with a 30 s
@@ -121,7 +126,7 @@ func (c *Connector) Name() string { return Platform }
 // second, and native streams that live about five minutes.
 func (c *Connector) Limits() connectors.Limits {
 	return connectors.Limits{MaxText: maxText, EditInterval: time.Second, EditsPerMinute: int(tiers["chat.update"]),
-		MaxButtons: maxActions, NativeStreaming: c.cfg.Streams(), StreamLifetime: StreamLifetime}
+		MaxButtons: maxActions, NativeStreaming: c.cfg.Streams(), StreamLifetime: StreamLifetime, StreamMaxText: maxStreamText}
 }
 
 // Running is closed once Start hands events to its Handler.

@@ -177,14 +177,18 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.live.posted(ref.ID)
 		return ref, err
 	}
-	if !c.live.native(time.Now()) {
+	// An empty message is a roll-over (the answer already streams), or
+	// an answer whose task cards come before its first words: both need
+	// a stream.
+	takeOver := m.Text == "" && m.Context == ""
+	if !takeOver && !c.live.native(time.Now()) {
 		ref, err := c.Post(ctx, d, m)
 		c.live.declined(ref.ID, time.Now())
 		c.live.posted(ref.ID)
 		return ref, err
 	}
 	text := toMrkdwnStream(m.Text)
-	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread)}
+	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread), slack.MsgOptionTaskDisplayMode(slack.TaskDisplayModeTimeline)}
 	if text != "" {
 		opts = append(opts, slack.MsgOptionMarkdownText(text))
 	}
@@ -199,7 +203,9 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	if err == nil {
 		c.live.set(ts, m.Text)
 	}
-	c.live.started()
+	if !takeOver {
+		c.live.started()
+	}
 	if err != nil {
 		return connectors.Ref{}, err
 	}

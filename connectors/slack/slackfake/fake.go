@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -215,6 +216,9 @@ type Message struct {
 	// Broadcast says a thread reply was posted with reply_broadcast: Slack
 	// shows it in the channel too, and notifies as a channel message.
 	Broadcast bool
+	// Tasks are the task cards streamed into it, in order of their first
+	// update.
+	Tasks []Task
 }
 
 // Shown is the text people see in the message: streamed markdown, then
@@ -290,7 +294,9 @@ func (s *Server) Thread(channel, thread string) []Message {
 	var out []Message
 	for _, m := range s.channels[channel] {
 		if m.TS == thread || m.Thread == thread {
-			out = append(out, *m)
+			c := *m
+			c.Tasks = slices.Clone(m.Tasks)
+			out = append(out, c)
 		}
 	}
 	return out

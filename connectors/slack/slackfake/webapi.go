@@ -305,6 +305,9 @@ func (s *Server) startStream(f url.Values) reply {
 	if utf8.RuneCountInString(f.Get("markdown_text")) > 12000 {
 		return fail("msg_too_long")
 	}
+	if mode := f.Get("task_display_mode"); mode != "" && mode != "timeline" && mode != "plan" {
+		return fail("invalid_arguments")
+	}
 	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Markdown: f.Get("markdown_text"),
 		Streaming: true, Started: s.Now(), Bot: true}
 	s.channels[ch] = append(s.channels[ch], m)
@@ -319,11 +322,14 @@ func (s *Server) appendStream(f url.Values) reply {
 	if !s.live(m) {
 		return fail("message_not_in_streaming_state")
 	}
-	if f.Get("markdown_text") == "" {
+	if f.Get("markdown_text") == "" && f.Get("chunks") == "" {
 		return fail("no_text")
 	}
 	if utf8.RuneCountInString(m.Markdown+f.Get("markdown_text")) > 12000 {
 		return fail("msg_too_long")
+	}
+	if code := s.chunks(m, f.Get("chunks")); code != "" {
+		return fail(code)
 	}
 	m.Markdown += f.Get("markdown_text")
 	m.Appends++

@@ -1,0 +1,134 @@
+package render
+
+import (
+	"context"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// A native stream is rolled over before the platform ends it (its
+// lifetime), or before it is full (the platform's length limit for a
+// stream): a new stream is started in the background while the old one
+// keeps taking the answer's text, and once the new one has started the
+// answer goes on in it and the old one is stopped, also in the
+// background, with nothing more to show. The moment of each stream's
+// roll-over is booked on the workspace's budget (EditBudget.RollSlot), so
+// that streams that started together do not roll over together.
+
+// rolled is the outcome of starting the stream that takes over.
+type rolled struct {
+	ref connectors.Ref
+	rid int64
+	err error
+}
+
+// rollRetry is how long after a failed start the roll-over is tried
+// again.
+const rollRetry = 10 * time.Second
+
+// rollFull is the share of a stream's length limit past which it rolls
+// over.
+const rollFull = 0.85
+
+// rollTimer fires when the last page's stream is due to roll over; nil
+// when none is, or a roll-over is under way.
+func (r *Renderer) rollTimer() <-chan time.Time {
+	if r.rolling != nil || len(r.pages) == 0 {
+		return nil
+	}
+	p := r.pages[len(r.pages)-1]
+	if !p.streaming || p.rollAt.IsZero() {
+		return nil
+	}
+	return time.After(time.Until(p.rollAt))
+}
+
+// rollNow takes over with a stream that has started, and starts one
+// when the last page's is due to roll over: while an answer keeps
+// changing, run flushes without waiting on rollTimer.
+func (r *Renderer) rollNow(ctx context.Context) {
+	select {
+	case res := <-r.rolling:
+		r.takeOver(ctx, res)
+	default:
+	}
+	if n := len(r.pages); n > 0 && r.rolling == nil && r.pages[n-1].streaming &&
+		!r.pages[n-1].rollAt.IsZero() && !time.Now().Before(r.pages[n-1].rollAt) {
+		r.roll(ctx)
+	}
+}
+
+// full reports whether the last page's stream is near its length limit.
+func (r *Renderer) full() bool {
+	if len(r.pages) == 0 {
+		return false
+	}
+	p := r.pages[len(r.pages)-1]
+	return p.streaming && float64(Chars(p.streamed)) > rollFull*float64(r.pageLimit())
+}
+
+// roll starts, in the background, the stream that takes over from the
+// last page's.
+func (r *Renderer) roll(ctx context.Context) {
+	st, ok := r.streamer()
+	if !ok || r.rolling != nil || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming {
+		return
+	}
+	rid := r.reserve(ctx, "")
+	ch := make(chan rolled, 1)
+	r.rolling = ch
+	go func() {
+		ref, err := st.StartStream(ctx, r.dest, connectors.Message{})
+		ch <- rolled{ref: ref, rid: rid, err: err}
+	}()
+}
+
+// takeOver makes the stream that started the answer's last page: the
+// answer is cut where the page before ends, and what follows goes on in
+// the new stream.
+func (r *Renderer) takeOver(ctx context.Context, res rolled) {
+	r.rolling = nil
+	if res.err != nil {
+		r.unreserve(ctx, res.rid)
+		r.log.Warn("a stream could not roll over; trying again", "channel", r.dest.Channel, "err", res.err)
+		if n := len(r.pages); n > 0 {
+			r.pages[n-1].rollAt = time.Now().Add(rollRetry)
+		}
+		return
+	}
+	last := &r.pages[len(r.pages)-1]
+	r.cuts = append(r.cuts, last.end)
+	now := time.Now()
+	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: last.context, started: now,
+		rollAt: r.budget.RollSlot(now, r.limits.StreamLifetime)})
+	r.record(ctx, len(r.pages)-1, "")
+	r.shownAt = now // the new stream's first append waits its interval
+	r.mu.Lock()
+	r.dirty = true
+	r.mu.Unlock()
+}
+
+// stopRolled stops, in the background, the streams another has taken
+// over from, with the rest of their page (a code fence closed).
+func (r *Renderer) stopRolled(ctx context.Context, segs []Segment) {
+	st, ok := r.streamer()
+	if !ok {
+		return
+	}
+	for i := 0; i < len(segs)-1 && i < len(r.pages)-1; i++ {
+		p := &r.pages[i]
+		if !p.streaming {
+			continue
+		}
+		msg := connectors.Message{Text: segs[i].String()}
+		p.streaming, p.shown, p.end = false, pageKey(msg), segs[i].Start+len(segs[i].Body)
+		r.record(ctx, i, msg.Text)
+		ref := p.ref
+		r.bg.Go(func() {
+			if err := st.StopStream(ctx, ref, msg); err != nil {
+				r.log.Info("a rolled-over stream could not be stopped; the platform ends it", "channel", r.dest.Channel, "err", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,49 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// startedTask is the task card of a tool call that started.
+func startedTask(e agent.Event) connectors.Task {
+	return connectors.Task{ID: e.ToolID, Title: e.Summary, Status: connectors.TaskInProgress}
+}
+
+// finishedTask is the task card of a tool call that ended: its title
+// kept (the card of the same id is replaced), its status, and for each
+// command it ran the host, exit code and duration.
+func finishedTask(e agent.Event) connectors.Task {
+	t := connectors.Task{ID: e.ToolID, Title: e.Tool, Status: connectors.TaskComplete, Details: e.Summary}
+	if e.IsError {
+		t.Status = connectors.TaskError
+	}
+	if len(e.Runs) == 1 {
+		t.Title = fmt.Sprintf("`%s` on %s", oneLine(e.Runs[0].Command), e.Runs[0].Host)
+	}
+	var out []string
+	for _, run := range e.Runs {
+		out = append(out, runOutcome(run))
+	}
+	t.Output = strings.Join(out, "\n")
+	return t
+}
+
+// runOutcome is one command's line on its card: host · exit code ·
+// duration.
+func runOutcome(run agent.CommandRun) string {
+	end := fmt.Sprintf("exit %d", run.ExitCode)
+	switch {
+	case run.Err != "":
+		end = "did not run"
+	case run.Killed:
+		end = "killed"
+	case run.Signal != "":
+		end = "signal " + run.Signal
+	}
+	return fmt.Sprintf("%s · %s · %s", run.Host, end, run.Duration.Round(100*time.Millisecond))
+}

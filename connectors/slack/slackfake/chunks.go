@@ -1,0 +1,77 @@
+package slackfake
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Task is a task card of a streamed message, as its last task_update
+// chunk left it.
+type Task struct {
+	ID, Title, Status, Details, Output string
+	// Updates counts the chunks that changed it.
+	Updates int
+}
+
+// chunk is one element of the chunks parameter of the streaming methods.
+type chunk struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Status  string `json:"status"`
+	Details string `json:"details"`
+	Output  string `json:"output"`
+}
+
+// taskStatuses are the statuses Slack documents for a task: "complete",
+// not "completed".
+var taskStatuses = []string{"pending", "in_progress", "complete", "error"}
+
+// chunks applies a streaming call's chunks to m, or says why Slack would
+// refuse them (the whole call then changes nothing).
+func (s *Server) chunks(m *Message, raw string) string {
+	if raw == "" {
+		return ""
+	}
+	var cs []chunk
+	if err := json.Unmarshal([]byte(raw), &cs); err != nil || len(cs) == 0 {
+		return "invalid_chunks"
+	}
+	for _, c := range cs {
+		switch c.Type {
+		case "markdown_text", "plan_update", "blocks":
+		case "task_update":
+			if c.ID == "" || c.Title == "" || (c.Status != "" && !slices.Contains(taskStatuses, c.Status)) {
+				return "invalid_chunks"
+			}
+		default:
+			return "invalid_chunks"
+		}
+	}
+	for _, c := range cs {
+		switch c.Type {
+		case "markdown_text":
+			m.Markdown += c.Text
+			continue
+		case "plan_update", "blocks":
+			continue // shown by Slack; the fake keeps only text and cards
+		}
+		i := slices.IndexFunc(m.Tasks, func(t Task) bool { return t.ID == c.ID })
+		if i < 0 {
+			m.Tasks = append(m.Tasks, Task{ID: c.ID})
+			i = len(m.Tasks) - 1
+		}
+		t := &m.Tasks[i]
+		t.Title, t.Updates = c.Title, t.Updates+1
+		t.Status, t.Details, t.Output = orKeep(c.Status, t.Status), orKeep(c.Details, t.Details), orKeep(c.Output, t.Output)
+	}
+	return ""
+}
+
+func orKeep(v, old string) string {
+	if v == "" {
+		return old
+	}
+	return v
+}

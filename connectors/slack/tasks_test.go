@@ -1,0 +1,138 @@
+package slack_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/opsbot/opsbot/bot/render"
+	"github.com/opsbot/opsbot/connectors"
+	opslack "github.com/opsbot/opsbot/connectors/slack"
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
+)
+
+// A scripted turn whose commands start before its first words, between
+// them, and fail: each command is a task card in the answer's stream,
+// shown in progress within a second of its start, and ends with its own
+// final status; the answer's text is whole.
+func TestEveryCommandHasItsTaskCard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, opslack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
+		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
+			Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		card := func(id string) slackfake.Task {
+			for _, m := range fake.Thread("C0OPS", root.TS)[1:] {
+				for _, tk := range m.Tasks {
+					if tk.ID == id {
+						return tk
+					}
+				}
+			}
+			return slackfake.Task{}
+		}
+		script := []struct {
+			id, text string
+			fail     bool
+		}{{"call-1", "", false}, {"call-2", "Load is high. ", true}, {"call-3", "Checking disks. ", false}}
+		for _, s := range script {
+			r.Write(s.text)
+			if !r.Task(connectors.Task{ID: s.id, Title: "uptime on web-1", Status: connectors.TaskInProgress}) {
+				t.Fatal("the Slack connector shows no task cards")
+			}
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if got := card(s.id); got.Status != "in_progress" {
+				t.Errorf("%s a second after it started shows %q; want in_progress", s.id, got.Status)
+			}
+			time.Sleep(3 * time.Second)
+			end := connectors.Task{ID: s.id, Title: "`uptime` on web-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1.2s"}
+			if s.fail {
+				end.Status, end.Output = connectors.TaskError, "web-1 · exit 1 · 0.3s"
+			}
+			r.Task(end)
+		}
+		r.Write("Done.")
+		r.Close(ctx, nil)
+		for _, s := range script {
+			want := "complete"
+			if s.fail {
+				want = "error"
+			}
+			if got := card(s.id); got.Status != want || got.Output == "" {
+				t.Errorf("%s ends %q with output %q; want %s with its host, exit code and duration", s.id, got.Status, got.Output, want)
+			}
+		}
+		if got := fake.Thread("C0OPS", root.TS)[1].Shown(); got != "Load is high. Checking disks. Done." {
+			t.Errorf("the answer shows %q", got)
+		}
+		if n := fake.Served429(); n != 0 {
+			t.Errorf("%d × 429", n)
+		}
+	})
+}
+
+// The fake refuses what Slack refuses: a task status Slack does not
+// document ("completed"), a chunk type it does not know.
+func TestFakeRefusesInvalidChunks(t *testing.T) {
+	fake := slackfake.New()
+	defer fake.Close()
+	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(fake.URL))
+	root := fake.Mention("D0ALICE", "U0ALICE", "", "hi")
+	_, ts, err := api.StartStream("D0ALICE", slack.MsgOptionTS(root.TS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slack.NewTaskUpdateChunk("t1", "uptime")
+	bad.Status = "completed"
+	for name, chunk := range map[string]slack.StreamChunk{"status completed": bad, "unknown type": oddChunk{Type: "progress_bar"}} {
+		_, _, err := api.AppendStream("D0ALICE", ts, slack.MsgOptionChunks(chunk))
+		if err == nil || err.Error() != "invalid_chunks" {
+			t.Errorf("%s: Slack answers %v; want invalid_chunks", name, err)
+		}
+	}
+}
+
+// oddChunk is a chunk of a type Slack does not have.
+type oddChunk struct {
+	Type slack.StreamChunkType `json:"type"`
+}
+
+func (c oddChunk) ChunkType() slack.StreamChunkType { return c.Type }
+
+// An answer that began as a post (its placeholder, with Stop, went out
+// before any task) cannot show cards: its tasks show as status lines, the
+// end of a command replacing its "running" line.
+func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, opslack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
+		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
+			Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		time.Sleep(3 * time.Second) // the placeholder posts
+		r.Task(connectors.Task{ID: "call-1", Title: "uptime on web-1", Status: connectors.TaskInProgress})
+		time.Sleep(2 * time.Second)
+		r.Task(connectors.Task{ID: "call-1", Title: "`uptime` on web-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1.2s"})
+		time.Sleep(2 * time.Second)
+		r.Write("Load is fine.")
+		r.Close(ctx, nil)
+		msgs := fake.Thread("C0OPS", root.TS)[1:]
+		last := msgs[len(msgs)-1]
+		if got, want := last.Context(), "✓ `uptime` on web-1: web-1 · exit 0 · 1.2s"; got != want {
+			t.Errorf("the answer's context line is %q; want %q", got, want)
+		}
+		if len(last.Tasks) != 0 || last.Shown() != "Load is fine." {
+			t.Errorf("the answer shows %q and %d cards; want its text and none", last.Shown(), len(last.Tasks))
+		}
+	})
+}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Feedback is one click of a feedback button: what a person (UserID)
+// said (Value "good" or "bad") of the answer of turn TurnID.
+type Feedback struct {
+	Platform, TurnID, UserID, Value string
+}
+
+// FeedbackDay counts a UTC day's feedback clicks.
+type FeedbackDay struct {
+	Day       string // YYYY-MM-DD
+	Good, Bad int64
+}
+
+// RecordFeedback keeps a feedback click, at the store's clock.
+func (s *Store) RecordFeedback(ctx context.Context, f Feedback) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO feedback (platform, turn_id, user_id, value, at) VALUES (?, ?, ?, ?, ?)`,
+			f.Platform, f.TurnID, f.UserID, f.Value, s.Now().Unix())
+		return err
+	})
+	return wrap("record feedback", err)
+}
+
+// FeedbackByDay counts the feedback clicks per UTC day since since,
+// oldest day first.
+func (s *Store) FeedbackByDay(ctx context.Context, since time.Time) ([]FeedbackDay, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT date(at, 'unixepoch') AS day,
+			SUM(value = 'good'), SUM(value = 'bad') FROM feedback WHERE at >= ? GROUP BY day ORDER BY day`, since.Unix())
+	if err != nil {
+		return nil, wrap("feedback by day", err)
+	}
+	defer rows.Close()
+	var days []FeedbackDay
+	for rows.Next() {
+		var d FeedbackDay
+		if err := rows.Scan(&d.Day, &d.Good, &d.Bad); err != nil {
+			return nil, wrap("feedback by day", err)
+		}
+		days = append(days, d)
+	}
+	return days, wrap("feedback by day", rows.Err())
+}
