@@ -65,6 +65,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		return nil, err
 	}
 	rt.ready.Add("database", rt.store.Health)
+	if note := noFullTextNote(); note != "" {
+		log.Warn(note)
+	}
 	if rt.metrics, err = newMetrics(rt.store); err != nil {
 		rt.Close()
 		return nil, err
