@@ -68,6 +68,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	if note := noFullTextNote(); note != "" {
 		log.Warn(note)
 	}
+	bot.UseAlertMemory(rt.store.Memory())
 	if rt.metrics, err = newMetrics(rt.store); err != nil {
 		rt.Close()
 		return nil, err
@@ -235,6 +236,7 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 		&tools.Journal{Guard: guard},
 		&tools.HTTPGet{Guard: guard},
 		&tools.PolicyCheck{Guard: guard},
+		&tools.SearchHistory{Memory: rt.store.Memory()},
 		tools.NewTodo(),
 		agent.NewCompactTool(),
 		&tools.Task{Parent: a},
