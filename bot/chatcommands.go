@@ -80,6 +80,8 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 		c.listApprovals(ctx, ev)
 	case "reset":
 		c.reset(ctx, ev, sess)
+	case "summarize", "postmortem": // summarize.go
+		c.answerMemory(ctx, ev, sess, strings.ToLower(word))
 	default:
 		return false
 	}

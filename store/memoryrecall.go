@@ -62,6 +62,8 @@ type MemoryHit struct {
 	Seq      int64
 	AuditID  int64
 	AlertRef string
+	// Role is a message's: "user" (a question) or "assistant" (an answer).
+	Role string
 }
 
 // Search recalls what matches q, the best first. With the full-text
@@ -95,7 +97,7 @@ func (m *Memory) Search(ctx context.Context, q MemoryQuery) ([]MemoryHit, error)
 // session s and, for an alert, its group g.
 const hitCols = `d.kind, d.text, d.host, d.at, d.exit_code, coalesce(d.session_id, gs.id, 0),
 	coalesce(s.platform, g.platform, ''), coalesce(s.workspace, g.workspace, ''), coalesce(s.channel, g.channel, ''),
-	coalesce(s.thread, g.thread, ''), coalesce(d.seq, 0), coalesce(d.audit_id, 0), coalesce(d.alert_ref, '')`
+	coalesce(s.thread, g.thread, ''), coalesce(d.seq, 0), coalesce(d.audit_id, 0), coalesce(d.alert_ref, ''), d.role`
 
 // hitJoins joins a memory row to its thread.
 const hitJoins = ` LEFT JOIN sessions s ON s.id = d.session_id
@@ -160,7 +162,7 @@ func scanHits(rows *sql.Rows) ([]MemoryHit, error) {
 		var at sql.NullInt64
 		var exit sql.NullInt64
 		dest := []any{&h.Kind, &h.Text, &h.Host, &at, &exit, &h.SessionID, &h.Thread.Platform, &h.Thread.Workspace,
-			&h.Thread.Channel, &h.Thread.Thread, &h.Seq, &h.AuditID, &h.AlertRef}
+			&h.Thread.Channel, &h.Thread.Thread, &h.Seq, &h.AuditID, &h.AlertRef, &h.Role}
 		for len(dest) < len(cols) {
 			dest = append(dest, new(any))
 		}

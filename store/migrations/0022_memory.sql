@@ -14,6 +14,7 @@ CREATE TABLE memory_docs (
     kind       TEXT    NOT NULL CHECK (kind IN ('message','command','alert')),
     session_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE,
     seq        INTEGER, -- message: its seq in the session
+    role       TEXT    NOT NULL DEFAULT '', -- message: user or assistant
     audit_id   INTEGER, -- command: its audit row (audit rows are never deleted)
     alert_ref  TEXT,    -- alert: source || char(31) || group_key
     at         INTEGER NOT NULL,
@@ -30,8 +31,8 @@ CREATE INDEX memory_docs_alert ON memory_docs(alert_ref) WHERE alert_ref IS NOT 
 CREATE TRIGGER memory_message AFTER INSERT ON messages
 WHEN NEW.role IN ('user','assistant') AND json_valid(NEW.content) AND json_type(NEW.content) = 'array'
 BEGIN
-    INSERT INTO memory_docs (kind, session_id, seq, at, text)
-    SELECT 'message', NEW.session_id, NEW.seq, NEW.created_at, t FROM (
+    INSERT INTO memory_docs (kind, session_id, seq, role, at, text)
+    SELECT 'message', NEW.session_id, NEW.seq, NEW.role, NEW.created_at, t FROM (
         SELECT group_concat(json_extract(value, '$.text'), char(10)) AS t FROM json_each(NEW.content)
         WHERE json_extract(value, '$.type') = 'text' AND json_extract(value, '$.text') != ''
     ) WHERE t IS NOT NULL;
