@@ -50,7 +50,7 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	}
 	timeline := timelineLines(docs)
 	if len(timeline) == 0 {
-		return "", errNothingToReport
+		return "", ErrNothingOnRecord
 	}
 	if bad, err := unreferenced(ctx, rec, sessionID, timeline); err != nil || bad > 0 {
 		return "", errors.Join(err, fmt.Errorf("postmortem: %d timeline entries without a reference on record", bad))
@@ -76,8 +76,9 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	return b.String(), nil
 }
 
-// errNothingToReport: the thread has no message or command on record.
-var errNothingToReport = errors.New("nothing on record in this thread")
+// ErrNothingOnRecord is Postmortem's and Summary's error for a thread
+// with no message or command on record.
+var ErrNothingOnRecord = errors.New("nothing on record in this thread")
 
 // timelineLines are the thread's messages and commands, one line each,
 // oldest first, each ending in its reference.

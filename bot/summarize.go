@@ -41,7 +41,7 @@ func Summary(ctx context.Context, rec threadRecord, sessionID int64) (string, er
 		}
 	}
 	if asked == "" && len(done) == 0 {
-		return "", errNothingToReport
+		return "", ErrNothingOnRecord
 	}
 	if found == "" {
 		found = "nothing yet: the last question has no answer"
@@ -83,7 +83,7 @@ func (c *commands) answerMemory(ctx context.Context, ev connectors.Event, sess a
 		text, err = Postmortem(ctx, m, sess.ID, store.ThreadKey{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread}, nil)
 	}
 	switch {
-	case errors.Is(err, errNothingToReport):
+	case errors.Is(err, ErrNothingOnRecord):
 		c.out.reply(ctx, ev, "Nothing is on record in this thread yet: no question, answer or command.")
 	case err != nil:
 		internalError(ctx, c.out, c.log, ev, err)
