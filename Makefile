@@ -10,7 +10,11 @@ LDFLAGS      := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # embedded, no build paths). bin/opsbot is built with the same ones, so it,
 # the image's binary deploy/ tests build and the Docker build share compiled
 # packages: only the link differs (deploy/dockerfile_test.go keeps them equal).
-BUILD_FLAGS  := -trimpath -tags timetzdata
+# sqlite_fts5 compiles SQLite's FTS5 into go-sqlite3: the incident memory's
+# full-text index (docs/MEMORY.md); without it recall falls back to a scan.
+BUILD_FLAGS  := -trimpath -tags timetzdata,sqlite_fts5
+# The tags every test run builds with: the same SQLite as the binary's.
+TEST_TAGS    := -tags sqlite_fts5
 # Debian packages the tests need: a real sshd for hosts, Chromium for the
 # web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
 # tests run; systemd-analyze for deploy/opsbot.service; strace and
@@ -51,7 +55,7 @@ build:
 ## deploy/'s under -race, then FUZZ_SHORT (20s) of the policy fuzzed against
 ## reality (see fuzz)
 test: test-deps
-	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
+	$(GO) test $(TEST_TAGS) -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
 	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./policy/nsverify/
 
 ## test-deploy: deploy/'s checks (CI runs them after make test): the image's
@@ -60,7 +64,7 @@ test: test-deps
 ## template on the chart. helm is built once per machine (HELM_CACHE); the
 ## build step compiles what the image's binary needs, with progress.
 test-deploy: test-deps $(HELM) build
-	$(GO) test -race -count=1 -timeout 30m ./deploy/
+	$(GO) test $(TEST_TAGS) -race -count=1 -timeout 30m ./deploy/
 
 ## fuzz: fuzz the policy against reality for FUZZTIME (default 10m): every
 ## command line it allows runs in a throwaway namespace and must change nothing
@@ -85,18 +89,19 @@ lint:
 	@$(GO) mod tidy -diff || { echo "go mod tidy would change go.mod/go.sum (above): run go mod tidy"; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet $(TEST_TAGS) ./store/
 	$(GO) run $(STATICCHECK) ./...
 
 ## bench: the benchmarks whose figures docs/BENCHMARKS.md records
 ## (about 10 minutes: the 100-host fan-out against parallel-ssh and Ansible
 ## is the long part)
 bench: bench-deps
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test $(TEST_TAGS) -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bot/bench/idle
 	$(GO) run ./bot/bench/idle -connector null
 	$(GO) run ./hosts/bench -hosts 100 -runs 5
 	$(GO) run ./bot/bench/webflood
-	OPSBOT_SLACK_LOAD_MINUTES=10 $(GO) test -count=1 -run '^TestConcurrentAnswersWithinTierLimits$$' -v ./connectors/slack
+	OPSBOT_SLACK_LOAD_MINUTES=10 $(GO) test $(TEST_TAGS) -count=1 -run '^TestConcurrentAnswersWithinTierLimits$$' -v ./connectors/slack
 	$(GO) run ./bot/bench/discord -streams 20 -duration 10m
 
 bench-deps: test-deps
@@ -109,7 +114,7 @@ bench-deps: test-deps
 .PHONY: soak soak-kill
 soak: soak-kill soak-load
 soak-kill:
-	$(GO) test -tags soak -run '^TestSoakKillLoop$$' -count=1 -timeout 3h -v ./cmd/opsbot/
+	$(GO) test -tags soak,sqlite_fts5 -run '^TestSoakKillLoop$$' -count=1 -timeout 3h -v ./cmd/opsbot/
 
 clean:
 	rm -rf bin

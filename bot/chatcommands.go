@@ -82,6 +82,8 @@ func (c *commands) answer(ctx context.Context, ev connectors.Event, sess agent.S
 		c.approvalsCommand(ctx, ev, sess, rest)
 	case "reset":
 		c.reset(ctx, ev, sess)
+	case "summarize", "postmortem": // summarize.go
+		c.answerMemory(ctx, ev, sess, strings.ToLower(word))
 	default:
 		return false
 	}

@@ -14,6 +14,7 @@ const helpText = "I investigate your hosts and answer here. Mention me with a qu
 	"• `approvals` — the commands waiting for approval in this channel, who may approve them and when they expire, and this thread's approved similar commands · `approvals revoke N` — end one\n" +
 	"• `health` — the scheduled health checks and their last results · `health <name>` — run one now, into this thread\n" +
 	"• `reset` — forget this thread's conversation\n" +
+	"• `summarize` — this thread's status: asked, found, done, open · `postmortem` — its postmortem, from the record\n" +
 	"• `help` — this text"
 
 // isStop reports whether a message asks to stop the running turn; it is
@@ -30,7 +31,7 @@ func isStop(text string) bool {
 // nginx service") is a question for it, not a command.
 func commandLine(word, rest string) bool {
 	switch strings.ToLower(word) {
-	case "", "help", "jobs", "hosts", "reset":
+	case "", "help", "jobs", "hosts", "reset", "summarize", "postmortem":
 		return rest == ""
 	case "approvals":
 		return rest == "" || grantRevoke(rest)

@@ -267,7 +267,7 @@ func TestImageBuildSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go version -m: %v\n%s", err, out)
 	}
-	for _, want := range []string{"CGO_ENABLED=1", "-tags=timetzdata", "-trimpath=true"} {
+	for _, want := range []string{"CGO_ENABLED=1", "-tags=timetzdata,sqlite_fts5", "-trimpath=true"} {
 		if !strings.Contains(string(out), "build\t"+want) {
 			t.Errorf("the image's binary lacks build setting %s:\n%s", want, out)
 		}

@@ -137,6 +137,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
+	if err := s.openMemoryIndex(ctx); err != nil { // memoryindex.go
+		write.Close()
+		return nil, err
+	}
 	s.reads = newReadConnector(readDSN(cfg), cfg.Path, cfg.ReadTimeout)
 	s.read = sql.OpenDB(s.reads)
 	s.read.SetMaxOpenConns(readPool)

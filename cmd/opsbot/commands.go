@@ -89,6 +89,9 @@ other machines with no web approver: such a problem is a warning naming the key 
 				return &exitError{code: exitUsage, err: err, silent: true}
 			}
 			warnings := cfg.warnings()
+			if note := noFullTextNote(); note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: "+note)
+			}
 			for _, w := range warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}

@@ -65,6 +65,10 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 		return nil, err
 	}
 	rt.ready.Add("database", rt.store.Health)
+	if note := noFullTextNote(); note != "" {
+		log.Warn(note)
+	}
+	bot.UseAlertMemory(rt.store.Memory())
 	if rt.metrics, err = newMetrics(rt.store); err != nil {
 		rt.Close()
 		return nil, err
@@ -233,6 +237,7 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 		&tools.Journal{Guard: guard},
 		&tools.HTTPGet{Guard: guard},
 		&tools.PolicyCheck{Guard: guard},
+		&tools.SearchHistory{Memory: rt.store.Memory()},
 		tools.NewTodo(),
 		agent.NewCompactTool(),
 		&tools.Task{Parent: a},

@@ -21,6 +21,7 @@ func (c *Connector) Handler() http.Handler {
 	api.HandleFunc("GET /api/channels", c.listChannels)
 	api.HandleFunc("GET /api/channels/{channel}/threads", c.listThreads)
 	api.HandleFunc("GET /api/threads/{thread}/messages", c.listMessages)
+	api.HandleFunc("GET /api/threads/{thread}/postmortem.md", c.getPostmortem) // postmortem.go
 	api.HandleFunc("GET /api/messages/{id}", c.getMessage)
 	api.HandleFunc("POST /api/messages", c.postMessage)
 	api.HandleFunc("POST /api/actions", c.click)

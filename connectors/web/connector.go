@@ -45,6 +45,10 @@ type Connector struct {
 	// thread now ("" when it would take it; thread "" is a new thread):
 	// such a post is answered 429 with Retry-After, before it is kept.
 	Full func(channel, thread string) string
+	// Postmortem, when set, writes a thread's postmortem in markdown for
+	// GET /api/threads/{thread}/postmortem.md; found false: nothing is on
+	// record in it. Set it before serving.
+	Postmortem func(ctx context.Context, channel, thread string) (md string, found bool, err error)
 
 	cfg      Config
 	hub      *hub

@@ -1,0 +1,198 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/opsbot/opsbot/agent/tools"
+	"github.com/opsbot/opsbot/store"
+)
+
+// Prose is what a model writes of a postmortem: the sections that are
+// judgement, not record. The timeline and the commands are never the
+// model's: they come from the store.
+type Prose struct {
+	Impact, Fix, FollowUps string
+}
+
+// ProseWriter writes a postmortem's prose from the thread's record (the
+// timeline and commands as text); nil, or an error, leaves the prose to
+// a plain summary of the record, saying no model wrote it.
+type ProseWriter func(ctx context.Context, record string) (Prose, error)
+
+// threadRecord is what a postmortem and a summary read of a thread.
+type threadRecord interface {
+	Thread(ctx context.Context, sessionID int64) ([]store.MemoryHit, error)
+	ThreadCommands(ctx context.Context, sessionID int64) ([]store.ThreadCommand, error)
+	RefExists(ctx context.Context, sessionID, auditID, seq int64) (bool, error)
+}
+
+var _ threadRecord = (*store.Memory)(nil)
+
+// Postmortem is the thread's postmortem in markdown: its timeline (every
+// entry a message or an audit row, with its time and reference), the
+// impact, what was run and by whom, what fixed it, and follow-ups. Every
+// timeline entry's reference is checked against the store before it is
+// returned.
+func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter) (string, error) {
+	docs, err := rec.Thread(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	cmds, err := rec.ThreadCommands(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	timeline := timelineLines(docs)
+	if len(timeline) == 0 {
+		return "", ErrNothingOnRecord
+	}
+	if bad, err := unreferenced(ctx, rec, sessionID, timeline); err != nil || bad > 0 {
+		return "", errors.Join(err, fmt.Errorf("postmortem: %d timeline entries without a reference on record", bad))
+	}
+	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
+	p, byModel := writeProse(ctx, prose, record, docs, cmds)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Postmortem: %s\n\n%s, %s to %s (UTC).\n\n", postmortemTitle(docs), tools.ThreadRef(thread),
+		docs[0].At.UTC().Format("2006-01-02 15:04"), docs[len(docs)-1].At.UTC().Format("2006-01-02 15:04"))
+	fmt.Fprintf(&b, "## Timeline\n\nFrom the thread's messages and the audit trail; each entry names its record.\n\n%s\n\n", strings.Join(timeline, "\n"))
+	fmt.Fprintf(&b, "## Impact\n\n%s\n\n", p.Impact)
+	b.WriteString("## What was run, and by whom\n\n")
+	if len(cmds) == 0 {
+		b.WriteString("No command ran in this thread.\n\n")
+	} else {
+		b.WriteString("| time (UTC) | host | command | exit | asked by | approved by | record |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString(strings.Join(commandRows(cmds), "\n") + "\n\n")
+	}
+	fmt.Fprintf(&b, "## What fixed it\n\n%s\n\n## Follow-ups\n\n%s\n", p.Fix, p.FollowUps)
+	if !byModel {
+		b.WriteString("\n_No model wrote the prose sections: they restate the record above._\n")
+	}
+	return b.String(), nil
+}
+
+// ErrNothingOnRecord is Postmortem's and Summary's error for a thread
+// with no message or command on record.
+var ErrNothingOnRecord = errors.New("nothing on record in this thread")
+
+// timelineLines are the thread's messages and commands, one line each,
+// oldest first, each ending in its reference.
+func timelineLines(docs []store.MemoryHit) []string {
+	var out []string
+	for _, d := range docs {
+		at := d.At.UTC().Format("2006-01-02 15:04:05")
+		switch {
+		case d.Kind == store.MemoryCommand:
+			exit := "exit unknown"
+			if d.HasExit {
+				exit = fmt.Sprintf("exit %d", d.ExitCode)
+			}
+			out = append(out, fmt.Sprintf("- %s — ran on %s: `%s` (%s) [audit #%d]", at, d.Host, mdCode(d.Text), exit, d.AuditID))
+		case d.Kind == store.MemoryMessage:
+			who := "answer"
+			if d.Role == "user" {
+				who = "question"
+			}
+			out = append(out, fmt.Sprintf("- %s — %s: %s [msg #%d]", at, who, clip(d.Text, 200), d.Seq))
+		}
+	}
+	return out
+}
+
+var refPattern = regexp.MustCompile(`\[(audit|msg) #(\d+)\]$`)
+
+// unreferenced counts the timeline lines whose reference is missing or
+// names no record.
+func unreferenced(ctx context.Context, rec threadRecord, sessionID int64, lines []string) (int, error) {
+	bad := 0
+	for _, l := range lines {
+		m := refPattern.FindStringSubmatch(l)
+		if m == nil {
+			bad++
+			continue
+		}
+		id, _ := strconv.ParseInt(m[2], 10, 64)
+		audit, seq := id, int64(0)
+		if m[1] == "msg" {
+			audit, seq = 0, id
+		}
+		ok, err := rec.RefExists(ctx, sessionID, audit, seq)
+		if err != nil {
+			return bad, err
+		}
+		if !ok {
+			bad++
+		}
+	}
+	return bad, nil
+}
+
+func commandRows(cmds []store.ThreadCommand) []string {
+	rows := make([]string, len(cmds))
+	for i, c := range cmds {
+		exit := "?"
+		if c.HasExit {
+			exit = strconv.Itoa(c.ExitCode)
+		}
+		approved := c.ApprovedBy
+		if approved == "" {
+			approved = "not needed"
+		}
+		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | audit #%d |", c.At.UTC().Format("15:04:05"), c.Host,
+			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, c.Actor, approved, c.AuditID)
+	}
+	return rows
+}
+
+// writeProse asks the model for the prose; without one (or when it
+// fails) it restates the record.
+func writeProse(ctx context.Context, prose ProseWriter, record string, docs []store.MemoryHit, cmds []store.ThreadCommand) (Prose, bool) {
+	if prose != nil {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if p, err := prose(ctx, record); err == nil && p.Impact != "" {
+			return p, true
+		}
+	}
+	p := Prose{Impact: "Not assessed: " + postmortemTitle(docs), Fix: "No command that changed something is on record.",
+		FollowUps: "None recorded."}
+	for i := len(cmds) - 1; i >= 0; i-- {
+		if c := cmds[i]; c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
+			p.Fix = fmt.Sprintf("`%s` on %s, approved by %s (audit #%d).", mdCode(c.Text), c.Host, c.ApprovedBy, c.AuditID)
+			break
+		}
+	}
+	return p, false
+}
+
+// postmortemTitle is the thread's first question (or message), on one line.
+func postmortemTitle(docs []store.MemoryHit) string {
+	for _, d := range docs {
+		if d.Kind == store.MemoryMessage && d.Role == "user" {
+			return clip(d.Text, 100)
+		}
+	}
+	for _, d := range docs {
+		if d.Kind != store.MemoryCommand {
+			return clip(d.Text, 100)
+		}
+	}
+	return "an incident"
+}
+
+// mdCode keeps text inside one inline code span.
+func mdCode(s string) string { return strings.ReplaceAll(clip(s, 500), "`", "'") }
+
+// clip folds text onto one line and cuts it at n runes.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
+)
+
+// Summary is the thread's status from its record, without a model: what
+// was asked, what was found (the last answer's conclusion), what was
+// done (the commands that ran, with exit codes) and what is open (a
+// command that failed, or a question not answered). It says no model
+// wrote it.
+func Summary(ctx context.Context, rec threadRecord, sessionID int64) (string, error) {
+	docs, err := rec.Thread(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	var asked, found string
+	var done, open []string
+	for _, d := range docs {
+		switch {
+		case d.Kind == store.MemoryMessage && d.Role == "user":
+			if asked == "" {
+				asked = clip(d.Text, 200)
+			}
+			found = ""
+		case d.Kind == store.MemoryMessage:
+			found = conclusion(d.Text)
+		case d.Kind == store.MemoryCommand:
+			line := fmt.Sprintf("`%s` on %s", mdCode(d.Text), d.Host)
+			if d.HasExit && d.ExitCode != 0 {
+				open = append(open, fmt.Sprintf("%s failed (exit %d, audit #%d)", line, d.ExitCode, d.AuditID))
+			}
+			done = append(done, fmt.Sprintf("%s (exit %d, audit #%d)", line, d.ExitCode, d.AuditID))
+		}
+	}
+	if asked == "" && len(done) == 0 {
+		return "", ErrNothingOnRecord
+	}
+	if found == "" {
+		found = "nothing yet: the last question has no answer"
+		open = append(open, "the last question is unanswered")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "*Asked:* %s\n*Found:* %s\n*Done:* %s\n*Open:* %s\n_(from the thread's record; no model wrote this summary)_",
+		orNone(asked), found, orNone(strings.Join(lastN(done, 5), "; ")), orNone(strings.Join(open, "; ")))
+	return b.String(), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+func lastN(xs []string, n int) []string {
+	if len(xs) > n {
+		return append([]string{fmt.Sprintf("(%d earlier)", len(xs)-n)}, xs[len(xs)-n:]...)
+	}
+	return xs
+}
+
+// answerMemory answers `summarize` and `postmortem` in the thread of ev,
+// from the incident memory (alertsmemory.go's, set by UseAlertMemory).
+func (c *commands) answerMemory(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, word string) {
+	m := alertMemory.Load()
+	if m == nil {
+		c.out.reply(ctx, ev, "The incident memory is not on in this opsbot.")
+		return
+	}
+	var text string
+	var err error
+	if word == "summarize" {
+		text, err = Summary(ctx, m, sess.ID)
+	} else {
+		text, err = Postmortem(ctx, m, sess.ID, store.ThreadKey{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread}, nil)
+	}
+	switch {
+	case errors.Is(err, ErrNothingOnRecord):
+		c.out.reply(ctx, ev, "Nothing is on record in this thread yet: no question, answer or command.")
+	case err != nil:
+		internalError(ctx, c.out, c.log, ev, err)
+	default:
+		for _, part := range splitAt(text, postChunk) {
+			c.out.reply(ctx, ev, part)
+		}
+	}
+}
+
+// postChunk is the longest message a postmortem is posted in: under
+// Slack's 4,000 characters a message shows whole and Discord's 2,000
+// is the connector's to split.
+const postChunk = 3500
+
+// splitAt cuts text into parts of at most n bytes, at line ends.
+func splitAt(text string, n int) []string {
+	var parts []string
+	var cur strings.Builder
+	for line := range strings.Lines(text) {
+		if cur.Len()+len(line) > n && cur.Len() > 0 {
+			parts = append(parts, strings.TrimRight(cur.String(), "\n"))
+			cur.Reset()
+		}
+		cur.WriteString(line)
+	}
+	if cur.Len() > 0 {
+		parts = append(parts, strings.TrimRight(cur.String(), "\n"))
+	}
+	return parts
+}
