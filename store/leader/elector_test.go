@@ -198,3 +198,22 @@ func TestSettingsInWords(t *testing.T) {
 		t.Errorf("outside a pod: %v", err)
 	}
 }
+
+func TestSettingsValidate(t *testing.T) {
+	if err := (leader.Settings{}).Validate(); err != nil {
+		t.Errorf("ha off: %v", err)
+	}
+	bad := leader.Settings{Enabled: true, LeaseName: "Opsbot_1", RenewDeadline: 20 * time.Second}
+	err := bad.Validate()
+	for _, want := range []string{"lease_name: \"Opsbot_1\" is not a Kubernetes object name", "longer than the renew deadline"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want %q", err, want)
+		}
+	}
+	d := leader.Settings{Enabled: true}.WithDefaults(func(k string) string {
+		return map[string]string{"POD_NAME": "opsbot-7f9-x2", "POD_NAMESPACE": "ops"}[k]
+	})
+	if d.Identity != "opsbot-7f9-x2" || d.Namespace != "ops" || d.LeaseName != "opsbot" || d.LeaseDuration != 15*time.Second {
+		t.Errorf("defaults: %+v", d)
+	}
+}
