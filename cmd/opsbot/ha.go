@@ -31,14 +31,15 @@ func (r *haRole) listen(addr string) (net.Listener, error) {
 	return r.ln, nil
 }
 
-// attach fences rt's side effects by the leadership and has /readyz say
-// whether it is held.
-func (r *haRole) attach(rt *parts) {
+// attach fences rt's side effects by the leadership, has /readyz say
+// whether it is held, and stamps the audit rows with its generation.
+func (r *haRole) attach(ctx context.Context, rt *parts) error {
 	if r == nil {
-		return
+		return nil
 	}
 	rt.fence.set(r.elector.Fence)
 	rt.ready.Add("leadership", func(context.Context) error { return r.elector.Fence() })
+	return rt.store.SetGeneration(ctx, r.elector.Generation())
 }
 
 // errLeadershipLost ends `opsbot run` non-zero once the bot has stopped

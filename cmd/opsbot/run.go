@@ -209,7 +209,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
-	hooks.ha.attach(rt)
+	if err := hooks.ha.attach(ctx, rt); err != nil {
+		return err
+	}
 	if err := rt.store.LimitMemory(ctx, sqliteMemory); err != nil {
 		log.Warn("limit SQLite's memory", "err", err)
 	}
