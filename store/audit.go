@@ -87,7 +87,8 @@ func appendAuditRaw(ctx context.Context, tx *sql.Tx, at int64, actor, action, su
 	if len(detail) == 0 {
 		detail = json.RawMessage("{}")
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, actor, action, subject, detail) VALUES (?, ?, ?, ?, ?)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, actor, action, subject, detail, generation)
+		VALUES (?, ?, ?, ?, ?, (SELECT generation FROM leadership))`,
 		at, actor, action, subject, string(detail))
 	return err
 }

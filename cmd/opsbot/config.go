@@ -30,6 +30,7 @@ import (
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
+	"github.com/opsbot/opsbot/store/leader"
 )
 
 // Config is the whole config file: each package owns its section.
@@ -53,6 +54,8 @@ type Config struct {
 	Alerts alerts.Config `yaml:"alerts"`
 	// MCP is the `mcp` section: the MCP tool servers (agent/mcp).
 	MCP mcp.Config `yaml:"mcp"`
+	// HA is the `ha` section: two replicas, one leader (store/leader).
+	HA leader.Settings `yaml:"ha"`
 
 	// file is where the config came from ("" for the embedded default).
 	file string
@@ -313,6 +316,7 @@ func (c *Config) validate() error {
 		{"discord.", c.Discord},
 		{"alerts.", c.Alerts},
 		{"mcp.", c.MCP},
+		{"ha.", c.HA},
 	}
 	var errs []error
 	for _, s := range sections {

@@ -171,6 +171,8 @@ type runHooks struct {
 	checks func(*checks.Scheduler, *checks.Publisher)
 	// connectors are started beside the configured ones.
 	connectors []connectors.Connector
+	// ha is the leadership this process serves under (serveHA), or nil.
+	ha *haRole
 	// memProfile, when set, is where the live heap is written as the bot
 	// is told to stop, before it lets go of anything (--memprofile).
 	memProfile string
@@ -182,6 +184,9 @@ const sqliteMemory = 4 << 20
 
 // serveBot is runBot with hooks for tests.
 func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
+	if cfg.HA.Enabled && hooks.ha == nil {
+		return serveHA(ctx, cfg, log, hooks) // it comes back here as the leader
+	}
 	unlock, err := lockStore(cfg.Store.WithDefaults().Path, cfg.storeSetting())
 	if err != nil {
 		return err
@@ -190,7 +195,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// Listen first: an address in use is told before anything else
 	// starts, and a port chosen by the system (":0") is known to the
 	// policy as the bot's own listener, as a configured one is.
-	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	ln, err := hooks.ha.listen(cfg.Web.Listen)
 	if err != nil {
 		// It cannot start as configured, as with a database in use: 2.
 		return usageError(listenError(cfg.Web.Listen, err))
@@ -204,6 +209,9 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		return err
 	}
 	defer rt.Close()
+	if err := hooks.ha.attach(ctx, rt); err != nil {
+		return err
+	}
 	if err := rt.store.LimitMemory(ctx, sqliteMemory); err != nil {
 		log.Warn("limit SQLite's memory", "err", err)
 	}

@@ -55,6 +55,8 @@ type parts struct {
 	metrics *metrics
 	// mcp are the MCP tool servers, once the agent is built (addMCP).
 	mcp *mcp.Servers
+	// fence is checked before every command runs: the leadership in ha.
+	fence fenceGate
 }
 
 // build opens everything; Close undoes it.
@@ -98,7 +100,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.exec = &executor.Fleet{Fleet: rt.fleet, Redactor: rt.red}
 	// A run closes the follow-up of the approval it claimed, if its
 	// command never started (the ledger closes it as one starts).
-	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
+	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.fence.executor(rt.exec), FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
 	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run, Unstarted: func(ctx context.Context, approval string) {
 		rt.store.Approvals().FinishFollowUp(ctx, approval)
 	}}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/opsbot/opsbot/store/leader"
+)
+
+// haRole is what serveBot needs of a process elected by ha: the listener
+// it served /readyz "standby" on, and the leadership every side effect is
+// fenced by. Nil outside ha: serveBot listens itself and nothing is fenced.
+type haRole struct {
+	ln      net.Listener
+	elector *leader.Elector
+}
+
+// listen is the listener serveBot serves on: the standby's, or a new one.
+func (r *haRole) listen(addr string) (net.Listener, error) {
+	if r == nil {
+		return net.Listen("tcp", addr)
+	}
+	return r.ln, nil
+}
+
+// attach fences rt's side effects by the leadership, has /readyz say
+// whether it is held, and stamps the audit rows with its generation.
+func (r *haRole) attach(ctx context.Context, rt *parts) error {
+	if r == nil {
+		return nil
+	}
+	rt.fence.set(r.elector.Fence)
+	rt.ready.Add("leadership", func(context.Context) error { return r.elector.Fence() })
+	return rt.store.SetGeneration(ctx, r.elector.Generation())
+}
+
+// errLeadershipLost ends `opsbot run` non-zero once the bot has stopped
+// acting: the pod restarts as a standby.
+var errLeadershipLost = errors.New("this opsbot lost the leadership lease (its renewals failed) and stopped acting; it exits so that it restarts as a standby")
+
+// serveHA waits as a standby until this process holds the Lease, then
+// serves the bot while it renews it. The listener opens first: /healthz
+// answers on both, /readyz is 503 "standby" until then.
+func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks) error {
+	elector, err := cfg.HA.Elector(os.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	ln, err := net.Listen("tcp", cfg.Web.Listen)
+	if err != nil {
+		return usageError(listenError(cfg.Web.Listen, err))
+	}
+	if _, port, _ := net.SplitHostPort(cfg.Web.Listen); port == "0" {
+		cfg.Web.Listen = ln.Addr().String()
+	}
+	shared := newHandoff(ln)
+	defer shared.Close()
+	standby := &http.Server{Handler: standbyMux(), ReadHeaderTimeout: 10 * time.Second}
+	go standby.Serve(shared.next())
+	log.Info("opsbot standby", "version", version, "listen", "http://"+ln.Addr().String(), "lease", cfg.HA.WithDefaults(os.Getenv).LeaseName)
+	gen, err := elector.Acquire(ctx)
+	standby.Close()
+	if err != nil {
+		return nil // told to stop while standing by
+	}
+	log.Info("opsbot leads", "generation", gen)
+	return serveLeader(ctx, cfg, log, hooks, &haRole{ln: shared.next(), elector: elector})
+}
+
+// serveLeader serves the bot while Hold renews the Lease; a renewal that
+// fails past the deadline stops the bot (connectors and schedules
+// first, as serveBot shuts down) and ends with errLeadershipLost.
+func serveLeader(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks, role *haRole) error {
+	botCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	lost := make(chan error, 1)
+	go func() { lost <- role.elector.Hold(botCtx); stop() }()
+	hooks.ha = role
+	err := serveBot(botCtx, cfg, log, hooks)
+	stop()
+	if held := <-lost; errors.Is(held, leader.ErrLost) {
+		log.Error("leadership lost", "generation", role.elector.Generation())
+		return errLeadershipLost
+	}
+	return err
+}
+
+// standbyMux is what a standby serves: /healthz 200, /readyz 503.
+func standbyMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(readyReport{Status: "standby", Checks: map[string]string{"leadership": "standby: another opsbot holds the lease"}, Down: []string{"leadership"}})
+	})
+	return mux
+}
+
+// handoff passes one listener's connections to one server after another:
+// the standby's, then the bot's, so the port never closes in between.
+type handoff struct {
+	ln    net.Listener
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newHandoff(ln net.Listener) *handoff {
+	h := &handoff{ln: ln, conns: make(chan net.Conn), done: make(chan struct{})}
+	go func() {
+		defer close(h.conns)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case h.conns <- c:
+			case <-h.done:
+				c.Close()
+				return
+			}
+		}
+	}()
+	return h
+}
+
+// next is a listener for the next server; closing it does not close the
+// port.
+func (h *handoff) next() net.Listener {
+	return &handedListener{h: h, done: make(chan struct{})}
+}
+
+// Close closes the port.
+func (h *handoff) Close() {
+	h.once.Do(func() {
+		close(h.done)
+		h.ln.Close()
+	})
+}
+
+type handedListener struct {
+	h    *handoff
+	done chan struct{}
+	once sync.Once
+}
+
+func (l *handedListener) Accept() (net.Conn, error) {
+	select {
+	case c, ok := <-l.h.conns:
+		if !ok {
+			return nil, net.ErrClosed
+		}
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *handedListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *handedListener) Addr() net.Addr { return l.h.ln.Addr() }

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/hosts/sshtest"
+	"github.com/opsbot/opsbot/store/leader/leasetest"
+)
+
+// haCluster is a Lease API over TLS and the service-account folder (CA,
+// token) and environment that lead an opsbot to it.
+type haCluster struct {
+	api *leasetest.Server
+	sa  string
+	env []string
+}
+
+func newHACluster(t *testing.T) *haCluster {
+	t.Helper()
+	api := leasetest.New("ha-token")
+	srv := httptest.NewTLSServer(api)
+	t.Cleanup(srv.Close)
+	sa := t.TempDir()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	os.WriteFile(filepath.Join(sa, "ca.crt"), ca, 0o600)
+	os.WriteFile(filepath.Join(sa, "token"), []byte("ha-token"), 0o600)
+	host, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "https://"), ":")
+	return &haCluster{api: api, sa: sa, env: []string{"KUBERNETES_SERVICE_HOST=" + host, "KUBERNETES_SERVICE_PORT=" + port, "POD_NAMESPACE=ops"}}
+}
+
+// haBot is one `opsbot run` with ha on: its log lines as they come.
+type haBot struct {
+	cmd   *exec.Cmd
+	lines chan string
+	base  string
+}
+
+// start runs `opsbot run` as pod id over dir's config, and returns once
+// it listens (as the standby or the leader).
+func (c *haCluster) start(t *testing.T, dir, id string) *haBot {
+	t.Helper()
+	cmd := opsbot(t, dir, "run", "--config", filepath.Join(dir, "c.yaml"))
+	cmd.Env = append(cmd.Env, append(c.env, "POD_NAME="+id)...)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	b := &haBot{cmd: cmd, lines: make(chan string, 1024)}
+	go func() {
+		defer close(b.lines)
+		s := bufio.NewScanner(stderr)
+		s.Buffer(make([]byte, 1<<20), 1<<20)
+		for s.Scan() {
+			b.lines <- s.Text()
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	m := b.await(t, regexp.MustCompile(`"listen":"(http://[^"]+)"`), 2*time.Minute)
+	b.base = m[1]
+	return b
+}
+
+// await returns the first log line matching re, failing the test if the
+// process ends or limit passes first.
+func (b *haBot) await(t *testing.T, re *regexp.Regexp, limit time.Duration) []string {
+	t.Helper()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case l, ok := <-b.lines:
+			if !ok {
+				t.Fatalf("opsbot ended before logging %s", re)
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				return m
+			}
+		case <-timer.C:
+			t.Fatalf("no log line %s within %s", re, limit)
+		}
+	}
+}
+
+func httpStatus(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+var (
+	leadsLine   = regexp.MustCompile(`"msg":"opsbot started"`)
+	standbyLine = regexp.MustCompile(`"msg":"opsbot standby"`)
+)
+
+// haConfig writes dir/c.yaml: a web bot with ha on, bob approving.
+func haConfig(t *testing.T, dir string, c *haCluster) {
+	t.Helper()
+	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\nstore:\n  path: %s\n"+
+		"approvals:\n  approvers:\n    - web:\n        users: [bob]\n"+
+		"ha:\n  enabled: true\n  service_account: %s\n", filepath.Join(dir, "opsbot.db"), c.sa)
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHAFailover: two `opsbot run` on one Lease; `kill -9` of the leader
+// with 3 approvals pending and 2 commands running. The standby is Ready
+// within 30 s, every pending approval is there and runs once when
+// approved, and the cut commands are ended, reported as cut, and never
+// started again.
+func TestHAFailover(t *testing.T) {
+	t.Parallel()
+	dir, c := t.TempDir(), newHACluster(t)
+	haConfig(t, dir, c)
+	a := c.start(t, dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	b := c.start(t, dir, "opsbot-b")
+	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") {
+		t.Fatalf("standby's /readyz: %d %s", code, body)
+	}
+	if code, _ := httpStatus(t, b.base+"/healthz"); code != http.StatusOK {
+		t.Fatalf("standby's /healthz: %d", code)
+	}
+	if code, body := httpStatus(t, a.base+"/readyz"); code != http.StatusOK {
+		t.Fatalf("leader's /readyz: %d %s", code, body)
+	}
+	out := t.TempDir()
+	var asks []string
+	for i := range 3 {
+		th := postMessage(t, a.base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
+		awaitInThread(t, a.base, th, "Approve")
+		asks = append(asks, th)
+	}
+	var cut, sleeps []string
+	var procs []*sshtest.Proc
+	defer func() {
+		for _, p := range procs {
+			p.Close()
+		}
+	}()
+	for range 2 {
+		sleep := fmt.Sprintf("sleep 600.%06d", rand.IntN(1_000_000))
+		command := sleep + " | { until pgrep -f '^" + sleep + "$' >/dev/null; do :; done; printf 'sleep-%s\\n' forked; cat; }"
+		th := postMessage(t, a.base, "@opsbot run local "+command)
+		awaitInThread(t, a.base, th, "sleep-forked")
+		p, err := sshtest.Find(sleep)
+		if err != nil || len(p) == 0 {
+			t.Fatalf("no process %q (%v)", sleep, err)
+		}
+		procs = append(procs, p...)
+		cut, sleeps = append(cut, th), append(sleeps, sleep)
+	}
+	a.cmd.Process.Kill()
+	killed := time.Now()
+	a.cmd.Wait()
+	b.await(t, leadsLine, 30*time.Second)
+	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusOK {
+		t.Fatalf("the new leader's /readyz: %d %s", code, body)
+	}
+	t.Logf("the standby was Ready %s after kill -9 of the leader", time.Since(killed).Round(time.Millisecond))
+	for _, p := range procs {
+		if !p.Wait(2 * time.Minute) {
+			t.Errorf("process %d still runs after the failover", p.Pid)
+		}
+	}
+	for _, th := range cut {
+		if texts := threadTexts(t, b.base, th); !strings.Contains(texts, "Cut off:") {
+			t.Errorf("the thread does not say its command was cut off:\n%s", texts)
+		}
+	}
+	for _, sleep := range sleeps {
+		if left := sshtest.Processes(sleep); len(left) > 0 {
+			t.Errorf("a cut command runs again after the failover: %v", left)
+		}
+	}
+	for i, th := range asks {
+		approveIn(t, b.base, th)
+		awaitInThread(t, b.base, th, "exit 0")
+		got, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("approved-%d", i)))
+		if string(got) != "once\n" {
+			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))
+		}
+	}
+}
+
+// approveIn clicks Approve, as bob, on the approval card in thread.
+func approveIn(t *testing.T, base, thread string) {
+	t.Helper()
+	resp, err := http.Get(base + "/api/threads/" + thread + "/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Messages []struct {
+			ID      string
+			Buttons []struct {
+				ActionID string `json:"action_id"`
+				Value    string
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&res)
+	resp.Body.Close()
+	for _, m := range res.Messages {
+		for _, btn := range m.Buttons {
+			if btn.ActionID == "approve" {
+				body, _ := json.Marshal(map[string]string{"message_id": m.ID, "action_id": "approve", "value": btn.Value, "user": "bob"})
+				r, err := http.Post(base+"/api/actions", "application/json", strings.NewReader(string(body)))
+				if err != nil || r.StatusCode/100 != 2 {
+					t.Fatalf("approve in %s: %v %v", thread, err, r)
+				}
+				r.Body.Close()
+				return
+			}
+		}
+	}
+	t.Fatalf("no pending approval in thread %s after the failover", thread)
+}
