@@ -82,7 +82,8 @@ func TestSharedKeyCannotApprove(t *testing.T) {
 	ctx := context.Background()
 	root := say(t, h, "alice", "", "a thread")
 	card, err := c.Post(ctx, dest("ops", root.Thread), connectors.Message{Text: "approve?", Buttons: []connectors.Button{
-		{ActionID: "approve", Value: "req-1", Label: "Approve"}, {ActionID: "deny", Value: "req-1", Label: "Deny"}}})
+		{ActionID: "approve", Value: "req-1", Label: "Approve"}, {ActionID: "deny", Value: "req-1", Label: "Deny"},
+		{ActionID: "approve_similar", Value: "req-1", Label: "Approve similar"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +93,9 @@ func TestSharedKeyCannotApprove(t *testing.T) {
 	script := func(r *http.Request) { r.RemoteAddr = "203.0.113.8:5000"; r.Header.Set(HeaderKey, "shared-script-key") }
 	if code := click("approve", script); code != http.StatusForbidden {
 		t.Errorf("the shared key's approve: %d, want 403", code)
+	}
+	if code := click("approve_similar", script); code != http.StatusForbidden {
+		t.Errorf("the shared key's approve similar: %d, want 403", code)
 	}
 	bot.none(t)
 	if code := click("deny", script); code != http.StatusAccepted {
