@@ -176,3 +176,24 @@ func assertAudited(t *testing.T, st *store.Store, id string, actions ...string) 
 		}
 	}
 }
+
+// Stop ends a halted plan: nothing more runs, and a later Continue is
+// told the plan is no longer halted.
+func TestPlanStopEndsAHaltedPlan(t *testing.T) {
+	t.Parallel()
+	f := newPlanFixture(t)
+	p := approvals.Plan{Goal: "two steps", Steps: []approvals.PlanStep{
+		{Target: "local", Command: "echo s1 >> " + filepath.Join(f.log, "no-such-dir")}, {Target: "local", Command: "echo s2 >> " + f.log}}}
+	f.ps.Propose(context.Background(), f.sess, p)
+	id := f.click("bob", ActionApprove)
+	f.click("alice", ActionPlanStop)
+	if rec, err := f.st.Plans().Plan(context.Background(), id); err != nil || rec.State != "stopped" {
+		t.Errorf("after Stop the plan is %q (%v)", rec.State, err)
+	}
+	f.ps.click(context.Background(), connectors.Event{Kind: connectors.EventAction, Platform: "web", Channel: "ops", Thread: f.thread,
+		User: connectors.User{ID: "bob"}, ActionID: ActionPlanContinue, Value: id})
+	if !strings.Contains(f.texts(), "This plan is not halted any more; nothing changed.") || f.logText() != "" {
+		t.Errorf("Continue after Stop did something:\n%s", f.texts())
+	}
+	assertAudited(t, f.st, id, "plan.halted", "plan.stopped")
+}

@@ -42,6 +42,10 @@ func TestPlanWithADeniedStepIsRefusedBeforeAnyCard(t *testing.T) {
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
 		t.Errorf("a step of a refused plan ran (%v)", err)
 	}
+	first := llm.allRequests()[0]
+	if !first.offers("propose_plan") || !strings.Contains(fmt.Sprint(first.Messages[0].Content), "propose them as one plan") {
+		t.Errorf("the model is not offered propose_plan, or its prompt does not say when to use it")
+	}
 }
 
 // kill -9 of `opsbot run` while an approved plan's second step runs: the
@@ -101,4 +105,14 @@ func killAll(cmd string) {
 		p.Wait(time.Minute)
 		p.Close()
 	}
+}
+
+// offers reports whether the request offered the model the tool name.
+func (r fakeLLMRequest) offers(name string) bool {
+	for _, tl := range r.Tools {
+		if tl.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }
