@@ -21,15 +21,6 @@ type turnSlots struct {
 
 func newTurnSlots(n int) *turnSlots { return &turnSlots{free: n} }
 
-// acquire waits for a slot, or for ctx to end (then it holds none).
-func (s *turnSlots) acquire(ctx context.Context) error {
-	place := s.join()
-	if place == nil {
-		return nil
-	}
-	return s.wait(ctx, place)
-}
-
 // join takes a free slot (it returns nil) or a place at the back of the
 // line, which wait then waits on.
 func (s *turnSlots) join() chan struct{} {

@@ -166,3 +166,19 @@ func TestRegisterWhileRedacting(t *testing.T) {
 		t.Errorf("after Register: %q", got)
 	}
 }
+
+// Every rule's expressions compile (they are compiled when a line first
+// needs them, lazyRegexp), anchored forms included.
+func TestEveryRuleCompiles(t *testing.T) {
+	t.Parallel()
+	rs := defaultRules()
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		if r.re.get() == nil || (r.anchored != nil && r.anchored.get() == nil) {
+			t.Errorf("rule %s does not compile", r.id)
+		}
+	}
+	if len(rs.rules) < 100 {
+		t.Errorf("%d rules; want the gitleaks set and opsbot's own", len(rs.rules))
+	}
+}

@@ -101,14 +101,29 @@ var ownRules = []ruleSpec{
 // hand (matchStart) where an allowlist looks at it.
 const lazyPrefix = `(?i)[\w.-]{0,50}?`
 
+// lazyRegexp is a rule's expression, compiled the first time a line
+// needs it (issue 28 item 8): most rules wait for a keyword that few
+// lines hold, and compiling all ~200 at start held 3.2 MB of the bot's
+// 4.4 MB heap. TestEveryRuleCompiles compiles them all.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
 // rule is a compiled ruleSpec.
 type rule struct {
 	id     string
-	re     *regexp.Regexp
+	re     *lazyRegexp
 	prefix bool // lazyPrefix was cut off re
 	// anchored, when set, is re matched only where one of its keywords
 	// starts, as every match does: the line is not scanned from each byte.
-	anchored  *regexp.Regexp
+	anchored  *lazyRegexp
 	wordStart bool // re starts with \b, which anchoring loses
 	entropy   float64
 	group     int
@@ -191,9 +206,9 @@ func (rs *ruleSet) add(s ruleSpec, gitleaks bool) {
 	if noAllowlist[s.ID] {
 		s.Allow = nil
 	}
-	r := rule{id: id, re: regexp.MustCompile(re), prefix: prefix, entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
+	r := rule{id: id, re: &lazyRegexp{src: re}, prefix: prefix, entropy: s.Entropy, group: s.SecretGroup, global: gitleaks}
 	if ok, wordStart := startsWithKeyword(re, s.Keywords); ok {
-		r.anchored, r.wordStart = regexp.MustCompile(`^(?:`+re+`)`), wordStart
+		r.anchored, r.wordStart = &lazyRegexp{src: `^(?:` + re + `)`}, wordStart
 	}
 	for _, a := range s.Allow {
 		r.allow = append(r.allow, compileAllow(a))
@@ -263,7 +278,7 @@ func (a *compiledAllow) allows(secret, match, line string) bool {
 
 // find appends the secret spans rule r finds in line.
 func (rs *ruleSet) find(r *rule, line string, prio int, spans []span) []span {
-	for _, m := range r.re.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range r.re.get().FindAllStringSubmatchIndex(line, -1) {
 		spans = rs.keep(r, line, m, prio, spans)
 	}
 	return spans
@@ -275,7 +290,7 @@ func (rs *ruleSet) findAt(r *rule, line string, at, prio int, spans []span) []sp
 	if r.wordStart && at > 0 && isTokenByte(line[at-1]) && line[at-1] != '-' {
 		return spans // \b before a word byte needs a non-word byte before it
 	}
-	m := r.anchored.FindStringSubmatchIndex(line[at:])
+	m := r.anchored.get().FindStringSubmatchIndex(line[at:])
 	if m == nil {
 		return spans
 	}
