@@ -82,12 +82,18 @@ func serveLeader(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHo
 	botCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	lost := make(chan error, 1)
-	go func() { lost <- role.elector.Hold(botCtx); stop() }()
+	go func() {
+		err := role.elector.Hold(botCtx)
+		if errors.Is(err, leader.ErrLost) {
+			log.Error("leadership lost: stopping the connectors and schedules", "generation", role.elector.Generation())
+		}
+		lost <- err
+		stop()
+	}()
 	hooks.ha = role
 	err := serveBot(botCtx, cfg, log, hooks)
 	stop()
 	if held := <-lost; errors.Is(held, leader.ErrLost) {
-		log.Error("leadership lost", "generation", role.elector.Generation())
 		return errLeadershipLost
 	}
 	return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -108,8 +109,7 @@ func httpStatus(t *testing.T, url string) (int, string) {
 }
 
 var (
-	leadsLine   = regexp.MustCompile(`"msg":"opsbot started"`)
-	standbyLine = regexp.MustCompile(`"msg":"opsbot standby"`)
+	leadsLine = regexp.MustCompile(`"msg":"opsbot started"`)
 )
 
 // haConfig writes dir/c.yaml: a web bot with ha on, bob approving.
@@ -235,4 +235,56 @@ func approveIn(t *testing.T, base, thread string) {
 		}
 	}
 	t.Fatalf("no pending approval in thread %s after the failover", thread)
+}
+
+// TestHAPartition: the Lease API refuses the leader's renewals. It says
+// it stopped acting before the standby leads, exits non-zero, and the
+// audit rows of the two generations do not interleave.
+func TestHAPartition(t *testing.T) {
+	t.Parallel()
+	dir, c := t.TempDir(), newHACluster(t)
+	haConfig(t, dir, c)
+	f, _ := os.OpenFile(filepath.Join(dir, "c.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("  retry_period: 1s\n")
+	f.Close()
+	a := c.start(t, dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	b := c.start(t, dir, "opsbot-b")
+	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo gen-a"), "gen-a")
+
+	c.api.Refuse("opsbot-a", true)
+	a.await(t, regexp.MustCompile(`leadership lost`), time.Minute)
+	for len(b.lines) > 0 {
+		if l := <-b.lines; leadsLine.MatchString(l) {
+			t.Fatalf("the standby led before the old leader stopped acting: %s", l)
+		}
+	}
+	if err := a.cmd.Wait(); a.cmd.ProcessState.ExitCode() == 0 {
+		t.Errorf("the deposed leader exited 0 (%v)", err)
+	}
+	b.await(t, leadsLine, time.Minute)
+	awaitInThread(t, b.base, postMessage(t, b.base, "@opsbot run local echo gen-b"), "gen-b")
+
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "opsbot.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT generation FROM audit ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var gens []int64
+	for rows.Next() {
+		var g int64
+		rows.Scan(&g)
+		if len(gens) > 0 && g < gens[len(gens)-1] {
+			t.Fatalf("audit generations interleave: %v then %d", gens, g)
+		}
+		gens = append(gens, g)
+	}
+	if len(gens) == 0 || gens[0] != 0 || gens[len(gens)-1] != 1 {
+		t.Errorf("audit generations %v: want rows of generation 0, then of 1", gens)
+	}
 }

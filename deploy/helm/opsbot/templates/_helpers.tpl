@@ -42,6 +42,9 @@ ${ENV} references, expanded by opsbot from the pod's environment.
 {{- if include "opsbot.discord" . -}}
 {{- $_ := set $base "discord" (dict "token" "${DISCORD_BOT_TOKEN}") -}}
 {{- end -}}
+{{- if .Values.ha.enabled -}}
+{{- $_ := set $base "ha" (dict "enabled" true "lease_name" .Values.ha.leaseName "lease_duration" .Values.ha.leaseDuration "renew_deadline" .Values.ha.renewDeadline "retry_period" .Values.ha.retryPeriod) -}}
+{{- end -}}
 {{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
 {{- end -}}
 
