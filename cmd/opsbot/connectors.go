@@ -50,7 +50,7 @@ func (rt *parts) newConnectors(ctx context.Context) ([]connectors.Connector, []r
 	}
 	webConn.Log = rt.log.With("connector", web.Platform)
 	webConn.Redact = rt.red.String // a secret a person types is kept nowhere
-	webConn.Postmortem = rt.webPostmortem // memorynote.go
+	webConn.Postmortem = rt.webPostmortem
 	webConn.Models = func() []string {
 		if rt.provider == nil {
 			return nil

@@ -110,6 +110,7 @@ use by another process); 3/4 the "approve"/"deny" decisions of 'opsbot policy ch
 		newApprovalsCmd(),
 		newSessionsCmd(),
 		newAuditCmd(),
+		newStatsCmd(),
 		newBackupCmd(),
 		newSlackCmd(),
 		newAlertsCmd(),

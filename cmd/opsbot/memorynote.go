@@ -32,7 +32,7 @@ func (rt *parts) webPostmortem(ctx context.Context, channel, thread string) (str
 	if err != nil {
 		return "", false, err
 	}
-	md, err := bot.Postmortem(ctx, rt.store.Memory(), sess.ID, key, nil)
+	md, err := bot.Postmortem(ctx, rt.store.Memory(), sess.ID, key, bot.ModelProse())
 	if errors.Is(err, bot.ErrNothingOnRecord) {
 		return "", false, nil
 	}
