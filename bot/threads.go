@@ -83,6 +83,8 @@ type thread struct {
 	// cancel stops the running turn; the cause tells a person's Stop (nil)
 	// from a shutdown (agent.ErrShutdown).
 	cancel context.CancelCauseFunc
+	// held is set while the thread's turn is an alert's investigation.
+	held bool
 }
 
 // queued is a message waiting for its turn, or the follow-up of a decided
@@ -97,6 +99,9 @@ type queued struct {
 	inboxID int64
 	// jobEnd: the turn a job's end asked for; never turned away.
 	jobEnd bool
+	// hold: the thread's turn is handed to work outside the bot (an
+	// alert's investigation, threads.hold).
+	hold *holding
 }
 
 // threads keeps each thread's queue and runs it, one piece of work at a
@@ -164,7 +169,9 @@ func (ts *threads) enqueue(id threadID, q queued) (behind, ok bool, full string)
 func (ts *threads) work(t *thread) {
 	for {
 		ts.mu.Lock()
+		t.held = false
 		if len(t.queue) == 0 || ts.closed {
+			dropHolds(t.queue)
 			// An idle thread keeps nothing in memory: its state is in
 			// the store, and the next message makes a fresh entry.
 			t.running, t.queue, t.cancel = false, nil, nil
@@ -176,6 +183,12 @@ func (ts *threads) work(t *thread) {
 		}
 		q := t.queue[0]
 		t.queue = t.queue[1:]
+		if q.hold != nil {
+			t.cancel, t.owner, t.held = q.hold.stop, "", true
+			ts.mu.Unlock()
+			q.hold.serve()
+			continue
+		}
 		ctx, cancel := stoppable()
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.
