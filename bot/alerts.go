@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type AlertStore interface {
 	AlertGroup(ctx context.Context, source, key string) (store.AlertGroup, error)
 	FiringAlertGroups(ctx context.Context) ([]store.AlertGroup, error)
 	SaveAlertGroup(ctx context.Context, g store.AlertGroup, delivery int64) error
+	ForgetAlertDeliveriesBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
 var _ AlertStore = (*store.Alerts)(nil)
@@ -44,6 +46,9 @@ type AlertDeps struct {
 	Log          *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// DeliveriesKept is how long a delivery acted on stays on record
+	// (default: as long as the bot keeps event ids, 3 days).
+	DeliveriesKept time.Duration
 }
 
 // AlertDesk keeps one thread per alert group.
@@ -67,6 +72,9 @@ func NewAlertDesk(d AlertDeps) *AlertDesk {
 	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.DeliveriesKept <= 0 {
+		d.DeliveriesKept = deliveriesKept
 	}
 	d.Config = d.Config.WithDefaults()
 	desk := &AlertDesk{d: d, kick: make(chan struct{}, 1)}
@@ -97,6 +105,7 @@ func (a *AlertDesk) Start(ctx context.Context) {
 	ctx, a.stop = context.WithCancel(ctx)
 	a.settle(ctx)
 	a.Kick()
+	a.wg.Go(func() { loop(ctx, pruneEvery, a.forget) })
 	a.wg.Go(func() {
 		for {
 			select {
@@ -168,16 +177,16 @@ func (a *AlertDesk) drain(ctx context.Context) {
 }
 
 // act brings a delivery's group thread up to date, and starts or stops
-// its investigation.
+// its investigation; it logs one line of what came of it (logDelivery).
 func (a *AlertDesk) act(ctx context.Context, del store.AlertDelivery) error {
 	src, ok := a.d.Config.Source(del.Source)
 	if !ok {
-		a.d.Log.Warn("an alert delivery from a source the config no longer has is dropped", "source", del.Source)
+		a.logDelivery(del, nil, "dropped: the config no longer has this source")
 		return a.d.Store.FinishDelivery(ctx, del.ID)
 	}
 	dv, err := alerts.Parse(src, del.Body)
 	if err != nil {
-		a.d.Log.Warn("an alert delivery on record does not read (it did when received)", "source", del.Source, "err", err)
+		a.logDelivery(del, nil, "dropped: it does not read (it did when received)")
 		return a.d.Store.FinishDelivery(ctx, del.ID)
 	}
 	id := groupID{dv.Source, dv.Group}
@@ -188,16 +197,10 @@ func (a *AlertDesk) act(ctx context.Context, del store.AlertDelivery) error {
 		return err
 	}
 	if g.Platform == "" {
-		r, ok := a.d.Config.RouteFor(dv.Labels)
-		if !ok {
-			a.d.Log.Warn("an alert group matches no route: it is posted nowhere", "source", dv.Source, "title", dv.Title)
+		if why := a.route(dv, &g, st); why != "" {
+			a.logDelivery(del, &dv, "posted nowhere: "+why)
 			return a.d.Store.FinishDelivery(ctx, del.ID)
 		}
-		if _, on := a.d.Platforms.conn(r.PostTo.Platform); !on {
-			a.d.Log.Warn("an alert group's route posts to a platform that is off: it is posted nowhere", "source", dv.Source, "platform", r.PostTo.Platform, "title", dv.Title)
-			return a.d.Store.FinishDelivery(ctx, del.ID)
-		}
-		g.Platform, g.Channel, st.Investigate = r.PostTo.Platform, r.PostTo.Channel, r.Investigate
 	}
 	st.merge(dv, del.ReceivedAt)
 	g.Status = string(dv.Status)
@@ -207,7 +210,53 @@ func (a *AlertDesk) act(ctx context.Context, del store.AlertDelivery) error {
 		g.ResolvedAt = time.Time{}
 	}
 	a.plan(ctx, id, &g, st)
-	return a.show(ctx, &g, st, del.ID)
+	outcome := outcomeOf(&g, st)
+	if err := a.show(ctx, &g, st, del.ID); err != nil {
+		return err
+	}
+	a.logDelivery(del, &dv, outcome)
+	return nil
+}
+
+// route gives a new group its thread's place and whether to investigate,
+// or says why it is posted nowhere.
+func (a *AlertDesk) route(dv alerts.Delivery, g *store.AlertGroup, st *groupState) string {
+	r, ok := a.d.Config.RouteFor(dv.Labels)
+	if !ok {
+		return "it matches no route"
+	}
+	if _, on := a.d.Platforms.conn(r.PostTo.Platform); !on {
+		return "its route posts to " + r.PostTo.Platform + ", which is off"
+	}
+	g.Platform, g.Channel, st.Investigate = r.PostTo.Platform, r.PostTo.Channel, r.Investigate
+	return ""
+}
+
+// outcomeOf says what acting on a delivery did, before it is shown.
+func outcomeOf(g *store.AlertGroup, st *groupState) string {
+	what := "thread updated"
+	if g.RootID == "" {
+		what = "thread posted"
+	}
+	if s := st.Investigation.Status; s != "" && st.Investigate {
+		what += "; investigation " + s
+	}
+	return what
+}
+
+// logDelivery logs one line per delivery acted on: its source, group,
+// status and outcome. Never its body, nor anything of the source's
+// token or secrets (dv is the parsed delivery; nil when it did not read).
+func (a *AlertDesk) logDelivery(del store.AlertDelivery, dv *alerts.Delivery, outcome string) {
+	attrs := []any{"source", del.Source, "delivery", del.ID, "outcome", outcome}
+	if dv != nil {
+		attrs = append(attrs, "group", logText(dv.Group), "status", string(dv.Status), "title", logText(dv.Title))
+	}
+	level := slog.LevelInfo
+	if dv == nil || strings.HasPrefix(outcome, "posted nowhere") {
+		level = slog.LevelWarn
+	}
+	a.d.Log.Log(context.Background(), level, "alert delivery", attrs...)
 }
 
 // plan decides on the group's investigation, as its delivery is acted on.
@@ -319,4 +368,9 @@ func (a *AlertDesk) update(ctx context.Context, id groupID, change func(*store.A
 	if err != nil && ctx.Err() == nil {
 		a.d.Log.Warn("update an alert thread's summary", "source", id.source, "err", err)
 	}
+}
+
+// logText is a sender's text for a log line: one line, at most 200 bytes.
+func logText(s string) string {
+	return cut(strings.Join(strings.Fields(s), " "), 200)
 }

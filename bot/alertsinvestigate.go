@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/alerts"
 	"github.com/opsbot/opsbot/store"
@@ -39,8 +40,11 @@ type Investigator struct {
 	// Hosts is the inventory: host_labels' values are looked up in it.
 	Hosts     []agent.HostInfo
 	Proposals *AlertProposals
-	Metrics   *alerts.Metrics
-	Log       *slog.Logger
+	// Threads hands each investigation its thread's turn, so that a
+	// mention there waits for it (the bot; nil: it runs on its own).
+	Threads ThreadHolder
+	Metrics *alerts.Metrics
+	Log     *slog.Logger
 
 	desk    *AlertDesk
 	mu      sync.Mutex
@@ -218,6 +222,18 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 		inv.Log.Warn("an alert investigation found no thread", "source", id.source, "err", err)
 		return
 	}
+	// A person's Stop in the thread ends the turn as it ends an answer:
+	// with a short summary of what it found.
+	ctx, stop := agent.Stoppable(ctx)
+	defer stop(nil)
+	if inv.Threads != nil {
+		release, err := inv.Threads.HoldThread(ctx, threadDest(&g), stop)
+		if err != nil {
+			inv.finish(ctx, id, "", err)
+			return
+		}
+		defer release()
+	}
 	sess, _, err := inv.Sessions.SessionFor(ctx, store.ThreadKey{Platform: g.Platform, Workspace: g.Workspace, Channel: g.Channel, Thread: g.Thread})
 	if err != nil {
 		inv.finish(ctx, id, "", err)
@@ -237,7 +253,7 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 			inv.noteRuns(ctx, id, e.Runs)
 		}
 	})
-	if text := strings.TrimSpace(answer.String()); text != "" && ctx.Err() == nil {
+	if text := strings.TrimSpace(answer.String()); text != "" && (ctx.Err() == nil || stoppedBy(ctx, err) != "") {
 		if _, perr := inv.desk.d.Platforms.post(context.WithoutCancel(ctx), threadDest(&g), connectors.Message{Text: text}); perr != nil {
 			inv.Log.Warn("post an alert investigation's answer", "err", perr)
 		}
@@ -270,6 +286,8 @@ func (inv *Investigator) finish(ctx context.Context, id groupID, answer string, 
 	inv.desk.update(context.WithoutCancel(ctx), id, func(g *store.AlertGroup, st *groupState) {
 		i := &st.Investigation
 		switch {
+		case stoppedBy(ctx, err) != "":
+			i.Status, i.Why = statusStopped, stoppedBy(ctx, err)
 		case g.Status == string(alerts.Resolved) || ctx.Err() != nil:
 			i.Status = statusStopped
 		case err != nil:
@@ -279,6 +297,16 @@ func (inv *Investigator) finish(ctx context.Context, id groupID, answer string, 
 		}
 		i.Cause, i.Next = answerLine(answer, "Suspected cause:"), answerLine(answer, "Next steps:")
 	})
+}
+
+// stoppedBy says who stopped the investigation ("stopped by @name"), or
+// "" when no person did.
+func stoppedBy(ctx context.Context, err error) string {
+	var by approvals.StoppedBy
+	if (errors.Is(err, agent.ErrStopped) || errors.Is(err, context.Canceled)) && errors.As(context.Cause(ctx), &by) {
+		return by.Error()
+	}
+	return ""
 }
 
 // failureWords says why an investigation failed, without Go's chain.

@@ -234,6 +234,9 @@ func investigationLine(inv investigationState) string {
 	case statusQueued, statusNotRun:
 		return inv.Status + ": " + inv.Why
 	case statusStopped:
+		if inv.Why != "" { // a person's Stop
+			return inv.Why
+		}
 		return "stopped: the alert resolved"
 	case statusFailed:
 		return "failed: " + inv.Why

@@ -167,8 +167,10 @@ func (s routeStage) Exec(ctx context.Context, w *work) error {
 // down, it is the next start's.
 type queueStage struct {
 	enqueue func(id threadID, q queued) (behind, ok bool, full string)
-	out     *Platforms
-	crew    *crew
+	// note is what a message waiting in thread id is told (nil: queuedNote).
+	note func(id threadID) string
+	out  *Platforms
+	crew *crew
 }
 
 // Exec queues w.
@@ -186,7 +188,11 @@ func (s queueStage) Exec(ctx context.Context, w *work) error {
 	case behind && w.first:
 		// A message a previous process recorded (replayed by this start)
 		// was told when it came: not again.
-		s.crew.do(func() { s.out.reply(s.out.lifeCtx(ctx), ev, queuedNote) })
+		note := queuedNote
+		if s.note != nil {
+			note = s.note(threadOf(ev))
+		}
+		s.crew.do(func() { s.out.reply(s.out.lifeCtx(ctx), ev, note) })
 	}
 	w.handed = ok
 	return nil

@@ -83,6 +83,8 @@ type thread struct {
 	// cancel stops the running turn; the cause tells a person's Stop (nil)
 	// from a shutdown (agent.ErrShutdown).
 	cancel context.CancelCauseFunc
+	// held is set while the thread's turn is an alert's investigation.
+	held bool
 }
 
 // queued is a message waiting for its turn, or the follow-up of a decided
@@ -100,6 +102,9 @@ type queued struct {
 	// replayed: a previous process took the message and told its thread
 	// what it waited for; it is not told again.
 	replayed bool
+	// hold: the thread's turn is handed to work outside the bot (an
+	// alert's investigation, threads.hold).
+	hold *holding
 }
 
 // threads keeps each thread's queue and runs it, one piece of work at a
@@ -170,7 +175,9 @@ func (ts *threads) enqueue(id threadID, q queued) (behind, ok bool, full string)
 func (ts *threads) work(t *thread) {
 	for {
 		ts.mu.Lock()
+		t.held = false
 		if len(t.queue) == 0 || ts.closed {
+			dropHolds(t.queue)
 			// An idle thread keeps nothing in memory: its state is in
 			// the store, and the next message makes a fresh entry.
 			t.running, t.queue, t.cancel = false, nil, nil
@@ -182,6 +189,12 @@ func (ts *threads) work(t *thread) {
 		}
 		q := t.queue[0]
 		t.queue = t.queue[1:]
+		if q.hold != nil {
+			t.cancel, t.owner, t.held = q.hold.stop, "", true
+			ts.mu.Unlock()
+			q.hold.serve()
+			continue
+		}
 		ctx, cancel := stoppable()
 		// The thread's commands carry its name, so that one a crash cuts
 		// off can be told about there after the restart.

@@ -170,3 +170,20 @@ func msOrNull(t time.Time) any {
 	}
 	return t.UnixMilli()
 }
+
+// ForgetAlertDeliveriesBefore drops the deliveries acted on before t (the
+// ones still open are kept whatever their age: they are yet to be acted
+// on). A sender's retry comes within minutes, so a delivery id is
+// remembered long enough to drop it. It returns how many it dropped.
+func (a *Alerts) ForgetAlertDeliveriesBefore(ctx context.Context, t time.Time) (int64, error) {
+	var n int64
+	err := a.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM alert_deliveries WHERE done_at IS NOT NULL AND done_at <= ?`, t.UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, wrap("forget alert deliveries", err)
+}

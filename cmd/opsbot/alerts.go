@@ -15,8 +15,9 @@ import (
 // posted as a proposal and the turn told at once it did not run, so an
 // alert turn runs only what the policy allows. Its turns' requester is
 // "alert:SOURCE" (bot.IsAlertTurn); a budget for alert turns goes on
-// this agent.
-func (rt *parts) newAlerts(platforms *bot.Platforms) (*bot.AlertDesk, router, error) {
+// this agent. Each investigation is its thread's turn on b (a mention
+// there waits for it, and Stop stops it).
+func (rt *parts) newAlerts(platforms *bot.Platforms, b *bot.Bot) (*bot.AlertDesk, router, error) {
 	if !rt.cfg.Alerts.Enabled() {
 		return nil, nil, nil
 	}
@@ -30,7 +31,7 @@ func (rt *parts) newAlerts(platforms *bot.Platforms) (*bot.AlertDesk, router, er
 		proposals := bot.NewAlertProposals(platforms)
 		gateCfg, _ := webGateConfig(rt.cfg)
 		inv = &bot.Investigator{Agent: rt.newAgent(rt.guard(proposals), gateCfg), Sessions: rt.store.Sessions(),
-			Hosts: rt.hostInfo(), Proposals: proposals, Metrics: m, Log: log}
+			Hosts: rt.hostInfo(), Proposals: proposals, Threads: b, Metrics: m, Log: log}
 	}
 	desk := bot.NewAlertDesk(bot.AlertDeps{Store: rt.store.Alerts(), Platforms: platforms, Config: rt.cfg.Alerts,
 		Investigator: inv, Metrics: m, Log: log})

@@ -156,6 +156,7 @@ var deprecatedKeys = map[string]bool{"web.on_busy": true}
 func (c *Config) warnings() []*ConfigError {
 	w := append(c.approvalWarnings(), c.tokenEnvWarnings()...)
 	w = append(w, c.literalSecrets...)
+	w = append(w, c.mcpWarnings()...)
 	if line, set := c.lines["web.on_busy"]; set {
 		w = append(w, &ConfigError{File: c.file, Line: line, Key: "web.on_busy",
 			Msg: "is deprecated: it applies to every platform now; move it to bot.on_busy (used meanwhile when bot.on_busy is not set)"})

@@ -146,7 +146,13 @@ func TestExampleConfigSamplesMustBeReplaced(t *testing.T) {
 
 	dir := t.TempDir()
 	key, _, known := sshFiles(t, dir, "")
-	mine := strings.NewReplacer("/etc/opsbot/known_hosts", known, "/etc/opsbot/id_ed25519", key).Replace(string(data))
+	server := filepath.Join(dir, "kubernetes-mcp-server") // the MCP server's sample command, installed
+	write(t, server, "#!/bin/sh\n")
+	if err := os.Chmod(server, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := strings.NewReplacer("/etc/opsbot/known_hosts", known, "/etc/opsbot/id_ed25519", key,
+		"/usr/local/bin/kubernetes-mcp-server", server).Replace(string(data))
 	path := filepath.Join(dir, "opsbot.yaml")
 	write(t, path, mine)
 	if code, out, stderr := runOpsbot(t, "config", "check", "--config", path); code != 0 || out != path+": ok\n" {

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -89,4 +93,38 @@ func (m mcpUp) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(descMCPUp, prometheus.GaugeValue, up, st.Name)
 	}
+}
+
+// mcpWarnings say, for config check and the log at start, which stdio MCP
+// server's command cannot start here: not found (a bare name is looked up
+// in opsbot's own PATH, as the server is started), or not executable.
+// The config is valid all the same: the server stays down, and /readyz
+// says why.
+func (c *Config) mcpWarnings() []*ConfigError {
+	var out []*ConfigError
+	for _, name := range c.MCP.Names() {
+		s := c.MCP.Servers[name]
+		if s.Command == "" {
+			continue
+		}
+		if why := commandProblem(s.Command); why != "" {
+			out = append(out, c.warning("mcp.servers."+name+".command", why+"; until it is, this server stays down and the agent has none of its tools"))
+		}
+	}
+	return out
+}
+
+// commandProblem says why command cannot be started, in words with what
+// to do, or "".
+func commandProblem(command string) string {
+	_, err := exec.LookPath(command)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("%q is not executable: make it so (chmod +x %s), or name the program that runs it", command, command)
+	case strings.ContainsRune(command, '/'):
+		return fmt.Sprintf("%q does not exist: install it there, or correct the path", command)
+	}
+	return fmt.Sprintf("%q is not found on opsbot's PATH: install it, or give its full path", command)
 }

@@ -236,7 +236,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	if err != nil {
 		return err
 	}
-	desk, intake, err := rt.newAlerts(platforms)
+	desk, intake, err := rt.newAlerts(platforms, b)
 	if err != nil {
 		return err
 	}
