@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -14,6 +15,10 @@ type clicks struct {
 	// vote records a vote; askAgain asks for a request's command again.
 	vote, askAgain func(ctx context.Context, ev connectors.Event)
 	out            replier
+	// feedbacks keeps feedback clicks (feedback.go); may be nil.
+	feedbacks FeedbackStore
+	metrics   *Metrics
+	log       *slog.Logger
 }
 
 // click routes one button click.
@@ -38,6 +43,8 @@ func (c clicks) click(ctx context.Context, ev connectors.Event) {
 		c.vote(ctx, ev)
 	case ActionAskAgain:
 		c.askAgain(ctx, ev)
+	case connectors.ActionFeedback:
+		c.feedback(ctx, ev)
 	default:
 		respond(ctx, c.out, ev, "That button does nothing any more.")
 	}
