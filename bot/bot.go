@@ -50,6 +50,9 @@ type Deps struct {
 	Inbox     InboxStore
 	// JobRecords is the record of background jobs and running commands.
 	JobRecords JobStore
+	// Feedback keeps the clicks of the answers' feedback buttons; nil
+	// keeps none.
+	Feedback FeedbackStore
 
 	// Platforms is the connector set the bot posts through (NewPlatforms).
 	Platforms *Platforms

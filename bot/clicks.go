@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -17,6 +18,10 @@ type clicks struct {
 	// plans takes the plans' buttons; nil when plans are off.
 	plans *Plans
 	out   replier
+	// feedbacks keeps feedback clicks (feedback.go); may be nil.
+	feedbacks FeedbackStore
+	metrics   *Metrics
+	log       *slog.Logger
 }
 
 // click routes one button click.
@@ -47,6 +52,8 @@ func (c clicks) click(ctx context.Context, ev connectors.Event) {
 		c.grant(ctx, ev)
 	case ActionAskAgain:
 		c.askAgain(ctx, ev)
+	case connectors.ActionFeedback:
+		c.feedback(ctx, ev)
 	default:
 		respond(ctx, c.out, ev, "That button does nothing any more.")
 	}

@@ -18,6 +18,7 @@ type Metrics struct {
 	turns     *prometheus.CounterVec
 	turnTime  prometheus.Histogram
 	streamGap *prometheus.HistogramVec
+	feedback  *prometheus.CounterVec
 }
 
 // NewMetrics registers the collectors on reg:
@@ -28,6 +29,8 @@ type Metrics struct {
 //     cancelled;
 //   - opsbot_turn_duration_seconds: how long a turn took, waits for
 //     approval included;
+//   - opsbot_feedback_total{platform,value}: clicks of the answers'
+//     feedback buttons (good, bad);
 //   - opsbot_stream_update_gap_seconds{platform}: the time between two
 //     visible updates of an answer being written (a post, an edit, an
 //     append), what a person watching the thread waits.
@@ -46,7 +49,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Time between two visible updates of an answer being written, by platform.",
 			Buckets: []float64{.1, .25, .5, 1, 1.5, 2, 3, 5, 10, 30}}, []string{"platform"}),
 	}
-	for _, c := range []prometheus.Collector{m.events, m.turns, m.turnTime, m.streamGap} {
+	m.feedback = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_feedback_total",
+		Help: "Clicks of the answers' feedback buttons, by platform and value (good, bad)."}, []string{"platform", "value"})
+	for _, c := range []prometheus.Collector{m.events, m.turns, m.turnTime, m.streamGap, m.feedback} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -94,6 +99,13 @@ func (m *Metrics) turnEnded(status store.TurnStatus, d time.Duration) {
 
 // gaps is what a Renderer reports its visible updates' gaps to; nil on a
 // nil *Metrics.
+// feedbackClick counts a click of an answer's feedback buttons.
+func (m *Metrics) feedbackClick(platform, value string) {
+	if m != nil {
+		m.feedback.WithLabelValues(platform, value).Inc()
+	}
+}
+
 func (m *Metrics) gaps(platform string) func(time.Duration) {
 	if m == nil {
 		return nil

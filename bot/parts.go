@@ -38,7 +38,8 @@ func build(d Deps) parts {
 		p.orphans = &orphans{store: d.JobRecords, sweeper: d.Sweeper, out: out, log: d.Log}
 	}
 	cmds := newCommands(d, out, may)
-	clk := clicks{threads: p.threads, may: may, vote: p.cards.vote, grant: p.cards.grantSimilar, askAgain: p.followUps.askAgain, plans: d.Plans, out: out}
+	clk := clicks{threads: p.threads, may: may, vote: p.cards.vote, grant: p.cards.grantSimilar, askAgain: p.followUps.askAgain, plans: d.Plans, out: out,
+		feedbacks: d.Feedback, metrics: d.Metrics, log: d.Log}
 	ses := sessions{find: d.Sessions.SessionFor, setCwd: d.Sessions.SetSessionCwd, dataDir: cfg.DataDir}
 
 	p.inbox.front = multiStage{

@@ -166,6 +166,7 @@ func (an *answers) stream(ctx context.Context, ev connectors.Event, sess agent.S
 		return nil
 	}
 	r, _ := an.renderer(ctx, ev, true)
+	r.Feedback(turnOf(ev))
 	record := an.record(ctx, sess)
 	ran := &ranList{}
 	err := an.agent.Turn(ctx, sess, ev.Text, an.emitter(ctx, ev, sess, r, nil, ran))

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// ActionFeedback is the action id of a click of an answer's feedback
+// buttons (Message.Feedback).
+const ActionFeedback = "opsbot_feedback"
+
 // EventKind tells a message from a button click.
 type EventKind int
 
@@ -107,6 +111,11 @@ type Message struct {
 	Fields  []Field
 	Context string
 	Buttons []Button
+	// Feedback names the turn whose answer (or alert summary) this
+	// message ends: a platform that can shows feedback buttons under it
+	// (Slack's context_actions), whose clicks come as EventAction with
+	// ActionID ActionFeedback and Value "good:" or "bad:" and the turn.
+	Feedback string `json:",omitempty"`
 	// Notify are mentions in the platform's own markup, put at the start
 	// of the message so that they are notified: Slack's <@U…>, <@W…>,
 	// <!subteam^S…> and <!here>; Discord's <@USERID> and <@&ROLEID>. A

@@ -79,6 +79,7 @@ type Renderer struct {
 	// page's (roll.go); nil when no roll-over is under way. bg counts
 	// the old streams being stopped in the background.
 	rolling chan rolled
+	ready   *rolled // what rolling sent, until the new stream takes over
 	bg      sync.WaitGroup
 	// tasks are the answer's task cards by id, in taskOrder; taskDirty
 	// the ids changed since they were last sent (tasks.go).
@@ -88,6 +89,9 @@ type Renderer struct {
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
+	// feedback names the turn whose feedback buttons go under the
+	// answer's end (Feedback); "" for none.
+	feedback string
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool
@@ -254,7 +258,10 @@ func (r *Renderer) run() {
 		case <-r.rollTimer():
 			r.roll(ctx)
 		case res := <-r.rolling:
-			r.takeOver(ctx, res)
+			r.ready = &res
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
 		case <-ctx.Done():
 			r.log.Warn("answer left unfinished: opsbot is shutting down", "channel", r.dest.Channel, "thread", r.dest.Thread)
 			return
@@ -340,7 +347,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	r.rollNow(ctx)
 	if done && r.rolling != nil {
 		// A new stream is starting: the rest goes on in it.
-		r.takeOver(ctx, <-r.rolling)
+		r.awaitRoll(ctx)
 	}
 	pages := splitPages(text, r.pageLimit(), r.cuts)
 	r.stopRolled(ctx, pages)
@@ -360,6 +367,8 @@ func (r *Renderer) flush(ctx context.Context) bool {
 			msg.Context = status
 			if !done {
 				msg.Buttons = r.buttons
+			} else {
+				msg.Feedback = r.feedbackTurn()
 			}
 		}
 		if !r.show(ctx, i, msg, done || !last) {
@@ -426,7 +435,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 
 // pageKey is what show compares to tell whether a page changed.
 func pageKey(msg connectors.Message) string {
-	return msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons))
+	return msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons)) + "\x00" + msg.Feedback
 }
 
 func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {
@@ -507,7 +516,7 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 			p.streamed = msg.Text
 			r.record(ctx, i, msg.Text)
 			r.visible()
-			r.quiet = msg.Context == p.context && len(msg.Buttons) == 0
+			r.quiet = msg.Context == p.context && len(msg.Buttons) == 0 && msg.Feedback == ""
 		}
 		if err := st.StopStream(ctx, p.ref, msg); err != nil {
 			return r.streamEnded(ctx, i, msg, err)

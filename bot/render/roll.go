@@ -21,6 +21,7 @@ type rolled struct {
 	ref connectors.Ref
 	rid int64
 	err error
+	at  time.Time // when the start returned
 }
 
 // rollRetry is how long after a failed start the roll-over is tried
@@ -48,15 +49,39 @@ func (r *Renderer) rollTimer() <-chan time.Time {
 // when the last page's is due to roll over: while an answer keeps
 // changing, run flushes without waiting on rollTimer.
 func (r *Renderer) rollNow(ctx context.Context) {
-	select {
-	case res := <-r.rolling:
-		r.takeOver(ctx, res)
-	default:
+	if r.rolling != nil && r.ready == nil {
+		select {
+		case res := <-r.rolling:
+			r.ready = &res
+		default:
+		}
+	}
+	// The old stream takes the text until the new one may take a change
+	// (the platform's interval for one message).
+	if r.ready != nil && (r.ready.err != nil || time.Since(r.ready.at) >= r.limits.EditInterval) {
+		r.takeOver(ctx, *r.ready)
 	}
 	if n := len(r.pages); n > 0 && r.rolling == nil && r.pages[n-1].streaming &&
 		!r.pages[n-1].rollAt.IsZero() && !time.Now().Before(r.pages[n-1].rollAt) {
 		r.roll(ctx)
 	}
+}
+
+// awaitRoll waits for the stream that is starting, and its interval,
+// then has it take over: the answer has ended, and its rest goes there.
+func (r *Renderer) awaitRoll(ctx context.Context) {
+	if r.ready == nil {
+		select {
+		case res := <-r.rolling:
+			r.ready = &res
+		case <-ctx.Done():
+			return
+		}
+	}
+	if r.ready.err == nil && !Sleep(ctx, time.Until(r.ready.at.Add(r.limits.EditInterval))) {
+		return
+	}
+	r.takeOver(ctx, *r.ready)
 }
 
 // full reports whether the last page's stream is near its length limit.
@@ -80,7 +105,7 @@ func (r *Renderer) roll(ctx context.Context) {
 	r.rolling = ch
 	go func() {
 		ref, err := st.StartStream(ctx, r.dest, connectors.Message{})
-		ch <- rolled{ref: ref, rid: rid, err: err}
+		ch <- rolled{ref: ref, rid: rid, err: err, at: time.Now()}
 	}()
 }
 
@@ -88,7 +113,7 @@ func (r *Renderer) roll(ctx context.Context) {
 // answer is cut where the page before ends, and what follows goes on in
 // the new stream.
 func (r *Renderer) takeOver(ctx context.Context, res rolled) {
-	r.rolling = nil
+	r.rolling, r.ready = nil, nil
 	if res.err != nil {
 		r.unreserve(ctx, res.rid)
 		r.log.Warn("a stream could not roll over; trying again", "channel", r.dest.Channel, "err", res.err)

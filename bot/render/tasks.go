@@ -130,3 +130,17 @@ func taskLine(t connectors.Task) string {
 	}
 	return line
 }
+
+// Feedback has the answer end with feedback buttons for turn, where the
+// platform shows them (connectors.Message.Feedback).
+func (r *Renderer) Feedback(turn string) {
+	r.mu.Lock()
+	r.feedback = turn
+	r.mu.Unlock()
+}
+
+func (r *Renderer) feedbackTurn() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.feedback
+}

@@ -35,6 +35,8 @@ const (
 	blockActions = "opsbot_actions"
 	blockContext = "opsbot_context"
 	blockFields  = "opsbot_fields"
+	// blockFeedback holds an answer's feedback buttons.
+	blockFeedback = "opsbot_feedback"
 )
 
 // render turns a neutral message into its text fallback and blocks,
@@ -63,6 +65,9 @@ func render(m connectors.Message) (string, []slack.Block) {
 	}
 	if a := actionsBlock(m.Buttons); a != nil {
 		blocks = append(blocks, a)
+	}
+	if m.Feedback != "" {
+		blocks = append(blocks, feedbackBlock(m.Feedback))
 	}
 	fallback := truncate(text, maxText)
 	if fallback == "" {
@@ -213,4 +218,15 @@ func truncate(s string, n int) string {
 		head = t
 	}
 	return head + "…"
+}
+
+// feedbackBlock is the feedback buttons under the answer of turn: a
+// context_actions block, whose clicks only the clicker sees answered.
+func feedbackBlock(turn string) slack.Block {
+	label := func(s string) *slack.TextBlockObject {
+		return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+	}
+	good := slack.NewFeedbackButton(label("Good answer"), "good:"+turn).WithAccessibilityLabel("Mark this answer as good")
+	bad := slack.NewFeedbackButton(label("Bad answer"), "bad:"+turn).WithAccessibilityLabel("Mark this answer as bad")
+	return slack.NewContextActionsBlock(blockFeedback, slack.NewFeedbackButtonsBlockElement(connectors.ActionFeedback, good, bad))
 }

@@ -32,7 +32,7 @@ type formRecorder struct {
 }
 
 func (r *formRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(req.URL.Path, "/chat.postMessage") || strings.HasSuffix(req.URL.Path, "/chat.update") {
+	if strings.Contains(req.URL.Path, "/chat.") {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func wire(t *testing.T, form url.Values) []byte {
 	for k := range form {
 		switch k {
 		case "token":
-		case "blocks":
+		case "blocks", "chunks":
 			var blocks any
 			if err := json.Unmarshal([]byte(form.Get(k)), &blocks); err != nil {
 				t.Fatalf("blocks are not JSON: %v", err)
@@ -112,5 +112,34 @@ func TestBlockKitGolden(t *testing.T) {
 			t.Fatalf("edit: %v", err)
 		}
 		connectortest.Golden(t, "card_decided_edit", wire(t, rec.last(t)), *update)
+
+		// An answer's end, with its feedback buttons.
+		final := connectors.Message{Text: "nginx is up on web-1.", Context: "✓ `systemctl is-active nginx` on web-1", Feedback: "turn-42"}
+		if _, err := c.Post(t.Context(), dest, final); err != nil {
+			t.Fatalf("post with feedback: %v", err)
+		}
+		connectortest.Golden(t, "answer_feedback", wire(t, rec.last(t)), *update)
+		streamGoldens(t, c, rec, dest, final)
 	})
+}
+
+// streamGoldens: a stream's start (timeline display), a task card's
+// update, and its stop with the feedback buttons.
+func streamGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest connectors.Dest, final connectors.Message) {
+	ref, err := c.StartStream(t.Context(), dest, connectors.Message{Text: "Checking. "})
+	if err != nil {
+		t.Fatalf("start stream: %v", err)
+	}
+	connectortest.Golden(t, "stream_start", wire(t, rec.last(t)), *update)
+	task := connectors.Task{ID: "toolu_01", Title: "`systemctl is-active nginx` on web-1", Status: connectors.TaskComplete,
+		Output: "web-1 · exit 0 · 0.4s"}
+	if err := c.UpdateTask(t.Context(), ref, task); err != nil {
+		t.Fatalf("task update: %v", err)
+	}
+	connectortest.Golden(t, "stream_task_update", wire(t, rec.last(t)), *update)
+	final.Text = "Checking. " + final.Text
+	if err := c.StopStream(t.Context(), ref, final); err != nil {
+		t.Fatalf("stop stream: %v", err)
+	}
+	connectortest.Golden(t, "stream_stop_feedback", wire(t, rec.last(t)), *update)
 }

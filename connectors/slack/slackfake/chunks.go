@@ -75,3 +75,30 @@ func orKeep(v, old string) string {
 	}
 	return v
 }
+
+// validContextActions checks a context_actions block as Slack does: 1 to
+// 5 elements, each feedback_buttons (both buttons, each with a plain_text
+// label of at most 75 characters and a value) or icon_button. Other
+// blocks pass.
+func validContextActions(b Block) bool {
+	if b.Type != "context_actions" {
+		return true
+	}
+	if len(b.Elements) == 0 || len(b.Elements) > 5 {
+		return false
+	}
+	for _, e := range b.Elements {
+		switch e.Type {
+		case "feedback_buttons":
+			for _, fb := range []*FeedbackButton{e.Positive, e.Negative} {
+				if fb == nil || fb.Text == nil || fb.Text.Type != "plain_text" || fb.Text.Text == "" || len([]rune(fb.Text.Text)) > 75 || fb.Value == "" {
+					return false
+				}
+			}
+		case "icon_button":
+		default:
+			return false
+		}
+	}
+	return true
+}

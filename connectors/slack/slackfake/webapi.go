@@ -34,6 +34,15 @@ type Element struct {
 	Style    string `json:"style"`
 	// Text is a context element's text or a button's label.
 	Text string `json:"-"`
+	// Positive and Negative are a feedback_buttons element's buttons.
+	Positive *FeedbackButton `json:"positive_button"`
+	Negative *FeedbackButton `json:"negative_button"`
+}
+
+// FeedbackButton is one button of a feedback_buttons element.
+type FeedbackButton struct {
+	Text  *TextObj `json:"text"`
+	Value string   `json:"value"`
 }
 
 // UnmarshalJSON reads text as a string (context) or an object (button).
@@ -218,7 +227,7 @@ func content(f url.Values, needText bool) ([]Block, string) {
 		if b.Type == "section" && b.Text == nil && len(b.Fields) == 0 {
 			return nil, "invalid_blocks"
 		}
-		if len(b.Fields) > 10 {
+		if len(b.Fields) > 10 || !validContextActions(b) {
 			return nil, "invalid_blocks"
 		}
 	}
