@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -151,7 +153,11 @@ func rootMessage(g *store.AlertGroup, s *groupState, now time.Time) connectors.M
 	writeAlerts(&b, s, now)
 	writeInvestigation(&b, s)
 	text := strings.TrimRight(b.String(), "\n")
-	return connectors.Message{Text: text, ThreadName: "alert: " + plainText(s.Title, 80)}
+	m := connectors.Message{Text: text, ThreadName: "alert: " + plainText(s.Title, 80)}
+	if s.Investigation.Status == statusDone {
+		m.Feedback = alertTurn(g) // the summary takes feedback like an answer
+	}
+	return m
 }
 
 func writeAlerts(b *strings.Builder, s *groupState, now time.Time) {
@@ -309,4 +315,11 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// alertTurn names an alert group's investigation for its feedback: short
+// enough for a button's value whatever the sender's group key.
+func alertTurn(g *store.AlertGroup) string {
+	sum := sha256.Sum256([]byte(g.Source + "\x00" + g.Key))
+	return "alert:" + hex.EncodeToString(sum[:8])
 }

@@ -41,6 +41,11 @@ func TestStatsCountsPerDay(t *testing.T) {
 			st.Approvals().DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "web:bob")
 		}
 		st.Sessions().AddTokens(ctx, sess.ID, store.TokenUsage{Input: tokens, Cached: tokens / 2, Output: tokens / 10})
+		if approve { // the busy day also has feedback: two good, one bad
+			for _, v := range []string{"good", "bad", "good"} {
+				st.RecordFeedback(ctx, store.Feedback{Platform: "slack", TurnID: "Ev1", UserID: "U1", Value: v})
+			}
+		}
 		clock = clock.AddDate(0, 0, 1)
 	}
 	day(1, 1, false, 100)
@@ -55,7 +60,7 @@ func TestStatsCountsPerDay(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := [][]string{
 		{"day", "answers", "approvals", "commands", "tokens", "in", "cached", "tokens", "out", "feedback"},
-		{"2026-11-21", "3", "1", "2", "1000", "500", "100", "-"},
+		{"2026-11-21", "3", "1", "2", "1000", "500", "100", "2", "good,", "1", "bad"},
 		{"2026-11-22", "2", "0", "0", "500", "250", "50", "-"},
 	}
 	if len(lines) != len(want) {

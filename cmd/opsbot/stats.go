@@ -46,14 +46,23 @@ func runStats(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "No use on record since %s.\n", since.UTC().Format("2006-01-02"))
 		return nil
 	}
+	fb, err := st.FeedbackByDay(cmd.Context(), since.UTC())
+	if err != nil {
+		return err
+	}
+	feedback := make(map[string]string, len(fb))
+	for _, f := range fb {
+		feedback[f.Day] = fmt.Sprintf("%d good, %d bad", f.Good, f.Bad)
+	}
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "day\tanswers\tapprovals\tcommands\ttokens in\tcached\ttokens out\tfeedback\t")
 	for _, d := range days {
-		// TODO(lead): the feedback column reads store FeedbackByDay(ctx,
-		// since) from the feedback helper's store/feedback.go, not on this
-		// branch: connect it at merge; until then it shows "-".
+		f, ok := feedback[d.Day]
+		if !ok {
+			f = "-"
+		}
 		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", d.Day, d.Answers, d.Approvals, d.Commands,
-			d.Tokens.Input, d.Tokens.Cached, d.Tokens.Output, "-")
+			d.Tokens.Input, d.Tokens.Cached, d.Tokens.Output, f)
 	}
 	return w.Flush()
 }
