@@ -70,7 +70,12 @@ func (s *streamConn) AppendStream(_ context.Context, ref connectors.Ref, text st
 	}
 	if st == nil || st.stopped || time.Since(st.last) < s.limits.EditInterval {
 		s.refused++
-		return fmt.Errorf("stream %s: append refused", ref.ID)
+		return fmt.Errorf("stream %s: append refused (stopped %v, %v since the last change)", ref.ID, st != nil && st.stopped, func() time.Duration {
+			if st == nil {
+				return -1
+			}
+			return time.Since(st.last)
+		}())
 	}
 	st.text += text
 	st.last = time.Now()
