@@ -113,7 +113,7 @@ func approvalCard(t *testing.T, fake *discordtest.Fake, thread string) (discordt
 	var approve string
 	ok := fake.Wait(discordWait, func(f *discordtest.Fake) bool {
 		for _, m := range f.MessagesLocked(thread) {
-			if b := f.ButtonsLocked(m.ID); m.Bot && strings.HasPrefix(m.Content, "**Approval needed**") && len(b) == 2 {
+			if b := f.ButtonsLocked(m.ID); m.Bot && strings.HasPrefix(m.Content, "**Approval needed**") && len(b) >= 2 { // Approve, Deny (and Approve similar)
 				card, approve = m, b[0]
 				return true
 			}

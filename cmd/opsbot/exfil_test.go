@@ -63,7 +63,7 @@ func TestInjectedModelSendsNothingToALocalSinkWithoutApproval(t *testing.T) {
 	for {
 		ms := bob.WaitFor("a card to decide or the model's last word", func(ms []testutil.Message) bool {
 			return slices.ContainsFunc(ms, func(m testutil.Message) bool {
-				return (isCard(m) && len(m.Buttons) == 2 && !decided[m.ID]) || (m.Bot && m.Finished && strings.Contains(m.Text, lastWord))
+				return (isCard(m) && len(m.Buttons) >= 2 && !decided[m.ID]) || (m.Bot && m.Finished && strings.Contains(m.Text, lastWord))
 			})
 		})
 		if slices.ContainsFunc(ms, func(m testutil.Message) bool { return m.Bot && m.Finished && strings.Contains(m.Text, lastWord) }) {

@@ -270,6 +270,21 @@ func TestHAPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The new leader's rows: its answer can show before its end row is
+	// group-committed, so wait for them (a condition, not a guess).
+	deadline, tick := time.Now().Add(time.Minute), time.NewTicker(50*time.Millisecond)
+	defer tick.Stop()
+	for {
+		var n int
+		db.QueryRow(`SELECT count(*) FROM audit WHERE generation = 1 AND action = 'command.end'`).Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new leader's command has no end row in the audit after a minute")
+		}
+		<-tick.C // polls the file: no event crosses the processes
+	}
 	rows, err := db.Query(`SELECT generation FROM audit ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)

@@ -220,7 +220,7 @@ func (c *chatClient) run(user, text string) string {
 				}
 			}
 			switch {
-			case len(buttons) == 2 && !approved[id]:
+			case len(buttons) >= 2 && !approved[id]: // Approve, Deny (and Approve similar)
 				card = m
 			case streamed[id] && m["finished"] == true && len(buttons) == 0:
 				answer = fmt.Sprint(m["text"])
