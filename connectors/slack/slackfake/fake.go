@@ -52,6 +52,7 @@ type Server struct {
 	channels  map[string][]*Message // by channel, in order
 	ephemeral []Ephemeral
 	statuses  []Status
+	assistant []AssistantThread
 	users     map[string]string   // id → name
 	groups    map[string][]string // user group id → members
 	freePlan  bool
