@@ -67,7 +67,9 @@ func TestManifestHasWhatTheCodeUses(t *testing.T) {
 	th := r.fake.StartAssistantThread("D0ALICE", "U0ALICE")
 	r.fake.Reply("D0ALICE", "U0ALICE", th.Thread, "what's failing?")
 	r.next(t)
-	r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool { return s.Calls("assistant.threads.setTitle") > 0 && s.Calls("assistant.threads.setSuggestedPrompts") > 0 })
+	r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool {
+		return s.Calls("assistant.threads.setTitle") > 0 && s.Calls("assistant.threads.setSuggestedPrompts") > 0
+	})
 	ref, _ := r.conn.Post(ctx, d, connectors.Message{Text: "a", Buttons: []connectors.Button{{ActionID: "approve", Label: "Approve"}}})
 	r.conn.Edit(ctx, ref, connectors.Message{Text: "b"})
 	st, _ := r.conn.StartStream(ctx, d, connectors.Message{Text: "c"})
