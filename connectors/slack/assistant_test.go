@@ -55,3 +55,27 @@ func TestAssistantThreadPromptsTitleAndStatus(t *testing.T) {
 		t.Errorf("setTitle called %d times; want once, for the first question", n)
 	}
 }
+
+// assistant:write is optional: in a workspace whose app lacks it, Slack
+// refuses the assistant calls, and the questions of a thread still reach
+// the Handler, one after the other.
+func TestAssistantThreadWithoutTheScope(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, slack.Config{}, slack.Options{})
+	r.fake.NoAssistant()
+	th := r.fake.StartAssistantThread("D0ALICE", "U04ALICE")
+	for _, q := range []string{"What's failing on web?", "Show running jobs"} {
+		r.fake.Reply("D0ALICE", "U04ALICE", th.Thread, q)
+		if ev := r.next(t); ev.Text != q || ev.Thread != th.Thread {
+			t.Errorf("question %q reached the Handler as %+v", q, ev)
+		}
+	}
+	if !r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool {
+		return s.Refusals("missing_scope") >= 2
+	}) {
+		t.Errorf("the prompts and title calls were not both made and refused: %d refusals", r.fake.Refusals("missing_scope"))
+	}
+	if th := r.fake.AssistantThreads()[0]; len(th.Prompts) != 0 || th.Title != "" {
+		t.Errorf("a workspace without assistant:write shows prompts %v, title %q", th.Prompts, th.Title)
+	}
+}

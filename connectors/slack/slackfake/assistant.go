@@ -20,6 +20,15 @@ type AssistantThread struct {
 	Title                 string
 }
 
+// NoAssistant makes the workspace one without the assistant:write scope
+// (an app without Agents & AI Apps): assistant.threads.* answer
+// missing_scope, as Slack does.
+func (s *Server) NoAssistant() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noAssistant = true
+}
+
 // StartAssistantThread has user open the bot's assistant pane: a new
 // thread in their direct message channel with the bot, announced over
 // Socket Mode as assistant_thread_started. It returns the thread.
@@ -47,6 +56,9 @@ func (s *Server) AssistantThreads() []AssistantThread {
 // setTitle as Slack does: the thread must be an assistant thread; prompts
 // are 1 to 4, each with a title and a message; a title is required.
 func (s *Server) assistantCall(method string, f url.Values) reply {
+	if s.noAssistant {
+		return reply{"ok": false, "error": "missing_scope", "needed": "assistant:write", "provided": "chat:write"}
+	}
 	var t *AssistantThread
 	for i := range s.assistant {
 		if s.assistant[i].Channel == f.Get("channel_id") && s.assistant[i].Thread == f.Get("thread_ts") {

@@ -53,18 +53,20 @@ type Server struct {
 	ephemeral []Ephemeral
 	statuses  []Status
 	assistant []AssistantThread
-	users     map[string]string   // id → name
-	groups    map[string][]string // user group id → members
-	freePlan  bool
-	revoked   string // an error code every call answers, e.g. token_revoked
-	force429  []time.Duration
-	calls     map[string]int
-	served429 int
-	sent      []string
-	windows   map[string][]time.Time
-	socket    socketState
-	changed   chan struct{}
-	refusals  map[string]int
+	// noAssistant: the app lacks assistant:write.
+	noAssistant bool
+	users       map[string]string   // id → name
+	groups      map[string][]string // user group id → members
+	freePlan    bool
+	revoked     string // an error code every call answers, e.g. token_revoked
+	force429    []time.Duration
+	calls       map[string]int
+	served429   int
+	sent        []string
+	windows     map[string][]time.Time
+	socket      socketState
+	changed     chan struct{}
+	refusals    map[string]int
 }
 
 // New starts a fake Slack on a loopback port; Close stops it.

@@ -197,6 +197,9 @@ func (s *Server) dispatch(method string, r *http.Request) reply {
 		}
 		return reply{"ok": true, "users": m}
 	case "assistant.threads.setStatus":
+		if s.noAssistant {
+			return reply{"ok": false, "error": "missing_scope", "needed": "assistant:write", "provided": "chat:write"}
+		}
 		if f.Get("channel_id") == "" || f.Get("thread_ts") == "" {
 			return fail("invalid_arguments")
 		}
