@@ -1,8 +1,10 @@
 // Package connectortest is the conformance suite every connector runs, as
 // alertmanager's notifiers run notify/test: post, edit, a message of
 // MaxText characters, a 429 with Retry-After, a stream the platform ends,
-// a click round trip, mentions, a forwarded message quoted as untrusted
-// context (where the platform forwards), and no secret in anything sent. A
+// a click round trip, task cards (where the connector shows them),
+// feedback on an answer (where it renders it), mentions, a forwarded
+// message quoted as untrusted context (where the platform forwards), and
+// no secret in anything sent. A
 // connector's test fills a Harness over its platform's fake and calls Run.
 package connectortest
 
@@ -65,6 +67,15 @@ type Harness struct {
 	// is text, as it does when a person forwards one; nil for a platform
 	// without forwards.
 	Forward func(text string)
+	// Tasks are the task cards the platform shows in the stream ref,
+	// each with its last status; nil when the connector shows no cards
+	// (it is no connectors.TaskUpdater).
+	Tasks func(ref connectors.Ref) []connectors.Task
+	// ClickFeedback makes the platform deliver user's click on the
+	// feedback button of message ref whose value is value ("good:" or
+	// "bad:" and the turn); nil when the connector does not render
+	// Message.Feedback.
+	ClickFeedback func(ref connectors.Ref, value string, user connectors.User)
 	// Sent is everything the connector sent out so far (request bodies,
 	// frames to clients), for the secret check.
 	Sent func() []string
@@ -125,6 +136,12 @@ func Cases(h Harness) []Case {
 	}
 	if st, ok := h.Conn.(connectors.Streamer); ok && h.EndStreams != nil {
 		cases = append(cases, Case{"a stream the platform ends", func(t T) { h.streamEnds(t, st, note) }})
+	}
+	if tu, ok := h.Conn.(connectors.TaskUpdater); ok && h.Tasks != nil {
+		cases = append(cases, Case{"task cards", func(t T) { h.taskCards(t, tu, note) }})
+	}
+	if h.ClickFeedback != nil {
+		cases = append(cases, Case{"feedback round trip", func(t T) { h.feedback(t, note) }})
 	}
 	if h.Forward != nil {
 		cases = append(cases, Case{"a forwarded message is quoted", h.forwarded})

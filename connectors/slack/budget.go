@@ -20,17 +20,19 @@ import (
 // does in the workspace, so that Slack never has to answer 429. chat.
 // postMessage is limited per channel (about one a second).
 var tiers = map[string]float64{ // calls a minute
-	"chat.update":                 50,  // Tier 3
-	"chat.appendStream":           100, // Tier 4
-	"chat.startStream":            20,  // Tier 2
-	"chat.stopStream":             20,  // Tier 2
-	"chat.postEphemeral":          100, // Tier 4
-	"users.info":                  100, // Tier 4
-	"conversations.replies":       50,  // Tier 3 (internal apps; recovery reads a cut answer back)
-	"usergroups.users.list":       20,  // Tier 2
-	"assistant.threads.setStatus": 50,  // Tier 3
-	"auth.test":                   100,
-	"chat.postMessage":            60, // per channel: ~1/s
+	"chat.update":                           50,  // Tier 3
+	"chat.appendStream":                     100, // Tier 4
+	"chat.startStream":                      20,  // Tier 2
+	"chat.stopStream":                       20,  // Tier 2
+	"chat.postEphemeral":                    100, // Tier 4
+	"users.info":                            100, // Tier 4
+	"conversations.replies":                 50,  // Tier 3 (internal apps; recovery reads a cut answer back)
+	"usergroups.users.list":                 20,  // Tier 2
+	"assistant.threads.setStatus":           50,  // Tier 3
+	"assistant.threads.setSuggestedPrompts": 100, // Tier 4
+	"assistant.threads.setTitle":            100, // Tier 4
+	"auth.test":                             100,
+	"chat.postMessage":                      60, // per channel: ~1/s
 }
 
 // burst is how many calls of a method may go at once: a few, so that the

@@ -33,6 +33,19 @@ func TestConformance(t *testing.T) {
 				t.Errorf("message %s has no button %s", ref.ID, b.ActionID)
 			}
 		},
+		Tasks: func(ref connectors.Ref) []connectors.Task {
+			m, _ := r.fake.Message(ref.Channel, ref.ID)
+			var out []connectors.Task
+			for _, c := range m.Tasks {
+				out = append(out, connectors.Task{ID: c.ID, Title: c.Title, Status: connectors.TaskStatus(c.Status), Details: c.Details, Output: c.Output})
+			}
+			return out
+		},
+		ClickFeedback: func(ref connectors.Ref, value string, u connectors.User) {
+			if r.fake.ClickFeedback(ref.Channel, ref.ID, u.ID, value) == "" {
+				t.Errorf("message %s has no feedback button of value %s", ref.ID, value)
+			}
+		},
 		Sent:    r.fake.Sent,
 		Secrets: []string{slackfake.BotToken, slackfake.AppToken},
 	}

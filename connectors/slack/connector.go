@@ -59,6 +59,8 @@ type Connector struct {
 	bud  *budgets
 	ppl  *people
 	live *streams
+	// assistant are the assistant threads awaiting their title.
+	assistant assistantThreads
 
 	// Set by Start from auth.test.
 	self atomic.Pointer[identity]

@@ -86,6 +86,11 @@ type callback struct {
 		ThreadTS    string `json:"thread_ts"`
 		Channel     string `json:"channel"`
 		ChannelType string `json:"channel_type"`
+		// AssistantThread is assistant_thread_started's thread.
+		AssistantThread struct {
+			ChannelID string `json:"channel_id"`
+			ThreadTS  string `json:"thread_ts"`
+		} `json:"assistant_thread"`
 	} `json:"event"`
 }
 
@@ -98,9 +103,15 @@ type callback struct {
 //     whether it follows the thread); its copy of a mention is dropped,
 //     as is a channel message outside a thread;
 //   - the bot's own and other bots' messages, and edits, deletions and
-//     other subtypes, are ignored.
+//     other subtypes, are ignored;
+//   - assistant_thread_started is answered by the connector itself
+//     (assistant.go), and the first question of such a thread titles it.
 func (c *Connector) message(cb callback) (connectors.Event, bool) {
 	e := cb.Event
+	if e.Type == "assistant_thread_started" {
+		c.threadStarted(cb)
+		return connectors.Event{}, false
+	}
 	self := c.botUser()
 	if e.User == "" || e.User == self || e.BotID != "" {
 		return connectors.Event{}, false
@@ -126,6 +137,7 @@ func (c *Connector) message(cb callback) (connectors.Event, bool) {
 	default:
 		return connectors.Event{}, false
 	}
+	c.titleFrom(ev)
 	return ev, true
 }
 

@@ -4,11 +4,13 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
 )
 
 // manifest is what the test reads of deploy/slack-app-manifest.yaml.
@@ -62,6 +64,12 @@ func TestManifestHasWhatTheCodeUses(t *testing.T) {
 	ctx := t.Context()
 	d := connectors.Dest{Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 	r.conn.Thinking(ctx, d, "is thinking…")
+	th := r.fake.StartAssistantThread("D0ALICE", "U0ALICE")
+	r.fake.Reply("D0ALICE", "U0ALICE", th.Thread, "what's failing?")
+	r.next(t)
+	r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool {
+		return s.Calls("assistant.threads.setTitle") > 0 && s.Calls("assistant.threads.setSuggestedPrompts") > 0
+	})
 	ref, _ := r.conn.Post(ctx, d, connectors.Message{Text: "a", Buttons: []connectors.Button{{ActionID: "approve", Label: "Approve"}}})
 	r.conn.Edit(ctx, ref, connectors.Message{Text: "b"})
 	st, _ := r.conn.StartStream(ctx, d, connectors.Message{Text: "c"})

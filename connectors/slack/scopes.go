@@ -8,19 +8,27 @@ package slack
 // scope it needs ("" for none: auth.test; apps.connections.open takes the
 // app-level token, scope connections:write).
 var MethodScopes = map[string]string{
-	"auth.test":                   "",
-	"apps.connections.open":       "",
-	"chat.postMessage":            "chat:write",
-	"chat.update":                 "chat:write",
-	"chat.postEphemeral":          "chat:write",
-	"chat.startStream":            "chat:write",
-	"chat.appendStream":           "chat:write",
-	"chat.stopStream":             "chat:write",
-	"users.info":                  "users:read",
-	"conversations.replies":       "channels:history",
-	"usergroups.users.list":       "usergroups:read",
-	"assistant.threads.setStatus": "assistant:write",
+	"auth.test":                             "",
+	"apps.connections.open":                 "",
+	"chat.postMessage":                      "chat:write",
+	"chat.update":                           "chat:write",
+	"chat.postEphemeral":                    "chat:write",
+	"chat.startStream":                      "chat:write",
+	"chat.appendStream":                     "chat:write",
+	"chat.stopStream":                       "chat:write",
+	"users.info":                            "users:read",
+	"conversations.replies":                 "channels:history",
+	"usergroups.users.list":                 "usergroups:read",
+	"assistant.threads.setStatus":           "assistant:write",
+	"assistant.threads.setSuggestedPrompts": "assistant:write",
+	"assistant.threads.setTitle":            "assistant:write",
 }
+
+// OptionalScopes are the scopes the bot works without: assistant:write
+// (with Slack's Agents & AI Apps feature) adds the thinking status,
+// suggested prompts and thread titles, and a workspace without it refuses
+// those calls quietly.
+var OptionalScopes = map[string]bool{"assistant:write": true}
 
 // BotEvents are the events the connector reads, each with the scope it
 // needs.
@@ -29,4 +37,7 @@ var BotEvents = map[string]string{
 	"message.channels": "channels:history",
 	"message.groups":   "groups:history",
 	"message.im":       "im:history",
+	// assistant_thread_started: a person opened the bot's assistant pane
+	// (Agents & AI Apps; optional).
+	"assistant_thread_started": "assistant:write",
 }

@@ -52,18 +52,21 @@ type Server struct {
 	channels  map[string][]*Message // by channel, in order
 	ephemeral []Ephemeral
 	statuses  []Status
-	users     map[string]string   // id → name
-	groups    map[string][]string // user group id → members
-	freePlan  bool
-	revoked   string // an error code every call answers, e.g. token_revoked
-	force429  []time.Duration
-	calls     map[string]int
-	served429 int
-	sent      []string
-	windows   map[string][]time.Time
-	socket    socketState
-	changed   chan struct{}
-	refusals  map[string]int
+	assistant []AssistantThread
+	// noAssistant: the app lacks assistant:write.
+	noAssistant bool
+	users       map[string]string   // id → name
+	groups      map[string][]string // user group id → members
+	freePlan    bool
+	revoked     string // an error code every call answers, e.g. token_revoked
+	force429    []time.Duration
+	calls       map[string]int
+	served429   int
+	sent        []string
+	windows     map[string][]time.Time
+	socket      socketState
+	changed     chan struct{}
+	refusals    map[string]int
 }
 
 // New starts a fake Slack on a loopback port; Close stops it.

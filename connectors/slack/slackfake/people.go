@@ -113,19 +113,25 @@ func (s *Server) ClickPayload(channel, ts, user, actionID string) (map[string]an
 			s.seq++
 			action := map[string]any{"type": "button", "action_id": e.ActionID, "block_id": blockID, "value": e.Value,
 				"text": map[string]any{"type": "plain_text", "text": e.Text}, "action_ts": fmt.Sprintf("1700000000.%06d", s.seq)}
-			msg := map[string]any{"type": "message", "ts": m.TS, "user": m.User, "text": m.Text}
-			container := map[string]any{"type": "message", "message_ts": m.TS, "channel_id": channel, "is_ephemeral": false}
-			if m.Thread != "" {
-				msg["thread_ts"], container["thread_ts"] = m.Thread, m.Thread
-			}
-			return map[string]any{"type": "block_actions", "team": map[string]any{"id": Team, "domain": "fake"},
-				"user":       map[string]any{"id": user, "username": s.users[user], "name": s.users[user], "team_id": Team},
-				"api_app_id": "A0FAKE", "token": "verification-token-unused", "container": container,
-				"trigger_id": fmt.Sprintf("trig-%d", s.seq), "channel": map[string]any{"id": channel, "name": channel},
-				"message": msg, "actions": []any{action}}, true
+			return s.blockActions(m, channel, user, action), true
 		}
 	}
 	return nil, false
+}
+
+// blockActions is the block_actions payload of user's click of action
+// on m; s.mu is held.
+func (s *Server) blockActions(m *Message, channel, user string, action map[string]any) map[string]any {
+	msg := map[string]any{"type": "message", "ts": m.TS, "user": m.User, "text": m.Text}
+	container := map[string]any{"type": "message", "message_ts": m.TS, "channel_id": channel, "is_ephemeral": false}
+	if m.Thread != "" {
+		msg["thread_ts"], container["thread_ts"] = m.Thread, m.Thread
+	}
+	return map[string]any{"type": "block_actions", "team": map[string]any{"id": Team, "domain": "fake"},
+		"user":       map[string]any{"id": user, "username": s.users[user], "name": s.users[user], "team_id": Team},
+		"api_app_id": "A0FAKE", "token": "verification-token-unused", "container": container,
+		"trigger_id": fmt.Sprintf("trig-%d", s.seq), "channel": map[string]any{"id": channel, "name": channel},
+		"message": msg, "actions": []any{action}}
 }
 
 // Click delivers user's click on the button actionID of message ts over
@@ -137,4 +143,42 @@ func (s *Server) Click(channel, ts, user, actionID string) string {
 		return ""
 	}
 	return s.Send("interactive", p, 0)
+}
+
+// ClickFeedback delivers user's click on the feedback button of message
+// ts whose value is value, over Socket Mode, as Slack sends a click of a
+// feedback_buttons element of a context_actions block; it returns the
+// envelope id, or "" when the message has no such button.
+func (s *Server) ClickFeedback(channel, ts, user, value string) string {
+	s.mu.Lock()
+	m := s.find(channel, ts)
+	var action map[string]any
+	for _, b := range blocksOf(m) {
+		for _, e := range b.Elements {
+			for _, fb := range []*FeedbackButton{e.Positive, e.Negative} {
+				if b.Type == "context_actions" && e.Type == "feedback_buttons" && fb != nil && fb.Value == value {
+					s.seq++
+					action = map[string]any{"type": "feedback_buttons", "action_id": e.ActionID, "block_id": b.BlockID,
+						"value": value, "action_ts": fmt.Sprintf("1700000000.%06d", s.seq)}
+				}
+			}
+		}
+	}
+	var p map[string]any
+	if action != nil {
+		p = s.blockActions(m, channel, user, action)
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return ""
+	}
+	return s.Send("interactive", p, 0)
+}
+
+// blocksOf is m's blocks, none for no message.
+func blocksOf(m *Message) []Block {
+	if m == nil {
+		return nil
+	}
+	return m.Blocks
 }

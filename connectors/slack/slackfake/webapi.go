@@ -71,7 +71,8 @@ var tiers = map[string]int{
 	"chat.update": 50, "chat.appendStream": 100, "chat.startStream": 20, "chat.stopStream": 20,
 	"chat.postMessage": 60, "chat.postEphemeral": 100, "users.info": 100, "usergroups.users.list": 20,
 	"conversations.replies":       50,
-	"assistant.threads.setStatus": 50, "auth.test": 100, "apps.connections.open": 100,
+	"assistant.threads.setStatus": 50, "assistant.threads.setSuggestedPrompts": 100, "assistant.threads.setTitle": 100,
+	"auth.test": 100, "apps.connections.open": 100,
 }
 
 type reply map[string]any
@@ -196,11 +197,16 @@ func (s *Server) dispatch(method string, r *http.Request) reply {
 		}
 		return reply{"ok": true, "users": m}
 	case "assistant.threads.setStatus":
+		if s.noAssistant {
+			return reply{"ok": false, "error": "missing_scope", "needed": "assistant:write", "provided": "chat:write"}
+		}
 		if f.Get("channel_id") == "" || f.Get("thread_ts") == "" {
 			return fail("invalid_arguments")
 		}
 		s.statuses = append(s.statuses, Status{f.Get("channel_id"), f.Get("thread_ts"), f.Get("status")})
 		return reply{"ok": true}
+	case "assistant.threads.setSuggestedPrompts", "assistant.threads.setTitle":
+		return s.assistantCall(method, f)
 	}
 	return fail("unknown_method")
 }

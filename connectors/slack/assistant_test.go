@@ -1,0 +1,81 @@
+package slack_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/connectors/slack"
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
+)
+
+// An assistant thread, end to end over Socket Mode against the fake: its
+// start is answered with the suggested prompts, its first question
+// reaches the Handler and titles the thread, a turn's status shows under
+// it, and a later question leaves the title alone.
+func TestAssistantThreadPromptsTitleAndStatus(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, slack.Config{}, slack.Options{})
+	th := r.fake.StartAssistantThread("D0ALICE", "U04ALICE")
+	thread := func(s *slackfake.Server) slackfake.AssistantThread { return s.AssistantThreads()[0] }
+	if !r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool { return len(thread(s).Prompts) > 0 }) {
+		t.Fatalf("the assistant thread got no suggested prompts")
+	}
+	var titles []string
+	for _, p := range thread(r.fake).Prompts {
+		titles = append(titles, p.Title)
+	}
+	if want := []string{"What's failing on web?", "Show running jobs", "Summarize this thread"}; !slices.Equal(titles, want) {
+		t.Errorf("suggested prompts %q; want %q", titles, want)
+	}
+
+	r.fake.Reply("D0ALICE", "U04ALICE", th.Thread, "What's failing on web?")
+	ev := r.next(t)
+	if ev.Kind != connectors.EventMessage || !ev.Mention || ev.Thread != th.Thread || ev.Text != "What's failing on web?" {
+		t.Errorf("the first question came to the Handler as %+v", ev)
+	}
+	if !r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool { return thread(s).Title != "" }) {
+		t.Fatalf("the assistant thread got no title")
+	}
+	if got := thread(r.fake).Title; got != "What's failing on web?" {
+		t.Errorf("thread title %q; want the first question", got)
+	}
+	d := connectors.Dest{Platform: slack.Platform, Channel: "D0ALICE", Thread: th.Thread}
+	if err := r.conn.Thinking(t.Context(), d, "is thinking…"); err != nil {
+		t.Fatalf("thinking: %v", err)
+	}
+	if st := r.fake.Statuses(); len(st) != 1 || st[0].Thread != th.Thread || st[0].Status != "is thinking…" {
+		t.Errorf("statuses %+v; want is thinking… in the assistant thread", st)
+	}
+
+	r.fake.Reply("D0ALICE", "U04ALICE", th.Thread, "and on db?")
+	r.next(t)
+	if n := r.fake.Calls("assistant.threads.setTitle"); n != 1 {
+		t.Errorf("setTitle called %d times; want once, for the first question", n)
+	}
+}
+
+// assistant:write is optional: in a workspace whose app lacks it, Slack
+// refuses the assistant calls, and the questions of a thread still reach
+// the Handler, one after the other.
+func TestAssistantThreadWithoutTheScope(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, slack.Config{}, slack.Options{})
+	r.fake.NoAssistant()
+	th := r.fake.StartAssistantThread("D0ALICE", "U04ALICE")
+	for _, q := range []string{"What's failing on web?", "Show running jobs"} {
+		r.fake.Reply("D0ALICE", "U04ALICE", th.Thread, q)
+		if ev := r.next(t); ev.Text != q || ev.Thread != th.Thread {
+			t.Errorf("question %q reached the Handler as %+v", q, ev)
+		}
+	}
+	if !r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool {
+		return s.Refusals("missing_scope") >= 2
+	}) {
+		t.Errorf("the prompts and title calls were not both made and refused: %d refusals", r.fake.Refusals("missing_scope"))
+	}
+	if th := r.fake.AssistantThreads()[0]; len(th.Prompts) != 0 || th.Title != "" {
+		t.Errorf("a workspace without assistant:write shows prompts %v, title %q", th.Prompts, th.Title)
+	}
+}
