@@ -194,7 +194,7 @@ func TestBrowserRiskyCommandRunsWhenSomeoneElseApproves(t *testing.T) {
 		t.Fatalf("after alice approved her own request the file is there (stat: %v)", err)
 	}
 	now := alice.Messages()
-	if c, _ := findMessage(now, isCard); len(c.Buttons) != 2 {
+	if c, _ := findMessage(now, isCard); !pendingCard(c.Buttons) {
 		t.Fatalf("alice's refused vote decided the card: %+v", c)
 	}
 	if out, ran := findMessage(now, finishedRun(command)); ran {
