@@ -10,7 +10,9 @@ import (
 // and a command the classifier let through (grep -r foo /srv/app) reads
 // whole trees. So before bubblewrap starts, the wrapper finds, under the
 // directories the command may read (every word of it that names an
-// existing path on the host, and its working directory), the files whose
+// existing path on the host, and its working directory when one is set:
+// scanning a login directory, often large, would cost every command its
+// bound; its top and .ssh are masked by name, see maskWords), the files whose
 // name matches one of those names, case-insensitively, and masks each
 // (scanScript). One level of symlinks found there is followed to its
 // target, which is scanned too. find runs with -P (no symlink followed)
@@ -79,12 +81,13 @@ func scanScript(hidden []string, command, dir string) string {
 		words = append(words, shellQuote(w))
 	}
 	cd := ""
-	if dir != "" {
+	if dir != "" { // the login directory is not scanned: see the top of this file
 		cd = "cd " + shellQuote(dir) + " || exit 0; "
+		words = append(words, ".")
 	}
 	refuse := "{ rm -rf \"$sc\"; echo " + shellQuote(scanRefusal) + " >&2; exit " + strconv.Itoa(exitNeedsApproval) + "; }; "
 	return `sc=$(mktemp -d) || exit 125; ` +
-		`( ` + cd + `for w in . ` + strings.Join(words, " ") + `; do if [ -e "$w" ] || [ -L "$w" ]; then readlink -f -- "$w"; fi; done ) > "$sc/r" 2>/dev/null; ` +
+		`( ` + cd + `for w in ` + strings.Join(words, " ") + `; do if [ -e "$w" ] || [ -L "$w" ]; then readlink -f -- "$w"; fi; done ) > "$sc/r" 2>/dev/null; ` +
 		`set --; while IFS= read -r r; do set -- "$@" "$r"; done < "$sc/r"; : > "$sc/m"; : > "$sc/l"; ` +
 		`if [ $# -gt 0 ]; then timeout ` + scanTimeout + ` find -P "$@" -xdev ` + match + ` -print -o -type l -fprint "$sc/l" > "$sc/m" 2>/dev/null; [ $? -ge 124 ] && ` + refuse + `fi; ` +
 		`set --; while IFS= read -r r; do r=$(readlink -f -- "$r") && [ -e "$r" ] && set -- "$@" "$r"; done < "$sc/l"; ` +
