@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,7 +18,9 @@ import (
 // judgement, not record. The timeline and the commands are never the
 // model's: they come from the store.
 type Prose struct {
-	Impact, Fix, FollowUps string
+	// Summary is the model's text under none of the three headings (all
+	// of a reply written as plain paragraphs).
+	Summary, Impact, Fix, FollowUps string
 }
 
 // ProseWriter writes a postmortem's prose from the thread's record (the
@@ -39,7 +42,8 @@ var _ threadRecord = (*store.Memory)(nil)
 // impact, what was run and by whom, what fixed it, and follow-ups. Every
 // timeline entry's reference is checked against the store before it is
 // returned.
-func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter) (string, error) {
+// A reply of the model's it cannot use is logged on log, in words.
+func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter, log *slog.Logger) (string, error) {
 	docs, err := rec.Thread(ctx, sessionID)
 	if err != nil {
 		return "", err
@@ -56,10 +60,13 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 		return "", errors.Join(err, fmt.Errorf("postmortem: %d timeline entries without a reference on record", bad))
 	}
 	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
-	p, byModel := writeProse(ctx, prose, record, docs, cmds)
+	p, note := writeProse(ctx, prose, record, cmds, log)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Postmortem: %s\n\n%s, %s to %s (UTC).\n\n", postmortemTitle(docs), tools.ThreadRef(thread),
 		docs[0].At.UTC().Format("2006-01-02 15:04"), docs[len(docs)-1].At.UTC().Format("2006-01-02 15:04"))
+	if p.Summary != "" {
+		fmt.Fprintf(&b, "## Summary\n\n%s\n\n", p.Summary)
+	}
 	fmt.Fprintf(&b, "## Timeline\n\nFrom the thread's messages and the audit trail; each entry names its record.\n\n%s\n\n", strings.Join(timeline, "\n"))
 	fmt.Fprintf(&b, "## Impact\n\n%s\n\n", p.Impact)
 	b.WriteString("## What was run, and by whom\n\n")
@@ -70,8 +77,8 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 		b.WriteString(strings.Join(commandRows(cmds), "\n") + "\n\n")
 	}
 	fmt.Fprintf(&b, "## What fixed it\n\n%s\n\n## Follow-ups\n\n%s\n", p.Fix, p.FollowUps)
-	if !byModel {
-		b.WriteString("\n_No model wrote the prose sections: they restate the record above._\n")
+	if note != "" {
+		b.WriteString("\n_" + note + "_\n")
 	}
 	return b.String(), nil
 }
@@ -149,25 +156,68 @@ func commandRows(cmds []store.ThreadCommand) []string {
 	return rows
 }
 
-// writeProse asks the model for the prose; without one (or when it
-// fails) it restates the record.
-func writeProse(ctx context.Context, prose ProseWriter, record string, docs []store.MemoryHit, cmds []store.ThreadCommand) (Prose, bool) {
+// writeProse asks the model for the prose, and fills what it did not
+// write from the record. note says which sections no model wrote, and
+// why ("" when the model wrote them all); a reply it cannot use is
+// logged, in words and without its text.
+func writeProse(ctx context.Context, prose ProseWriter, record string, cmds []store.ThreadCommand, log *slog.Logger) (Prose, string) {
+	var p Prose
+	why := ""
 	if prose != nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		if p, err := prose(ctx, record); err == nil && p.Impact != "" {
-			return p, true
+		var err error
+		if p, err = prose(ctx, record); err != nil {
+			why = "the model's reply was not used: " + proseFailure(err)
+			log.Warn("postmortem: the model's prose was not used; the document restates the record", "why", err.Error())
+			p = Prose{}
 		}
 	}
-	p := Prose{Impact: "Not assessed: " + postmortemTitle(docs), Fix: "No command that changed something is on record.",
-		FollowUps: "None recorded."}
+	var missing []string
+	fill := func(field *string, name, fromRecord string) {
+		if *field == "" {
+			*field, missing = fromRecord, append(missing, name)
+		}
+	}
+	fill(&p.Impact, "Impact", "Not assessed.")
+	fill(&p.Fix, "What fixed it", recordedFix(cmds))
+	fill(&p.FollowUps, "Follow-ups", "None recorded.")
+	switch {
+	case len(missing) == 0:
+		return p, ""
+	case len(missing) == 3 && why != "":
+		return p, "No model wrote the prose sections (" + why + "): they restate the record above."
+	case len(missing) == 3 && prose == nil:
+		return p, "No model wrote the prose sections: they restate the record above."
+	}
+	return p, "The model did not write " + strings.Join(missing, ", ") + ": from the record above."
+}
+
+// proseFailure is why the model's prose was not used, in words a
+// reader of the document may see: a reply parseProse refused says so;
+// a failed request is not detailed (the log has it).
+func proseFailure(err error) string {
+	var refused proseRefused
+	if errors.As(err, &refused) {
+		return string(refused)
+	}
+	return "the request to the model failed"
+}
+
+// proseRefused is parseProse's error: why a reply had nothing to take.
+type proseRefused string
+
+func (e proseRefused) Error() string { return string(e) }
+
+// recordedFix is the last approved command that succeeded, as the
+// record has it.
+func recordedFix(cmds []store.ThreadCommand) string {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		if c := cmds[i]; c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
-			p.Fix = fmt.Sprintf("`%s` on %s, approved by %s (audit #%d).", mdCode(c.Text), c.Host, c.ApprovedBy, c.AuditID)
-			break
+			return fmt.Sprintf("`%s` on %s, approved by %s (audit #%d).", mdCode(c.Text), c.Host, c.ApprovedBy, c.AuditID)
 		}
 	}
-	return p, false
+	return "No command that changed something is on record."
 }
 
 // postmortemTitle is the thread's first question (or message), on one line.

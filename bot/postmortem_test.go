@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -70,7 +71,7 @@ func TestPostmortemTimelineIsTheRecord(t *testing.T) {
 	t.Parallel()
 	st, sess := incidentThread(t, 3)
 	ctx := context.Background()
-	md, err := Postmortem(ctx, st.Memory(), sess.ID, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"}, nil)
+	md, err := Postmortem(ctx, st.Memory(), sess.ID, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"}, nil, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestPostmortemTakesTheModelsProseOnly(t *testing.T) {
 		record = r
 		return Prose{Impact: "web-1 served 502s for 4 minutes.", Fix: "Restarting nginx.", FollowUps: "- lint upstream blocks in CI"}, nil
 	}
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, prose)
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, prose, slog.Default())
 	if err != nil || !strings.Contains(md, "## Impact\n\nweb-1 served 502s for 4 minutes.") || strings.Contains(md, "No model wrote") {
 		t.Errorf("postmortem with prose: %v\n%s", err, md)
 	}
@@ -183,7 +184,7 @@ func BenchmarkPostmortem200Messages(b *testing.B) {
 	prose := func(context.Context, string) (Prose, error) { return Prose{Impact: "i", Fix: "f", FollowUps: "u"}, nil }
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, prose); err != nil {
+		if _, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, prose, slog.Default()); err != nil {
 			b.Fatal(err)
 		}
 	}

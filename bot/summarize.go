@@ -80,7 +80,7 @@ func (c *commands) answerMemory(ctx context.Context, ev connectors.Event, sess a
 	if word == "summarize" {
 		text, err = modelSummary(ctx, m, sess.ID)
 	} else {
-		text, err = Postmortem(ctx, m, sess.ID, store.ThreadKey{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread}, ModelProse())
+		text, err = postThreadPostmortem(ctx, m, sess.ID, store.ThreadKey{Platform: ev.Platform, Channel: ev.Channel, Thread: ev.Thread}, c.log)
 	}
 	switch {
 	case errors.Is(err, ErrNothingOnRecord):

@@ -1,0 +1,102 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/store"
+)
+
+// A model that replies plainly is heard: headings written any of the
+// ways models write them, or no headings at all, end up in the
+// document, and only what the model did not write restates the record.
+// Not parallel: the model is the process's (UsePostmortemModel).
+func TestPostmortemTakesPlainReplies(t *testing.T) {
+	st, sess := incidentThread(t, 1)
+	for _, c := range []struct {
+		name, reply string
+		want        []string
+	}{
+		{"markdown headings", "# Impact\nweb-1 served 502s.\n\n# What fixed it\nRestarting nginx.\n\n# Follow-ups\n- lint the upstream block\n",
+			[]string{"## Impact\n\nweb-1 served 502s.", "## What fixed it\n\nRestarting nginx.", "## Follow-ups\n\n- lint the upstream block"}},
+		{"deeper headings and a preamble", "Here is the prose.\n\n### Impact\nweb-1 served 502s.\n### Resolution\nRestarting nginx.\n### Follow-ups\nNone.\n",
+			[]string{"## Summary\n\nHere is the prose.", "## Impact\n\nweb-1 served 502s.", "## What fixed it\n\nRestarting nginx."}},
+		{"bold labels", "**Impact:** web-1 served 502s.\n\n**What fixed it:** Restarting nginx.\n\n**Follow-ups:**\n- alert on 502s\n",
+			[]string{"## Impact\n\nweb-1 served 502s.", "## What fixed it\n\nRestarting nginx.", "## Follow-ups\n\n- alert on 502s"}},
+		{"bare lines", "Impact\nweb-1 served 502s.\n\nWhat fixed it\nRestarting nginx.\n\nFollow-ups\nNone.\n",
+			[]string{"## Impact\n\nweb-1 served 502s.", "## What fixed it\n\nRestarting nginx."}},
+		{"plain paragraphs", "nginx on web-1 crashed on a bad upstream block and served 502s.\n\nRestarting it, approved by bob, fixed it.",
+			[]string{"## Summary\n\nnginx on web-1 crashed on a bad upstream block and served 502s.\n\nRestarting it, approved by bob, fixed it.",
+				"## Impact\n\nNot assessed.\n", "The model did not write Impact, What fixed it, Follow-ups: from the record above."}},
+	} {
+		var reqs []agent.Request
+		UsePostmortemModel(scripted(c.reply, &reqs), "test-model")
+		md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(), slog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(md, w) {
+				t.Errorf("%s: the postmortem lacks %q:\n%s", c.name, w, md)
+			}
+		}
+		if strings.Contains(md, "No model wrote the prose") || len(reqs) != 1 {
+			t.Errorf("%s: the reply was thrown away (%d requests):\n%s", c.name, len(reqs), md)
+		}
+	}
+	UsePostmortemModel(nil, "")
+}
+
+// A reply with nothing to take is logged as a warning saying why, in
+// words and without the reply's text, and the document says it too;
+// Impact is "Not assessed." without the question pasted in.
+func TestPostmortemSaysWhyAReplyWasRefused(t *testing.T) {
+	st, sess := incidentThread(t, 1)
+	var reqs []agent.Request
+	UsePostmortemModel(scripted("## Timeline\n- 03:00 SECRET-BODY invented\n", &reqs), "test-model")
+	defer UsePostmortemModel(nil, "")
+	var logs bytes.Buffer
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(), slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "timeline") || strings.Contains(logs.String(), "SECRET-BODY") {
+		t.Errorf("log: %s; want a warning saying why, without the reply", logs.String())
+	}
+	for _, w := range []string{"No model wrote the prose sections (the model's reply was not used: its reply held only sections that are the record's",
+		"## Impact\n\nNot assessed.\n\n"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("the postmortem lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(md, "SECRET-BODY") || strings.Contains(md, "Not assessed:") {
+		t.Errorf("the postmortem:\n%s", md)
+	}
+}
+
+// A download never asks the model: before any `postmortem` it is built
+// from the record and says so; after one it is the one posted, as
+// posted.
+func TestPostmortemDownloadIsThePostedOne(t *testing.T) {
+	st, sess := incidentThread(t, 1)
+	var reqs []agent.Request
+	UsePostmortemModel(scripted("## Impact\nweb-1 served 502s.\n## What fixed it\nRestarting nginx.\n", &reqs), "test-model")
+	defer UsePostmortemModel(nil, "")
+	ctx, key := context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"}
+	before, err := PostedPostmortem(ctx, st.Memory(), sess.ID, key)
+	if err != nil || len(reqs) != 0 || !strings.Contains(before, "No postmortem was posted in this thread") || !strings.Contains(before, "No model wrote the prose") {
+		t.Errorf("download before any postmortem (%d model requests, %v):\n%s", len(reqs), err, before)
+	}
+	posted, err := postThreadPostmortem(ctx, st.Memory(), sess.ID, key, slog.Default())
+	if err != nil || len(reqs) != 1 {
+		t.Fatalf("posting: %v after %d requests", err, len(reqs))
+	}
+	after, err := PostedPostmortem(ctx, st.Memory(), sess.ID, key)
+	if err != nil || after != posted || len(reqs) != 1 {
+		t.Errorf("download after posting (%d model requests, %v):\n%s\nwant the posted one:\n%s", len(reqs), err, after, posted)
+	}
+}
