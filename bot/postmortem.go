@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +31,8 @@ type ProseWriter func(ctx context.Context, record string) (Prose, error)
 type threadRecord interface {
 	Thread(ctx context.Context, sessionID int64) ([]store.MemoryHit, error)
 	ThreadCommands(ctx context.Context, sessionID int64) ([]store.ThreadCommand, error)
+	ThreadApprovals(ctx context.Context, sessionID int64) ([]store.ThreadApproval, error)
+	MessageRefs(ctx context.Context, sessionID int64) (map[int64]store.MessageRef, error)
 	RefExists(ctx context.Context, sessionID, auditID, seq int64) (bool, error)
 }
 
@@ -52,13 +53,14 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	if err != nil {
 		return "", err
 	}
-	timeline := timelineLines(docs)
-	if len(timeline) == 0 {
-		return "", ErrNothingOnRecord
+	entries, err := threadTimeline(ctx, rec, sessionID, docs)
+	if err != nil {
+		return "", err
 	}
-	if bad, err := unreferenced(ctx, rec, sessionID, timeline); err != nil || bad > 0 {
+	if bad, err := unreferenced(ctx, rec, sessionID, entries); err != nil || bad > 0 {
 		return "", errors.Join(err, fmt.Errorf("postmortem: %d timeline entries without a reference on record", bad))
 	}
+	timeline := lines(entries)
 	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
 	p, note := writeProse(ctx, prose, record, cmds, log)
 	var b strings.Builder
@@ -87,56 +89,22 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 // with no message or command on record.
 var ErrNothingOnRecord = errors.New("nothing on record in this thread")
 
-// timelineLines are the thread's messages and commands, one line each,
-// oldest first, each ending in its reference.
-func timelineLines(docs []store.MemoryHit) []string {
-	var out []string
-	for _, d := range docs {
-		at := d.At.UTC().Format("2006-01-02 15:04:05")
-		switch {
-		case d.Kind == store.MemoryCommand:
-			exit := "exit unknown"
-			if d.HasExit {
-				exit = fmt.Sprintf("exit %d", d.ExitCode)
-			}
-			out = append(out, fmt.Sprintf("- %s — ran on %s: `%s` (%s) [audit #%d]", at, d.Host, mdCode(d.Text), exit, d.AuditID))
-		case d.Kind == store.MemoryMessage:
-			who := "answer"
-			if d.Role == "user" {
-				who = "question"
-			}
-			out = append(out, fmt.Sprintf("- %s — %s: %s [msg #%d]", at, who, clip(d.Text, 200), d.Seq))
-		}
+// threadTimeline is the timeline of the thread whose memory is docs;
+// ErrNothingOnRecord when it is empty.
+func threadTimeline(ctx context.Context, rec threadRecord, sessionID int64, docs []store.MemoryHit) ([]timelineEntry, error) {
+	approvals, err := rec.ThreadApprovals(ctx, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return out
-}
-
-var refPattern = regexp.MustCompile(`\[(audit|msg) #(\d+)\]$`)
-
-// unreferenced counts the timeline lines whose reference is missing or
-// names no record.
-func unreferenced(ctx context.Context, rec threadRecord, sessionID int64, lines []string) (int, error) {
-	bad := 0
-	for _, l := range lines {
-		m := refPattern.FindStringSubmatch(l)
-		if m == nil {
-			bad++
-			continue
-		}
-		id, _ := strconv.ParseInt(m[2], 10, 64)
-		audit, seq := id, int64(0)
-		if m[1] == "msg" {
-			audit, seq = 0, id
-		}
-		ok, err := rec.RefExists(ctx, sessionID, audit, seq)
-		if err != nil {
-			return bad, err
-		}
-		if !ok {
-			bad++
-		}
+	refs, err := rec.MessageRefs(ctx, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return bad, nil
+	entries := timelineOf(docs, approvals, refs)
+	if len(entries) == 0 {
+		return nil, ErrNothingOnRecord
+	}
+	return entries, nil
 }
 
 func commandRows(cmds []store.ThreadCommand) []string {
@@ -146,12 +114,12 @@ func commandRows(cmds []store.ThreadCommand) []string {
 		if c.HasExit {
 			exit = strconv.Itoa(c.ExitCode)
 		}
-		approved := c.ApprovedBy
+		approved := person(c.ApprovedBy)
 		if approved == "" {
 			approved = "not needed"
 		}
-		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | audit #%d |", c.At.UTC().Format("15:04:05"), c.Host,
-			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, c.Actor, approved, c.AuditID)
+		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | %s |", c.At.UTC().Format("15:04:05"), c.Host,
+			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, person(c.Actor), approved, auditRef(c.AuditID))
 	}
 	return rows
 }
@@ -214,7 +182,7 @@ func (e proseRefused) Error() string { return string(e) }
 func recordedFix(cmds []store.ThreadCommand) string {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		if c := cmds[i]; c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
-			return fmt.Sprintf("`%s` on %s, approved by %s (audit #%d).", mdCode(c.Text), c.Host, c.ApprovedBy, c.AuditID)
+			return fmt.Sprintf("`%s` on %s, approved by %s (%s).", mdCode(c.Text), c.Host, person(c.ApprovedBy), auditRef(c.AuditID))
 		}
 	}
 	return "No command that changed something is on record."

@@ -35,9 +35,9 @@ func Summary(ctx context.Context, rec threadRecord, sessionID int64) (string, er
 		case d.Kind == store.MemoryCommand:
 			line := fmt.Sprintf("`%s` on %s", mdCode(d.Text), d.Host)
 			if d.HasExit && d.ExitCode != 0 {
-				open = append(open, fmt.Sprintf("%s failed (exit %d, audit #%d)", line, d.ExitCode, d.AuditID))
+				open = append(open, fmt.Sprintf("%s failed (exit %d, %s)", line, d.ExitCode, auditRef(d.AuditID)))
 			}
-			done = append(done, fmt.Sprintf("%s (exit %d, audit #%d)", line, d.ExitCode, d.AuditID))
+			done = append(done, fmt.Sprintf("%s (exit %d, %s)", line, d.ExitCode, auditRef(d.AuditID)))
 		}
 	}
 	if asked == "" && len(done) == 0 {
@@ -132,11 +132,11 @@ func modelSummary(ctx context.Context, rec threadRecord, sessionID int64) (strin
 	if err != nil {
 		return "", err
 	}
-	lines := timelineLines(docs)
-	if len(lines) == 0 {
-		return "", ErrNothingOnRecord
+	entries, err := threadTimeline(ctx, rec, sessionID, docs)
+	if err != nil {
+		return "", err
 	}
-	text, err := askModel(ctx, *p, summarySystem, strings.Join(lines, "\n"))
+	text, err := askModel(ctx, *p, summarySystem, strings.Join(lines(entries), "\n"))
 	if err != nil || !strings.Contains(text, "Asked:") {
 		return Summary(ctx, rec, sessionID)
 	}

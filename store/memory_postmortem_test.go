@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 
@@ -35,5 +36,38 @@ func TestMemoryKeepsTheLastPostmortem(t *testing.T) {
 	}
 	if _, _, found, _ := s.Memory().LastPostmortem(ctx, sess.ID); found {
 		t.Errorf("a postmortem outlived its web thread's retention")
+	}
+}
+
+// A thread's messages map to where people find them: in the web chat a
+// question to the person's message before it, an answer to the bot's
+// post; on Slack an answer to the ts of the post it streamed into, a
+// question to nothing (Slack's questions are not kept here).
+func TestMemoryMessageRefs(t *testing.T) {
+	t.Parallel()
+	s, clock := openTest(t)
+	ctx := context.Background()
+	web, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"})
+	slack, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "slack", Channel: "C1", Thread: "1700.1"})
+	for i, m := range []archive.Message{{ID: "m1", User: "alice"}, {ID: "m2", Bot: true}, {ID: "m3", User: "bob"}, {ID: "m4", Bot: true}} {
+		m.Channel, m.Thread, m.Message, m.Finished, m.Seq, m.Created, m.Updated = "ops", "m1", json.RawMessage(`{"text":"x"}`), true, uint64(i+1), clock.Now(), clock.Now()
+		s.Web().Save(ctx, m)
+		clock.Add(time.Second)
+		s.Sessions().AppendMessages(ctx, web.ID, textMsg(map[bool]string{false: "user", true: "assistant"}[m.Bot], "text"))
+		clock.Add(time.Second)
+	}
+	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("user", "why"))
+	s.Sessions().RecordStreaming(ctx, PostedMessage{Platform: "slack", Channel: "C1", Thread: "1700.1", MessageID: "1700.2", SessionID: slack.ID})
+	clock.Add(time.Second)
+	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("assistant", "because"))
+	got, err := s.Memory().MessageRefs(ctx, web.ID)
+	want := map[int64]MessageRef{1: {"alice", "web", "m1"}, 2: {"", "web", "m2"}, 3: {"bob", "web", "m3"}, 4: {"", "web", "m4"}}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("web refs = %v, %v; want %v", got, err, want)
+	}
+	got, err = s.Memory().MessageRefs(ctx, slack.ID)
+	want = map[int64]MessageRef{1: {"", "slack", ""}, 2: {"", "slack", "1700.2"}}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("slack refs = %v, %v; want %v", got, err, want)
 	}
 }
