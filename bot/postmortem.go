@@ -34,6 +34,7 @@ type threadRecord interface {
 	ThreadApprovals(ctx context.Context, sessionID int64) ([]store.ThreadApproval, error)
 	MessageRefs(ctx context.Context, sessionID int64) (map[int64]store.MessageRef, error)
 	RefExists(ctx context.Context, sessionID, auditID, seq int64) (bool, error)
+	tokenCounter // a model's calls for the thread count in its tokens
 }
 
 var _ threadRecord = (*store.Memory)(nil)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/store"
 )
 
 // postmortemProse is the model's pen for the prose of `postmortem` and
@@ -36,14 +37,15 @@ factual; use only what the record shows; when it does not show something, say so
 timeline and do not list commands that are not in the record.`
 
 // ModelProse is the ProseWriter of the provider set by
-// UsePostmortemModel; nil when none is set.
-func ModelProse() ProseWriter {
+// UsePostmortemModel, for the thread of sessionID (its tokens are
+// counted there, on tokens); nil when none is set.
+func ModelProse(tokens tokenCounter, sessionID int64) ProseWriter {
 	p := postmortemProse.Load()
 	if p == nil {
 		return nil
 	}
 	return func(ctx context.Context, record string) (Prose, error) {
-		text, err := askModel(ctx, *p, proseSystem, record)
+		text, err := askModel(ctx, *p, proseSystem, record, tokens, sessionID)
 		if err != nil {
 			return Prose{}, err
 		}
@@ -52,22 +54,42 @@ func ModelProse() ProseWriter {
 }
 
 // askModel sends one request, the record fenced as data, and returns
-// the answer's text.
-func askModel(ctx context.Context, p agent.Provider, system, record string) (string, error) {
+// the answer's text. Its tokens count in the thread of sessionID, as a
+// turn's do.
+func askModel(ctx context.Context, p agent.Provider, system, record string, tokens tokenCounter, sessionID int64) (string, error) {
 	fence := strings.Repeat("`", max(3, longestRun(record, '`')+1))
 	model, _ := proseModel.Load().(string)
 	req := agent.Request{Model: model, System: system, MaxTokens: 2000, Messages: []agent.Message{{Role: agent.RoleUser,
 		Content: []agent.Block{{Type: agent.BlockText, Text: fmt.Sprintf("The record:\n%s\n%s\n%s", fence, record, fence)}}}}}
 	var b strings.Builder
+	var usage agent.Usage
+	defer func() { countTokens(ctx, tokens, sessionID, usage) }()
 	for ev := range p.Stream(ctx, req) {
 		switch ev.Kind {
 		case agent.EventText:
 			b.WriteString(ev.Text)
+		case agent.EventUsage:
+			usage = ev.Usage // the last one wins
 		case agent.EventError:
 			return "", ev.Err
 		}
 	}
 	return b.String(), nil
+}
+
+// tokenCounter counts a thread's tokens of today (store.Memory's).
+type tokenCounter interface {
+	AddTokens(ctx context.Context, sessionID int64, u store.TokenUsage) error
+}
+
+// countTokens adds a call's usage to its thread's count of today; a
+// failure to count is not the reader's concern, and the token metrics
+// counted the call anyway.
+func countTokens(ctx context.Context, tokens tokenCounter, sessionID int64, u agent.Usage) {
+	if tokens == nil || u == (agent.Usage{}) {
+		return
+	}
+	tokens.AddTokens(context.WithoutCancel(ctx), sessionID, store.TokenUsage{Input: int64(u.InputTokens), Cached: int64(u.CachedTokens), Output: int64(u.OutputTokens)})
 }
 
 // parseProse cuts the model's answer at its sections. Models write

@@ -33,7 +33,7 @@ func TestPostmortemWithAScriptedModel(t *testing.T) {
 	UsePostmortemModel(scripted("## Impact\nweb-1 served 502s.\n## Timeline\n- 03:00 invented [audit #999]\n"+
 		"## What fixed it\nRestarting nginx.\n## Follow-ups\n- alert on upstream errors\n", &reqs), "test-model")
 	defer UsePostmortemModel(nil, "")
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(), slog.Default())
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package bot
 import (
 	"bytes"
 	"context"
+	"iter"
 	"log/slog"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestPostmortemTakesPlainReplies(t *testing.T) {
 	} {
 		var reqs []agent.Request
 		UsePostmortemModel(scripted(c.reply, &reqs), "test-model")
-		md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(), slog.Default())
+		md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func TestPostmortemSaysWhyAReplyWasRefused(t *testing.T) {
 	UsePostmortemModel(scripted("## Timeline\n- 03:00 SECRET-BODY invented\n", &reqs), "test-model")
 	defer UsePostmortemModel(nil, "")
 	var logs bytes.Buffer
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(), slog.New(slog.NewTextHandler(&logs, nil)))
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +99,30 @@ func TestPostmortemDownloadIsThePostedOne(t *testing.T) {
 	after, err := PostedPostmortem(ctx, st.Memory(), sess.ID, key)
 	if err != nil || after != posted || len(reqs) != 1 {
 		t.Errorf("download after posting (%d model requests, %v):\n%s\nwant the posted one:\n%s", len(reqs), err, after, posted)
+	}
+}
+
+// The model calls of `postmortem` and `summarize` count in the thread's
+// tokens, as a turn's do (opsbot stats, the budgets).
+func TestPostmortemAndSummaryCountTokens(t *testing.T) {
+	st, sess := incidentThread(t, 1)
+	UsePostmortemModel(agent.ProviderFunc(func(context.Context, agent.Request) iter.Seq[agent.StreamEvent] {
+		return func(yield func(agent.StreamEvent) bool) {
+			_ = yield(agent.StreamEvent{Kind: agent.EventText, Text: "Asked: why\nImpact: 502s"}) &&
+				yield(agent.StreamEvent{Kind: agent.EventUsage, Usage: agent.Usage{InputTokens: 100, CachedTokens: 40, OutputTokens: 10}}) &&
+				yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: "end_turn"})
+		}
+	}), "test-model")
+	defer UsePostmortemModel(nil, "")
+	ctx := context.Background()
+	if _, err := postThreadPostmortem(ctx, st.Memory(), sess.ID, store.ThreadKey{}, slog.Default()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := modelSummary(ctx, st.Memory(), sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Sessions().TokensToday(ctx, sess.ID)
+	if want := (store.TokenUsage{Input: 200, Cached: 80, Output: 20}); err != nil || got != want {
+		t.Errorf("the thread's tokens = %+v, %v; want %+v (two calls)", got, err, want)
 	}
 }

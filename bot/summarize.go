@@ -136,7 +136,7 @@ func modelSummary(ctx context.Context, rec threadRecord, sessionID int64) (strin
 	if err != nil {
 		return "", err
 	}
-	text, err := askModel(ctx, *p, summarySystem, strings.Join(lines(entries), "\n"))
+	text, err := askModel(ctx, *p, summarySystem, strings.Join(lines(entries), "\n"), rec, sessionID)
 	if err != nil || !strings.Contains(text, "Asked:") {
 		return Summary(ctx, rec, sessionID)
 	}
