@@ -47,7 +47,16 @@ func timelineOf(docs []store.MemoryHit, approvals []store.ThreadApproval, refs m
 			out = append(out, timelineEntry{at: d.At, what: what + ": " + clip(d.Text, 200), ref: messageRef(refs[d.Seq], d.Role), seq: d.Seq})
 		}
 	}
+	decider := map[string]string{} // approval id → who decided it
 	for _, a := range approvals {
+		if a.Action == "approval.approved" || a.Action == "approval.denied" {
+			decider[a.ApprovalID] = a.Actor
+		}
+	}
+	for _, a := range approvals {
+		if a.Action == "approval.vote" && decider[a.ApprovalID] == a.Actor {
+			continue // the decision says it: a vote of one is the decision
+		}
 		out = append(out, timelineEntry{at: a.At, what: approvalWhat(a), ref: auditRef(a.AuditID), auditID: a.AuditID})
 	}
 	slices.SortStableFunc(out, func(a, b timelineEntry) int { return a.at.Compare(b.at) })

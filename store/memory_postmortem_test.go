@@ -41,7 +41,7 @@ func TestMemoryKeepsTheLastPostmortem(t *testing.T) {
 
 // A thread's messages map to where people find them: in the web chat a
 // question to the person's message before it, an answer to the bot's
-// post; on Slack an answer to the ts of the post it streamed into, a
+// post after that question (not a card posted since); on Slack an answer to the ts of the post it streamed into, a
 // question to nothing (Slack's questions are not kept here).
 func TestMemoryMessageRefs(t *testing.T) {
 	t.Parallel()
@@ -49,19 +49,27 @@ func TestMemoryMessageRefs(t *testing.T) {
 	ctx := context.Background()
 	web, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"})
 	slack, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "slack", Channel: "C1", Thread: "1700.1"})
-	for i, m := range []archive.Message{{ID: "m1", User: "alice"}, {ID: "m2", Bot: true}, {ID: "m3", User: "bob"}, {ID: "m4", Bot: true}} {
+	// A question (m1), its answer's post (m2), a card (m3) before the
+	// answer's last text; another question (m4) and its answer (m5). A
+	// post and the message after it share a millisecond, as a fast turn
+	// writes them.
+	for i, step := range []struct {
+		post archive.Message
+		role string // the session message written after the post
+	}{{archive.Message{ID: "m1", User: "alice"}, "user"}, {archive.Message{ID: "m2", Bot: true}, "assistant"},
+		{archive.Message{ID: "m3", Bot: true}, "assistant"}, {archive.Message{ID: "m4", User: "bob"}, "user"}, {archive.Message{ID: "m5", Bot: true}, "assistant"}} {
+		m := step.post
 		m.Channel, m.Thread, m.Message, m.Finished, m.Seq, m.Created, m.Updated = "ops", "m1", json.RawMessage(`{"text":"x"}`), true, uint64(i+1), clock.Now(), clock.Now()
 		s.Web().Save(ctx, m)
-		clock.Add(time.Second)
-		s.Sessions().AppendMessages(ctx, web.ID, textMsg(map[bool]string{false: "user", true: "assistant"}[m.Bot], "text"))
-		clock.Add(time.Second)
+		s.Sessions().AppendMessages(ctx, web.ID, textMsg(step.role, "text"))
+		clock.Add(time.Millisecond)
 	}
 	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("user", "why"))
 	s.Sessions().RecordStreaming(ctx, PostedMessage{Platform: "slack", Channel: "C1", Thread: "1700.1", MessageID: "1700.2", SessionID: slack.ID})
 	clock.Add(time.Second)
 	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("assistant", "because"))
 	got, err := s.Memory().MessageRefs(ctx, web.ID)
-	want := map[int64]MessageRef{1: {"alice", "web", "m1"}, 2: {"", "web", "m2"}, 3: {"bob", "web", "m3"}, 4: {"", "web", "m4"}}
+	want := map[int64]MessageRef{1: {"alice", "web", "m1"}, 2: {"", "web", "m2"}, 3: {"", "web", "m2"}, 4: {"bob", "web", "m4"}, 5: {"", "web", "m5"}}
 	if err != nil || !maps.Equal(got, want) {
 		t.Errorf("web refs = %v, %v; want %v", got, err, want)
 	}

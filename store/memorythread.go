@@ -83,20 +83,27 @@ type MessageRef struct {
 }
 
 // MessageRefs maps each message of a thread the memory holds (by seq) to
-// its place on the platform: a question to the web chat's message it
-// came from (the last person's message of the thread before it), an
-// answer to the bot's post it streamed into (the last one before it).
+// its place on the platform. In the web chat a question is the person's
+// message it came from (the last one of the thread before it), an answer
+// the bot's first message after that question (the post its turn
+// streamed into; a card comes later); elsewhere an answer is the last
+// post the thread's turns streamed into before it (cards are not
+// streams). Web messages are ordered by their id's number: many share a
+// millisecond.
 func (m *Memory) MessageRefs(ctx context.Context, sessionID int64) (map[int64]MessageRef, error) {
-	rows, err := m.db.read.QueryContext(ctx, `SELECT d.seq, s.platform,
-		CASE WHEN d.role = 'user' THEN
-			(SELECT w.id || char(31) || w.user FROM web_messages w WHERE s.platform = 'web' AND w.thread = s.thread
-				AND w.channel = s.channel AND w.bot = 0 AND w.created_at <= d.at ORDER BY w.created_at DESC, w.seq DESC LIMIT 1)
+	rows, err := m.db.read.QueryContext(ctx, `WITH q AS (
+		SELECT d.seq, d.role, d.session_id, d.at, s.platform, s.channel, s.thread,
+			(SELECT CAST(substr(w.id, 2) AS INTEGER) FROM web_messages w WHERE s.platform = 'web' AND w.thread = s.thread
+				AND w.channel = s.channel AND w.bot = 0 AND w.created_at <= d.at ORDER BY CAST(substr(w.id, 2) AS INTEGER) DESC LIMIT 1) AS asked
+		FROM memory_docs d JOIN sessions s ON s.id = d.session_id WHERE d.session_id = ? AND d.kind = 'message')
+		SELECT q.seq, q.platform, CASE WHEN q.role = 'user' THEN
+			(SELECT w.id || char(31) || w.user FROM web_messages w WHERE w.thread = q.thread AND CAST(substr(w.id, 2) AS INTEGER) = q.asked)
 		ELSE coalesce(
-			(SELECT p.message_id FROM posted_messages p WHERE p.session_id = d.session_id AND p.created_at <= d.at
-				ORDER BY p.created_at DESC, p.id DESC LIMIT 1),
-			(SELECT w.id FROM web_messages w WHERE s.platform = 'web' AND w.thread = s.thread AND w.channel = s.channel
-				AND w.bot = 1 AND w.created_at <= d.at ORDER BY w.created_at DESC, w.seq DESC LIMIT 1)) END
-		FROM memory_docs d JOIN sessions s ON s.id = d.session_id WHERE d.session_id = ? AND d.kind = 'message'`, sessionID)
+			(SELECT w.id FROM web_messages w WHERE w.thread = q.thread AND w.channel = q.channel AND w.bot = 1
+				AND CAST(substr(w.id, 2) AS INTEGER) > q.asked ORDER BY CAST(substr(w.id, 2) AS INTEGER) LIMIT 1),
+			(SELECT p.message_id FROM posted_messages p WHERE p.session_id = q.session_id AND p.created_at <= q.at
+				ORDER BY p.created_at DESC, p.id DESC LIMIT 1)) END
+		FROM q`, sessionID)
 	if err != nil {
 		return nil, wrap("message refs", err)
 	}
@@ -118,8 +125,10 @@ func (m *Memory) MessageRefs(ctx context.Context, sessionID int64) (map[int64]Me
 // ThreadApproval is an audit row of one of a thread's approval requests:
 // its request, a vote, or its decision.
 type ThreadApproval struct {
-	AuditID int64
-	At      time.Time
+	// ApprovalID names the request; AuditID the row.
+	ApprovalID string
+	AuditID    int64
+	At         time.Time
 	// Actor is who the row names ("web:alice"); Action is the row's
 	// ("approval.request", "approval.vote", "approval.approved",
 	// "approval.denied", "approval.expired").
@@ -131,7 +140,7 @@ type ThreadApproval struct {
 // ThreadApprovals lists the audit rows of the approval requests made in
 // a thread, oldest first.
 func (m *Memory) ThreadApprovals(ctx context.Context, sessionID int64) ([]ThreadApproval, error) {
-	rows, err := m.db.read.QueryContext(ctx, `SELECT a.id, a.at, a.actor, a.action, p.host, p.command
+	rows, err := m.db.read.QueryContext(ctx, `SELECT p.id, a.id, a.at, a.actor, a.action, p.host, p.command
 		FROM approvals p JOIN audit a ON a.subject = 'approval:' || p.id
 		WHERE p.session_id = ? AND a.action IN ('approval.request','approval.vote','approval.approved','approval.denied','approval.expired')
 		ORDER BY a.at, a.id`, sessionID)
@@ -143,7 +152,7 @@ func (m *Memory) ThreadApprovals(ctx context.Context, sessionID int64) ([]Thread
 	for rows.Next() {
 		var a ThreadApproval
 		var at sql.NullInt64
-		if err := rows.Scan(&a.AuditID, &at, &a.Actor, &a.Action, &a.Host, &a.Command); err != nil {
+		if err := rows.Scan(&a.ApprovalID, &a.AuditID, &at, &a.Actor, &a.Action, &a.Host, &a.Command); err != nil {
 			return nil, wrap("approvals of thread", err)
 		}
 		a.At = fromMS(at)
