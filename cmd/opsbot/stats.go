@@ -22,8 +22,8 @@ are left out. The columns:
   approvals   approval requests approved, on the day of the decision
   commands    commands that ran, by people or the model (the audit trail's command.end
               rows; the scheduler's health checks are not counted)
-  tokens in   model tokens sent, not read from the provider's prompt cache
-  cached      model tokens read from the prompt cache
+  tokens in   model tokens sent (every prompt token, the cached ones included)
+  cached      of those, the tokens read from the provider's prompt cache
   tokens out  model tokens written
               (tokens: every model call of a thread's turns, summarize and postmortem)
   feedback    the good and bad votes people gave answers
