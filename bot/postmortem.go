@@ -44,6 +44,7 @@ var _ threadRecord = (*store.Memory)(nil)
 // impact, what was run and by whom, what fixed it, and follow-ups. Every
 // timeline entry's reference is checked against the store before it is
 // returned.
+//
 // A reply of the model's it cannot use is logged on log, in words.
 func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter, log *slog.Logger) (string, error) {
 	docs, err := rec.Thread(ctx, sessionID)
@@ -64,6 +65,12 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	timeline := lines(entries)
 	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
 	p, note := writeProse(ctx, prose, record, cmds, log)
+	return postmortemDoc(docs, thread, timeline, cmds, p, note), nil
+}
+
+// postmortemDoc lays the document out: the record's sections and the
+// prose, note (which prose no model wrote) last.
+func postmortemDoc(docs []store.MemoryHit, thread store.ThreadKey, timeline []string, cmds []store.ThreadCommand, p Prose, note string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Postmortem: %s\n\n%s, %s to %s (UTC).\n\n", postmortemTitle(docs), tools.ThreadRef(thread),
 		docs[0].At.UTC().Format("2006-01-02 15:04"), docs[len(docs)-1].At.UTC().Format("2006-01-02 15:04"))
@@ -83,7 +90,7 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	if note != "" {
 		b.WriteString("\n_" + note + "_\n")
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // ErrNothingOnRecord is Postmortem's and Summary's error for a thread

@@ -46,7 +46,7 @@ func TestPostmortemWithAScriptedModel(t *testing.T) {
 	}
 	reqs = nil
 	UsePostmortemModel(scripted("Asked: why 502\nFound: nginx crashed\nDone: restarted\nOpen: nothing", &reqs), "test-model")
-	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID)
+	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID, slog.Default())
 	if err != nil || !strings.HasPrefix(sum, "Asked: why 502") || !strings.Contains(sum, "written by the model") || len(reqs) != 1 {
 		t.Errorf("summary = %q, %v after %d requests", sum, err, len(reqs))
 	}

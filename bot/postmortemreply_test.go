@@ -118,11 +118,31 @@ func TestPostmortemAndSummaryCountTokens(t *testing.T) {
 	if _, err := postThreadPostmortem(ctx, st.Memory(), sess.ID, store.ThreadKey{}, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := modelSummary(ctx, st.Memory(), sess.ID); err != nil {
+	if _, err := modelSummary(ctx, st.Memory(), sess.ID, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.Sessions().TokensToday(ctx, sess.ID)
 	if want := (store.TokenUsage{Input: 200, Cached: 80, Output: 20}); err != nil || got != want {
 		t.Errorf("the thread's tokens = %+v, %v; want %+v (two calls)", got, err, want)
+	}
+}
+
+// summarize takes the model's summary as the model wrote it (a plain
+// paragraph too), and falls back to the record's only for an empty
+// reply, saying why in the log.
+func TestSummaryTakesAPlainReply(t *testing.T) {
+	st, sess := incidentThread(t, 1)
+	var reqs []agent.Request
+	UsePostmortemModel(scripted("nginx on web-1 crashed; bob approved a restart, which fixed it. Nothing is open.", &reqs), "test-model")
+	defer UsePostmortemModel(nil, "")
+	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID, slog.Default())
+	if err != nil || !strings.HasPrefix(sum, "nginx on web-1 crashed; bob approved a restart") || !strings.Contains(sum, "written by the model") {
+		t.Errorf("summary of a plain reply = %q, %v", sum, err)
+	}
+	UsePostmortemModel(scripted(" \n", &reqs), "test-model")
+	var logs bytes.Buffer
+	sum, _ = modelSummary(context.Background(), st.Memory(), sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
+	if !strings.Contains(sum, "no model wrote this summary") || !strings.Contains(logs.String(), "its reply was empty") {
+		t.Errorf("summary of an empty reply = %q; log %s", sum, logs.String())
 	}
 }
