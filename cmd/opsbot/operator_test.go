@@ -164,6 +164,10 @@ func TestAuditFiltersAndFormats(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], "scheduler") {
 		t.Errorf("--limit 1 (the latest): exit %d\n%s", code, out)
 	}
+	if code, out, _ := runOpsbot(t, "audit", "--config", b.cfg, "--id", "2"); code != 0 ||
+		!regexp.MustCompile(`^ID +TIME +WHO +ACTION +SUBJECT +DETAIL\n2  +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  +\S+ +\S+ `).MatchString(out) || strings.Count(out, "\n") != 2 {
+		t.Errorf("--id 2 (one entry, its number first): exit %d\n%s", code, out)
+	}
 	if code, out, _ := runOpsbot(t, "audit", "--config", b.cfg, "--until", "2000-01-01"); code != 0 || out != "No audit entries match.\n" {
 		t.Errorf("--until 2000-01-01: exit %d %q", code, out)
 	}
@@ -181,6 +185,7 @@ func TestOperatorCommandsBadInputExit2(t *testing.T) {
 		{[]string{"audit", "--config", b.cfg, "--since", "1h", "--until", "2h"}, "is not before --until"},
 		{[]string{"audit", "--config", b.cfg, "--json", "--csv"}, "choose one output"},
 		{[]string{"audit", "--config", b.cfg, "--limit", "-1"}, "or 0 for all"},
+		{[]string{"audit", "--config", b.cfg, "--id", "-3"}, "give an audit entry's number"},
 		{[]string{"sessions", "list", "--data-dir", missing}, "there is no database at " + missing},
 		{[]string{"approvals", "list", "--data-dir", missing}, "point --data-dir DIR at the bot's database"},
 		{[]string{"backup", "--config", b.cfg}, "backup needs one FILE"},
