@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -104,7 +105,7 @@ func (ps *Plans) step(ctx context.Context, r *planRun, k int) string {
 		conf = hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: policy.UnattendedEnv()}
 	}
 	start := time.Now()
-	results := ps.guard.Exec.Exec(ctx, hs, s.Command, hosts.ExecOptions{Confinement: conf})
+	results := ps.guard.Exec.Exec(executor.WithSession(ctx, r.a.SessionID), hs, s.Command, hosts.ExecOptions{Confinement: conf})
 	return ps.finish(ctx, r, k, results, time.Since(start))
 }
 
