@@ -53,6 +53,7 @@ func build(d Deps) parts {
 		queueStage{enqueue: p.threads.enqueue, note: p.threads.noteFor, out: out, crew: p.crew},
 	}
 	p.threads.begun = p.inbox.finish
+	p.threads.keepNotice = p.inbox.keepNotice
 	p.threads.run = multiStage{
 		sessionStage{open: ses.open, act: p.followUps.act, first: p.followUps.first, out: out, log: d.Log},
 		turnStage{agentOn: d.Agent != nil, stream: an.stream, run: rn.command, command: cmds.answer},

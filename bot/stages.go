@@ -176,7 +176,7 @@ type queueStage struct {
 // Exec queues w.
 func (s queueStage) Exec(ctx context.Context, w *work) error {
 	ev := w.ev
-	behind, ok, full := s.enqueue(threadOf(ev), queued{ev: ev, inboxID: w.inboxID, jobEnd: w.jobEnd, replayed: !w.first})
+	behind, ok, full := s.enqueue(threadOf(ev), queued{ev: ev, inboxID: w.inboxID, jobEnd: w.jobEnd, replayed: !w.first, notice: w.notice})
 	if w.jobEnd {
 		w.handed = true // its row stays open for the next start when not queued
 		return nil
