@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,16 +84,22 @@ func TestSlowModelsCommandsAreTaskCards(t *testing.T) {
 	if !ended {
 		t.Fatalf("the placeholder's message did not become the answer:\n%s", fake.ThreadText("C0OPS", root.Thread))
 	}
+	// Each command has its card. Its final status is on the card; or, for
+	// a command still running 5 s in (a loaded machine), in the context
+	// line that then took over to show Stop (render's stopLineAfter).
 	want := map[string]string{"call-ok": "complete", "call-fail": "error"}
+	lines := map[string]string{"call-ok": "✓ `echo up` on local", "call-fail": "✗ `exit 3` on local"}
 	for _, tk := range m.Tasks {
-		if w, ok := want[tk.ID]; ok && tk.Status == w && tk.Output != "" {
+		w, ok := want[tk.ID]
+		switch {
+		case !ok:
+		case tk.Status == w && tk.Output != "":
+			delete(want, tk.ID)
+		case tk.Status == "in_progress" && strings.Contains(m.Context(), lines[tk.ID]):
 			delete(want, tk.ID)
 		}
 	}
 	if len(want) > 0 {
-		t.Errorf("cards %+v; missing or wrong: %v (want each with its final status and output)", m.Tasks, want)
-	}
-	if m.Context() != "" {
-		t.Errorf("the commands show as status lines too: %q", m.Context())
+		t.Errorf("cards %+v, context %q; missing or wrong: %v (want each with its final status and output)", m.Tasks, m.Context(), want)
 	}
 }
