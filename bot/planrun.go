@@ -167,7 +167,7 @@ func (ps *Plans) show(ctx context.Context, r *planRun) {
 		return
 	}
 	ref := connectors.Ref{Platform: r.rec.Platform, Workspace: r.rec.Workspace, Channel: r.rec.Channel, Thread: r.rec.Thread, ID: r.rec.CardMessage}
-	if err := editRetrying(context.WithoutCancel(ctx), conn, ref, progressCard(r.heading, r.prog)); err != nil {
+	if err := editProgress(context.WithoutCancel(ctx), conn, ref, r.heading, r.prog); err != nil {
 		ps.log.Warn("update plan card", "err", err)
 	}
 }
