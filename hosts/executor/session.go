@@ -23,7 +23,7 @@ func WithSession(ctx context.Context, id int64) context.Context {
 // tagThread adds to a command row's detail what names its thread: the
 // session id WithSession set, and the thread label hosts.WithLabel set
 // ("platform/channel/thread"). Incident memory files the command under
-// that thread (store migration 0027).
+// that thread (store migration 0026).
 func tagThread(ctx context.Context, detail map[string]any) map[string]any {
 	if id, ok := ctx.Value(sessionKey{}).(int64); ok {
 		detail["session_id"] = id
