@@ -288,3 +288,35 @@ hosts:
 		t.Errorf("hosts list web-9: exit %d %q; want 2 naming the hosts", code, stderr)
 	}
 }
+
+// The commands that only read the database need store: to be right, not
+// the rest: a webhook secret unset where they run does not stop them (a
+// new user's `opsbot audit` failed on OPSBOT_ALERT_TOKEN), while an unset
+// variable in store: still does, in words.
+func TestReadCommandsNeedOnlyTheStoresKeys(t *testing.T) {
+	t.Parallel()
+	b := startRunningBot(t)
+	base, err := os.ReadFile(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSecret := filepath.Join(b.dir, "alerts.yaml")
+	os.WriteFile(withSecret, append(base, []byte(`alerts:
+  sources:
+    - name: am
+      type: alertmanager
+      token: ${OPSBOT_TEST_UNSET_ALERT_TOKEN}
+  routes:
+    - post_to: {platform: web, channel: ops}
+`)...), 0o600)
+	for _, args := range [][]string{{"audit"}, {"stats"}, {"sessions", "list"}, {"approvals", "list"}} {
+		if code, out, stderr := runOpsbot(t, append(args, "--config", withSecret)...); code != 0 {
+			t.Errorf("%v with an unset alert token: exit %d %q %q", args, code, out, stderr)
+		}
+	}
+	badStore := filepath.Join(b.dir, "store.yaml")
+	os.WriteFile(badStore, []byte("store:\n  path: ${OPSBOT_TEST_UNSET_DB}/opsbot.db\n"), 0o600)
+	if code, _, stderr := runOpsbot(t, "audit", "--config", badStore); code != exitUsage || !strings.Contains(stderr, "OPSBOT_TEST_UNSET_DB is not set") {
+		t.Errorf("an unset variable in store.path: exit %d %q; want 2 naming it", code, stderr)
+	}
+}
