@@ -56,6 +56,7 @@ func (f *fakeConn) notify() {
 }
 
 type fakeMsg struct {
+	id              string
 	channel, thread string
 	msg             connectors.Message
 	history         []string // every text it showed
@@ -110,7 +111,7 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 		thread = id
 	}
 	m = plainMessage(m)
-	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
+	f.msgs[id] = &fakeMsg{id: id, channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
 	f.order = append(f.order, id)
 	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
 	f.finished[id] = complete
