@@ -13,7 +13,8 @@ type DayStats struct {
 	// Answers is the questions answered: chat turns that finished with
 	// an answer (one per question, however many steps and texts the
 	// model took; a turn stopped, failed or cut off is not one, nor an
-	// alert investigation), on the day the turn ended. Approvals is the
+	// alert investigation, nor a turn opsbot began with a note of its own:
+	// a plan's results, a job's end), on the day the turn ended. Approvals is the
 	// requests approved, Commands the commands that ran (audit
 	// command.end rows, health checks not counted).
 	Answers, Approvals, Commands int
@@ -29,6 +30,9 @@ func (m *Memory) DailyStats(ctx context.Context, since time.Time) ([]DayStats, e
 			WHERE t.status = 'done' AND t.ended_at >= :from AND EXISTS (SELECT 1 FROM memory_docs d
 				WHERE d.session_id = t.session_id AND d.kind = 'message' AND d.role = 'assistant' AND d.seq > t.start_seq
 				AND d.at BETWEEN t.started_at AND t.ended_at)
+			AND NOT EXISTS (SELECT 1 FROM messages q WHERE q.session_id = t.session_id AND q.seq = t.start_seq + 1
+				AND q.role = 'user' AND json_valid(q.content)
+				AND json_extract(q.content, '$[0].text') LIKE '[opsbot note, not the person''s words]%')
 		UNION ALL SELECT strftime('%Y-%m-%d', decided_at / 1000, 'unixepoch'), 0, 1, 0, 0, 0, 0 FROM approvals
 			WHERE state = 'approved' AND decided_at >= :from
 		UNION ALL SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch'), 0, 0, 1, 0, 0, 0 FROM audit

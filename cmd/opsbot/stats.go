@@ -17,8 +17,9 @@ are left out. The columns:
 
   answers     questions answered: chat turns that ended with an answer, one per question
               however many steps and texts the model took on the way (a turn stopped,
-              failed or cut off by a restart is not one; alert investigations are not
-              counted), on the day the turn ended
+              failed or cut off by a restart is not one; alert investigations and the
+              turns opsbot starts itself, e.g. to tell the model a plan's results, are
+              not counted), on the day the turn ended
   approvals   approval requests approved, on the day of the decision
   commands    commands that ran, by people or the model (the audit trail's command.end
               rows; the scheduler's health checks are not counted)
