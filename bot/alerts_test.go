@@ -99,7 +99,7 @@ func TestAlertDuplicateDeliveriesOneThread(t *testing.T) {
 	if len(roots) != 1 || r.edits() != 0 || len(r.conn.reqs()) != 1 {
 		t.Fatalf("%d threads, %d edits, %d requests; want 1 thread, 0 edits:\n%s", len(roots), r.edits(), len(r.conn.reqs()), r.dump())
 	}
-	for _, want := range []string{"🔴 **FIRING** · NodeDown: Node web-1 is down", "Still firing since 00:10 UTC (last notice 00:15 UTC)", "**Alerts** (1 firing, 0 resolved)", "`instance=web-1:9100`"} {
+	for _, want := range []string{"🔴 **FIRING** · NodeDown: Node web-1 is down", "\nFiring since 00:10 UTC · source", "**Alerts** (1 firing, 0 resolved)", "`instance=web-1:9100`"} {
 		if !strings.Contains(roots[0].msg.Text, want) {
 			t.Errorf("root lacks %q:\n%s", want, roots[0].msg.Text)
 		}
@@ -111,7 +111,7 @@ func TestAlertDuplicateDeliveriesOneThread(t *testing.T) {
 
 // Firing, then an alert added, one resolved, all resolved: one thread,
 // whose root shows the current set each time and ends resolved with the
-// duration; a repeat later refreshes its "last notice".
+// duration; a repeat says it is one.
 func TestAlertGroupLifecycleOneThread(t *testing.T) {
 	t.Parallel()
 	r := newAlertRig(t, alertConfig(), nil)
@@ -127,8 +127,8 @@ func TestAlertGroupLifecycleOneThread(t *testing.T) {
 		r.clock = r.clock.Add(time.Minute)
 		if i == 1 {
 			r.deliver("am", "am_firing.json") // a repeat, a minute on
-			if got := r.roots()[0].msg.Text; !strings.Contains(got, "last notice 00:17 UTC") {
-				t.Errorf("a repeat does not refresh its last notice:\n%s", got)
+			if got := r.roots()[0].msg.Text; !strings.Contains(got, "Still firing since 00:10 UTC (repeat notice 00:17 UTC)") {
+				t.Errorf("a repeat does not say it is one:\n%s", got)
 			}
 		}
 		r.deliver("am", s.file)

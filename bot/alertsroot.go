@@ -26,6 +26,9 @@ type groupState struct {
 	// last said it still fires.
 	Since      time.Time `json:"since"`
 	LastNotice time.Time `json:"last_notice"`
+	// Change is what the last notice brought (changeFirst, changeRepeat,
+	// or alerts added and resolved), for the root's second line.
+	Change change `json:"change,omitzero"`
 	// Investigate is its route's investigate.
 	Investigate   bool               `json:"investigate,omitempty"`
 	Investigation investigationState `json:"investigation,omitzero"`
@@ -73,21 +76,16 @@ func (s *groupState) merge(d alerts.Delivery, received time.Time) {
 		s.Title = d.Title
 	}
 	s.URL = cmpOr(d.URL, s.URL)
+	noted := d.Note != "" && d.Note != s.Note // a PagerDuty acknowledgement
 	if d.Note != "" {
 		s.Note = d.Note
 	}
 	if s.Labels == nil {
 		s.Labels = d.Labels
 	}
-	changed := false
-	for _, al := range d.Alerts {
-		if i := slices.IndexFunc(s.Alerts, func(x alerts.Alert) bool { return x.ID == al.ID }); i >= 0 {
-			changed = changed || !reflect.DeepEqual(s.Alerts[i], al)
-			s.Alerts[i] = al
-		} else {
-			s.Alerts, changed = append(s.Alerts, al), true
-		}
-	}
+	first := s.LastNotice.IsZero()
+	c, changed := s.mergeAlerts(d.Alerts)
+	changed = changed || noted
 	if d.Status == alerts.Firing {
 		if s.Since.IsZero() || !s.firingSince().IsZero() && s.firingSince().Before(s.Since) {
 			s.Since = cmpOrTime(s.firingSince(), received)
@@ -96,8 +94,88 @@ func (s *groupState) merge(d alerts.Delivery, received time.Time) {
 		// new notice: the root stays as it is.
 		if changed || received.Sub(s.LastNotice) >= repeatIsNews {
 			s.LastNotice = received
+			s.Change = c.kind(first, changed)
 		}
 	}
+}
+
+// mergeAlerts takes a delivery's alerts into the state and says how
+// many were added and resolved, and whether any changed at all.
+func (s *groupState) mergeAlerts(in []alerts.Alert) (change, bool) {
+	var c change
+	changed := false
+	for _, al := range in {
+		i := slices.IndexFunc(s.Alerts, func(x alerts.Alert) bool { return x.ID == al.ID })
+		switch {
+		case i < 0:
+			s.Alerts, changed = append(s.Alerts, al), true
+			c.Added++
+			continue
+		case s.Alerts[i].Status == alerts.Firing && al.Status == alerts.Resolved:
+			c.Resolved++
+		case s.Alerts[i].Status == alerts.Resolved && al.Status == alerts.Firing:
+			c.Added++ // firing again is news like a new one
+		}
+		changed = changed || !reflect.DeepEqual(s.Alerts[i], al)
+		s.Alerts[i] = al
+	}
+	return c, changed
+}
+
+// change is what a notice brought: alerts added (or firing again) and
+// resolved; with neither, Repeat says it was the same set again.
+type change struct {
+	Added    int  `json:"added,omitempty"`
+	Resolved int  `json:"resolved,omitempty"`
+	Repeat   bool `json:"repeat,omitempty"`
+	Updated  bool `json:"updated,omitempty"`
+}
+
+// kind is the change as the root tells it: a group's first notice is
+// news of its own, whatever its alerts; the same set unchanged is a
+// repeat; alerts changed otherwise (a PagerDuty acknowledgement) are an
+// update.
+func (c change) kind(first, changed bool) change {
+	switch {
+	case first:
+		return change{}
+	case c.Added == 0 && c.Resolved == 0:
+		return change{Repeat: !changed, Updated: changed}
+	}
+	return c
+}
+
+// firingLine is the root's second line while the group fires: when it
+// began, and what its last notice brought. Only a repeat (the sender's
+// repeat interval: the same set again) says "still firing".
+func firingLine(s *groupState, now time.Time) string {
+	since := clock(s.Since, now)
+	at := clock(s.LastNotice, now)
+	c := s.Change
+	if c.Repeat {
+		return fmt.Sprintf("Still firing since %s (repeat notice %s)", since, at)
+	}
+	var news []string
+	if c.Added > 0 {
+		news = append(news, fmt.Sprintf("%s added", alertCount(c.Added)))
+	}
+	if c.Resolved > 0 {
+		news = append(news, fmt.Sprintf("%s resolved", alertCount(c.Resolved)))
+	}
+	if c.Updated {
+		news = append(news, "updated")
+	}
+	if len(news) == 0 {
+		return fmt.Sprintf("Firing since %s", since)
+	}
+	return fmt.Sprintf("Firing since %s · %s %s", since, strings.Join(news, ", "), at)
+}
+
+func alertCount(n int) string {
+	if n == 1 {
+		return "1 alert"
+	}
+	return fmt.Sprintf("%d alerts", n)
 }
 
 // repeatIsNews is how long after the last notice the same alerts again
@@ -155,7 +233,7 @@ func rootMessage(g *store.AlertGroup, s *groupState, now time.Time) connectors.M
 		fmt.Fprintf(&b, "Fired %s, resolved %s (lasted %s)", clock(s.Since, now), clock(g.ResolvedAt, now), spell(g.ResolvedAt.Sub(s.Since)))
 	} else {
 		fmt.Fprintf(&b, "🔴 **FIRING** · %s\n", plainText(s.Title, 200))
-		fmt.Fprintf(&b, "Still firing since %s (last notice %s)", clock(s.Since, now), clock(s.LastNotice, now))
+		b.WriteString(firingLine(s, now))
 	}
 	fmt.Fprintf(&b, " · source `%s`", g.Source)
 	if s.Note != "" {
@@ -210,7 +288,9 @@ func alertName(a alerts.Alert, common map[string]string) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "`" + codeText(a.Labels["alertname"], 60) + "`"
+		// No label of its own (a PagerDuty incident, a generic alert):
+		// its name, else the sender's id for it.
+		return "`" + codeText(cmpOr(cmpOr(a.Labels["alertname"], a.ID), "alert"), 60) + "`"
 	}
 	return "`" + codeText(strings.Join(parts, " "), 120) + "`"
 }
