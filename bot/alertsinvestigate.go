@@ -36,6 +36,8 @@ type Investigator struct {
 	Agent    turnAgent
 	Sessions interface {
 		SessionFor(ctx context.Context, key store.ThreadKey) (store.Session, bool, error)
+		BeginTurn(ctx context.Context, sessionID int64) (store.Turn, error)
+		EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
 	}
 	// Hosts is the inventory: host_labels' values are looked up in it.
 	Hosts     []agent.HostInfo
@@ -245,6 +247,8 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 	}
 	info := agent.SessionInfo{ID: sess.ID, Requester: AlertRequester + id.source, Cwd: sess.Cwd, Platform: g.Platform, Channel: g.Channel, Kind: agent.KindAlert}
 	var answer strings.Builder
+	ended := inv.recordTurn(ctx, sess.ID)
+	defer func() { ended(err) }()
 	err = inv.Agent.Turn(ctx, info, investigationPrompt(id, st), func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
@@ -259,6 +263,30 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 		}
 	}
 	inv.finish(ctx, id, answer.String(), err)
+}
+
+// recordTurn notes the investigation's turn in the store as a person's
+// question's turn is noted, so that `opsbot sessions list`, the web
+// chat's thread list and a restart's recovery see it; the returned func
+// records how it ended.
+func (inv *Investigator) recordTurn(ctx context.Context, session int64) func(error) {
+	t, err := inv.Sessions.BeginTurn(ctx, session)
+	if err != nil {
+		inv.Log.Warn("record an alert investigation's turn", "err", err)
+		return func(error) {}
+	}
+	return func(err error) {
+		status := store.TurnDone
+		switch {
+		case stoppedBy(ctx, err) != "" || ctx.Err() != nil:
+			status = store.TurnCancelled
+		case err != nil:
+			status = store.TurnFailed
+		}
+		if _, err := inv.Sessions.EndTurn(context.WithoutCancel(ctx), t.ID, status); err != nil {
+			inv.Log.Warn("record an alert investigation's end", "err", err)
+		}
+	}
 }
 
 // noteRuns adds the commands a tool ran to the summary's evidence.

@@ -78,8 +78,14 @@ type SessionSummary struct {
 	StartedBy string
 	// LastActivity is the latest of its messages, turns and changes.
 	LastActivity time.Time
-	// LastTurn is the status of its latest turn ("" before any).
-	LastTurn TurnStatus
+	// LastTurn is the status of its latest turn ("" before any), and
+	// LastTurnEnded when it ended (zero while it runs).
+	LastTurn      TurnStatus
+	LastTurnEnded time.Time
+	// Alert is the title of the alert group whose thread it is ("" for a
+	// person's thread): its turns are investigations, not answers to a
+	// question.
+	Alert string
 	// Pending counts its approval requests still waiting.
 	Pending int
 }
@@ -95,6 +101,9 @@ func (s *Sessions) ListSessions(ctx context.Context, limit int) ([]SessionSummar
 			coalesce((SELECT max(created_at) FROM messages WHERE session_id = s.id), 0),
 			coalesce((SELECT max(coalesce(ended_at, started_at)) FROM turns WHERE session_id = s.id), 0)) AS last,
 		coalesce((SELECT status FROM turns WHERE session_id = s.id ORDER BY id DESC LIMIT 1), ''),
+		(SELECT ended_at FROM turns WHERE session_id = s.id ORDER BY id DESC LIMIT 1),
+		coalesce((SELECT json_extract(state, '$.title') FROM alert_groups WHERE json_valid(state) AND s.thread != ''
+			AND platform = s.platform AND workspace = s.workspace AND channel = s.channel AND thread = s.thread LIMIT 1), ''),
 		(SELECT count(*) FROM approvals WHERE session_id = s.id AND state = 'pending'),
 		coalesce(
 			(SELECT 'web:' || user FROM web_messages WHERE s.platform = 'web' AND thread = s.thread AND bot = 0 AND user != '' ORDER BY seq LIMIT 1),
@@ -108,12 +117,13 @@ func (s *Sessions) ListSessions(ctx context.Context, limit int) ([]SessionSummar
 	var out []SessionSummary
 	for rows.Next() {
 		var m SessionSummary
-		var created, updated, last sql.NullInt64
+		var created, updated, last, ended sql.NullInt64
 		if err := rows.Scan(&m.ID, &m.Platform, &m.Workspace, &m.Channel, &m.Thread, &m.Cwd, &created, &updated,
-			&last, &m.LastTurn, &m.Pending, &m.StartedBy); err != nil {
+			&last, &m.LastTurn, &ended, &m.Alert, &m.Pending, &m.StartedBy); err != nil {
 			return nil, wrap("list sessions", err)
 		}
 		m.CreatedAt, m.UpdatedAt, m.LastActivity = fromMS(created), fromMS(updated), fromMS(last)
+		m.LastTurnEnded = fromMS(ended)
 		out = append(out, m)
 	}
 	return out, wrap("list sessions", rows.Err())

@@ -31,9 +31,10 @@ func newSessionsCmd() *cobra.Command {
 		Long: `List the bot's sessions (a session is one thread's conversation), the latest active
 first: its platform, its channel and thread (a Slack or Discord thread as the time
 it began), who started it (as far as the database tells: the web chat's first
-author, else the first person who asked for a command there), when it was last
-active, and its state: answering, waiting for approval, or idle with how its last
-answer ended.
+author, else the first person who asked for a command there; an alert's thread
+as "alert: " and the alert group's title), when it was last active, and its
+state: answering, waiting for approval, or idle with how its last answer ended
+(an alert's investigation counts as its thread's answer).
 
 Reads the database of --data-dir or store.path only: safe while 'opsbot run' runs.`,
 		Example: "  opsbot sessions list\n  opsbot sessions list --limit 0 --data-dir /var/lib/opsbot",
@@ -70,7 +71,7 @@ func listSessions(ctx context.Context, w io.Writer, st *store.Store, limit int, 
 	fmt.Fprintln(tw, "LAST ACTIVITY\tPLATFORM\tWHERE\tSTARTED BY\tSTATE")
 	for _, s := range list {
 		fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\n", s.LastActivity.Local().Format("2006-01-02 15:04"), untilText(s.LastActivity, now),
-			s.Platform, sessionPlace(s.Platform, s.Channel, s.Thread), personText(s.StartedBy), sessionState(s))
+			s.Platform, sessionPlace(s.Platform, s.Channel, s.Thread), sessionStarter(s), sessionState(s))
 	}
 	return tw.Flush()
 }
@@ -87,13 +88,28 @@ func sessionState(s store.SessionSummary) string {
 	case store.TurnRunning:
 		return "answering"
 	case store.TurnDone:
-		return "idle"
+		if s.LastTurnEnded.IsZero() {
+			return "idle (answered)"
+		}
+		return "idle (answered " + s.LastTurnEnded.Local().Format("2006-01-02 15:04") + ")"
 	case "":
+		if s.Alert != "" {
+			return "idle (not investigated)"
+		}
 		return "idle (no answer yet)"
 	case store.TurnInterrupted:
 		return "idle (last answer cut by a restart)"
 	}
 	return "idle (last answer " + string(s.LastTurn) + ")"
+}
+
+// sessionStarter is who started a session: for an alert's thread, the
+// alert group (its investigation asked, not a person).
+func sessionStarter(s store.SessionSummary) string {
+	if s.Alert != "" {
+		return "alert: " + strings.Join(strings.Fields(s.Alert), " ")
+	}
+	return personText(s.StartedBy)
 }
 
 // sessionPlace is a session's channel and thread as a person reads them:
