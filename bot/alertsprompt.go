@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/opsbot/opsbot/store"
 )
 
 // investigationPrompt is the turn's message: what to do, on which hosts,
@@ -33,7 +35,7 @@ func investigationPrompt(id groupID, st *groupState) string {
 	body, _ := json.MarshalIndent(data, "", "  ") // strings and maps: cannot fail
 	fence := strings.Repeat("`", max(3, longestRun(string(body), '`')+1))
 	var b strings.Builder
-	b.WriteString("An alert fired, and this thread is its investigation. Investigate read-only: run diagnostics that read state " +
+	b.WriteString(store.AlertInvestigationLead + " Investigate read-only: run diagnostics that read state " +
 		"(logs, status, resource use) to find the likely cause. A command that needs approval is not run in an alert " +
 		"investigation: it is posted in the thread as a proposal for a person, and its result tells you it was not run; " +
 		"do not wait for it, go on with what you can read.\n\n")

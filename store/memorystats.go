@@ -32,7 +32,8 @@ func (m *Memory) DailyStats(ctx context.Context, since time.Time) ([]DayStats, e
 				AND d.at BETWEEN t.started_at AND t.ended_at)
 			AND NOT EXISTS (SELECT 1 FROM messages q WHERE q.session_id = t.session_id AND q.seq = t.start_seq + 1
 				AND q.role = 'user' AND json_valid(q.content)
-				AND json_extract(q.content, '$[0].text') LIKE '[opsbot note, not the person''s words]%')
+				AND (json_extract(q.content, '$[0].text') LIKE '[opsbot note, not the person''s words]%'
+					OR json_extract(q.content, '$[0].text') LIKE :lead || '%'))
 		UNION ALL SELECT strftime('%Y-%m-%d', decided_at / 1000, 'unixepoch'), 0, 1, 0, 0, 0, 0 FROM approvals
 			WHERE state = 'approved' AND decided_at >= :from
 		UNION ALL SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch'), 0, 0, 1, 0, 0, 0 FROM audit
@@ -40,7 +41,7 @@ func (m *Memory) DailyStats(ctx context.Context, since time.Time) ([]DayStats, e
 		UNION ALL SELECT day, 0, 0, 0, input, cached, output FROM token_usage WHERE day >= :fromDay)
 		SELECT day, sum(answers), sum(approvals), sum(commands), sum(input), sum(cached), sum(output)
 		FROM days GROUP BY day ORDER BY day`,
-		namedArg("from", from.UnixMilli()), namedArg("fromDay", from.Format("2006-01-02")))
+		namedArg("from", from.UnixMilli()), namedArg("lead", AlertInvestigationLead), namedArg("fromDay", from.Format("2006-01-02")))
 	if err != nil {
 		return nil, wrap("daily stats", err)
 	}
@@ -55,5 +56,10 @@ func (m *Memory) DailyStats(ctx context.Context, since time.Time) ([]DayStats, e
 	}
 	return out, wrap("daily stats", rows.Err())
 }
+
+// AlertInvestigationLead opens the request an alert investigation's
+// turn begins with: stats tells such a turn from a person's question by
+// it (an investigation answers an alert, not someone who asked).
+const AlertInvestigationLead = "An alert fired, and this thread is its investigation."
 
 func namedArg(name string, v any) any { return sql.Named(name, v) }

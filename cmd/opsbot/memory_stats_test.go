@@ -30,6 +30,7 @@ func TestStatsCountsPerDay(t *testing.T) {
 	day := func(answers, cmds int, approve bool, tokens int64) {
 		text, _ := json.Marshal([]map[string]string{{"type": "text", "text": "answer"}})
 		note, _ := json.Marshal([]map[string]string{{"type": "text", "text": "[opsbot note, not the person's words] The plan \"x\" ended: every step ran."}})
+		investigation, _ := json.Marshal([]map[string]string{{"type": "text", "text": store.AlertInvestigationLead + " Investigate read-only: …"}})
 		asked := text
 		turn := func(status store.TurnStatus) {
 			tn, _ := st.Sessions().BeginTurn(ctx, sess.ID)
@@ -44,6 +45,8 @@ func TestStatsCountsPerDay(t *testing.T) {
 		}
 		turn(store.TurnCancelled)
 		asked = note // a turn opsbot started (a plan's results, a job's end) answers no one's question
+		turn(store.TurnDone)
+		asked = investigation // nor does an alert's investigation
 		turn(store.TurnDone)
 		asked = text
 		for range cmds {
