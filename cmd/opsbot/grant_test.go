@@ -95,7 +95,7 @@ func TestGrantCoversSimilarCommandsOnly(t *testing.T) {
 	// `approvals` lists the grant; `approvals revoke 1` ends it.
 	c.post("/api/messages", map[string]any{"channel": "ops", "thread": thread, "user": "carol", "text": "approvals"})
 	list := d.waitText(t, "Approved similar commands in this thread")
-	if !strings.Contains(list, "1. commands like `"+mk("svc-1")+"` on `local` — by @bob · ") || !strings.HasSuffix(list, " minutes left") {
+	if !strings.Contains(list, "grant 1: commands like `"+mk("svc-1")+"` on `local` — by @bob · ") || !strings.HasSuffix(list, " minutes left") {
 		t.Errorf("approvals lists:\n%s", list)
 	}
 	c.post("/api/messages", map[string]any{"channel": "ops", "thread": thread, "user": "carol", "text": "approvals revoke 1"})
