@@ -160,6 +160,7 @@ func isApprovalsLine(text string) bool {
 	word, _ := firstWord(text)
 	return strings.EqualFold(word, "approvals")
 }
+
 // approvalsNow answers an `approvals` line in its thread's session, out
 // of the thread's queue (routeStage).
 func (c *commands) approvalsNow(open func(context.Context, connectors.Event) (agent.SessionInfo, error)) func(context.Context, connectors.Event) {
