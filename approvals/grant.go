@@ -86,7 +86,8 @@ func (g *Gate) GrantSimilar(ctx context.Context, id string, voter Person, gs Gra
 func grantRefusal(a Approval, voter Person) string {
 	switch {
 	case samePerson(voter.Key(), a.Requester):
-		return "you asked for this command; someone else has to approve similar commands"
+		shown := strings.ReplaceAll(policy.RenderCommand(Shown(a.Command), policy.DisplayOptions{Limit: 200}).Preview, "\n", " ")
+		return fmt.Sprintf("you asked for %s; someone else has to approve commands like `%s` on %s in this thread", asked(a), shown, a.Host)
 	case a.Quorum > 1:
 		return fmt.Sprintf("this request needs %s, so one person cannot approve similar commands; use Approve", Approvals(a.Quorum))
 	case a.SessionID == 0:

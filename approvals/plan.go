@@ -60,6 +60,30 @@ func ParsePlan(text string) (Plan, error) {
 // IsPlan reports whether an approval's command is a plan's canonical text.
 func IsPlan(command string) bool { return strings.HasPrefix(command, planPrefix) }
 
+// Shown is an approval's command as people read it in a listing or a
+// notice: a command itself, a plan as "plan: <goal> (N steps on host1,
+// host2)" — never its canonical text, which is for the hash.
+func Shown(command string) string {
+	if !IsPlan(command) {
+		return command
+	}
+	p, err := ParsePlan(command)
+	if err != nil {
+		return "plan (unreadable)"
+	}
+	var targets []string
+	for _, s := range p.Steps {
+		if !slices.Contains(targets, s.Target) {
+			targets = append(targets, s.Target)
+		}
+	}
+	steps := "steps"
+	if len(p.Steps) == 1 {
+		steps = "step"
+	}
+	return fmt.Sprintf("plan: %s (%d %s on %s)", p.Goal, len(p.Steps), steps, strings.Join(targets, ", "))
+}
+
 // StepVerdict is the policy's decision on one step, on the hosts its
 // target resolved to, and on its verify command when it has one (Verify
 // is the zero decision, allow, when it has none).

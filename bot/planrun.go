@@ -22,7 +22,8 @@ type planRun struct {
 	a    approvals.Approval
 	plan approvals.Plan
 	prog approvals.PlanProgress
-	// heading is the card's first line: who approved it.
+	// heading is the card's first line: where the plan stands (show adds
+	// who approved it, and when, on every edit).
 	heading string
 }
 
@@ -40,7 +41,7 @@ func (ps *Plans) run(ctx context.Context, id, by string) {
 	if won, err := ps.store.StartPlan(ctx, id, by); err != nil || !won {
 		return
 	}
-	r.heading = "Plan " + decisionText(r.a)
+	r.heading = "Plan running"
 	ps.show(ctx, r)
 	for k := range r.plan.Steps {
 		if why := ps.step(ctx, r, k); why != "" {
@@ -222,14 +223,19 @@ func (ps *Plans) halt(ctx context.Context, r *planRun, k int, why string) {
 	ps.followUp(ctx, r, fmt.Sprintf("halted at step %d: %s", k+1, why))
 }
 
-// show edits the plan's card to its progress.
+// show edits the plan's card to its progress. An approved plan's card
+// says who approved it, and when, in every edit to its end.
 func (ps *Plans) show(ctx context.Context, r *planRun) {
 	conn, ok := ps.platforms.conn(r.rec.Platform)
 	if !ok || r.rec.CardMessage == "" {
 		return
 	}
+	heading := r.heading
+	if r.a.State == approvals.ApprovalApproved {
+		heading += " — " + decisionText(r.a) + " at " + approvals.FormatTime(r.a.DecidedAt)
+	}
 	ref := connectors.Ref{Platform: r.rec.Platform, Workspace: r.rec.Workspace, Channel: r.rec.Channel, Thread: r.rec.Thread, ID: r.rec.CardMessage}
-	if err := editProgress(context.WithoutCancel(ctx), conn, ref, r.heading, r.prog); err != nil {
+	if err := editProgress(context.WithoutCancel(ctx), conn, ref, heading, r.prog); err != nil {
 		ps.log.Warn("update plan card", "err", err)
 	}
 }

@@ -219,7 +219,7 @@ func (d *grantDriver) decide(t *testing.T, card map[string]any, first string) {
 		return
 	}
 	click("alice", "approve_similar")
-	d.waitText(t, "someone else has to approve similar commands")
+	d.waitText(t, "you asked for this command; someone else has to approve commands like `")
 	click("bob", "approve_similar")
 	d.approveClicks++
 }
