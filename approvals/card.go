@@ -31,9 +31,10 @@ type Card struct {
 	DecidedAt time.Time
 }
 
-// NewCard prepares a request for display.
+// NewCard prepares a request for display; a plan's is its summary
+// (Shown), not its canonical text.
 func NewCard(a Approval, opt policy.DisplayOptions) Card {
-	c := Card{ID: a.ID, Host: a.Host, Cwd: a.Cwd, Requester: a.Requester, Command: policy.RenderCommand(a.Command, opt),
+	c := Card{ID: a.ID, Host: a.Host, Cwd: a.Cwd, Requester: a.Requester, Command: policy.RenderCommand(Shown(a.Command), opt),
 		Quorum: a.Quorum, ExpiresAt: a.ExpiresAt, State: a.State, DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt}
 	for _, r := range a.Reasons {
 		c.Reasons = append(c.Reasons, policy.RenderCommand(r, policy.DisplayOptions{}).Text)

@@ -20,10 +20,13 @@ const GrantFor = 30 * time.Minute
 // expires or someone revokes it. Deny-class commands are never covered:
 // the Guard asks a grant only about commands the policy sends to people.
 type Grant struct {
+	// ID is the grant's number, the one people see (`approvals revoke
+	// 12`) and the N of its audit subject grant:N: one number for a grant
+	// wherever it is read.
 	ID        int64
 	SessionID int64
-	// Number is the grant's short number in its thread, for people
-	// (`approvals revoke 2`).
+	// Number is the grant's ordinal in its thread, kept by the store; no
+	// person is shown it (it differs from ID, which the audit names).
 	Number int64
 	// Hosts are the request's hosts, sorted and comma-separated, as
 	// Approval.Host.
@@ -46,9 +49,9 @@ type GrantStore interface {
 	// ActiveGrants lists a thread's grants neither revoked nor expired at
 	// now, oldest first.
 	ActiveGrants(ctx context.Context, sessionID int64, now time.Time) ([]Grant, error)
-	// RevokeGrant ends the thread's grant with this short number (Number);
-	// false when it was not active.
-	RevokeGrant(ctx context.Context, sessionID, number int64, by string, now time.Time) (bool, error)
+	// RevokeGrant ends the thread's grant with this ID; false when the
+	// thread had no such active grant.
+	RevokeGrant(ctx context.Context, sessionID, id int64, by string, now time.Time) (bool, error)
 	// UseGrant audits a command the grant let run.
 	UseGrant(ctx context.Context, id int64, command, hosts, requester string) error
 }
@@ -83,7 +86,8 @@ func (g *Gate) GrantSimilar(ctx context.Context, id string, voter Person, gs Gra
 func grantRefusal(a Approval, voter Person) string {
 	switch {
 	case samePerson(voter.Key(), a.Requester):
-		return "you asked for this command; someone else has to approve similar commands"
+		shown := strings.ReplaceAll(policy.RenderCommand(Shown(a.Command), policy.DisplayOptions{Limit: 200}).Preview, "\n", " ")
+		return fmt.Sprintf("you asked for %s; someone else has to approve commands like `%s` on %s in this thread", asked(a), shown, a.Host)
 	case a.Quorum > 1:
 		return fmt.Sprintf("this request needs %s, so one person cannot approve similar commands; use Approve", Approvals(a.Quorum))
 	case a.SessionID == 0:

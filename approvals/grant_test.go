@@ -174,7 +174,7 @@ func TestGuardRunsOnlyWhatAGrantCovers(t *testing.T) {
 	if err := permit(r.session, "web-1", "systemctl restart svc-deny"); !errors.As(err, &refusal) || asker.asked != before {
 		t.Errorf("deny-class: %v (asked %d more); want refused without asking", err, asker.asked-before)
 	}
-	if ok, err := r.st.Approvals().RevokeGrant(ctx, r.session, g.Number, "web:carol", r.clock()); !ok || err != nil {
+	if ok, err := r.st.Approvals().RevokeGrant(ctx, r.session, g.ID, "web:carol", r.clock()); !ok || err != nil {
 		t.Fatalf("revoke = %v, %v", ok, err)
 	}
 	if err := permit(r.session, "web-1", "systemctl restart svc-2"); err == nil || asker.asked != before+1 {

@@ -60,19 +60,45 @@ func ParsePlan(text string) (Plan, error) {
 // IsPlan reports whether an approval's command is a plan's canonical text.
 func IsPlan(command string) bool { return strings.HasPrefix(command, planPrefix) }
 
+// Shown is an approval's command as people read it in a listing or a
+// notice: a command itself, a plan as "plan: <goal> (N steps on host1,
+// host2)" — never its canonical text, which is for the hash.
+func Shown(command string) string {
+	if !IsPlan(command) {
+		return command
+	}
+	p, err := ParsePlan(command)
+	if err != nil {
+		return "plan (unreadable)"
+	}
+	var targets []string
+	for _, s := range p.Steps {
+		if !slices.Contains(targets, s.Target) {
+			targets = append(targets, s.Target)
+		}
+	}
+	steps := "steps"
+	if len(p.Steps) == 1 {
+		steps = "step"
+	}
+	return fmt.Sprintf("plan: %s (%d %s on %s)", p.Goal, len(p.Steps), steps, strings.Join(targets, ", "))
+}
+
 // StepVerdict is the policy's decision on one step, on the hosts its
-// target resolved to.
+// target resolved to, and on its verify command when it has one (Verify
+// is the zero decision, allow, when it has none).
 type StepVerdict struct {
 	Hosts    []string
 	Decision HostDecision
+	Verify   HostDecision
 }
 
-// Needs is the strictest action over verdicts: allow when no step needs
-// a person.
+// Needs is the strictest action over verdicts, verify commands included:
+// allow when no step needs a person.
 func Needs(vs []StepVerdict) policy.Action {
 	worst := policy.Allow
 	for _, v := range vs {
-		worst = max(worst, v.Decision.Action)
+		worst = max(worst, v.Decision.Action, v.Verify.Action)
 	}
 	return worst
 }
@@ -94,9 +120,10 @@ func PlanHosts(vs []StepVerdict) []string {
 
 // ClassifyPlan decides every step of p before anyone is asked, through
 // the same policy path as a command (Decide): a step whose target does not
-// resolve, or that the policy denies, refuses the whole plan, in words
-// naming the step. A plan with no step, or a step with no command, is
-// refused too.
+// resolve, or whose command or verify command the policy denies, refuses
+// the whole plan, in words naming the step. A plan with no step, or a
+// step with no command, is refused too. (A rollback is classified when it
+// is proposed as a plan of its own.)
 func (g *Guard) ClassifyPlan(p Plan) ([]StepVerdict, error) {
 	if strings.TrimSpace(p.Goal) == "" || len(p.Steps) == 0 {
 		return nil, &Refusal{Reason: "a plan needs a goal and at least one step"}
@@ -116,6 +143,13 @@ func (g *Guard) ClassifyPlan(p Plan) ([]StepVerdict, error) {
 			return nil, &Refusal{Reason: fmt.Sprintf("step %d (`%s` on %s) is denied by policy: %s", i+1, s.Command, s.Target, strings.Join(d.Reasons, "; "))}
 		}
 		vs[i] = StepVerdict{Hosts: hs, Decision: d}
+		if s.Verify == "" {
+			continue
+		}
+		if vs[i].Verify = g.Decide(hs, s.Verify); vs[i].Verify.Action == policy.Deny {
+			g.refused(policy.Deny, "refused")
+			return nil, &Refusal{Reason: fmt.Sprintf("step %d's verify (`%s` on %s) is denied by policy: %s", i+1, s.Verify, s.Target, strings.Join(vs[i].Verify.Reasons, "; "))}
+		}
 	}
 	return vs, nil
 }

@@ -25,6 +25,13 @@ type StepProgress struct {
 	Duration time.Duration
 	// Output is a short summary of what the step printed.
 	Output string
+	// Verify is the step's verify command, run after the step succeeded
+	// ("" when it has none); VerifyStatus, VerifyExit and VerifyOutput
+	// say how it went (pending until it runs).
+	Verify       string
+	VerifyStatus StepStatus
+	VerifyExit   int
+	VerifyOutput string
 }
 
 // PlanProgress is a plan's progress, a plain value any connector can

@@ -149,7 +149,7 @@ func (g *Gate) refusal(a Approval, voter Person, vote string) string {
 	case self && vote == VoteDeny:
 		return ""
 	case self && !g.cfg.AllowSelfApproval:
-		return "you asked for this command; someone else has to approve it"
+		return "you asked for " + asked(a) + "; someone else has to approve it"
 	case !g.MayApprove(a, voter):
 		return "you are not an approver for this channel and host"
 	}
@@ -224,4 +224,13 @@ func foldPerson(key string) string {
 		return r
 	}, norm.NFKD.String(key))
 	return norm.NFKC.String(cases.Fold().String(s))
+}
+
+// asked names what a request asks for, for the words of a refused vote:
+// "this plan" or "this command".
+func asked(a Approval) string {
+	if IsPlan(a.Command) {
+		return "this plan"
+	}
+	return "this command"
 }

@@ -226,7 +226,7 @@ func (c *commands) approvalLine(a approvals.Approval, votes []approvals.Vote) st
 		tally += ", denied by " + strings.Join(no, ", ")
 	}
 	return fmt.Sprintf("• %s on `%s` — asked by %s\n   may approve: %s · votes: %s · expires %s",
-		commandSpan(a.Command), a.Host, personMention(a.Requester), c.whoMay(a), tally, expiresIn(a.ExpiresAt, now()))
+		commandSpan(approvals.Shown(a.Command)), a.Host, personMention(a.Requester), c.whoMay(a), tally, expiresIn(a.ExpiresAt, now()))
 }
 
 // personMention mentions a stored person ("slack:U1"); opsbot's own

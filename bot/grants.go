@@ -63,7 +63,7 @@ func (c *cards) grantSimilar(ctx context.Context, ev connectors.Event) {
 // grantNews tells the thread what a grant lets run, and how to end it.
 func grantNews(g approvals.Grant) string {
 	return fmt.Sprintf("%s approved commands like %s on %s in this thread for %s, without a new card (grant %d; `approvals revoke %d` ends it).",
-		personMention(g.By), commandSpan(g.Command), hostsSpan(g.Hosts), approvals.HumanDuration(g.ExpiresAt.Sub(g.CreatedAt)), g.Number, g.Number)
+		personMention(g.By), commandSpan(g.Command), hostsSpan(g.Hosts), approvals.HumanDuration(g.ExpiresAt.Sub(g.CreatedAt)), g.ID, g.ID)
 }
 
 func hostsSpan(hosts string) string { return "`" + strings.ReplaceAll(hosts, ",", "`, `") + "`" }
@@ -72,14 +72,22 @@ func hostsSpan(hosts string) string { return "`" + strings.ReplaceAll(hosts, ","
 // (the store's Approvals aggregate).
 type grantRecords interface {
 	ActiveGrants(ctx context.Context, sessionID int64, now time.Time) ([]approvals.Grant, error)
-	RevokeGrant(ctx context.Context, sessionID, number int64, by string, now time.Time) (bool, error)
+	RevokeGrant(ctx context.Context, sessionID, id int64, by string, now time.Time) (bool, error)
 }
 
+// approvalsUsage is the answer to an `approvals` line of any other form.
+const approvalsUsage = "Say `approvals revoke N`, where N is a grant's number from `approvals`."
+
 // approvalsCommand answers `approvals` (the waiting requests and this
-// thread's grants) and `approvals revoke N`.
+// thread's grants) and `approvals revoke N`; any other words after
+// `approvals` get the usage, not the model.
 func (c *commands) approvalsCommand(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, rest string) {
-	if verb, n, _ := strings.Cut(rest, " "); strings.EqualFold(verb, "revoke") {
-		c.revokeGrant(ctx, ev, sess, strings.TrimSpace(n))
+	switch args := strings.Fields(rest); {
+	case len(args) == 2 && strings.EqualFold(args[0], "revoke"):
+		c.revokeGrant(ctx, ev, sess, args[1])
+		return
+	case len(args) > 0:
+		c.out.reply(ctx, ev, approvalsUsage)
 		return
 	}
 	text, err := c.approvalsText(ctx, ev)
@@ -107,10 +115,10 @@ func (c *commands) grantsText(ctx context.Context, sess agent.SessionInfo) (stri
 	if err != nil || len(gs) == 0 {
 		return "", err
 	}
-	lines := []string{"Approved similar commands in this thread (`approvals revoke N` ends one):"}
+	lines := []string{"Approved similar commands in this thread (`approvals revoke N` ends grant N):"}
 	for _, g := range gs {
-		lines = append(lines, fmt.Sprintf("%d. commands like %s on %s — by %s · %s left",
-			g.Number, commandSpan(g.Command), hostsSpan(g.Hosts), personMention(g.By), approvals.HumanDuration(g.ExpiresAt.Sub(now).Round(time.Minute))))
+		lines = append(lines, fmt.Sprintf("grant %d: commands like %s on %s — by %s · %s left",
+			g.ID, commandSpan(g.Command), hostsSpan(g.Hosts), personMention(g.By), approvals.HumanDuration(g.ExpiresAt.Sub(now).Round(time.Minute))))
 	}
 	return strings.Join(lines, "\n"), nil
 }
@@ -119,8 +127,12 @@ func (c *commands) grantsText(ctx context.Context, sess agent.SessionInfo) (stri
 // a grant (it only takes a permission away).
 func (c *commands) revokeGrant(ctx context.Context, ev connectors.Event, sess agent.SessionInfo, arg string) {
 	n, err := strconv.ParseInt(strings.TrimPrefix(arg, "#"), 10, 64)
-	if err != nil || c.grants == nil {
-		c.out.reply(ctx, ev, "Usage: `approvals revoke N`, N a grant's number from `approvals`.")
+	switch {
+	case err != nil || n <= 0:
+		c.out.reply(ctx, ev, approvalsUsage)
+		return
+	case c.grants == nil:
+		c.out.reply(ctx, ev, fmt.Sprintf("This thread has no active grant %d; `approvals` lists them.", n))
 		return
 	}
 	ok, err := c.grants.RevokeGrant(ctx, sess.ID, n, ev.Platform+":"+ev.User.ID, c.clock())
@@ -141,11 +153,12 @@ func (c *commands) clock() time.Time {
 	return time.Now()
 }
 
-// isApprovalsLine reports whether text is the `approvals` command or
-// `approvals revoke N`.
+// isApprovalsLine reports whether text is an `approvals` line: any line
+// whose first word is `approvals` is the command (a form it does not know
+// gets its usage), never a question for the model.
 func isApprovalsLine(text string) bool {
-	word, rest := firstWord(text)
-	return strings.EqualFold(word, "approvals") && commandLine(word, rest)
+	word, _ := firstWord(text)
+	return strings.EqualFold(word, "approvals")
 }
 
 // approvalsNow answers an `approvals` line in its thread's session, out
@@ -160,11 +173,4 @@ func (c *commands) approvalsNow(open func(context.Context, connectors.Event) (ag
 		_, rest := firstWord(ev.Text)
 		c.approvalsCommand(ctx, ev, sess, rest)
 	}
-}
-
-// grantRevoke reports whether rest reads "revoke N".
-func grantRevoke(rest string) bool {
-	verb, n, _ := strings.Cut(rest, " ")
-	_, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(n), "#"), 10, 64)
-	return strings.EqualFold(verb, "revoke") && err == nil
 }

@@ -45,6 +45,7 @@ type planStore interface {
 	EndPlan(ctx context.Context, id, from, to, by, action string, detail map[string]any) (bool, error)
 	StartStep(ctx context.Context, id string, k int, command string) (bool, error)
 	FinishStep(ctx context.Context, id string, k int, state string, exit int, output string, took time.Duration) error
+	VerifyStep(ctx context.Context, id string, k int, command string, exit int, took time.Duration) error
 	CutPlan(ctx context.Context, id string) (bool, error)
 	PlanSteps(ctx context.Context, id string) ([]store.PlanStepRecord, error)
 	RunningPlans(ctx context.Context) ([]store.PlanRecord, error)
@@ -137,6 +138,9 @@ func (ps *Plans) open(ctx context.Context, sess agent.SessionInfo, p approvals.P
 	for i, v := range vs {
 		if v.Decision.Action == policy.Approve {
 			reasons = append(reasons, fmt.Sprintf("step %d: %s", i+1, strings.Join(v.Decision.Reasons, "; ")))
+		}
+		if v.Verify.Action == policy.Approve {
+			reasons = append(reasons, fmt.Sprintf("step %d's verify: %s", i+1, strings.Join(v.Verify.Reasons, "; ")))
 		}
 	}
 	req := approvals.Request{Host: strings.Join(approvals.PlanHosts(vs), ","), Command: p.Canonical(), Reasons: reasons,

@@ -38,6 +38,13 @@ func planCard(a approvals.Approval, p approvals.Plan, vs []approvals.StepVerdict
 			fmt.Fprintf(&b, " (why: %s)", planLine(s.Why))
 		}
 		b.WriteString("\n" + codeBlock(s.Command))
+		if s.Verify != "" {
+			fmt.Fprintf(&b, "verify — %s", vs[i].Verify.Action)
+			if len(vs[i].Verify.Reasons) > 0 {
+				fmt.Fprintf(&b, ": %s", strings.Join(vs[i].Verify.Reasons, "; "))
+			}
+			b.WriteString(", run after the step; a non-zero exit fails the step:\n" + codeBlock(s.Verify))
+		}
 		if s.Rollback != "" {
 			b.WriteString("rollback:\n" + codeBlock(s.Rollback))
 		}
@@ -71,9 +78,27 @@ func progressCard(heading string, prog approvals.PlanProgress) connectors.Messag
 		if s.Output != "" {
 			fmt.Fprintf(&b, ": %s", codeText(s.Output, 200))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + verifyLine(s))
 	}
 	return connectors.Message{Text: strings.TrimSuffix(b.String(), "\n")}
+}
+
+// verifyLine is a step's verify under it as it runs: "" when it has none.
+func verifyLine(s approvals.StepProgress) string {
+	if s.Verify == "" {
+		return ""
+	}
+	line := fmt.Sprintf("   verify %s `%s`", stepMark[s.VerifyStatus], codeText(s.Verify, 400))
+	switch s.VerifyStatus {
+	case approvals.StepComplete, approvals.StepError:
+		line += fmt.Sprintf(" — exit %d", s.VerifyExit)
+	case approvals.StepInProgress:
+		line += " — running"
+	}
+	if s.VerifyOutput != "" {
+		line += ": " + codeText(s.VerifyOutput, 200)
+	}
+	return line + "\n"
 }
 
 var stepMark = map[approvals.StepStatus]string{approvals.StepPending: "⏸", approvals.StepInProgress: "⏳",

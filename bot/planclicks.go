@@ -100,7 +100,9 @@ func (ps *Plans) again(ctx context.Context, ev connectors.Event, rollback bool) 
 		editRetrying(ctx, conn, ev.Ref, connectors.Message{Text: fmt.Sprintf("Plan halted; %s asked to %s it: a new card for that is in the thread.",
 			connectors.Mention(ev.User.ID), map[bool]string{false: "continue", true: "roll back"}[rollback])})
 	}
-	sess := agent.SessionInfo{ID: r.rec.SessionID, Requester: displayName(r.rec.Requester), Platform: r.rec.Platform, Channel: r.rec.Channel}
+	// The new plan is asked by whoever pressed the button, not by the
+	// halted plan's requester: someone other than the presser approves it.
+	sess := agent.SessionInfo{ID: r.rec.SessionID, Requester: ev.User.ID, Platform: ev.Platform, Channel: r.rec.Channel}
 	// What propose returns is the model's; a person sees the new card, or
 	// why there is none.
 	if text, posted := ps.proposeCard(ctx, sess, next, kind, ev.Value); !posted {

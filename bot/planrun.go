@@ -22,7 +22,8 @@ type planRun struct {
 	a    approvals.Approval
 	plan approvals.Plan
 	prog approvals.PlanProgress
-	// heading is the card's first line: who approved it.
+	// heading is the card's first line: where the plan stands (show adds
+	// who approved it, and when, on every edit).
 	heading string
 }
 
@@ -40,7 +41,7 @@ func (ps *Plans) run(ctx context.Context, id, by string) {
 	if won, err := ps.store.StartPlan(ctx, id, by); err != nil || !won {
 		return
 	}
-	r.heading = "Plan " + decisionText(r.a)
+	r.heading = "Plan running"
 	ps.show(ctx, r)
 	for k := range r.plan.Steps {
 		if why := ps.step(ctx, r, k); why != "" {
@@ -73,23 +74,19 @@ func (ps *Plans) load(ctx context.Context, id string) (*planRun, bool) {
 	}
 	r := &planRun{rec: rec, a: a, plan: p, prog: approvals.PlanProgress{Goal: p.Goal}}
 	for _, s := range p.Steps {
-		r.prog.Steps = append(r.prog.Steps, approvals.StepProgress{Target: s.Target, Command: s.Command, Status: approvals.StepPending})
+		r.prog.Steps = append(r.prog.Steps, approvals.StepProgress{Target: s.Target, Command: s.Command, Status: approvals.StepPending,
+			Verify: s.Verify, VerifyStatus: approvals.StepPending})
 	}
 	return r, true
 }
 
-// step runs step k, or says why not ("" when it ran and succeeded).
+// step runs step k, then its verify command if it has one, or says why
+// not ("" when both ran and succeeded).
 func (ps *Plans) step(ctx context.Context, r *planRun, k int) string {
 	s := r.plan.Steps[k]
-	hs, err := ps.guard.Exec.Resolve(s.Target)
-	if err != nil {
-		return fmt.Sprintf("its target %q no longer resolves", s.Target)
-	}
-	approved := strings.Split(r.a.Host, ",")
-	for _, h := range hs {
-		if !slices.Contains(approved, h) {
-			return fmt.Sprintf("its target %q now names host %s, which the approval did not cover", s.Target, h)
-		}
+	hs, why := ps.stepHosts(r, s)
+	if why != "" {
+		return why
 	}
 	d := ps.guard.Decide(hs, s.Command)
 	if d.Action == policy.Deny {
@@ -100,40 +97,106 @@ func (ps *Plans) step(ctx context.Context, r *planRun, k int) string {
 	}
 	r.prog.Steps[k].Status = approvals.StepInProgress
 	ps.show(ctx, r)
+	start := time.Now()
+	o := stepOutcome(ps.exec(ctx, r, hs, s.Command, d))
+	if o.why == "" && s.Verify != "" {
+		o = ps.verify(ctx, r, k, hs, o)
+	}
+	ps.finish(ctx, r, k, o, time.Since(start))
+	return o.why
+}
+
+// stepHosts resolves a step's target again: a host the approval did not
+// cover halts the plan.
+func (ps *Plans) stepHosts(r *planRun, s approvals.PlanStep) ([]string, string) {
+	hs, err := ps.guard.Exec.Resolve(s.Target)
+	if err != nil {
+		return nil, fmt.Sprintf("its target %q no longer resolves", s.Target)
+	}
+	approved := strings.Split(r.a.Host, ",")
+	for _, h := range hs {
+		if !slices.Contains(approved, h) {
+			return nil, fmt.Sprintf("its target %q now names host %s, which the approval did not cover", s.Target, h)
+		}
+	}
+	return hs, ""
+}
+
+// exec runs one command of an approved plan on hs: confined as an allowed
+// command always is when the policy allows it, as approved otherwise.
+func (ps *Plans) exec(ctx context.Context, r *planRun, hs []string, command string, d approvals.HostDecision) []hosts.ExecResult {
 	conf := hosts.Confinement{Approved: true}
 	if d.Action == policy.Allow {
 		conf = hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: policy.UnattendedEnv()}
 	}
-	start := time.Now()
-	results := ps.guard.Exec.Exec(executor.WithSession(ctx, r.a.SessionID), hs, s.Command, hosts.ExecOptions{Confinement: conf})
-	return ps.finish(ctx, r, k, results, time.Since(start))
+	return ps.guard.Exec.Exec(executor.WithSession(ctx, r.a.SessionID), hs, command, hosts.ExecOptions{Confinement: conf})
 }
 
-// finish records how step k ended and says why it failed, if it did.
-func (ps *Plans) finish(ctx context.Context, r *planRun, k int, results []hosts.ExecResult, took time.Duration) string {
-	status, exit, why := approvals.StepComplete, 0, ""
+// verify runs step k's verify command after its command succeeded,
+// checked by the policy just before like any step and audited as part of
+// the step: a deny, or a verify that fails, fails the step.
+func (ps *Plans) verify(ctx context.Context, r *planRun, k int, hs []string, step stepEnd) stepEnd {
+	command := r.plan.Steps[k].Verify
+	prog := &r.prog.Steps[k]
+	d := ps.guard.Decide(hs, command)
+	if d.Action == policy.Deny {
+		prog.VerifyStatus = approvals.StepError
+		step.status, step.exit, step.why = approvals.StepError, -1, "the policy now denies its verify: "+strings.Join(d.Reasons, "; ")
+		return step
+	}
+	prog.VerifyStatus = approvals.StepInProgress
+	ps.show(ctx, r)
+	start := time.Now()
+	v := stepOutcome(ps.exec(ctx, r, hs, command, d))
+	took := time.Since(start)
+	if err := ps.store.VerifyStep(context.WithoutCancel(ctx), r.a.ID, k, command, v.exit, took); err != nil {
+		ps.log.Warn("audit plan verify", "err", err)
+	}
+	prog.VerifyStatus, prog.VerifyExit, prog.VerifyOutput = v.status, v.exit, v.summary
+	if v.why != "" {
+		step.status, step.exit, step.why = approvals.StepError, v.exit, "its verify `"+oneLine(command)+"` "+strings.TrimPrefix(v.why, "it ")
+	}
+	return step
+}
+
+// stepEnd is how a command of a plan ended on all its hosts.
+type stepEnd struct {
+	status  approvals.StepStatus
+	exit    int
+	summary string
+	// why is why it failed; "" when it succeeded everywhere.
+	why string
+}
+
+// stepOutcome reads a command's results: it failed if it failed anywhere.
+func stepOutcome(results []hosts.ExecResult) stepEnd {
+	o := stepEnd{status: approvals.StepComplete}
 	var out []string
 	for _, res := range results {
-		if o := strings.TrimSpace(res.Stdout + res.Stderr); o != "" {
-			out = append(out, firstLines(o))
+		if t := strings.TrimSpace(res.Stdout + res.Stderr); t != "" {
+			out = append(out, firstLines(t))
 		}
 		if res.Err != nil || res.ExitCode != 0 || res.Killed {
-			status, exit = approvals.StepError, res.ExitCode
-			if exit == 0 {
-				exit = -1
+			o.status, o.exit = approvals.StepError, res.ExitCode
+			if o.exit == 0 {
+				o.exit = -1
 			}
-			why = "it failed on " + res.Host + ": " + res.Status()
+			o.why = "it failed on " + res.Host + ": " + res.Status()
 			if res.Err != nil {
-				why = "it could not run on " + res.Host
+				o.why = "it could not run on " + res.Host
 			}
 		}
 	}
-	summary := strings.Join(out, " | ")
-	ps.store.FinishStep(context.WithoutCancel(ctx), r.a.ID, k, string(status), exit, summary, took)
-	r.prog.Steps[k] = approvals.StepProgress{Target: r.plan.Steps[k].Target, Command: r.plan.Steps[k].Command, Status: status,
-		ExitCode: exit, Duration: took, Output: summary}
+	o.summary = strings.Join(out, " | ")
+	return o
+}
+
+// finish records how step k ended, its verify included, and shows it.
+func (ps *Plans) finish(ctx context.Context, r *planRun, k int, o stepEnd, took time.Duration) {
+	ps.store.FinishStep(context.WithoutCancel(ctx), r.a.ID, k, string(o.status), o.exit, o.summary, took)
+	st := &r.prog.Steps[k]
+	st.Status, st.ExitCode, st.Duration, st.Output = o.status, o.exit, took, o.summary
 	ps.show(ctx, r)
-	return why
 }
 
 // firstLines is a short summary of a step's output: its first 3 lines.
@@ -160,14 +223,19 @@ func (ps *Plans) halt(ctx context.Context, r *planRun, k int, why string) {
 	ps.followUp(ctx, r, fmt.Sprintf("halted at step %d: %s", k+1, why))
 }
 
-// show edits the plan's card to its progress.
+// show edits the plan's card to its progress. An approved plan's card
+// says who approved it, and when, in every edit to its end.
 func (ps *Plans) show(ctx context.Context, r *planRun) {
 	conn, ok := ps.platforms.conn(r.rec.Platform)
 	if !ok || r.rec.CardMessage == "" {
 		return
 	}
+	heading := r.heading
+	if r.a.State == approvals.ApprovalApproved {
+		heading += " — " + decisionText(r.a) + " at " + approvals.FormatTime(r.a.DecidedAt)
+	}
 	ref := connectors.Ref{Platform: r.rec.Platform, Workspace: r.rec.Workspace, Channel: r.rec.Channel, Thread: r.rec.Thread, ID: r.rec.CardMessage}
-	if err := editProgress(context.WithoutCancel(ctx), conn, ref, r.heading, r.prog); err != nil {
+	if err := editProgress(context.WithoutCancel(ctx), conn, ref, heading, r.prog); err != nil {
 		ps.log.Warn("update plan card", "err", err)
 	}
 }
@@ -192,7 +260,7 @@ func (ps *Plans) followUp(ctx context.Context, r *planRun, how string) {
 		if s.Output != "" {
 			fmt.Fprintf(&b, ": %s", s.Output)
 		}
-		b.WriteString("\n")
+		b.WriteString(verifyNote(s) + "\n")
 	}
 	b.WriteString("Tell the person what this means.")
 	requester := displayName(r.rec.Requester)
@@ -201,4 +269,20 @@ func (ps *Plans) followUp(ctx context.Context, r *planRun, how string) {
 	if err := ps.handle(context.WithoutCancel(ctx), ev); err != nil {
 		ps.log.Warn("plan follow-up turn", "err", err)
 	}
+}
+
+// verifyNote is what the model reads of a step's verify: "" when the step
+// has none.
+func verifyNote(s approvals.StepProgress) string {
+	switch {
+	case s.Verify == "":
+		return ""
+	case s.VerifyStatus == approvals.StepComplete || s.VerifyStatus == approvals.StepError:
+		note := fmt.Sprintf("; verify `%s`: %s (exit %d)", s.Verify, s.VerifyStatus, s.VerifyExit)
+		if s.VerifyOutput != "" {
+			note += ": " + s.VerifyOutput
+		}
+		return note
+	}
+	return fmt.Sprintf("; verify `%s`: %s", s.Verify, s.VerifyStatus)
 }

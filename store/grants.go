@@ -60,15 +60,15 @@ func (s *Approvals) ActiveGrants(ctx context.Context, sessionID int64, now time.
 	return out, wrap("active grants", rows.Err())
 }
 
-// RevokeGrant ends the thread's grant with this short number, if it is
-// active at now, and audits it; false when there was none to revoke.
-func (s *Approvals) RevokeGrant(ctx context.Context, sessionID, number int64, by string, now time.Time) (bool, error) {
+// RevokeGrant ends the thread's grant with this id (the N of its audit
+// subject grant:N, the number people see), if it is active at now, and
+// audits it; false when the thread had no such grant to revoke.
+func (s *Approvals) RevokeGrant(ctx context.Context, sessionID, id int64, by string, now time.Time) (bool, error) {
 	var won bool
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE grants SET revoked_at = ?, revoked_by = ?
-			WHERE session_id = ? AND number = ? AND revoked_at IS NULL AND expires_at > ? RETURNING id`,
-			now.UnixMilli(), by, sessionID, number, now.UnixMilli()).Scan(&id)
+			WHERE session_id = ? AND id = ? AND revoked_at IS NULL AND expires_at > ? RETURNING id`,
+			now.UnixMilli(), by, sessionID, id, now.UnixMilli()).Scan(&id)
 		if err == sql.ErrNoRows {
 			return nil
 		}

@@ -54,7 +54,7 @@ func TestGrantsNumberExpireRevokeAndSurviveReopen(t *testing.T) {
 	if got := active(s, now.Add(time.Minute)); len(got) != 1 || got[0] != 1 {
 		t.Fatalf("active after a minute = %v, want [1]: grant 2 expired", got)
 	}
-	if ok, err := s.Approvals().RevokeGrant(ctx, a.ID, 2, "web:carol", now.Add(time.Minute)); ok || err != nil {
+	if ok, err := s.Approvals().RevokeGrant(ctx, a.ID, g2.ID, "web:carol", now.Add(time.Minute)); ok || err != nil {
 		t.Errorf("revoking an expired grant = %v, %v; want false", ok, err)
 	}
 	if err := s.Approvals().UseGrant(ctx, g1.ID, "systemctl restart svc-2", "web-1", "web:alice"); err != nil {
@@ -72,10 +72,10 @@ func TestGrantsNumberExpireRevokeAndSurviveReopen(t *testing.T) {
 	if err != nil || len(gs) != 1 || gs[0].Command != "systemctl restart svc-1" || gs[0].Hosts != "web-1,web-2" || gs[0].By != "web:bob" || !gs[0].ExpiresAt.Equal(g1.ExpiresAt) {
 		t.Fatalf("after reopen: %+v, %v", gs, err)
 	}
-	if ok, err := s2.Approvals().RevokeGrant(ctx, b.ID, 1, "web:carol", now); !ok || err != nil {
+	if ok, err := s2.Approvals().RevokeGrant(ctx, b.ID, other.ID, "web:carol", now); !ok || err != nil {
 		t.Fatalf("revoke = %v, %v", ok, err)
 	}
-	if ok, _ := s2.Approvals().RevokeGrant(ctx, b.ID, 1, "web:carol", now); ok {
+	if ok, _ := s2.Approvals().RevokeGrant(ctx, b.ID, other.ID, "web:carol", now); ok {
 		t.Error("a grant was revoked twice")
 	}
 	trail, err := s2.Audit().AuditTrail(ctx, grantSubject(g1.ID))

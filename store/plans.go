@@ -149,6 +149,16 @@ func (s *Plans) FinishStep(ctx context.Context, id string, k int, state string, 
 	}))
 }
 
+// VerifyStep audits the verify command of step k, run after the step's
+// command succeeded and before the step is finished: part of the step,
+// whose end (FinishStep) follows it.
+func (s *Plans) VerifyStep(ctx context.Context, id string, k int, command string, exit int, took time.Duration) error {
+	return wrap("verify plan step", s.db.tx(ctx, func(tx *sql.Tx) error {
+		return appendAudit(ctx, tx, s.db.now(), "opsbot", "plan.step_verified", "approval:"+id,
+			map[string]any{"step": k + 1, "verify": command, "exit_code": exit, "duration_ms": took.Milliseconds()})
+	}))
+}
+
 // CutPlan halts a plan a restart cut: each step that started and did not
 // end is marked cut, in one transaction with the halt; won is false when
 // the plan was not running.

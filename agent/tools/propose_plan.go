@@ -30,7 +30,7 @@ func (*ProposePlan) Spec() agent.ToolSpec {
 		`"steps":{"type":"array","minItems":1,"items":{"type":"object","properties":{`+
 		`"target":{"type":"string","description":"host, group:NAME, or comma list"},`+
 		`"command":{"type":"string","description":"the exact command"},`+
-		`"why":{"type":"string"},"verify":{"type":"string","description":"a command that checks the step worked"},`+
+		`"why":{"type":"string"},"verify":{"type":"string","description":"a command on the same target that checks the step worked, run right after it; a non-zero exit fails the step"},`+
 		`"rollback":{"type":"string","description":"a command that undoes the step"}},"required":["target","command"]}}},`+
 		`"required":["goal","steps"]}`)
 }

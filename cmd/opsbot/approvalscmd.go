@@ -99,7 +99,7 @@ func readGate(st *store.Store, cfg *Config) (*approvals.Gate, error) {
 
 // printApproval writes one request as a short block.
 func printApproval(w io.Writer, a approvals.Approval, votes []approvals.Vote, who string, now time.Time) {
-	fmt.Fprintf(w, "%s  %s: %s\n", shortRef(a.ID), a.Host, a.Command)
+	fmt.Fprintf(w, "%s  %s: %s\n", shortRef(a.ID), a.Host, approvals.Shown(a.Command))
 	if a.Cwd != "" {
 		fmt.Fprintf(w, "  in directory %s\n", a.Cwd)
 	}

@@ -95,7 +95,7 @@ func TestGrantCoversSimilarCommandsOnly(t *testing.T) {
 	// `approvals` lists the grant; `approvals revoke 1` ends it.
 	c.post("/api/messages", map[string]any{"channel": "ops", "thread": thread, "user": "carol", "text": "approvals"})
 	list := d.waitText(t, "Approved similar commands in this thread")
-	if !strings.Contains(list, "1. commands like `"+mk("svc-1")+"` on `local` — by @bob · ") || !strings.HasSuffix(list, " minutes left") {
+	if !strings.Contains(list, "grant 1: commands like `"+mk("svc-1")+"` on `local` — by @bob · ") || !strings.HasSuffix(list, " minutes left") {
 		t.Errorf("approvals lists:\n%s", list)
 	}
 	c.post("/api/messages", map[string]any{"channel": "ops", "thread": thread, "user": "carol", "text": "approvals revoke 1"})
@@ -219,7 +219,7 @@ func (d *grantDriver) decide(t *testing.T, card map[string]any, first string) {
 		return
 	}
 	click("alice", "approve_similar")
-	d.waitText(t, "someone else has to approve similar commands")
+	d.waitText(t, "you asked for this command; someone else has to approve commands like `")
 	click("bob", "approve_similar")
 	d.approveClicks++
 }

@@ -64,7 +64,9 @@ func TestPlanApprovedOnceRunsExactlyItsSteps(t *testing.T) {
 		t.Errorf("the card does not show the goal and three approve-class steps:\n%s", text)
 	}
 	c.click("alice", card, "approve", id)
-	c.await("the requester's click refused", func() bool { return strings.Contains(c.texts(thread), "someone else has to approve it") })
+	c.await("the requester's click refused", func() bool {
+		return strings.Contains(c.texts(thread), "you asked for this plan; someone else has to approve it")
+	})
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
 		t.Fatalf("the requester's own click ran something (%v)", err)
 	}
