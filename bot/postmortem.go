@@ -51,7 +51,7 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	if err != nil {
 		return "", err
 	}
-	cmds, err := rec.ThreadCommands(ctx, sessionID)
+	cmds, err := threadCommands(ctx, rec, sessionID)
 	if err != nil {
 		return "", err
 	}
@@ -113,6 +113,21 @@ func threadTimeline(ctx context.Context, rec threadRecord, sessionID int64, docs
 		return nil, ErrNothingOnRecord
 	}
 	return entries, nil
+}
+
+// threadCommands is the commands that ran in the thread, a plan's steps
+// with who approved the plan.
+func threadCommands(ctx context.Context, rec threadRecord, sessionID int64) ([]store.ThreadCommand, error) {
+	cmds, err := rec.ThreadCommands(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	as, err := rec.ThreadApprovals(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	planApprovers(cmds, as)
+	return cmds, nil
 }
 
 func commandRows(cmds []store.ThreadCommand) []string {
@@ -199,12 +214,12 @@ func recordedFix(cmds []store.ThreadCommand) string {
 // postmortemTitle is the thread's first question (or message), on one line.
 func postmortemTitle(docs []store.MemoryHit) string {
 	for _, d := range docs {
-		if d.Kind == store.MemoryMessage && d.Role == "user" {
+		if isQuestion(d) {
 			return clip(d.Text, 100)
 		}
 	}
 	for _, d := range docs {
-		if d.Kind != store.MemoryCommand {
+		if d.Kind != store.MemoryCommand && !isNote(d) {
 			return clip(d.Text, 100)
 		}
 	}
