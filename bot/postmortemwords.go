@@ -80,18 +80,21 @@ func planWhat(canonical string, withSteps bool) string {
 
 // planApprovers fills who approved each command that ran as a step of
 // an approved plan of the thread (the store matches a command to an
-// approval of that very command only).
-func planApprovers(cmds []store.ThreadCommand, as []store.ThreadApproval) {
+// approval of that very command only), and returns each such command's
+// plan (by audit row) as planWhat says it.
+func planApprovers(cmds []store.ThreadCommand, as []store.ThreadApproval) map[int64]string {
+	plans := map[int64]string{}
 	for i, c := range cmds {
 		if c.ApprovedBy != "" {
 			continue
 		}
 		for _, a := range as {
 			if a.Action == "approval.approved" && !a.At.After(c.At) && planHas(a.Command, c.Text) {
-				cmds[i].ApprovedBy = a.Actor
+				cmds[i].ApprovedBy, plans[c.AuditID] = a.Actor, planWhat(a.Command, false)
 			}
 		}
 	}
+	return plans
 }
 
 // planHas says whether canonical is a plan with a step running command.
