@@ -51,7 +51,7 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	if err != nil {
 		return "", err
 	}
-	cmds, err := rec.ThreadCommands(ctx, sessionID)
+	cmds, plans, err := threadCommands(ctx, rec, sessionID)
 	if err != nil {
 		return "", err
 	}
@@ -64,7 +64,7 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	}
 	timeline := lines(entries)
 	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
-	p, note := writeProse(ctx, prose, record, cmds, log)
+	p, note := writeProse(ctx, prose, record, recordedFix(cmds, plans), log)
 	return postmortemDoc(docs, thread, timeline, cmds, p, note), nil
 }
 
@@ -115,6 +115,20 @@ func threadTimeline(ctx context.Context, rec threadRecord, sessionID int64, docs
 	return entries, nil
 }
 
+// threadCommands is the commands that ran in the thread, a plan's steps
+// with who approved the plan, and each step's plan (planApprovers').
+func threadCommands(ctx context.Context, rec threadRecord, sessionID int64) ([]store.ThreadCommand, map[int64]string, error) {
+	cmds, err := rec.ThreadCommands(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	as, err := rec.ThreadApprovals(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmds, planApprovers(cmds, as), nil
+}
+
 func commandRows(cmds []store.ThreadCommand) []string {
 	rows := make([]string, len(cmds))
 	for i, c := range cmds {
@@ -136,7 +150,7 @@ func commandRows(cmds []store.ThreadCommand) []string {
 // write from the record. note says which sections no model wrote, and
 // why ("" when the model wrote them all); a reply it cannot use is
 // logged, in words and without its text.
-func writeProse(ctx context.Context, prose ProseWriter, record string, cmds []store.ThreadCommand, log *slog.Logger) (Prose, string) {
+func writeProse(ctx context.Context, prose ProseWriter, record, fix string, log *slog.Logger) (Prose, string) {
 	var p Prose
 	why := ""
 	if prose != nil {
@@ -156,7 +170,7 @@ func writeProse(ctx context.Context, prose ProseWriter, record string, cmds []st
 		}
 	}
 	fill(&p.Impact, "Impact", "Not assessed.")
-	fill(&p.Fix, "What fixed it", recordedFix(cmds))
+	fill(&p.Fix, "What fixed it", fix)
 	fill(&p.FollowUps, "Follow-ups", "None recorded.")
 	switch {
 	case len(missing) == 0:
@@ -186,10 +200,15 @@ type proseRefused string
 func (e proseRefused) Error() string { return string(e) }
 
 // recordedFix is the last approved command that succeeded, as the
-// record has it.
-func recordedFix(cmds []store.ThreadCommand) string {
+// record has it: the plan it was a step of (plans, by audit row), if
+// any.
+func recordedFix(cmds []store.ThreadCommand, plans map[int64]string) string {
 	for i := len(cmds) - 1; i >= 0; i-- {
-		if c := cmds[i]; c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
+		c := cmds[i]
+		if plan := plans[c.AuditID]; plan != "" && c.HasExit && c.ExitCode == 0 {
+			return fmt.Sprintf("The %s, approved by %s; its last step `%s` on %s succeeded (%s).", plan, person(c.ApprovedBy), mdCode(c.Text), c.Host, auditRef(c.AuditID))
+		}
+		if c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
 			return fmt.Sprintf("`%s` on %s, approved by %s (%s).", mdCode(c.Text), c.Host, person(c.ApprovedBy), auditRef(c.AuditID))
 		}
 	}
@@ -199,12 +218,12 @@ func recordedFix(cmds []store.ThreadCommand) string {
 // postmortemTitle is the thread's first question (or message), on one line.
 func postmortemTitle(docs []store.MemoryHit) string {
 	for _, d := range docs {
-		if d.Kind == store.MemoryMessage && d.Role == "user" {
+		if isQuestion(d) {
 			return clip(d.Text, 100)
 		}
 	}
 	for _, d := range docs {
-		if d.Kind != store.MemoryCommand {
+		if d.Kind != store.MemoryCommand && !isNote(d) {
 			return clip(d.Text, 100)
 		}
 	}

@@ -34,19 +34,21 @@ func incidentThread(t testing.TB, n int) (*store.Store, store.Session) {
 	key := store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"}
 	sess, _, _ := st.Sessions().SessionFor(ctx, key)
 	webSeq := 0
-	post := func(user string, bot bool) { // the web chat's message, as the connector keeps it
+	post := func(user string, bot bool, text string) { // the web chat's message, as the connector keeps it
 		webSeq++
 		id, at := fmt.Sprintf("m%d", webSeq), st.Now()
-		if err := st.Web().Save(ctx, archive.Message{ID: id, Channel: "ops", Thread: "m1", User: user, Bot: bot, Message: json.RawMessage(`{"text":"x"}`),
+		body, _ := json.Marshal(map[string]string{"text": text})
+		if err := st.Web().Save(ctx, archive.Message{ID: id, Channel: "ops", Thread: "m1", User: user, Bot: bot, Message: body,
 			Finished: true, Seq: uint64(webSeq), Created: at, Updated: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range n {
-		post("alice", false)
+		question := fmt.Sprintf("Question %d: nginx returns 502 on web-1", i)
+		post("alice", false, "@opsbot "+question)
 		turn, _ := st.Sessions().BeginTurn(ctx, sess.ID)
-		appendText(t, st, sess.ID, "user", fmt.Sprintf("Question %d: nginx returns 502 on web-1", i))
-		post("", true)
+		appendText(t, st, sess.ID, "user", question)
+		post("", true, "nginx had crashed.\nSuspected cause: a bad upstream block.\nNext steps: restart it.")
 		ran(t, st, "web:alice", "web-1", "systemctl status nginx", 3)
 		if i == n-1 {
 			a, _ := st.Approvals().CreateApproval(ctx, approvals.Approval{SessionID: sess.ID, Host: "web-1", Command: "systemctl restart nginx",

@@ -63,18 +63,27 @@ func askModel(ctx context.Context, p agent.Provider, system, record string, toke
 		Content: []agent.Block{{Type: agent.BlockText, Text: fmt.Sprintf("The record:\n%s\n%s\n%s", fence, record, fence)}}}}}
 	var b strings.Builder
 	var usage agent.Usage
+	toolCall := false
 	defer func() { countTokens(ctx, tokens, sessionID, usage) }()
 	for ev := range p.Stream(ctx, req) {
 		switch ev.Kind {
 		case agent.EventText:
 			b.WriteString(ev.Text)
+		case agent.EventToolCall:
+			toolCall = true
 		case agent.EventUsage:
 			usage = ev.Usage // the last one wins
 		case agent.EventError:
 			return "", ev.Err
 		}
 	}
-	return b.String(), nil
+	switch {
+	case strings.TrimSpace(b.String()) != "":
+		return b.String(), nil
+	case toolCall:
+		return "", proseRefused("the model answered with a tool call instead of text")
+	}
+	return "", proseRefused("the model's reply was empty")
 }
 
 // tokenCounter counts a thread's tokens of today (store.Memory's).

@@ -142,7 +142,7 @@ func TestSummaryTakesAPlainReply(t *testing.T) {
 	UsePostmortemModel(scripted(" \n", &reqs), "test-model")
 	var logs bytes.Buffer
 	sum, _ = modelSummary(context.Background(), st.Memory(), sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
-	if !strings.Contains(sum, "no model wrote this summary") || !strings.Contains(logs.String(), "its reply was empty") {
+	if !strings.Contains(sum, "no model wrote this summary") || !strings.Contains(logs.String(), "summarize: the model's reply was empty; used the record-built summary") {
 		t.Errorf("summary of an empty reply = %q; log %s", sum, logs.String())
 	}
 }

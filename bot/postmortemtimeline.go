@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/store"
 )
 
@@ -40,11 +41,7 @@ func timelineOf(docs []store.MemoryHit, approvals []store.ThreadApproval, refs m
 			out = append(out, timelineEntry{at: d.At, what: fmt.Sprintf("ran on %s: `%s` (%s)", d.Host, mdCode(d.Text), exit),
 				ref: auditRef(d.AuditID), auditID: d.AuditID})
 		case store.MemoryMessage:
-			what := "answer"
-			if d.Role == "user" {
-				what = "question"
-			}
-			out = append(out, timelineEntry{at: d.At, what: what + ": " + clip(d.Text, 200), ref: messageRef(refs[d.Seq], d.Role), seq: d.Seq})
+			out = append(out, timelineEntry{at: d.At, what: messageWhat(d), ref: messageRef(refs[d.Seq], d.Role), seq: d.Seq})
 		}
 	}
 	decider := map[string]string{} // approval id → who decided it
@@ -66,6 +63,9 @@ func timelineOf(docs []store.MemoryHit, approvals []store.ThreadApproval, refs m
 // approvalWhat says what an approval's audit row records.
 func approvalWhat(a store.ThreadApproval) string {
 	cmd := fmt.Sprintf("`%s` on %s", mdCode(a.Command), a.Host)
+	if approvals.IsPlan(a.Command) {
+		cmd = planWhat(a.Command, a.Action == "approval.request")
+	}
 	switch a.Action {
 	case "approval.request":
 		return fmt.Sprintf("%s asked for approval to run %s", person(a.Actor), cmd)
@@ -82,6 +82,9 @@ func auditRef(id int64) string { return fmt.Sprintf("audit row %d", id) }
 
 // messageRef is who wrote a message and where it is on its platform.
 func messageRef(r store.MessageRef, role string) string {
+	if r.Note {
+		return noteRef
+	}
 	who := "opsbot"
 	if role == "user" {
 		who = "a person this platform does not name here"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,29 +40,34 @@ func TestMemoryKeepsTheLastPostmortem(t *testing.T) {
 	}
 }
 
-// A thread's messages map to where people find them: in the web chat a
-// question to the person's message before it, an answer to the bot's
-// post after that question (not a card posted since); on Slack an answer to the ts of the post it streamed into, a
-// question to nothing (Slack's questions are not kept here).
+// A web thread's message is the web chat message its text is in, never
+// the one at its position: a question is the person's post holding it
+// ("@opsbot " and the question), an answer the bot's post holding it
+// even when a card came first (m2) or it was posted in parts (m6, m7),
+// and opsbot's own note that began a turn is a note, not the question
+// before it. Elsewhere an answer is the post its turn streamed into.
 func TestMemoryMessageRefs(t *testing.T) {
 	t.Parallel()
 	s, clock := openTest(t)
 	ctx := context.Background()
 	web, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"})
 	slack, _, _ := s.Sessions().SessionFor(ctx, ThreadKey{Platform: "slack", Channel: "C1", Thread: "1700.1"})
-	// A question (m1), its answer's post (m2), a card (m3) before the
-	// answer's last text; another question (m4) and its answer (m5). A
-	// post and the message after it share a millisecond, as a fast turn
-	// writes them.
-	for i, step := range []struct {
+	long := strings.Repeat("nginx had crashed on a bad upstream block. ", 3)
+	for i, p := range []struct {
 		post archive.Message
-		role string // the session message written after the post
-	}{{archive.Message{ID: "m1", User: "alice"}, "user"}, {archive.Message{ID: "m2", Bot: true}, "assistant"},
-		{archive.Message{ID: "m3", Bot: true}, "assistant"}, {archive.Message{ID: "m4", User: "bob"}, "user"}, {archive.Message{ID: "m5", Bot: true}, "assistant"}} {
-		m := step.post
-		m.Channel, m.Thread, m.Message, m.Finished, m.Seq, m.Created, m.Updated = "ops", "m1", json.RawMessage(`{"text":"x"}`), true, uint64(i+1), clock.Now(), clock.Now()
+		text string
+	}{{archive.Message{ID: "m1", User: "alice"}, "@opsbot why 502 on web-1?"}, {archive.Message{ID: "m2", Bot: true}, "Approval needed: systemctl status nginx"},
+		{archive.Message{ID: "m3", Bot: true}, "nginx had crashed."}, {archive.Message{ID: "m4", User: "bob"}, "@opsbot is it fixed?"},
+		{archive.Message{ID: "m5", Bot: true}, "Yes."}, {archive.Message{ID: "m6", Bot: true}, long[:43]}, {archive.Message{ID: "m7", Bot: true}, long[43:]}} {
+		m := p.post
+		body, _ := json.Marshal(map[string]string{"text": p.text})
+		m.Channel, m.Thread, m.Message, m.Finished, m.Seq, m.Created, m.Updated = "ops", "m1", body, true, uint64(i+1), clock.Now(), clock.Now()
 		s.Web().Save(ctx, m)
-		s.Sessions().AppendMessages(ctx, web.ID, textMsg(step.role, "text"))
+	}
+	for _, msg := range []Message{textMsg("user", "why 502 on web-1?"), textMsg("assistant", "nginx had crashed."), textMsg("user", "is it fixed?"),
+		textMsg("assistant", "Yes."), textMsg("user", "[opsbot note, not the person's words] The plan \"x\" ended: every step ran."),
+		textMsg("assistant", long), textMsg("assistant", "not posted anywhere")} {
+		s.Sessions().AppendMessages(ctx, web.ID, msg)
 		clock.Add(time.Millisecond)
 	}
 	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("user", "why"))
@@ -69,12 +75,13 @@ func TestMemoryMessageRefs(t *testing.T) {
 	clock.Add(time.Second)
 	s.Sessions().AppendMessages(ctx, slack.ID, textMsg("assistant", "because"))
 	got, err := s.Memory().MessageRefs(ctx, web.ID)
-	want := map[int64]MessageRef{1: {"alice", "web", "m1"}, 2: {"", "web", "m2"}, 3: {"", "web", "m2"}, 4: {"bob", "web", "m4"}, 5: {"", "web", "m5"}}
+	want := map[int64]MessageRef{1: {"alice", "web", "m1", false}, 2: {"", "web", "m3", false}, 3: {"bob", "web", "m4", false}, 4: {"", "web", "m5", false},
+		5: {"", "web", "", true}, 6: {"", "web", "m6", false}, 7: {"", "web", "", false}}
 	if err != nil || !maps.Equal(got, want) {
 		t.Errorf("web refs = %v, %v; want %v", got, err, want)
 	}
 	got, err = s.Memory().MessageRefs(ctx, slack.ID)
-	want = map[int64]MessageRef{1: {"", "slack", ""}, 2: {"", "slack", "1700.2"}}
+	want = map[int64]MessageRef{1: {"", "slack", "", false}, 2: {"", "slack", "1700.2", false}}
 	if err != nil || !maps.Equal(got, want) {
 		t.Errorf("slack refs = %v, %v; want %v", got, err, want)
 	}

@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
+	"errors"
 	"time"
 )
 
@@ -80,30 +80,30 @@ type MessageRef struct {
 	// the web chat's message id ("m14"), a Slack message's ts (which
 	// makes its permalink); "" when none is on record.
 	Platform, ID string
+	// Note says the message is opsbot's own note that started a turn (a
+	// plan's results, a job's end; its text starts with OpsbotNote): no
+	// person's, and posted nowhere.
+	Note bool
 }
 
 // MessageRefs maps each message of a thread the memory holds (by seq) to
-// its place on the platform. In the web chat a question is the person's
-// message it came from (the last one of the thread before it), an answer
-// the bot's first message after that question (the post its turn
-// streamed into; a card comes later); elsewhere an answer is the last
-// post the thread's turns streamed into before it (cards are not
-// streams). Web messages are ordered by their id's number: many share a
-// millisecond.
+// its place on the platform. In the web chat it is the message whose
+// text it is (webRefs). Elsewhere a question has no id on record (the
+// store keeps none) and an answer is the last post the thread's turns
+// streamed into before it (cards are not streams).
 func (m *Memory) MessageRefs(ctx context.Context, sessionID int64) (map[int64]MessageRef, error) {
-	rows, err := m.db.read.QueryContext(ctx, `WITH q AS (
-		SELECT d.seq, d.role, d.session_id, d.at, s.platform, s.channel, s.thread,
-			(SELECT CAST(substr(w.id, 2) AS INTEGER) FROM web_messages w WHERE s.platform = 'web' AND w.thread = s.thread
-				AND w.channel = s.channel AND w.bot = 0 AND w.created_at <= d.at ORDER BY CAST(substr(w.id, 2) AS INTEGER) DESC LIMIT 1) AS asked
-		FROM memory_docs d JOIN sessions s ON s.id = d.session_id WHERE d.session_id = ? AND d.kind = 'message')
-		SELECT q.seq, q.platform, CASE WHEN q.role = 'user' THEN
-			(SELECT w.id || char(31) || w.user FROM web_messages w WHERE w.thread = q.thread AND CAST(substr(w.id, 2) AS INTEGER) = q.asked)
-		ELSE coalesce(
-			(SELECT w.id FROM web_messages w WHERE w.thread = q.thread AND w.channel = q.channel AND w.bot = 1
-				AND CAST(substr(w.id, 2) AS INTEGER) > q.asked ORDER BY CAST(substr(w.id, 2) AS INTEGER) LIMIT 1),
-			(SELECT p.message_id FROM posted_messages p WHERE p.session_id = q.session_id AND p.created_at <= q.at
-				ORDER BY p.created_at DESC, p.id DESC LIMIT 1)) END
-		FROM q`, sessionID)
+	var platform string
+	err := m.db.read.QueryRowContext(ctx, `SELECT platform FROM sessions WHERE id = ?`, sessionID).Scan(&platform)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("message refs", err)
+	}
+	if platform == "web" {
+		return m.webRefs(ctx, sessionID)
+	}
+	rows, err := m.db.read.QueryContext(ctx, `SELECT d.seq, d.role, substr(d.text, 1, length(?)) = ?,
+			CASE WHEN d.role = 'assistant' THEN (SELECT p.message_id FROM posted_messages p WHERE p.session_id = d.session_id
+				AND p.created_at <= d.at ORDER BY p.created_at DESC, p.id DESC LIMIT 1) END
+		FROM memory_docs d WHERE d.session_id = ? AND d.kind = 'message'`, OpsbotNote, OpsbotNote, sessionID)
 	if err != nil {
 		return nil, wrap("message refs", err)
 	}
@@ -111,12 +111,13 @@ func (m *Memory) MessageRefs(ctx context.Context, sessionID int64) (map[int64]Me
 	refs := map[int64]MessageRef{}
 	for rows.Next() {
 		var seq int64
-		var r MessageRef
+		var role string
 		var place sql.NullString
-		if err := rows.Scan(&seq, &r.Platform, &place); err != nil {
+		r := MessageRef{Platform: platform}
+		if err := rows.Scan(&seq, &role, &r.Note, &place); err != nil {
 			return nil, wrap("message refs", err)
 		}
-		r.ID, r.Author, _ = strings.Cut(place.String, "\x1f")
+		r.Note, r.ID = r.Note && role == "user", place.String
 		refs[seq] = r
 	}
 	return refs, wrap("message refs", rows.Err())
