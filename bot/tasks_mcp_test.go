@@ -120,6 +120,9 @@ func TestSlackMCPCallsAndCommandsAreTaskCards(t *testing.T) {
 	if c := cards["call-prom"]; c.Title != mcp.ToolName("metrics", "query_prometheus") || c.Details == "" {
 		t.Errorf("the MCP call's card %+v; want the tool's name and how the call went", c)
 	}
+	for _, m := range fake.StoppedOpen() {
+		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+	}
 	if c := cards["call-fail"]; c.Title != "`exit 3` on local" || c.Output == "" {
 		t.Errorf("the failed command's card %+v; want the command, host and exit code", c)
 	}
