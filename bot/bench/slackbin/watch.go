@@ -20,7 +20,6 @@ type thread struct {
 	last   time.Time // the last visible change
 	gap    time.Duration
 	done   bool
-	whole  bool // the thread ended showing exactly the model's text
 	ending string
 }
 
