@@ -103,6 +103,7 @@ bench: bench-deps
 	$(GO) run ./bot/bench/webflood
 	OPSBOT_SLACK_LOAD_MINUTES=10 $(GO) test $(TEST_TAGS) -count=1 -run '^TestConcurrentAnswersWithinTierLimits$$' -v ./connectors/slack
 	$(GO) run ./bot/bench/discord -streams 20 -duration 10m
+	$(GO) run ./bot/bench/slackbin -answers 5 && $(GO) run ./bot/bench/slackbin -answers 20
 
 bench-deps: test-deps
 	@./deploy/install-debs.sh $(BENCH_DEBS)

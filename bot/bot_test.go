@@ -111,6 +111,8 @@ type botOptions struct {
 	exec func(hosts.Executor) hosts.Executor
 	// log is the bot's logger (default slog's).
 	log *slog.Logger
+	// toolSources add tools to the agent's (an MCP server's).
+	toolSources []agent.ToolSource
 }
 
 // newTestBot wires a Bot for tests and benchmarks: a real store, policy,
@@ -166,6 +168,9 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 	if opt.model != nil {
 		d.Agent = &agent.Agent{Provider: opt.model, History: persist.History{Store: st}, Notices: persist.Notices{Store: st},
 			Tools: agent.NewRegistry(&tools.RunCommand{Guard: guard})}
+		for _, src := range opt.toolSources {
+			d.Agent.Tools.AddSource(src)
+		}
 	}
 	d.JobEndTurns, d.Log, d.Metrics, d.Sweeper = opt.jobEndTurns, opt.log, opt.metrics, opt.sweeper
 	if opt.limits != nil {

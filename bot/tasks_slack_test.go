@@ -86,7 +86,8 @@ func TestSlowModelsCommandsAreTaskCards(t *testing.T) {
 	}
 	// Each command has its card. Its final status is on the card; or, for
 	// a command still running 5 s in (a loaded machine), in the context
-	// line that then took over to show Stop (render's stopLineAfter).
+	// line that then took over to show Stop (render's stopLineAfter), the
+	// card then ended as unfinished when its stream stopped.
 	want := map[string]string{"call-ok": "complete", "call-fail": "error"}
 	lines := map[string]string{"call-ok": "✓ `echo up` on local", "call-fail": "✗ `exit 3` on local"}
 	for _, tk := range m.Tasks {
@@ -95,11 +96,14 @@ func TestSlowModelsCommandsAreTaskCards(t *testing.T) {
 		case !ok:
 		case tk.Status == w && tk.Output != "":
 			delete(want, tk.ID)
-		case tk.Status == "in_progress" && strings.Contains(m.Context(), lines[tk.ID]):
+		case tk.Status == "error" && strings.Contains(m.Context(), lines[tk.ID]):
 			delete(want, tk.ID)
 		}
 	}
 	if len(want) > 0 {
 		t.Errorf("cards %+v, context %q; missing or wrong: %v (want each with its final status and output)", m.Tasks, m.Context(), want)
+	}
+	for _, m := range fake.StoppedOpen() {
+		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
 	}
 }

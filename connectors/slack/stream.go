@@ -45,10 +45,13 @@ type streams struct {
 	// thread or recipient, or native said no), until the renderer learns
 	// they do not stream: a stop of one costs no call.
 	plain map[string]bool
+	// cards are the task cards shown in each live stream, as last sent
+	// (tasks.go).
+	cards map[string][]connectors.Task
 }
 
 func newStreams() *streams {
-	return &streams{text: map[string]string{}, edited: map[string]time.Time{}, plain: map[string]bool{}}
+	return &streams{text: map[string]string{}, edited: map[string]time.Time{}, plain: map[string]bool{}, cards: map[string][]connectors.Task{}}
 }
 
 // posted notes a message StartStream posted complete.
@@ -148,6 +151,7 @@ func (s *streams) set(ts, text string) {
 func (s *streams) drop(ts string) {
 	s.mu.Lock()
 	delete(s.text, ts)
+	delete(s.cards, ts)
 	s.mu.Unlock()
 }
 
@@ -265,10 +269,19 @@ func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final co
 	return c.stop(ctx, ref, "", blocks)
 }
 
-// stop calls chat.stopStream with the rest of the text and the blocks.
+// stop calls chat.stopStream with the rest of the text and the blocks,
+// and the final status of every task card still open (tasks.go): once
+// stopped, a stream's cards can no longer change.
 func (c *Connector) stop(ctx context.Context, ref connectors.Ref, more string, blocks []slack.Block) error {
 	var opts []slack.MsgOption
-	if more != "" {
+	chunks := c.live.closing(ref.ID)
+	switch {
+	case len(chunks) > 0 && more != "":
+		chunks = append([]slack.StreamChunk{slack.NewMarkdownTextChunk(toMrkdwnStream(more))}, chunks...)
+		fallthrough
+	case len(chunks) > 0:
+		opts = append(opts, slack.MsgOptionChunks(chunks...))
+	case more != "":
 		opts = append(opts, slack.MsgOptionMarkdownText(toMrkdwnStream(more)))
 	}
 	if len(blocks) > 0 {

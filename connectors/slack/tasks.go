@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/slack-go/slack"
 
@@ -27,10 +28,52 @@ func (c *Connector) UpdateTask(ctx context.Context, ref connectors.Ref, t connec
 	if !c.live.has(ref.ID) {
 		return fmt.Errorf("slack: chat.appendStream: %w", connectors.ErrStreamEnded)
 	}
-	return c.streamCall(ctx, "chat.appendStream", ref, func() error {
+	err := c.streamCall(ctx, "chat.appendStream", ref, func() error {
 		_, _, err := c.api.AppendStreamContext(ctx, ref.Channel, ref.ID, slack.MsgOptionChunks(taskChunk(t)))
 		return err
 	})
+	if err == nil {
+		c.live.card(ref.ID, t)
+	}
+	return err
+}
+
+// card notes t as shown in stream ts, replacing its card of the same id.
+func (s *streams) card(ts string, t connectors.Task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, live := s.text[ts]; !live {
+		return
+	}
+	cards := s.cards[ts]
+	if i := slices.IndexFunc(cards, func(c connectors.Task) bool { return c.ID == t.ID }); i >= 0 {
+		cards[i] = t
+		return
+	}
+	s.cards[ts] = append(cards, t)
+}
+
+// unfinished is the details of a card its stream stopped before the
+// card's task ended: where the answer went on (a Stop line, a roll-over)
+// the task's end shows there.
+const unfinished = "not finished when this message stopped"
+
+// closing is the final task_update of every card of stream ts still
+// pending or in progress: an error, for the task had not ended when the
+// stream stopped (a turn stopped, cut or failed; or the answer went on
+// where its end shows).
+func (s *streams) closing(ts string) []slack.StreamChunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []slack.StreamChunk
+	for _, t := range s.cards[ts] {
+		if t.Status == connectors.TaskComplete || t.Status == connectors.TaskError {
+			continue
+		}
+		t.Status, t.Details = connectors.TaskError, unfinished
+		out = append(out, taskChunk(t))
+	}
+	return out
 }
 
 // taskChunk is t as Slack's task_update chunk.

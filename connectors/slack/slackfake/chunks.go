@@ -69,6 +69,36 @@ func (s *Server) chunks(m *Message, raw string) string {
 	return ""
 }
 
+// OpenTasks are m's task cards still pending or in progress.
+func (m Message) OpenTasks() []Task {
+	var open []Task
+	for _, t := range m.Tasks {
+		if t.Status != "complete" && t.Status != "error" {
+			open = append(open, t)
+		}
+	}
+	return open
+}
+
+// StoppedOpen are the messages whose stream the app stopped
+// (chat.stopStream) while a task card of theirs was still pending or in
+// progress: the card shows as running for good.
+func (s *Server) StoppedOpen() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	for _, msgs := range s.channels {
+		for _, m := range msgs {
+			if m.Stopped && len(m.OpenTasks()) > 0 {
+				c := *m
+				c.Tasks = slices.Clone(m.Tasks)
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 func orKeep(v, old string) string {
 	if v == "" {
 		return old

@@ -212,6 +212,9 @@ type Message struct {
 	// stream's end); Started is when it started.
 	Streaming bool
 	Started   time.Time
+	// Stopped says chat.stopStream ended the stream: its task cards can
+	// no longer change (StoppedOpen).
+	Stopped bool
 	// Updates counts chat.update calls on it; Appends chat.appendStream.
 	Updates, Appends int
 	// Bot says the bot posted it.

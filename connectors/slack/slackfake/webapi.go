@@ -374,9 +374,12 @@ func (s *Server) stopStream(f url.Values) reply {
 	if code != "" {
 		return fail(code)
 	}
+	if code := s.chunks(m, f.Get("chunks")); code != "" {
+		return fail(code)
+	}
 	m.Markdown += f.Get("markdown_text")
 	m.Blocks = blocks
-	m.Streaming = false
+	m.Streaming, m.Stopped = false, true
 	return reply{"ok": true, "channel": m.Channel, "ts": m.TS}
 }
 
