@@ -40,7 +40,7 @@ func (c *redactedConn) Post(ctx context.Context, d connectors.Dest, m connectors
 	return c.Connector.Post(ctx, d, c.message(m))
 }
 
-// Edit redacts m and edits the message.
+// Edit redacts m and edits the message, unless the fence is closed.
 func (c *redactedConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
 	if err := c.fence.err(); err != nil {
 		return err

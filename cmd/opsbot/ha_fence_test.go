@@ -37,8 +37,9 @@ func countingMCP(t *testing.T, calls *atomic.Int32) string {
 	return ts.URL
 }
 
-// postRecorder is a platform that keeps what reaches it.
-type postRecorder struct{ posts, edits atomic.Int32 }
+// postRecorder is a platform that keeps what reaches it: posts, edits,
+// task cards and plan blocks (as Slack's connector shows them).
+type postRecorder struct{ posts, edits, tasks, plans atomic.Int32 }
 
 func (*postRecorder) Name() string              { return "rec" }
 func (*postRecorder) Limits() connectors.Limits { return connectors.Limits{MaxText: 4000} }
@@ -57,9 +58,29 @@ func (p *postRecorder) Edit(context.Context, connectors.Ref, connectors.Message)
 	return nil
 }
 
+func (p *postRecorder) UpdateTask(context.Context, connectors.Ref, connectors.Task) error {
+	p.tasks.Add(1)
+	return nil
+}
+
+func (p *postRecorder) EditPlan(context.Context, connectors.Ref, string, []connectors.Task) error {
+	p.plans.Add(1)
+	return nil
+}
+
+func (p *postRecorder) reached() int32 {
+	return p.posts.Load() + p.edits.Load() + p.tasks.Load() + p.plans.Load()
+}
+
+// planEditor is the bot's wrapper's plan-block edit (bot/plancard_slack.go).
+type planEditor interface {
+	EditPlan(ctx context.Context, ref connectors.Ref, title string, steps []connectors.Task) error
+}
+
 // TestFencedSideEffects: once the lease is lost, a command, an MCP call,
-// a post and an edit are refused, nothing reaches the host, the MCP
-// server or the platform, and no audit row is written. Each is first
+// a post, an edit, a task card and a plan-block edit are refused, nothing
+// reaches the host, the MCP server or the platform, and no audit row is
+// written. Each is first
 // shown to pass while the lease is held, so the test can fail.
 func TestFencedSideEffects(t *testing.T) {
 	t.Parallel()
@@ -99,6 +120,12 @@ func TestFencedSideEffects(t *testing.T) {
 	platforms := bot.NewPlatforms(rt.red, rt.log, rec)
 	platforms.Fence(rt.fence.err)
 	poster, _ := platforms.ReportPoster("rec")
+	tasks, hasTasks := poster.(connectors.TaskUpdater)
+	plans, hasPlans := poster.(planEditor)
+	if !hasTasks || !hasPlans {
+		t.Fatal("the bot's platform wrapper shows no task cards or plan blocks")
+	}
+	card := connectors.Task{ID: "step-1", Title: "restart api", Status: connectors.TaskInProgress}
 	dest := connectors.Dest{Platform: "rec", Channel: "C1"}
 
 	sideEffects := func() (ran int, errs []error) {
@@ -108,12 +135,14 @@ func TestFencedSideEffects(t *testing.T) {
 			errs = append(errs, errors.New(r.Content))
 		}
 		ref, err := poster.Post(ctx, dest, connectors.Message{Text: "report"})
-		errs = append(errs, err, poster.Edit(ctx, ref, connectors.Message{Text: "report, edited"}))
-		return int(calls.Load() + rec.posts.Load() + rec.edits.Load()), errs
+		errs = append(errs, err, poster.Edit(ctx, ref, connectors.Message{Text: "report, edited"}),
+			tasks.UpdateTask(ctx, ref, card), plans.EditPlan(ctx, ref, "Plan — Goal: restart", []connectors.Task{card}))
+		return int(calls.Load() + rec.reached()), errs
 	}
+	const each = 5 // the MCP call, the post, the edit, the task card, the plan block
 	ran, errs := sideEffects()
-	if err := errors.Join(errs...); err != nil || ran != 3 {
-		t.Fatalf("while leading: %d reached the MCP server and platform (want 3), err %v", ran, err)
+	if err := errors.Join(errs...); err != nil || ran != each {
+		t.Fatalf("while leading: %d reached the MCP server and platform (want %d), err %v", ran, each, err)
 	}
 	rows := auditRows(t, rt)
 	if rows == 0 {
@@ -122,8 +151,8 @@ func TestFencedSideEffects(t *testing.T) {
 
 	lost.Store(true)
 	ran, errs = sideEffects()
-	if ran != 3 {
-		t.Errorf("after the lease was lost %d more side effects reached the MCP server or platform", ran-3)
+	if ran != each {
+		t.Errorf("after the lease was lost %d more side effects reached the MCP server or platform", ran-each)
 	}
 	for i, err := range errs {
 		if err == nil {
