@@ -26,8 +26,11 @@ var _ planShower = (*redactedConn)(nil)
 var errNoPlans = errors.New("bot: this connector shows no plan blocks")
 
 // EditPlan redacts the plan and shows it, where the connector behind the
-// redactor shows plans.
+// redactor shows plans and the fence is open.
 func (c *redactedConn) EditPlan(ctx context.Context, ref connectors.Ref, title string, steps []connectors.Task) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	ps, ok := c.Connector.(planShower)
 	if !ok {
 		return errNoPlans

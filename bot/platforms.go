@@ -30,6 +30,8 @@ type Platforms struct {
 	// once the bot's grace has passed.
 	life    context.Context
 	endLife context.CancelFunc
+	// fence is asked before anything reaches a platform (Fence).
+	fence *postFence
 }
 
 // budgetKey names one workspace of one platform: edit budgets are per
@@ -47,8 +49,9 @@ func NewPlatforms(red *redact.Redactor, log *slog.Logger, conns ...connectors.Co
 	}
 	p := &Platforms{red: red, log: log, conns: map[string]connectors.Connector{}, budgets: map[budgetKey]*render.EditBudget{}}
 	p.life, p.endLife = context.WithCancel(context.Background())
+	p.fence = &postFence{}
 	for _, c := range conns {
-		p.conns[c.Name()] = &redactedConn{Connector: c, red: red}
+		p.conns[c.Name()] = &redactedConn{Connector: c, red: red, fence: p.fence}
 	}
 	return p
 }

@@ -141,7 +141,7 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage) error {
 	ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
 	// The record was redacted before it was shown.
-	if e, ok := unwrap(c).(cutEnder); ok {
+	if e, ok := cutEnderOf(c); ok {
 		return e.EndCut(ctx, ref, m.Text, interruptedNote)
 	}
 	return finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote})
@@ -188,7 +188,7 @@ func (r *recovery) retry(ctx context.Context) {
 // never arrived, the note is posted in the thread.
 func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector, m store.PostedMessage) {
 	d := connectors.Dest{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread}
-	if e, ok := unwrap(c).(unrecordedEnder); ok {
+	if e, ok := unrecordedEnderOf(c); ok {
 		ended, err := e.EndCutIn(ctx, d, interruptedNote)
 		if err != nil {
 			r.log.Warn("find an interrupted answer", "channel", m.Channel, "err", err)
@@ -222,14 +222,6 @@ func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector,
 // reports whether it ended one.
 type unrecordedEnder interface {
 	EndCutIn(ctx context.Context, d connectors.Dest, note string) (bool, error)
-}
-
-// unwrap is c without the bot's redactor.
-func unwrap(c connectors.Connector) connectors.Connector {
-	if rc, ok := c.(*redactedConn); ok {
-		return rc.Connector
-	}
-	return c
 }
 
 // unfinishedLister is c's UnfinishedLister, behind the bot's redactor.

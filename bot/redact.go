@@ -19,6 +19,8 @@ import (
 type redactedConn struct {
 	connectors.Connector
 	red *redact.Redactor
+	// fence refuses every request while it is closed (Platforms.Fence).
+	fence *postFence
 }
 
 var (
@@ -30,18 +32,27 @@ var (
 // streaming (its Limits claimed it has).
 var errNoStreaming = errors.New("bot: this connector has no native streaming")
 
-// Post redacts m and posts it.
+// Post redacts m and posts it, unless the fence is closed.
 func (c *redactedConn) Post(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	if c.fence.err() != nil {
+		return fenced(c.fence)
+	}
 	return c.Connector.Post(ctx, d, c.message(m))
 }
 
-// Edit redacts m and edits the message.
+// Edit redacts m and edits the message, unless the fence is closed.
 func (c *redactedConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	return c.Connector.Edit(ctx, ref, c.message(m))
 }
 
 // StartStream redacts m and starts a native stream.
 func (c *redactedConn) StartStream(ctx context.Context, d connectors.Dest, m connectors.Message) (connectors.Ref, error) {
+	if c.fence.err() != nil {
+		return fenced(c.fence)
+	}
 	st, ok := c.Connector.(connectors.Streamer)
 	if !ok {
 		return connectors.Ref{}, errNoStreaming
@@ -53,6 +64,9 @@ func (c *redactedConn) StartStream(ctx context.Context, d connectors.Dest, m con
 // what it already redacted as a whole, holding back an unfinished word,
 // so a secret split across appends is caught there; this is the backstop.
 func (c *redactedConn) AppendStream(ctx context.Context, ref connectors.Ref, text string) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	st, ok := c.Connector.(connectors.Streamer)
 	if !ok {
 		return errNoStreaming
@@ -62,6 +76,9 @@ func (c *redactedConn) AppendStream(ctx context.Context, ref connectors.Ref, tex
 
 // StopStream redacts the final form and stops the stream.
 func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final connectors.Message) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	st, ok := c.Connector.(connectors.Streamer)
 	if !ok {
 		return errNoStreaming
@@ -71,6 +88,9 @@ func (c *redactedConn) StopStream(ctx context.Context, ref connectors.Ref, final
 
 // Thinking passes a thinking status on to a connector that shows one.
 func (c *redactedConn) Thinking(ctx context.Context, d connectors.Dest, status string) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	if th, ok := c.Connector.(connectors.Thinker); ok {
 		return th.Thinking(ctx, d, c.red.String(status))
 	}

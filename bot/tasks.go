@@ -69,9 +69,12 @@ var (
 // cards (ShowsTasks said so).
 var errNoTasks = errors.New("bot: this connector shows no task cards")
 
-// UpdateTask redacts t and shows it as a card in stream ref: a command's
-// title and output may hold a secret.
+// UpdateTask redacts t and shows it as a card in stream ref, unless the
+// fence is closed: a command's title and output may hold a secret.
 func (c *redactedConn) UpdateTask(ctx context.Context, ref connectors.Ref, t connectors.Task) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
 	tu, ok := c.Connector.(connectors.TaskUpdater)
 	if !ok {
 		return errNoTasks

@@ -52,6 +52,11 @@ func (t *tool) refuse(v Verdict) *agent.ToolResult {
 // follow-up closes as the call starts (as a command's does).
 func (t *tool) run(ctx context.Context, rec *audit, args []byte, approval string) agent.ToolResult {
 	opt := &t.servers.opt
+	if opt.Fence != nil {
+		if err := opt.Fence(); err != nil {
+			return *refusal(fmt.Sprintf("not called: %s; %s on %s did not run", err, t.mcpName, t.srv.name))
+		}
+	}
 	if approval != "" && opt.FollowUps != nil {
 		if _, err := opt.FollowUps.FinishFollowUp(context.WithoutCancel(ctx), approval); err != nil {
 			opt.Log.Warn("close an approval's follow-up", "approval", approval, "err", err)

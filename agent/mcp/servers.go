@@ -36,6 +36,10 @@ type Options struct {
 	// OnChange is told when a server connects, goes down or lists new
 	// tools (the logs, the tests).
 	OnChange func(server string)
+	// Fence, when set, is asked just before each call reaches its server:
+	// an error refuses the call, unaudited (ha: this process no longer
+	// leads, and its successor owns the audit trail).
+	Fence func() error
 }
 
 func (o *Options) retry() time.Duration     { return orDefault(o.Retry, time.Second) }

@@ -27,7 +27,7 @@ func (rt *parts) addMCP(reg *agent.Registry, guard *approvals.Guard) {
 	}
 	if rt.mcp == nil {
 		rt.mcp = mcp.Start(rt.cfg.MCP, mcp.Options{Approver: guard.Approver, FollowUps: rt.store.Approvals(),
-			Audit: mcpAudit{rt.store}, Redactor: rt.red, Log: rt.log})
+			Audit: mcpAudit{rt.store}, Redactor: rt.red, Log: rt.log, Fence: rt.fence.err})
 		for _, name := range rt.cfg.MCP.Names() {
 			rt.ready.Detail("mcp "+name, func() (bool, string) { return mcpDetail(rt.mcp, name) })
 		}

@@ -55,7 +55,8 @@ type parts struct {
 	metrics *metrics
 	// mcp are the MCP tool servers, once the agent is built (addMCP).
 	mcp *mcp.Servers
-	// fence is checked before every command runs: the leadership in ha.
+	// fence is checked before every command, MCP call and post: the
+	// leadership in ha.
 	fence fenceGate
 }
 
@@ -99,8 +100,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	rt.modelName = modelName(rt.model, cfg.Agent.Model)
 	rt.exec = &executor.Fleet{Fleet: rt.fleet, Redactor: rt.red}
 	// A run closes the follow-up of the approval it claimed, if its
-	// command never started (the ledger closes it as one starts).
-	rt.run = rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.fence.executor(rt.exec), FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log})
+	// command never started (the ledger closes it as one starts). The
+	// fence is outermost: a deposed leader writes no audit row either.
+	rt.run = rt.fence.executor(rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log}))
 	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run, Unstarted: func(ctx context.Context, approval string) {
 		rt.store.Approvals().FinishFollowUp(ctx, approval)
 	}}

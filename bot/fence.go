@@ -1,0 +1,92 @@
+package bot
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// postFence is the check every request of the Platforms that reaches a
+// platform passes first (ha: the leadership); nil or unset lets all
+// through. redactedConn asks it in each such method (a post, an edit, a
+// stream, a status, a task card, a plan block), and recovery's enders
+// ask it through cutEnderOf and unrecordedEnderOf.
+type postFence struct {
+	check atomic.Pointer[func() error]
+}
+
+// err is why nothing may reach a platform now, or nil.
+func (f *postFence) err() error {
+	if f == nil {
+		return nil
+	}
+	if fn := f.check.Load(); fn != nil {
+		return (*fn)()
+	}
+	return nil
+}
+
+// Fence has every request that reaches a platform (a post, an edit, a
+// stream, a status, a task card, a plan block, recovery's note on a cut
+// answer) ask check first: while it returns an error nothing reaches the
+// platform and the caller gets that error. In ha, check is the
+// leadership: a deposed leader posts nothing its successor may post
+// again.
+func (p *Platforms) Fence(check func() error) { p.fence.check.Store(&check) }
+
+// fenced is ref and the fence's error, for the Post-shaped methods.
+func fenced(f *postFence) (connectors.Ref, error) { return connectors.Ref{}, f.err() }
+
+// cutEnderOf is the cutEnder behind c's redactor, asking the fence first.
+func cutEnderOf(c connectors.Connector) (cutEnder, bool) {
+	rc, wrapped := c.(*redactedConn)
+	if !wrapped {
+		e, ok := c.(cutEnder)
+		return e, ok
+	}
+	e, ok := rc.Connector.(cutEnder)
+	if !ok {
+		return nil, false
+	}
+	return fencedEnder{cut: e, fence: rc.fence}, true
+}
+
+// unrecordedEnderOf is the unrecordedEnder behind c's redactor, asking
+// the fence first.
+func unrecordedEnderOf(c connectors.Connector) (unrecordedEnder, bool) {
+	rc, wrapped := c.(*redactedConn)
+	if !wrapped {
+		e, ok := c.(unrecordedEnder)
+		return e, ok
+	}
+	e, ok := rc.Connector.(unrecordedEnder)
+	if !ok {
+		return nil, false
+	}
+	return fencedEnder{unrecorded: e, fence: rc.fence}, true
+}
+
+// fencedEnder is one of recovery's enders behind the fence. The record
+// it ends was redacted before it was shown, so it needs no redactor.
+type fencedEnder struct {
+	cut        cutEnder
+	unrecorded unrecordedEnder
+	fence      *postFence
+}
+
+// EndCut ends a cut answer, unless the fence is closed.
+func (f fencedEnder) EndCut(ctx context.Context, ref connectors.Ref, stored, note string) error {
+	if err := f.fence.err(); err != nil {
+		return err
+	}
+	return f.cut.EndCut(ctx, ref, stored, note)
+}
+
+// EndCutIn ends an unrecorded cut answer, unless the fence is closed.
+func (f fencedEnder) EndCutIn(ctx context.Context, d connectors.Dest, note string) (bool, error) {
+	if err := f.fence.err(); err != nil {
+		return false, err
+	}
+	return f.unrecorded.EndCutIn(ctx, d, note)
+}
