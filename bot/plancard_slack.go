@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
@@ -79,6 +80,7 @@ func planSteps(prog approvals.PlanProgress) []connectors.Task {
 		if s.Output != "" {
 			t.Output += ": " + codeText(s.Output, 200)
 		}
+		t.Details = strings.TrimSpace(verifyLine(s)) // "" without a verify
 		steps[i] = t
 	}
 	return steps

@@ -31,7 +31,7 @@ func TestSlackPlanProgressIsAPlanBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		prog := approvals.PlanProgress{Goal: "restart nginx", Steps: []approvals.StepProgress{
-			{Target: "web-1", Command: "nginx -t"}, {Target: "web-1", Command: "systemctl restart nginx"}, {Target: "web-1", Command: "curl -fsS localhost"}}}
+			{Target: "web-1", Command: "nginx -t"}, {Target: "web-1", Command: "systemctl restart nginx", Verify: "systemctl is-active nginx"}, {Target: "web-1", Command: "curl -fsS localhost"}}}
 		set := func(statuses ...approvals.StepStatus) {
 			for i, s := range statuses {
 				prog.Steps[i].Status, prog.Steps[i].Duration = s, 400*time.Millisecond
@@ -40,6 +40,9 @@ func TestSlackPlanProgressIsAPlanBlock(t *testing.T) {
 		P, R, C, E := approvals.StepPending, approvals.StepInProgress, approvals.StepComplete, approvals.StepError
 		for _, st := range [][]approvals.StepStatus{{P, P, P}, {R, P, P}, {C, R, P}, {C, C, R}, {C, C, E}} {
 			set(st...)
+			if st[1] == C {
+				prog.Steps[1].VerifyStatus = C
+			}
 			if st[2] == E {
 				prog.Steps[2].ExitCode, prog.Steps[2].Output = 7, "curl: (7) Failed to connect"
 			}
@@ -61,6 +64,9 @@ func TestSlackPlanProgressIsAPlanBlock(t *testing.T) {
 		p, _ := m.Plan()
 		if got, want := p.Tasks[2].Output, "exit 7 in 400ms: curl: (7) Failed to connect"; got != want {
 			t.Errorf("the failed step's output is %q; want %q", got, want)
+		}
+		if got, want := p.Tasks[1].Details, "verify ✅ `systemctl is-active nginx` — exit 0"; got != want { // a step's verify shows with it
+			t.Errorf("step 2's details are %q; want %q", got, want)
 		}
 		if got, want := p.Tasks[1].Title, "systemctl restart nginx on web-1"; got != want {
 			t.Errorf("step 2 is titled %q; want %q", got, want)
