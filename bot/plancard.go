@@ -61,12 +61,13 @@ func planCard(a approvals.Approval, p approvals.Plan, vs []approvals.StepVerdict
 
 // progressCard shows a plan as it runs: each step's status and a short
 // summary of its output; heading says how it was decided or where it
-// stands.
+// stands. Steps are headed "Step N", not a markdown list, which a
+// verify line under a step would break (a browser numbered 1, 1, 2).
 func progressCard(heading string, prog approvals.PlanProgress) connectors.Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**\nGoal: %s\n", heading, planLine(prog.Goal))
 	for i, s := range prog.Steps {
-		fmt.Fprintf(&b, "%d. %s `%s` on `%s`", i+1, stepMark[s.Status], codeText(s.Command, 400), codeText(s.Target, 80))
+		fmt.Fprintf(&b, "**Step %d** %s `%s` on `%s`", i+1, stepMark[s.Status], codeText(s.Command, 400), codeText(s.Target, 80))
 		switch s.Status {
 		case approvals.StepComplete, approvals.StepError:
 			fmt.Fprintf(&b, " — exit %d in %s", s.ExitCode, s.Duration.Round(1e6))

@@ -30,3 +30,22 @@ func TestPlanCardNumbersStepsOutsideAList(t *testing.T) {
 		}
 	}
 }
+
+// The running and finished card heads its steps the same way: a verify
+// line under a step broke a markdown list, and a browser numbered the
+// steps 1, 1, 2 (try-out finding).
+func TestPlanProgressNumbersStepsOutsideAList(t *testing.T) {
+	t.Parallel()
+	prog := approvals.PlanProgress{Goal: "three", Steps: []approvals.StepProgress{
+		{Target: "local", Command: "touch /tmp/a", Verify: "ls -l /tmp/a", Status: approvals.StepComplete, VerifyStatus: approvals.StepComplete},
+		{Target: "local", Command: "ls /tmp", Status: approvals.StepComplete}, {Target: "local", Command: "rm /tmp/a", Status: approvals.StepInProgress}}}
+	text := progressCard("Plan approved", prog).Text
+	if regexp.MustCompile(`(?m)^\d+\. `).MatchString(text) {
+		t.Errorf("the card has markdown list items, which a verify line breaks:\n%s", text)
+	}
+	for _, want := range []string{"**Step 1** ✅ `touch /tmp/a`", "verify ✅ `ls -l /tmp/a`", "**Step 2** ✅ `ls /tmp`", "**Step 3** ⏳ `rm /tmp/a`"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the card lacks %q:\n%s", want, text)
+		}
+	}
+}

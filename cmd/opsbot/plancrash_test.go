@@ -79,7 +79,7 @@ func TestPlanCutByAKillSaysWhatRanAndRunsNothingAgain(t *testing.T) {
 	})
 	c.click("bob", card, "approve", id)
 	// Step 2 is recorded as started before its card shows it running.
-	c.await("step 2 running", func() bool { return strings.Contains(c.texts(thread), "2. ⏳") })
+	c.await("step 2 running", func() bool { return strings.Contains(c.texts(thread), "**Step 2** ⏳") })
 	bot.Process.Kill() // SIGKILL: nothing of the bot's own clean-up runs
 	bot.Wait()
 	defer killAll(sleep)
