@@ -67,6 +67,23 @@ func (c Card) Heading() string {
 	return "Approval needed"
 }
 
+// Risk is how the card is coloured where a platform can: decided, green
+// once approved and grey once denied or expired; pending, RiskHigh when
+// the request reaches several hosts at once (a plan or fleet command) or
+// the config asks more than one person to approve it, RiskAsk otherwise.
+func (c Card) Risk() connectors.Risk {
+	switch c.State {
+	case ApprovalApproved:
+		return connectors.RiskApproved
+	case ApprovalDenied, ApprovalExpired:
+		return connectors.RiskClosed
+	}
+	if c.Quorum > 1 || strings.Contains(c.Host, ",") {
+		return connectors.RiskHigh
+	}
+	return connectors.RiskAsk
+}
+
 // person shows a stored "platform:id" as "@id"; opsbot's own actors
 // ("opsbot:expiry") stay as they are.
 func person(key string) string {

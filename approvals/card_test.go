@@ -106,3 +106,25 @@ func TestCardSaysHowManyApprovalsInWords(t *testing.T) {
 		}
 	}
 }
+
+// A card's risk follows the request: a pending one on several hosts, or
+// one more than one person must approve, is high; any other pending one
+// asks; approved is green, denied and expired closed.
+func TestCardRisk(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a    Approval
+		want connectors.Risk
+	}{
+		{Approval{Host: "web-1", Quorum: 1, State: ApprovalPending}, connectors.RiskAsk},
+		{Approval{Host: "web-1,web-2", Quorum: 1, State: ApprovalPending}, connectors.RiskHigh},
+		{Approval{Host: "web-1", Quorum: 2, State: ApprovalPending}, connectors.RiskHigh},
+		{Approval{Host: "web-1,web-2", Quorum: 2, State: ApprovalApproved}, connectors.RiskApproved},
+		{Approval{Host: "web-1", Quorum: 1, State: ApprovalDenied}, connectors.RiskClosed},
+		{Approval{Host: "web-1", Quorum: 1, State: ApprovalExpired}, connectors.RiskClosed},
+	} {
+		if got := NewCard(tc.a, policy.DisplayOptions{}).Risk(); got != tc.want {
+			t.Errorf("%s on %s, quorum %d: risk %q; want %q", tc.a.State, tc.a.Host, tc.a.Quorum, got, tc.want)
+		}
+	}
+}

@@ -93,6 +93,21 @@ type Button struct {
 	Style    ButtonStyle
 }
 
+// Risk says how risky what a card asks for is, for a platform that
+// colours a card by it (Discord's accent). "" is a card that asks for
+// nothing: information.
+type Risk string
+
+// The risks of a card: RiskHigh and RiskAsk wait for a decision,
+// RiskApproved and RiskClosed are decided.
+const (
+	RiskInfo     Risk = ""
+	RiskAsk      Risk = "ask"
+	RiskHigh     Risk = "high"
+	RiskApproved Risk = "approved"
+	RiskClosed   Risk = "closed"
+)
+
 // Field is a labelled value shown in a compact grid.
 type Field struct {
 	Title string
@@ -133,6 +148,8 @@ type Message struct {
 	// channel starts, where the platform shows a thread's name (Discord);
 	// empty, the connector's default.
 	ThreadName string `json:",omitempty"`
+	// Risk colours a card of Fields where the platform can (Risk).
+	Risk Risk `json:",omitempty"`
 }
 
 // Dest is where a message goes: a thread of a channel in a workspace.

@@ -32,21 +32,28 @@ const (
 	maxContextV2 = 200
 )
 
-// Accent colours of an approval card's container: amber while a risky
-// command waits for a decision, grey once it is decided. The neutral
-// message says no more of the command's risk than that it waits.
+// Accent colours of a card's container, by its risk
+// (connectors.Risk): red for a risky request waiting for a decision,
+// amber for any other, green once approved, grey once denied or expired,
+// blue for information.
 const (
-	accentPending = 0xE67E22
-	accentDecided = 0x95A5A6
+	accentHigh     = 0xE74C3C
+	accentAsk      = 0xE67E22
+	accentApproved = 0x2ECC71
+	accentClosed   = 0x95A5A6
+	accentInfo     = 0x3498DB
 )
+
+// maxSectionTexts is how many text displays a section holds.
+const maxSectionTexts = 3
 
 // renderV2 turns m into Components V2 (the message's flag is
 // IS_COMPONENTS_V2: no content, no embeds). An answer is text displays:
 // its text, with the Notify mentions first, then its context line as
 // subtext, then its buttons in action rows. A message with fields is an
-// approval card: one container whose accent says whether it waits, its
-// text, a separator, a section per fact with a button as its accessory
-// (the last facts carry the buttons, in order), then the context line.
+// approval card: one container whose accent is its risk, its text, a
+// separator, its facts in sections whose accessories are its buttons
+// (factSections), then the context line.
 // The text displays hold at most 4,000 characters in all, the text giving
 // way to the rest.
 func (c *Connector) renderV2(m connectors.Message) []discordgo.MessageComponent {
@@ -82,37 +89,70 @@ func (c *Connector) renderV2(m connectors.Message) []discordgo.MessageComponent 
 
 // card is an approval card's container (see renderV2).
 func (c *Connector) card(m connectors.Message, text string, facts []string, sub string) discordgo.Container {
-	accent := accentDecided
-	if len(m.Buttons) > 0 {
-		accent = accentPending
-	}
+	accent := accentOf(m)
 	box := discordgo.Container{AccentColor: &accent}
 	if text != "" {
 		box.Components = append(box.Components, discordgo.TextDisplay{Content: text})
 	}
 	divider := true
 	box.Components = append(box.Components, discordgo.Separator{Divider: &divider})
-	buttons := m.Buttons
-	paired := min(len(buttons), len(facts))
-	for i, f := range facts {
-		if j := i - (len(facts) - paired); j >= 0 {
-			box.Components = append(box.Components, discordgo.Section{
-				Components: []discordgo.MessageComponent{discordgo.TextDisplay{Content: f}}, Accessory: c.button(buttons[j])})
-			continue
-		}
-		box.Components = append(box.Components, discordgo.TextDisplay{Content: f})
-	}
+	box.Components = append(box.Components, c.factSections(facts, m.Buttons)...)
 	if sub != "" {
 		box.Components = append(box.Components, discordgo.TextDisplay{Content: sub})
 	}
-	// Buttons without a fact of their own go in one row under the facts,
-	// within the container's ten children and the message's 40 components.
-	rest := buttons[paired:]
+	// Buttons without a section of their own go in one row under the
+	// facts, within the container's ten children and the message's 40
+	// components.
+	rest := m.Buttons[min(len(m.Buttons), len(facts)):]
 	if len(rest) > 0 && len(box.Components) < maxInContainer {
 		n := min(len(rest), maxPerRow, rowButtons(maxV2Components-count(box.Components)-1))
 		box.Components = append(box.Components, c.actionRows(rest[:n])...)
 	}
 	return box
+}
+
+// accentOf is the colour of m's card: its risk's; a card that names no
+// risk is amber while it has buttons to click, blue otherwise.
+func accentOf(m connectors.Message) int {
+	switch m.Risk {
+	case connectors.RiskHigh:
+		return accentHigh
+	case connectors.RiskAsk:
+		return accentAsk
+	case connectors.RiskApproved:
+		return accentApproved
+	case connectors.RiskClosed:
+		return accentClosed
+	}
+	if len(m.Buttons) > 0 {
+		return accentAsk
+	}
+	return accentInfo
+}
+
+// factSections are a card's facts, each its own text display, in
+// sections whose accessories are the card's buttons in order: a section
+// per fact while there are buttons enough, else the facts shared evenly
+// among one section per button, up to three to a section (Discord's
+// limit), and any left over below them. Discord takes no section without
+// an accessory, so a card without buttons shows its facts as text
+// displays.
+func (c *Connector) factSections(facts []string, buttons []connectors.Button) []discordgo.MessageComponent {
+	var out []discordgo.MessageComponent
+	n := min(len(facts), len(buttons))
+	for i := range n {
+		k := min(maxSectionTexts, (len(facts)+n-i-1)/(n-i))
+		var texts []discordgo.MessageComponent
+		for _, f := range facts[:k] {
+			texts = append(texts, discordgo.TextDisplay{Content: f})
+		}
+		out = append(out, discordgo.Section{Components: texts, Accessory: c.button(buttons[i])})
+		facts = facts[k:]
+	}
+	for _, f := range facts {
+		out = append(out, discordgo.TextDisplay{Content: f})
+	}
+	return out
 }
 
 // factLines are a card's fields as lines "**Title**: value": the first

@@ -90,16 +90,16 @@ func TestV2CardWithinComponentLimits(t *testing.T) {
 	}
 }
 
-// An approval card is one container: amber while it waits, with a
-// section per fact whose accessory is a button (the last facts carry
-// Approve and Deny); grey once decided, its buttons gone. The edit says
-// the flag again (the fake refuses one that does not).
+// An approval card is one container coloured by its risk: red or amber
+// while it waits, each fact in a section whose accessory is a button
+// (Approve beside the first); green once approved, its buttons gone. The
+// edit says the flag again (the fake refuses one that does not).
 func TestV2CardIsAContainerEditedInPlace(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
 	ch := f.AddChannel(guild, "ops")
 	c, _ := started(t, f, Config{})
-	pending := connectors.Message{Text: "**Approval needed**", Context: "expires soon",
+	pending := connectors.Message{Text: "**Approval needed**", Context: "expires soon", Risk: connectors.RiskHigh,
 		Fields: []connectors.Field{{Title: "Host", Value: "web-1"}, {Title: "Needs", Value: "1 approval"}},
 		Buttons: []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve", Style: connectors.StylePrimary},
 			{ActionID: "deny", Value: "a1", Label: "Deny", Style: connectors.StyleDanger}}}
@@ -109,16 +109,16 @@ func TestV2CardIsAContainerEditedInPlace(t *testing.T) {
 	}
 	got, _ := f.Message(ref.ID)
 	box := container(t, got.Components)
-	if box.AccentColor != accentPending || len(box.Components) != 5 || box.Components[2].Type != 9 || box.Components[3].Type != 9 ||
+	if box.AccentColor != 0xE74C3C || len(box.Components) != 5 || box.Components[2].Type != 9 || box.Components[3].Type != 9 ||
 		box.Components[2].Accessory.CustomID != "approve:a1" || box.Components[3].Accessory.Style != 4 {
 		t.Errorf("the pending card: %s", got.Components)
 	}
-	decided := connectors.Message{Text: "**Approved by @bob**", Context: "approved", Fields: pending.Fields}
+	decided := connectors.Message{Text: "**Approved by @bob**", Context: "approved", Fields: pending.Fields, Risk: connectors.RiskApproved}
 	if err := c.Edit(t.Context(), ref, decided); err != nil {
 		t.Fatalf("edit of a V2 card: %v", err)
 	}
 	got, _ = f.Message(ref.ID)
-	if box := container(t, got.Components); box.AccentColor != accentDecided || len(f.Buttons(ref.ID)) != 0 ||
+	if box := container(t, got.Components); box.AccentColor != 0x2ECC71 || len(f.Buttons(ref.ID)) != 0 ||
 		got.Content != "**Approved by @bob**\n**Host**: web-1\n**Needs**: 1 approval\n-# approved" {
 		t.Errorf("the decided card shows %q, accent %x, buttons %q", got.Content, box.AccentColor, f.Buttons(ref.ID))
 	}
@@ -128,10 +128,78 @@ func TestV2CardIsAContainerEditedInPlace(t *testing.T) {
 	}
 }
 
+// A card's accent is its risk's colour; one that names none is amber
+// while it has buttons and blue (information) without.
+func TestV2CardAccentIsItsRisk(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	approve := []connectors.Button{{ActionID: "approve", Value: "a1", Label: "Approve"}}
+	for _, tc := range []struct {
+		risk    connectors.Risk
+		buttons []connectors.Button
+		want    int
+	}{
+		{connectors.RiskHigh, approve, 0xE74C3C}, {connectors.RiskAsk, approve, 0xE67E22},
+		{connectors.RiskApproved, nil, 0x2ECC71}, {connectors.RiskClosed, nil, 0x95A5A6},
+		{connectors.RiskInfo, nil, 0x3498DB}, {connectors.RiskInfo, approve, 0xE67E22},
+	} {
+		m := connectors.Message{Text: "card", Fields: facts(2), Risk: tc.risk, Buttons: tc.buttons}
+		ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, m)
+		if err != nil {
+			t.Fatalf("risk %q: %v", tc.risk, err)
+		}
+		got, _ := f.Message(ref.ID)
+		if box := container(t, got.Components); box.AccentColor != tc.want {
+			t.Errorf("risk %q, %d buttons: accent %06x; want %06x", tc.risk, len(tc.buttons), box.AccentColor, tc.want)
+		}
+	}
+}
+
+// Every fact of a card with buttons stands in a section whose accessory
+// is a button, a text display of its own: a section per fact while the
+// buttons last, else shared among the buttons' sections, three at most.
+func TestV2CardFactsAreInSections(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	ch := f.AddChannel(guild, "ops")
+	c, _ := started(t, f, Config{})
+	var bs []connectors.Button
+	for i := range 3 {
+		bs = append(bs, connectors.Button{ActionID: "pick", Value: fmt.Sprint(i), Label: fmt.Sprint("option ", i)})
+	}
+	for _, tc := range []struct {
+		facts int
+		want  []int // texts per section
+	}{{2, []int{1, 1}}, {3, []int{1, 1, 1}}, {4, []int{2, 1, 1}}, {7, []int{3, 2, 2}}} {
+		ref, err := c.Post(t.Context(), connectors.Dest{Platform: Platform, Channel: ch}, connectors.Message{Text: "pick", Fields: facts(tc.facts), Buttons: bs})
+		if err != nil {
+			t.Fatalf("%d facts: %v", tc.facts, err)
+		}
+		got, _ := f.Message(ref.ID)
+		var per []int
+		for _, x := range container(t, got.Components).Components {
+			switch x.Type {
+			case 9:
+				per = append(per, len(x.Components))
+			case 10:
+				if strings.Contains(x.Content, "Fact") {
+					t.Errorf("%d facts: a fact outside a section", tc.facts)
+				}
+			}
+		}
+		if fmt.Sprint(per) != fmt.Sprint(tc.want) {
+			t.Errorf("%d facts, 3 buttons: texts per section %v; want %v", tc.facts, per, tc.want)
+		}
+	}
+}
+
 // layout is a V2 component as the tests read it.
 type layout struct {
 	Type        int      `json:"type"`
 	AccentColor int      `json:"accent_color"`
+	Content     string   `json:"content"`
 	Components  []layout `json:"components"`
 	Accessory   *struct {
 		CustomID string `json:"custom_id"`

@@ -90,7 +90,7 @@ func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 	}
 	const alice, bob = "1100000000000000777", "1100000000000000778"
 	dest := connectors.Dest{Platform: Platform, Channel: ch, Recipient: connectors.User{ID: alice}}
-	msgs := connectortest.Messages(c.Limits(), alice, bob)
+	msgs := withRisks(connectortest.Messages(c.Limits(), alice, bob), prefix == "")
 	refs := map[string]connectors.Ref{}
 	for _, name := range slices.Sorted(maps.Keys(msgs)) {
 		if refs[name], err = c.Post(t.Context(), dest, msgs[name]); err != nil {
@@ -113,4 +113,22 @@ func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 	if refused > 0 || len(rec.bodies) != len(msgs)+1 {
 		t.Errorf("%d of the corpus's %d payloads refused by the fake; want none", refused, len(rec.bodies))
 	}
+}
+
+// withRisks gives the corpus's approval cards the risks the bot gives
+// them (approvals.Card.Risk), and with high a pending card of high risk
+// too: the accent colours the V2 rendering shows (the legacy one shows
+// none).
+func withRisks(msgs map[string]connectors.Message, high bool) map[string]connectors.Message {
+	for name, risk := range map[string]connectors.Risk{"card_pending": connectors.RiskAsk, "card_approved": connectors.RiskApproved} {
+		m := msgs[name]
+		m.Risk = risk
+		msgs[name] = m
+	}
+	if high {
+		m := msgs["card_pending"]
+		m.Risk = connectors.RiskHigh
+		msgs["card_pending_high"] = m
+	}
+	return msgs
 }

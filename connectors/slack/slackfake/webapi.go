@@ -225,11 +225,11 @@ func content(f url.Values, needText bool) ([]Block, string) {
 			return nil, "invalid_blocks_format"
 		}
 	}
-	if len(blocks) > 50 {
+	if len(blocks) > 50 || !validBlocks(f.Get("blocks")) {
 		return nil, "invalid_blocks"
 	}
 	for _, b := range blocks {
-		if b.Text != nil && utf8.RuneCountInString(b.Text.Text) > 3000 {
+		if b.Type != "markdown" && b.Text != nil && utf8.RuneCountInString(b.Text.Text) > 3000 {
 			return nil, "invalid_blocks"
 		}
 		if b.Type == "section" && b.Text == nil && len(b.Fields) == 0 {
