@@ -53,7 +53,7 @@ func cardMessage(a approvals.Approval, who string) connectors.Message {
 	if len(c.Reasons) > 0 {
 		fmt.Fprintf(&text, "\nWhy: %s", strings.Join(c.Reasons, "; "))
 	}
-	m := connectors.Message{Text: text.String(), Fields: []connectors.Field{{Title: "Host", Value: a.Host}}}
+	m := connectors.Message{Text: text.String(), Fields: []connectors.Field{{Title: "Host", Value: a.Host}}, Risk: c.Risk()}
 	if a.Cwd != "" && !ownSessionDir(a) {
 		m.Fields = append(m.Fields, connectors.Field{Title: "Directory", Value: c.Cwd})
 	}
