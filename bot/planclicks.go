@@ -97,8 +97,8 @@ func (ps *Plans) again(ctx context.Context, ev connectors.Event, rollback bool) 
 		return
 	}
 	if conn, ok := ps.platforms.conn(ev.Platform); ok {
-		editRetrying(ctx, conn, ev.Ref, connectors.Message{Text: fmt.Sprintf("Plan halted; %s asked to %s it: a new card for that is in the thread.",
-			connectors.Mention(ev.User.ID), map[bool]string{false: "continue", true: "roll back"}[rollback])})
+		editRetrying(ctx, conn, ev.Ref, connectors.Message{Text: fmt.Sprintf("Plan halted; %s asked to %s: a new card for that is in the thread.",
+			connectors.Mention(ev.User.ID), map[bool]string{false: "continue it", true: "roll it back"}[rollback])})
 	}
 	// The new plan is asked by whoever pressed the button, not by the
 	// halted plan's requester: someone other than the presser approves it.

@@ -83,7 +83,7 @@ func postmortemDoc(docs []store.MemoryHit, thread store.ThreadKey, timeline []st
 	if len(cmds) == 0 {
 		b.WriteString("No command ran in this thread.\n\n")
 	} else {
-		b.WriteString("| time (UTC) | host | command | exit | asked by | approved by | record |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("Times are UTC. One line a command, not a table: chat shows no markdown tables.\n\n")
 		b.WriteString(strings.Join(commandRows(cmds), "\n") + "\n\n")
 	}
 	fmt.Fprintf(&b, "## What fixed it\n\n%s\n\n## Follow-ups\n\n%s\n", p.Fix, p.FollowUps)
@@ -140,8 +140,8 @@ func commandRows(cmds []store.ThreadCommand) []string {
 		if approved == "" {
 			approved = "not needed"
 		}
-		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | %s |", c.At.UTC().Format("15:04:05"), c.Host,
-			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, person(c.Actor), approved, auditRef(c.AuditID))
+		rows[i] = fmt.Sprintf("- %s on `%s`: `%s` — exit %s, asked by %s, approved by %s [%s]", c.At.UTC().Format("15:04:05"), c.Host,
+			mdCode(c.Text), exit, person(c.Actor), approved, auditRef(c.AuditID))
 	}
 	return rows
 }

@@ -113,7 +113,7 @@ func TestPostmortemTimelineIsTheRecord(t *testing.T) {
 	if entries != 3*3+1+2 {
 		t.Errorf("%d timeline entries; want 12 (3 questions, 3 answers, 4 commands, a request and its decision):\n%s", entries, md)
 	}
-	for _, want := range []string{"| `systemctl restart nginx` | 0 | @alice | @bob | audit row ", "## What fixed it\n\n`systemctl restart nginx` on web-1, approved by @bob",
+	for _, want := range []string{"`systemctl restart nginx` — exit 0, asked by @alice, approved by @bob [audit row ", "## What fixed it\n\n`systemctl restart nginx` on web-1, approved by @bob",
 		"# Postmortem: Question 0: nginx returns 502 on web-1", "No model wrote the prose", "— @alice asked for approval to run `systemctl restart nginx` on web-1 [audit row ",
 		"— @bob approved `systemctl restart nginx` on web-1 [audit row ", "— question: Question 2: nginx returns 502 on web-1 [@alice, web message m5]"} {
 		if !strings.Contains(md, want) {

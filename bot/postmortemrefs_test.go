@@ -121,7 +121,7 @@ func TestPostmortemCitesTheRowItsTextCameFrom(t *testing.T) {
 	for _, want := range []string{"— opsbot: plan results: The plan \"restart nginx on web-1\" ended: every step ran; step 1 `systemctl restart nginx` on web-1: complete (exit 0); step 2",
 		"— @bob approved plan: restart nginx on web-1 (2 steps) [audit row ",
 		"— @alice asked for approval to run plan: restart nginx on web-1 (2 steps: step 1 `systemctl restart nginx` on web-1; step 2 `curl -sf http://localhost/health` on web-1) [audit row ",
-		"| `curl -sf http://localhost/health` | 0 | @alice | @bob | audit row ", "# Postmortem: nginx returns 502 on web-1, why?",
+		"`curl -sf http://localhost/health` — exit 0, asked by @alice, approved by @bob [audit row ", "# Postmortem: nginx returns 502 on web-1, why?",
 		"## What fixed it\n\nThe plan: restart nginx on web-1 (2 steps), approved by @bob; its last step `curl -sf http://localhost/health` on web-1 succeeded (audit row "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the postmortem lacks %q", want)

@@ -91,10 +91,24 @@ func planApprovers(cmds []store.ThreadCommand, as []store.ThreadApproval) map[in
 		for _, a := range as {
 			if a.Action == "approval.approved" && !a.At.After(c.At) && planHas(a.Command, c.Text) {
 				cmds[i].ApprovedBy, plans[c.AuditID] = a.Actor, planWhat(a.Command, false)
+				if asker := requesterOf(as, a.ApprovalID); asker != "" {
+					cmds[i].Actor = asker // opsbot ran the step; the plan's requester asked for it
+				}
 			}
 		}
 	}
 	return plans
+}
+
+// requesterOf is who asked for approval request id ("" when its request
+// row is not among as).
+func requesterOf(as []store.ThreadApproval, id string) string {
+	for _, a := range as {
+		if a.ApprovalID == id && a.Action == "approval.request" {
+			return a.Actor
+		}
+	}
+	return ""
 }
 
 // planHas says whether canonical is a plan with a step running command.
