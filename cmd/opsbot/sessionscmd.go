@@ -89,18 +89,18 @@ func sessionState(s store.SessionSummary) string {
 		return "answering"
 	case store.TurnDone:
 		if s.LastTurnEnded.IsZero() {
-			return "idle (answered)"
+			return "answered"
 		}
-		return "idle (answered " + s.LastTurnEnded.Local().Format("2006-01-02 15:04") + ")"
+		return "answered " + s.LastTurnEnded.Local().Format("2006-01-02 15:04")
 	case "":
 		if s.Alert != "" {
-			return "idle (not investigated)"
+			return "not investigated"
 		}
-		return "idle (no answer yet)"
+		return "no answer yet"
 	case store.TurnInterrupted:
-		return "idle (last answer cut by a restart)"
+		return "last answer cut by a restart"
 	}
-	return "idle (last answer " + string(s.LastTurn) + ")"
+	return "last answer " + string(s.LastTurn)
 }
 
 // sessionStarter is who started a session: for an alert's thread, the

@@ -18,14 +18,14 @@ func TestSessionsListAlertThreadWords(t *testing.T) {
 	if got := sessionStarter(alert); got != "alert: NodeDown: Node web-1 is down" {
 		t.Errorf("started by %q", got)
 	}
-	if got := sessionState(alert); got != "idle (answered 2026-11-28 10:01)" {
+	if got := sessionState(alert); got != "answered 2026-11-28 10:01" {
 		t.Errorf("state %q", got)
 	}
 	if got := sessionState(store.SessionSummary{Alert: "NodeDown"}); strings.Contains(got, "no answer") {
 		t.Errorf("an alert thread with no investigation: %q", got)
 	}
 	person := store.SessionSummary{StartedBy: "web:alice"}
-	if sessionStarter(person) != "@alice" || sessionState(person) != "idle (no answer yet)" {
+	if sessionStarter(person) != "@alice" || sessionState(person) != "no answer yet" {
 		t.Errorf("a person's thread: %q, %q", sessionStarter(person), sessionState(person))
 	}
 }
