@@ -100,6 +100,15 @@ func TestSlowModelsCommandsAreTaskCards(t *testing.T) {
 			delete(want, tk.ID)
 		}
 	}
+	cards := map[string]slackfake.Task{}
+	for _, tk := range m.Tasks {
+		cards[tk.ID] = tk
+	}
+	for id := range want { // a later command of an answer that handed over: its line, no card
+		if _, carded := cards[id]; !carded && shownByItsLine(cards, id, lines[id], m.Context()) {
+			delete(want, id)
+		}
+	}
 	if len(want) > 0 {
 		t.Errorf("cards %+v, context %q; missing or wrong: %v (want each with its final status and output)", m.Tasks, m.Context(), want)
 	}
