@@ -39,6 +39,9 @@ var filters = map[string]bool{
 }
 
 // recursive are the filters that read a directory's tree when given none.
+// A recursive grep (or one of these) has the working directory scanned
+// whatever its words: which word is the pattern and which an option's
+// value (grep -r -A 3 foo) is the program's to say, not the scan's.
 var recursive = map[string]bool{"rg": true, "ag": true, "ack": true}
 
 // wrappers run the next word as the program; their options are skipped.
