@@ -1,6 +1,7 @@
 package hosts_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,22 @@ func TestRemoteSandboxScanFastPath(t *testing.T) {
 		if res.ExitCode != 126 || !strings.Contains(string(res.Output), "reads the whole file system") || !strings.Contains(string(res.Output), "needs a person's approval") {
 			t.Errorf("%s: exit %d %q; want the refusal", cmd, res.ExitCode, res.Output)
 		}
+	}
+}
+
+// TestRemoteSandboxScanBound: a tree with more secrets than the scan may
+// mask refuses the command in words that say it needs approval.
+func TestRemoteSandboxScanBound(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	dir := scratchDir(t)
+	for i := range 2001 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("k%d.key", i)), []byte(scanMarker), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := mustRun(t, p, h, "grep -r "+scanMarker+" "+dir, hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: policy.DefaultSecretPaths})
+	if out := string(res.Output); res.ExitCode != 126 || strings.Contains(out, scanMarker) || !strings.Contains(out, "in time; it needs a person's approval") {
+		t.Fatalf("exit %d %q; want the refusal", res.ExitCode, out)
 	}
 }
