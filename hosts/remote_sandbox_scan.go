@@ -77,7 +77,7 @@ func scanScript(names, words []string, dir string) string {
 	refuse := func(msg string) string {
 		return `{ rm -rf "$sc"; echo ` + shellQuote(msg) + ` >&2; exit ` + strconv.Itoa(exitNeedsApproval) + `; }; `
 	}
-	return `sc=$(mktemp -d) || exit 125; timeout -k 1s ` + scanTimeout + ` /bin/sh -c ` + shellQuote(scanBody(names, words, dir)) + ` sh "$sc"; ` +
+	return `sc=$(mktemp -d) || exit 125; trap 'rm -rf "$sc"' EXIT HUP INT TERM; timeout -k 1s ` + scanTimeout + ` /bin/sh -c ` + shellQuote(scanBody(names, words, dir)) + ` sh "$sc"; ` +
 		`case $? in 0) ;; 3) ` + refuse(scanRefusalRoot) + `;; 4) ` + refuse(scanRefusalName) + `;; *) ` + refuse(scanRefusalBound) + `;; esac; ` +
 		`[ "$(wc -l < "$sc/m")" -le ` + strconv.Itoa(scanLimit) + ` ] || ` + refuse(scanRefusalBound)
 }
