@@ -136,7 +136,7 @@ func writeThreadGist(b *strings.Builder, docs []store.MemoryHit) {
 		fmt.Fprintf(b, "  found: %s\n", conclusion(answer))
 	}
 	if fixed.AuditID != 0 {
-		fmt.Fprintf(b, "  fixed by (the last command that succeeded): %s on %s [audit #%d]\n", fixed.Text, fixed.Host, fixed.AuditID)
+		fmt.Fprintf(b, "  fixed by (the last command that succeeded): %s on %s [audit row %d]\n", fixed.Text, fixed.Host, fixed.AuditID)
 	}
 }
 

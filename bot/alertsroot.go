@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -78,20 +79,31 @@ func (s *groupState) merge(d alerts.Delivery, received time.Time) {
 	if s.Labels == nil {
 		s.Labels = d.Labels
 	}
+	changed := false
 	for _, al := range d.Alerts {
 		if i := slices.IndexFunc(s.Alerts, func(x alerts.Alert) bool { return x.ID == al.ID }); i >= 0 {
+			changed = changed || !reflect.DeepEqual(s.Alerts[i], al)
 			s.Alerts[i] = al
 		} else {
-			s.Alerts = append(s.Alerts, al)
+			s.Alerts, changed = append(s.Alerts, al), true
 		}
 	}
 	if d.Status == alerts.Firing {
 		if s.Since.IsZero() || !s.firingSince().IsZero() && s.firingSince().Before(s.Since) {
 			s.Since = cmpOrTime(s.firingSince(), received)
 		}
-		s.LastNotice = received
+		// The same news again within a minute (a sender's retry) is not a
+		// new notice: the root stays as it is.
+		if changed || received.Sub(s.LastNotice) >= repeatIsNews {
+			s.LastNotice = received
+		}
 	}
 }
+
+// repeatIsNews is how long after the last notice the same alerts again
+// count as a new notice (Alertmanager's repeat_interval is hours; a
+// retry comes within seconds).
+const repeatIsNews = time.Minute
 
 // firingSince is when the earliest firing alert started (zero: none says).
 func (s *groupState) firingSince() time.Time {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/opsbot/opsbot/approvals"
@@ -11,6 +13,14 @@ import (
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
+
+// ownSessionDir says whether a's directory is the one the bot made for
+// its thread (<data_dir>/sessions/<session id>, sessions.open): where
+// every local command runs unless one was chosen, so naming it on the
+// card tells an approver nothing but an internal path.
+func ownSessionDir(a approvals.Approval) bool {
+	return a.SessionID != 0 && filepath.Base(a.Cwd) == strconv.FormatInt(a.SessionID, 10) && filepath.Base(filepath.Dir(a.Cwd)) == "sessions"
+}
 
 // The approval buttons' action ids; their value is the request id.
 const (
@@ -44,7 +54,7 @@ func cardMessage(a approvals.Approval, who string) connectors.Message {
 		fmt.Fprintf(&text, "\nWhy: %s", strings.Join(c.Reasons, "; "))
 	}
 	m := connectors.Message{Text: text.String(), Fields: []connectors.Field{{Title: "Host", Value: a.Host}}}
-	if a.Cwd != "" {
+	if a.Cwd != "" && !ownSessionDir(a) {
 		m.Fields = append(m.Fields, connectors.Field{Title: "Directory", Value: c.Cwd})
 	}
 	switch a.State {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -28,6 +29,9 @@ type fakeConn struct {
 	window   map[string][]time.Time // edits in the last minute, per workspace
 	handler  connectors.Handler
 	finished map[string]bool
+	// down drops every post and edit, as for a process killed with
+	// kill -9: nothing it does reaches the platform.
+	down bool
 	// changed is closed, and replaced, at every change to the messages.
 	changed chan struct{}
 }
@@ -52,6 +56,7 @@ func (f *fakeConn) notify() {
 }
 
 type fakeMsg struct {
+	id              string
 	channel, thread string
 	msg             connectors.Message
 	history         []string // every text it showed
@@ -90,6 +95,9 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 	channel, thread := d.Channel, d.Thread
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.down {
+		return connectors.Ref{}, errors.New("the process is gone")
+	}
 	if f.limits.MaxText > 0 && render.Chars(m.Text) > f.limits.MaxText {
 		f.tooLong++
 		return connectors.Ref{}, fmt.Errorf("msg_too_long: %d > %d", render.Chars(m.Text), f.limits.MaxText)
@@ -103,7 +111,7 @@ func (f *fakeConn) add(d connectors.Dest, m connectors.Message, complete bool) (
 		thread = id
 	}
 	m = plainMessage(m)
-	f.msgs[id] = &fakeMsg{channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
+	f.msgs[id] = &fakeMsg{id: id, channel: channel, thread: thread, msg: m, history: []string{m.Text}, lastEdit: time.Now()}
 	f.order = append(f.order, id)
 	f.requests = append(f.requests, fakeReq{at: time.Now(), kind: "post", id: id})
 	f.finished[id] = complete
@@ -115,6 +123,9 @@ func (f *fakeConn) Edit(_ context.Context, ref connectors.Ref, m connectors.Mess
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
+	if f.down {
+		return errors.New("the process is gone")
+	}
 	msg, ok := f.msgs[ref.ID]
 	if !ok {
 		return fmt.Errorf("message_not_found")

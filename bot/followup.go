@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -189,6 +190,7 @@ func (fu *followUps) runApproved(ctx context.Context, ev connectors.Event, sess 
 	}
 	// Its follow-up closes as the command starts: the ledger records the
 	// running command and closes it in one transaction (hosts/executor).
+	ctx = executor.WithSession(ctx, a.SessionID)
 	fu.run(ctx, ev, sess, capitalize(decisionText(a))+".", f.Hosts, runSpec{Target: f.Target, Command: f.Command,
 		Timeout: f.Timeout, Background: f.Background, Confinement: hosts.Confinement{Approved: true, Approval: a.ID}})
 }

@@ -141,6 +141,27 @@ func (c *commands) clock() time.Time {
 	return time.Now()
 }
 
+// isApprovalsLine reports whether text is the `approvals` command or
+// `approvals revoke N`.
+func isApprovalsLine(text string) bool {
+	word, rest := firstWord(text)
+	return strings.EqualFold(word, "approvals") && commandLine(word, rest)
+}
+
+// approvalsNow answers an `approvals` line in its thread's session, out
+// of the thread's queue (routeStage).
+func (c *commands) approvalsNow(open func(context.Context, connectors.Event) (agent.SessionInfo, error)) func(context.Context, connectors.Event) {
+	return func(ctx context.Context, ev connectors.Event) {
+		sess, err := open(ctx, ev)
+		if err != nil {
+			internalError(ctx, c.out, c.log, ev, err)
+			return
+		}
+		_, rest := firstWord(ev.Text)
+		c.approvalsCommand(ctx, ev, sess, rest)
+	}
+}
+
 // grantRevoke reports whether rest reads "revoke N".
 func grantRevoke(rest string) bool {
 	verb, n, _ := strings.Cut(rest, " ")

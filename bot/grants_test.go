@@ -69,3 +69,23 @@ func TestGrantNews(t *testing.T) {
 		t.Errorf("an internal id in %q", got)
 	}
 }
+
+// `approvals` and `approvals revoke N` answer at once while the thread's
+// turn runs: a revoked grant must end before that turn's next command,
+// not after the turn (a new user found the revoke "queued: runs after the
+// current answer" while the grant stayed live).
+func TestApprovalsAnswersWhileTheThreadIsBusy(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approvals.GateConfig{}, nil)
+	h.say("alice", "t1", "run --timeout 30m local sleep 600")
+	h.eventually("the run to start", h.has("t1", "running `sleep 600`"))
+	h.say("bob", "t1", "approvals")
+	h.eventually("the approvals list while the run runs", h.has("t1", "Nothing waits for approval"))
+	h.say("bob", "t1", "approvals revoke 3")
+	h.eventually("the revoke's answer while the run runs", h.has("t1", "Usage: `approvals revoke N`"))
+	if _, _, ok := h.find("t1", QueuedNote); ok {
+		t.Errorf("an approvals line was queued behind the run: %s", h.dump())
+	}
+	h.say("alice", "t1", "cancel")
+	h.eventually("the run stopped", h.has("t1", "stopped by @alice"))
+}

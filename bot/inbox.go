@@ -126,7 +126,7 @@ func (in *inbox) replay(ctx context.Context, serves func(platform string) bool) 
 		if !serves(rec.Platform) {
 			continue // its platform is not configured now; kept for a start that has it
 		}
-		in.push(&work{ctx: context.Background(), ev: rec.Event, inboxID: e.ID, jobEnd: rec.JobEnd})
+		in.push(&work{ctx: context.Background(), ev: rec.Event, inboxID: e.ID, jobEnd: rec.JobEnd, notice: in.noticeOf(e)})
 		n++
 	}
 	if n > 0 {

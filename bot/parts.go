@@ -49,10 +49,12 @@ func build(d Deps) parts {
 	}
 	p.inbox.route = multiStage{
 		admitStage{cfg: d.Config, busy: p.threads.busy, hasSession: d.Sessions.HasSession, out: out, crew: p.crew, metrics: d.Metrics, log: d.Log},
-		routeStage{threads: p.threads, may: may, cancelOnNew: d.CancelOnNewMessage, click: clk.click, finished: p.inbox.finish, out: out, crew: p.crew},
+		routeStage{threads: p.threads, may: may, cancelOnNew: d.CancelOnNewMessage, click: clk.click, finished: p.inbox.finish,
+			approvals: cmds.approvalsNow(ses.open), out: out, crew: p.crew},
 		queueStage{enqueue: p.threads.enqueue, note: p.threads.noteFor, out: out, crew: p.crew},
 	}
 	p.threads.begun = p.inbox.finish
+	p.threads.keepNotice = p.inbox.keepNotice
 	p.threads.run = multiStage{
 		sessionStage{open: ses.open, act: p.followUps.act, first: p.followUps.first, out: out, log: d.Log},
 		turnStage{agentOn: d.Agent != nil, stream: an.stream, run: rn.command, command: cmds.answer},

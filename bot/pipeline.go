@@ -70,6 +70,9 @@ type work struct {
 	jobEnd bool
 	// followUp is the decided approval whose follow-up this work is.
 	followUp string
+	// notice is the queued notice a previous process posted for it, nil
+	// when none (replay).
+	notice *connectors.Ref
 	// handed: a later step finishes the inbox row (route, queue).
 	handed bool
 	// sess is the thread's session (session).

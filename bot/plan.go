@@ -91,33 +91,39 @@ func (ps *Plans) Propose(ctx context.Context, sess agent.SessionInfo, p approval
 }
 
 func (ps *Plans) propose(ctx context.Context, sess agent.SessionInfo, p approvals.Plan, kind, parent string) string {
+	text, _ := ps.proposeCard(ctx, sess, p, kind, parent)
+	return text
+}
+
+// proposeCard is propose, also saying whether the card was posted.
+func (ps *Plans) proposeCard(ctx context.Context, sess agent.SessionInfo, p approvals.Plan, kind, parent string) (string, bool) {
 	vs, err := ps.guard.ClassifyPlan(p)
 	var refusal *approvals.Refusal
 	switch {
 	case errors.As(err, &refusal):
-		return "Plan refused, no card posted: " + refusal.Reason + ". Change the plan or ask the person."
+		return "Plan refused, no card posted: " + refusal.Reason + ". Change the plan or ask the person.", false
 	case err != nil:
-		return "Plan refused, no card posted: " + err.Error()
+		return "Plan refused, no card posted: " + err.Error(), false
 	case approvals.Needs(vs) == policy.Allow:
-		return "Plan not proposed: every step runs without approval; run them with run_command instead."
+		return "Plan not proposed: every step runs without approval; run them with run_command instead.", false
 	case sess.ID == 0 || ps.gate == nil:
-		return "Plan refused: nobody can approve a plan here."
+		return "Plan refused: nobody can approve a plan here.", false
 	}
 	s, err := ps.sessions(ctx, sess.ID)
 	if err != nil {
 		ps.log.Error("plan: session", "err", err)
-		return "Plan not proposed: its thread could not be read (internal error)."
+		return "Plan not proposed: its thread could not be read (internal error).", false
 	}
 	a, err := ps.open(ctx, sess, p, vs, s, kind, parent)
 	if err != nil {
 		ps.log.Error("plan: open", "err", err)
-		return "Plan not proposed: its approval could not be recorded (internal error)."
+		return "Plan not proposed: its approval could not be recorded (internal error).", false
 	}
 	if !ps.postCard(ctx, a, p, vs, s) {
-		return "Plan not proposed: its approval card could not be posted."
+		return "Plan not proposed: its approval card could not be posted.", false
 	}
 	return fmt.Sprintf("Plan proposed (%d steps), waiting for approval: its card is in the thread. Once someone other than the requester approves it, "+
-		"opsbot runs the steps in order itself; you will be told every step's result then. Do not run these commands yourself meanwhile.", len(p.Steps))
+		"opsbot runs the steps in order itself; you will be told every step's result then. Do not run these commands yourself meanwhile.", len(p.Steps)), true
 }
 
 // open records the plan's approval, as a request whose command is the

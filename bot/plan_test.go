@@ -84,7 +84,7 @@ func (f *planFixture) click(user, action string) string {
 		for _, b := range msgs[i].msg.Buttons {
 			if b.ActionID == action {
 				f.ps.click(context.Background(), connectors.Event{Kind: connectors.EventAction, Platform: "web", Channel: "ops", Thread: f.thread,
-					User: connectors.User{ID: user, Name: user}, ActionID: action, Value: b.Value})
+					User: connectors.User{ID: user, Name: user}, ActionID: action, Value: b.Value, Ref: connectors.Ref{ID: msgs[i].id}})
 				return b.Value
 			}
 		}
@@ -153,6 +153,16 @@ func TestPlanFailureHaltsAndRollbackUndoesWhatRan(t *testing.T) {
 		t.Fatalf("the log is %q, want steps 1 and 2, and nothing after the failure", got)
 	}
 	f.click("alice", ActionPlanRollback)
+	// The halt message loses its choices once one is taken, and what the
+	// model is told of a proposed plan is not posted to people.
+	for _, m := range f.conn.thread(f.thread) {
+		if slices.ContainsFunc(m.msg.Buttons, func(b connectors.Button) bool { return isPlanAction(b.ActionID) }) {
+			t.Errorf("after Run rollback a message still offers %v: %q", m.msg.Buttons, m.msg.Text)
+		}
+		if strings.Contains(m.msg.Text, "Do not run these commands yourself") {
+			t.Errorf("the model's words were posted: %q", m.msg.Text)
+		}
+	}
 	f.click("bob", ActionApprove)
 	if got := f.logText(); got != "s1\ns2\nr3\nr2\nr1\n" {
 		t.Errorf("after the rollback the log is %q, want the rollbacks of steps 3, 2, 1", got)

@@ -30,7 +30,7 @@ func planCard(a approvals.Approval, p approvals.Plan, vs []approvals.StepVerdict
 	fmt.Fprintf(&b, "**Plan needs approval** — requested by %s\nGoal: %s\n", mention(a.Requester), planLine(p.Goal))
 	for i, s := range p.Steps {
 		v := vs[i].Decision
-		fmt.Fprintf(&b, "%d. on `%s` — %s", i+1, codeText(s.Target, 80), v.Action)
+		fmt.Fprintf(&b, "**Step %d** on `%s` — %s", i+1, codeText(s.Target, 80), v.Action)
 		if len(v.Reasons) > 0 {
 			fmt.Fprintf(&b, ": %s", strings.Join(v.Reasons, "; "))
 		}

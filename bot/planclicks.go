@@ -96,8 +96,25 @@ func (ps *Plans) again(ctx context.Context, ev connectors.Event, rollback bool) 
 		respond(ctx, ps.platforms, ev, "Someone acted on this plan already; nothing changed.")
 		return
 	}
+	if conn, ok := ps.platforms.conn(ev.Platform); ok {
+		editRetrying(ctx, conn, ev.Ref, connectors.Message{Text: fmt.Sprintf("Plan halted; %s asked to %s it: a new card for that is in the thread.",
+			connectors.Mention(ev.User.ID), map[bool]string{false: "continue", true: "roll back"}[rollback])})
+	}
 	sess := agent.SessionInfo{ID: r.rec.SessionID, Requester: displayName(r.rec.Requester), Platform: r.rec.Platform, Channel: r.rec.Channel}
-	ps.platforms.reply(ctx, ev, ps.propose(ctx, sess, next, kind, ev.Value))
+	// What propose returns is the model's; a person sees the new card, or
+	// why there is none.
+	if text, posted := ps.proposeCard(ctx, sess, next, kind, ev.Value); !posted {
+		ps.platforms.reply(ctx, ev, "No new card: "+personText(text))
+	}
+}
+
+// personText is propose's answer to the model, told to a person: the
+// reason alone, without what the model is asked to do.
+func personText(toModel string) string {
+	t := strings.TrimPrefix(strings.TrimPrefix(toModel, "Plan refused, no card posted: "), "Plan not proposed: ")
+	t = strings.TrimSuffix(t, " Change the plan or ask the person.")
+	t, _, _ = strings.Cut(t, "; run them with run_command instead")
+	return t
 }
 
 // rest is the plan of the steps that did not complete.

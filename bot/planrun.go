@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/policy"
 	"github.com/opsbot/opsbot/store"
 )
@@ -104,7 +105,7 @@ func (ps *Plans) step(ctx context.Context, r *planRun, k int) string {
 		conf = hosts.Confinement{ConnectPorts: d.ConnectPorts, Hidden: d.Hidden, Env: policy.UnattendedEnv()}
 	}
 	start := time.Now()
-	results := ps.guard.Exec.Exec(ctx, hs, s.Command, hosts.ExecOptions{Confinement: conf})
+	results := ps.guard.Exec.Exec(executor.WithSession(ctx, r.a.SessionID), hs, s.Command, hosts.ExecOptions{Confinement: conf})
 	return ps.finish(ctx, r, k, results, time.Since(start))
 }
 
@@ -166,7 +167,7 @@ func (ps *Plans) show(ctx context.Context, r *planRun) {
 		return
 	}
 	ref := connectors.Ref{Platform: r.rec.Platform, Workspace: r.rec.Workspace, Channel: r.rec.Channel, Thread: r.rec.Thread, ID: r.rec.CardMessage}
-	if err := editRetrying(context.WithoutCancel(ctx), conn, ref, progressCard(r.heading, r.prog)); err != nil {
+	if err := editProgress(context.WithoutCancel(ctx), conn, ref, r.heading, r.prog); err != nil {
 		ps.log.Warn("update plan card", "err", err)
 	}
 }

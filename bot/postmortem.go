@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +17,9 @@ import (
 // judgement, not record. The timeline and the commands are never the
 // model's: they come from the store.
 type Prose struct {
-	Impact, Fix, FollowUps string
+	// Summary is the model's text under none of the three headings (all
+	// of a reply written as plain paragraphs).
+	Summary, Impact, Fix, FollowUps string
 }
 
 // ProseWriter writes a postmortem's prose from the thread's record (the
@@ -29,7 +31,10 @@ type ProseWriter func(ctx context.Context, record string) (Prose, error)
 type threadRecord interface {
 	Thread(ctx context.Context, sessionID int64) ([]store.MemoryHit, error)
 	ThreadCommands(ctx context.Context, sessionID int64) ([]store.ThreadCommand, error)
+	ThreadApprovals(ctx context.Context, sessionID int64) ([]store.ThreadApproval, error)
+	MessageRefs(ctx context.Context, sessionID int64) (map[int64]store.MessageRef, error)
 	RefExists(ctx context.Context, sessionID, auditID, seq int64) (bool, error)
+	tokenCounter // a model's calls for the thread count in its tokens
 }
 
 var _ threadRecord = (*store.Memory)(nil)
@@ -39,7 +44,9 @@ var _ threadRecord = (*store.Memory)(nil)
 // impact, what was run and by whom, what fixed it, and follow-ups. Every
 // timeline entry's reference is checked against the store before it is
 // returned.
-func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter) (string, error) {
+//
+// A reply of the model's it cannot use is logged on log, in words.
+func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread store.ThreadKey, prose ProseWriter, log *slog.Logger) (string, error) {
 	docs, err := rec.Thread(ctx, sessionID)
 	if err != nil {
 		return "", err
@@ -48,18 +55,28 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 	if err != nil {
 		return "", err
 	}
-	timeline := timelineLines(docs)
-	if len(timeline) == 0 {
-		return "", ErrNothingOnRecord
+	entries, err := threadTimeline(ctx, rec, sessionID, docs)
+	if err != nil {
+		return "", err
 	}
-	if bad, err := unreferenced(ctx, rec, sessionID, timeline); err != nil || bad > 0 {
+	if bad, err := unreferenced(ctx, rec, sessionID, entries); err != nil || bad > 0 {
 		return "", errors.Join(err, fmt.Errorf("postmortem: %d timeline entries without a reference on record", bad))
 	}
+	timeline := lines(entries)
 	record := strings.Join(timeline, "\n") + "\n\n" + strings.Join(commandRows(cmds), "\n")
-	p, byModel := writeProse(ctx, prose, record, docs, cmds)
+	p, note := writeProse(ctx, prose, record, cmds, log)
+	return postmortemDoc(docs, thread, timeline, cmds, p, note), nil
+}
+
+// postmortemDoc lays the document out: the record's sections and the
+// prose, note (which prose no model wrote) last.
+func postmortemDoc(docs []store.MemoryHit, thread store.ThreadKey, timeline []string, cmds []store.ThreadCommand, p Prose, note string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Postmortem: %s\n\n%s, %s to %s (UTC).\n\n", postmortemTitle(docs), tools.ThreadRef(thread),
 		docs[0].At.UTC().Format("2006-01-02 15:04"), docs[len(docs)-1].At.UTC().Format("2006-01-02 15:04"))
+	if p.Summary != "" {
+		fmt.Fprintf(&b, "## Summary\n\n%s\n\n", p.Summary)
+	}
 	fmt.Fprintf(&b, "## Timeline\n\nFrom the thread's messages and the audit trail; each entry names its record.\n\n%s\n\n", strings.Join(timeline, "\n"))
 	fmt.Fprintf(&b, "## Impact\n\n%s\n\n", p.Impact)
 	b.WriteString("## What was run, and by whom\n\n")
@@ -70,66 +87,32 @@ func Postmortem(ctx context.Context, rec threadRecord, sessionID int64, thread s
 		b.WriteString(strings.Join(commandRows(cmds), "\n") + "\n\n")
 	}
 	fmt.Fprintf(&b, "## What fixed it\n\n%s\n\n## Follow-ups\n\n%s\n", p.Fix, p.FollowUps)
-	if !byModel {
-		b.WriteString("\n_No model wrote the prose sections: they restate the record above._\n")
+	if note != "" {
+		b.WriteString("\n_" + note + "_\n")
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // ErrNothingOnRecord is Postmortem's and Summary's error for a thread
 // with no message or command on record.
 var ErrNothingOnRecord = errors.New("nothing on record in this thread")
 
-// timelineLines are the thread's messages and commands, one line each,
-// oldest first, each ending in its reference.
-func timelineLines(docs []store.MemoryHit) []string {
-	var out []string
-	for _, d := range docs {
-		at := d.At.UTC().Format("2006-01-02 15:04:05")
-		switch {
-		case d.Kind == store.MemoryCommand:
-			exit := "exit unknown"
-			if d.HasExit {
-				exit = fmt.Sprintf("exit %d", d.ExitCode)
-			}
-			out = append(out, fmt.Sprintf("- %s — ran on %s: `%s` (%s) [audit #%d]", at, d.Host, mdCode(d.Text), exit, d.AuditID))
-		case d.Kind == store.MemoryMessage:
-			who := "answer"
-			if d.Role == "user" {
-				who = "question"
-			}
-			out = append(out, fmt.Sprintf("- %s — %s: %s [msg #%d]", at, who, clip(d.Text, 200), d.Seq))
-		}
+// threadTimeline is the timeline of the thread whose memory is docs;
+// ErrNothingOnRecord when it is empty.
+func threadTimeline(ctx context.Context, rec threadRecord, sessionID int64, docs []store.MemoryHit) ([]timelineEntry, error) {
+	approvals, err := rec.ThreadApprovals(ctx, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return out
-}
-
-var refPattern = regexp.MustCompile(`\[(audit|msg) #(\d+)\]$`)
-
-// unreferenced counts the timeline lines whose reference is missing or
-// names no record.
-func unreferenced(ctx context.Context, rec threadRecord, sessionID int64, lines []string) (int, error) {
-	bad := 0
-	for _, l := range lines {
-		m := refPattern.FindStringSubmatch(l)
-		if m == nil {
-			bad++
-			continue
-		}
-		id, _ := strconv.ParseInt(m[2], 10, 64)
-		audit, seq := id, int64(0)
-		if m[1] == "msg" {
-			audit, seq = 0, id
-		}
-		ok, err := rec.RefExists(ctx, sessionID, audit, seq)
-		if err != nil {
-			return bad, err
-		}
-		if !ok {
-			bad++
-		}
+	refs, err := rec.MessageRefs(ctx, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return bad, nil
+	entries := timelineOf(docs, approvals, refs)
+	if len(entries) == 0 {
+		return nil, ErrNothingOnRecord
+	}
+	return entries, nil
 }
 
 func commandRows(cmds []store.ThreadCommand) []string {
@@ -139,35 +122,78 @@ func commandRows(cmds []store.ThreadCommand) []string {
 		if c.HasExit {
 			exit = strconv.Itoa(c.ExitCode)
 		}
-		approved := c.ApprovedBy
+		approved := person(c.ApprovedBy)
 		if approved == "" {
 			approved = "not needed"
 		}
-		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | audit #%d |", c.At.UTC().Format("15:04:05"), c.Host,
-			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, c.Actor, approved, c.AuditID)
+		rows[i] = fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s | %s |", c.At.UTC().Format("15:04:05"), c.Host,
+			mdCode(strings.ReplaceAll(c.Text, "|", `\|`)), exit, person(c.Actor), approved, auditRef(c.AuditID))
 	}
 	return rows
 }
 
-// writeProse asks the model for the prose; without one (or when it
-// fails) it restates the record.
-func writeProse(ctx context.Context, prose ProseWriter, record string, docs []store.MemoryHit, cmds []store.ThreadCommand) (Prose, bool) {
+// writeProse asks the model for the prose, and fills what it did not
+// write from the record. note says which sections no model wrote, and
+// why ("" when the model wrote them all); a reply it cannot use is
+// logged, in words and without its text.
+func writeProse(ctx context.Context, prose ProseWriter, record string, cmds []store.ThreadCommand, log *slog.Logger) (Prose, string) {
+	var p Prose
+	why := ""
 	if prose != nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		if p, err := prose(ctx, record); err == nil && p.Impact != "" {
-			return p, true
+		var err error
+		if p, err = prose(ctx, record); err != nil {
+			why = "the model's reply was not used: " + proseFailure(err)
+			log.Warn("postmortem: the model's prose was not used; the document restates the record", "why", err.Error())
+			p = Prose{}
 		}
 	}
-	p := Prose{Impact: "Not assessed: " + postmortemTitle(docs), Fix: "No command that changed something is on record.",
-		FollowUps: "None recorded."}
+	var missing []string
+	fill := func(field *string, name, fromRecord string) {
+		if *field == "" {
+			*field, missing = fromRecord, append(missing, name)
+		}
+	}
+	fill(&p.Impact, "Impact", "Not assessed.")
+	fill(&p.Fix, "What fixed it", recordedFix(cmds))
+	fill(&p.FollowUps, "Follow-ups", "None recorded.")
+	switch {
+	case len(missing) == 0:
+		return p, ""
+	case len(missing) == 3 && why != "":
+		return p, "No model wrote the prose sections (" + why + "): they restate the record above."
+	case len(missing) == 3 && prose == nil:
+		return p, "No model wrote the prose sections: they restate the record above."
+	}
+	return p, "The model did not write " + strings.Join(missing, ", ") + ": from the record above."
+}
+
+// proseFailure is why the model's prose was not used, in words a
+// reader of the document may see: a reply parseProse refused says so;
+// a failed request is not detailed (the log has it).
+func proseFailure(err error) string {
+	var refused proseRefused
+	if errors.As(err, &refused) {
+		return string(refused)
+	}
+	return "the request to the model failed"
+}
+
+// proseRefused is parseProse's error: why a reply had nothing to take.
+type proseRefused string
+
+func (e proseRefused) Error() string { return string(e) }
+
+// recordedFix is the last approved command that succeeded, as the
+// record has it.
+func recordedFix(cmds []store.ThreadCommand) string {
 	for i := len(cmds) - 1; i >= 0; i-- {
 		if c := cmds[i]; c.ApprovedBy != "" && c.HasExit && c.ExitCode == 0 {
-			p.Fix = fmt.Sprintf("`%s` on %s, approved by %s (audit #%d).", mdCode(c.Text), c.Host, c.ApprovedBy, c.AuditID)
-			break
+			return fmt.Sprintf("`%s` on %s, approved by %s (%s).", mdCode(c.Text), c.Host, person(c.ApprovedBy), auditRef(c.AuditID))
 		}
 	}
-	return p, false
+	return "No command that changed something is on record."
 }
 
 // postmortemTitle is the thread's first question (or message), on one line.

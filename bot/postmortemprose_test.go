@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestPostmortemWithAScriptedModel(t *testing.T) {
 	UsePostmortemModel(scripted("## Impact\nweb-1 served 502s.\n## Timeline\n- 03:00 invented [audit #999]\n"+
 		"## What fixed it\nRestarting nginx.\n## Follow-ups\n- alert on upstream errors\n", &reqs), "test-model")
 	defer UsePostmortemModel(nil, "")
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse())
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestPostmortemWithAScriptedModel(t *testing.T) {
 	}
 	reqs = nil
 	UsePostmortemModel(scripted("Asked: why 502\nFound: nginx crashed\nDone: restarted\nOpen: nothing", &reqs), "test-model")
-	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID)
+	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID, slog.Default())
 	if err != nil || !strings.HasPrefix(sum, "Asked: why 502") || !strings.Contains(sum, "written by the model") || len(reqs) != 1 {
 		t.Errorf("summary = %q, %v after %d requests", sum, err, len(reqs))
 	}

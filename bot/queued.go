@@ -93,6 +93,12 @@ func (b *queueBoard) post(ctx context.Context, ev connectors.Event, place chan s
 	}
 	qn := &queuedNotice{place: place, ev: ev, ref: ref, edited: time.Now()}
 	qn.shown.Store(int64(n))
+	b.follow(ctx, qn)
+	return qn
+}
+
+// follow keeps qn up to date until end.
+func (b *queueBoard) follow(ctx context.Context, qn *queuedNotice) {
 	b.mu.Lock()
 	b.notices[qn] = true
 	start := !b.running
@@ -101,7 +107,6 @@ func (b *queueBoard) post(ctx context.Context, ev connectors.Event, place chan s
 	if !start {
 		b.poke()
 	}
-	return qn
 }
 
 // end replaces the notice with text, without its button: the turn started,

@@ -25,6 +25,17 @@ func (h *harness) queuedNotice(thread string) (*fakeMsg, connectors.Ref, bool) {
 	return nil, connectors.Ref{}, false
 }
 
+// notices counts the thread's messages that were posted as queued notices.
+func (h *harness) notices(thread string) int {
+	n := 0
+	for _, m := range h.conn.thread(thread) {
+		if strings.HasPrefix(m.history[0], "queued: ") {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *harness) noticeShows(thread, text string) func() bool {
 	return func() bool {
 		m, _, ok := h.queuedNotice(thread)
@@ -73,7 +84,8 @@ func TestWaitingThreadsAreToldTheirPlaceAndMayStop(t *testing.T) {
 }
 
 // A message waiting for its slot at a shutdown has its notice say so; the
-// next start runs it without posting another notice.
+// next start runs it without posting another notice, and its notice then
+// says it started.
 func TestWaitingNoticeIsNotRepeatedAfterARestart(t *testing.T) {
 	t.Parallel()
 	h := newHarnessWith(t, botOptions{limits: func(c *Config) { c.MaxTurns = 1 }})
@@ -83,9 +95,48 @@ func TestWaitingNoticeIsNotRepeatedAfterARestart(t *testing.T) {
 	h.eventually("b's notice", h.noticeShows("b", queuedText(0)))
 	h.restart(botOptions{limits: func(c *Config) { c.MaxTurns = 1 }})
 	h.eventually("b's answer after the restart", h.has("b", "`help` — this text"))
-	h.eventually("b's notice to say it waited for the restart", h.noticeShows("b", queuedRestartText))
-	if n := h.count("b", "queued: "); n != 1 {
+	h.eventually("b's notice to say it started", h.noticeShows("b", queuedStartedText))
+	if n, _, _ := h.queuedNotice("b"); !slices.Contains(n.history, queuedRestartText) {
+		t.Errorf("b's notice showed %q; want the restart said", n.history)
+	}
+	if n := h.notices("b"); n != 1 {
 		t.Errorf("%d queued notices in b; want the 1 posted before the restart:%s", n, h.dump())
+	}
+}
+
+// After a kill -9 (nothing the old process does reaches the platform
+// any more), the next start takes over the notices it left, kept with
+// their messages in the database: each is edited to "started" (to its
+// new place first, when the board has the time), and none keeps the
+// number the killed process showed, nor is a second notice posted.
+func TestWaitingNoticesAreTakenOverAfterACrash(t *testing.T) {
+	t.Parallel()
+	one := botOptions{limits: func(c *Config) { c.MaxTurns = 1 }}
+	h := newHarnessWith(t, one)
+	h.say("alice", "a", "run local sleep 30")
+	h.eventually("a's run", h.has("a", "running `sleep 30`"))
+	h.say("bob", "b", "help")
+	h.eventually("b's notice", h.noticeShows("b", queuedText(0)))
+	h.say("carol", "c", "help")
+	h.eventually("c's notice", h.noticeShows("c", queuedText(1)))
+	h.conn.mu.Lock()
+	h.conn.down = true
+	h.conn.mu.Unlock()
+	h.stop()
+	h.conn.mu.Lock()
+	h.conn.down = false
+	h.conn.mu.Unlock()
+
+	h.bot, h.stop = startBot(t, h.dir, h.conn, one)
+	t.Cleanup(h.stop)
+	h.eventually("b's answer after the crash", h.has("b", "`help` — this text"))
+	h.eventually("b's notice to say it started", h.noticeShows("b", queuedStartedText))
+	h.eventually("c's answer after the crash", h.has("c", "`help` — this text"))
+	h.eventually("c's notice to say it started", h.noticeShows("c", queuedStartedText))
+	for _, th := range []string{"b", "c"} {
+		if n := h.notices(th); n != 1 {
+			t.Errorf("%d queued notices in %s; want the 1 posted before the crash:%s", n, th, h.dump())
+		}
 	}
 }
 

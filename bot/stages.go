@@ -129,8 +129,12 @@ type routeStage struct {
 	// click acts on a button; finished records the click's inbox row done.
 	click    func(ctx context.Context, ev connectors.Event)
 	finished func(ctx context.Context, inboxID int64)
-	out      *Platforms
-	crew     *crew
+	// approvals answers `approvals` and `approvals revoke N` at once, not
+	// queued behind the thread's running turn: a grant a person revokes
+	// must end before that turn's next command (nil: queued like any).
+	approvals func(ctx context.Context, ev connectors.Event)
+	out       *Platforms
+	crew      *crew
 }
 
 // Exec routes w.
@@ -154,6 +158,12 @@ func (s routeStage) Exec(ctx context.Context, w *work) error {
 		}
 		s.threads.stop(threadOf(ev), stopperOf(ev))
 		return errDone
+	case s.approvals != nil && isApprovalsLine(ev.Text):
+		w.handed = s.crew.goOK(func() {
+			s.approvals(s.out.lifeCtx(ctx), ev)
+			s.finished(ctx, w.inboxID)
+		})
+		return errDone
 	}
 	if s.cancelOnNew {
 		s.threads.stop(threadOf(ev), stopperOf(ev))
@@ -176,7 +186,7 @@ type queueStage struct {
 // Exec queues w.
 func (s queueStage) Exec(ctx context.Context, w *work) error {
 	ev := w.ev
-	behind, ok, full := s.enqueue(threadOf(ev), queued{ev: ev, inboxID: w.inboxID, jobEnd: w.jobEnd, replayed: !w.first})
+	behind, ok, full := s.enqueue(threadOf(ev), queued{ev: ev, inboxID: w.inboxID, jobEnd: w.jobEnd, replayed: !w.first, notice: w.notice})
 	if w.jobEnd {
 		w.handed = true // its row stays open for the next start when not queued
 		return nil

@@ -60,6 +60,7 @@ type eventLog interface {
 	FinishEvent(ctx context.Context, id int64) error
 	OpenEvents(ctx context.Context) ([]store.InboxEvent, error)
 	ForgetEventsBefore(ctx context.Context, t time.Time) (int64, error)
+	KeepQueuedNotice(ctx context.Context, id int64, ref []byte) error
 }
 
 // LedgerStore keeps the commands running, for the sweep after a crash

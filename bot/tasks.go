@@ -1,11 +1,14 @@
 package bot
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
+	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -55,4 +58,31 @@ func turnOf(ev connectors.Event) string {
 		return ev.ID
 	}
 	return threadOf(ev).String()
+}
+
+var (
+	_ connectors.TaskUpdater = (*redactedConn)(nil)
+	_ render.TaskShower      = (*redactedConn)(nil)
+)
+
+// errNoTasks is UpdateTask's error for a connector that shows no task
+// cards (ShowsTasks said so).
+var errNoTasks = errors.New("bot: this connector shows no task cards")
+
+// UpdateTask redacts t and shows it as a card in stream ref: a command's
+// title and output may hold a secret.
+func (c *redactedConn) UpdateTask(ctx context.Context, ref connectors.Ref, t connectors.Task) error {
+	tu, ok := c.Connector.(connectors.TaskUpdater)
+	if !ok {
+		return errNoTasks
+	}
+	t.Title, t.Details, t.Output = c.red.String(t.Title), c.red.String(t.Details), c.red.String(t.Output)
+	return tu.UpdateTask(ctx, ref, t)
+}
+
+// ShowsTasks reports whether the connector behind the redactor shows task
+// cards (render.TaskShower).
+func (c *redactedConn) ShowsTasks() bool {
+	_, ok := c.Connector.(connectors.TaskUpdater)
+	return ok
 }

@@ -102,6 +102,8 @@ type queued struct {
 	// replayed: a previous process took the message and told its thread
 	// what it waited for; it is not told again.
 	replayed bool
+	// notice is the queued notice a previous process posted for it.
+	notice *connectors.Ref
 	// hold: the thread's turn is handed to work outside the bot (an
 	// alert's investigation, threads.hold).
 	hold *holding
@@ -123,7 +125,9 @@ type threads struct {
 	// begun records that a piece of work's inbox row is handed to its
 	// turn; out tells a thread its work was stopped before it began.
 	begun func(ctx context.Context, inboxID int64)
-	out   *Platforms
+	// keepNotice records a queued notice on its message's inbox row.
+	keepNotice func(ctx context.Context, inboxID int64, ref connectors.Ref)
+	out        *Platforms
 
 	mu     sync.Mutex
 	byID   map[threadID]*thread
@@ -221,15 +225,14 @@ func (ts *threads) work(t *thread) {
 // next start.
 func (ts *threads) inSlot(ctx context.Context, t *thread, q queued) bool {
 	if place := ts.slots.join(); place != nil {
-		var notice *queuedNotice
-		if !q.replayed {
-			notice = ts.board.post(ctx, q.ev, place)
-		}
+		notice := ts.noticeFor(ctx, q, place)
 		if ts.slots.wait(ctx, place) != nil {
 			ts.notStarted(ctx, q, notice)
 			return false
 		}
 		ts.board.end(ctx, notice, queuedStartedText)
+	} else if q.notice != nil {
+		ts.board.end(ctx, &queuedNotice{ev: q.ev, ref: *q.notice}, queuedStartedText)
 	}
 	ts.setSlot(t, true)
 	// Its turn begins now: a crash from here on is the turn's to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/opsbot/opsbot/agent"
@@ -124,6 +125,10 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			r.Status(line, true)
 			an.cards.refresh(ctx, ev)
 		case agent.Notice:
+			if strings.Contains(e.Text, ", retrying in ") { // a retried model call (agent's retryText): a wait, gone when the answer ends
+				r.Waiting(e.Text)
+				return
+			}
 			r.Status(e.Text, false)
 		case agent.ApprovalPending:
 			// The tool's "running …" line would claim a run that waits

@@ -19,6 +19,9 @@ type InboxEvent struct {
 	// Event is the neutral event as the bot wrote it (JSON).
 	Event      []byte
 	ReceivedAt time.Time
+	// QueuedNotice is the message that told its thread it waited for a
+	// turn slot (KeepQueuedNotice), nil when none was posted.
+	QueuedNotice []byte
 }
 
 // RecordEvent writes an event to the inbox before its platform is
@@ -60,7 +63,7 @@ func (s *Inbox) FinishEvent(ctx context.Context, id int64) error {
 // OpenEvents lists the inbox events not yet handed to their work, in the
 // order they came: at start-up, what a crash or a stop left.
 func (s *Inbox) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, event, received_at FROM inbox WHERE done_at IS NULL ORDER BY id`)
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, event, received_at, queued_notice FROM inbox WHERE done_at IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, wrap("open events", err)
 	}
@@ -70,10 +73,14 @@ func (s *Inbox) OpenEvents(ctx context.Context) ([]InboxEvent, error) {
 		var e InboxEvent
 		var ev string
 		var at sql.NullInt64
-		if err := rows.Scan(&e.ID, &e.Platform, &ev, &at); err != nil {
+		var notice sql.NullString
+		if err := rows.Scan(&e.ID, &e.Platform, &ev, &at, &notice); err != nil {
 			return nil, wrap("open events", err)
 		}
 		e.Event, e.ReceivedAt = []byte(ev), fromMS(at)
+		if notice.Valid {
+			e.QueuedNotice = []byte(notice.String)
+		}
 		out = append(out, e)
 	}
 	return out, wrap("open events", rows.Err())

@@ -131,6 +131,9 @@ type AuditFilter struct {
 	Since, Until time.Time
 	// Limit keeps the latest Limit entries; <= 0 keeps all.
 	Limit int
+	// ID, when set, keeps the one entry with that id (the number a
+	// postmortem's "audit row N" names).
+	ID int64
 }
 
 // Search lists the entries that match f, oldest first: the latest
@@ -153,6 +156,10 @@ func (s *Audit) Search(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 // where is the filter's SQL condition and its arguments.
 func (f AuditFilter) where() (string, []any) {
 	conds, args := []string{"1"}, []any{}
+	if f.ID > 0 {
+		conds = append(conds, `id = ?`)
+		args = append(args, f.ID)
+	}
 	if f.Who != "" {
 		conds = append(conds, `(actor = ? OR substr(actor, instr(actor, ':') + 1) = ?)`)
 		args = append(args, f.Who, f.Who)

@@ -111,7 +111,7 @@ func HistoryLine(h store.MemoryHit) string {
 		if h.HasExit {
 			exit = fmt.Sprintf("exit %d", h.ExitCode)
 		}
-		what = fmt.Sprintf("command on %s: %s (%s) [audit #%d]", h.Host, text, exit, h.AuditID)
+		what = fmt.Sprintf("command on %s: %s (%s) [audit row %d]", h.Host, text, exit, h.AuditID)
 	case store.MemoryAlert:
 		what = "alert: " + text
 	default:

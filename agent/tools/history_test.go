@@ -39,7 +39,7 @@ func TestSearchHistoryRecallsPastThreadsAndCommands(t *testing.T) {
 		return tool.Call(ctx, agent.ToolCall{Name: "search_history", Input: json.RawMessage(input), Session: agent.SessionInfo{ID: now.ID}})
 	}
 	res := call(`{"query":"postgres replication","host":"db-2"}`)
-	for _, want := range []string{"message: postgres replication lag on db-2", "command on db-2: systemctl restart postgres-replication (exit 0) [audit #",
+	for _, want := range []string{"message: postgres replication lag on db-2", "command on db-2: systemctl restart postgres-replication (exit 0) [audit row ",
 		"thread slack C1/1700.1", time.Now().UTC().Format("2006-01-02")} {
 		if res.IsError || !strings.Contains(res.Content, want) {
 			t.Errorf("result lacks %q:\n%s", want, res.Content)

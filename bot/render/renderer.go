@@ -95,6 +95,10 @@ type Renderer struct {
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool
+
+	// opening: the placeholder is an empty native stream, where task
+	// cards will show (placeholder.go).
+	opening bool
 }
 
 // page is one platform message of the answer.
@@ -310,6 +314,7 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 // flush brings the platform up to date with the current state, and
 // reports whether that state was final.
 func (r *Renderer) flush(ctx context.Context) bool {
+	r.postedTasks()
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	replaced, settled := r.replaced, r.settled
@@ -330,8 +335,9 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// A placeholder was shown, and the answer ended without a word.
 		text = "(ended without an answer)"
 	}
-	if text == "" && status == "" && !done && len(r.pages) == 0 && r.hasTasks() {
-		// Task cards before the first words: they need a stream.
+	if text == "" && status == "" && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
+		// Task cards before the first words, or the placeholder where
+		// they will show: they need a stream.
 		if !r.show(ctx, 0, connectors.Message{}, false) {
 			return false
 		}
@@ -341,7 +347,8 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
-		// empty message.
+		// empty message. Cards may go into a stream open already.
+		r.sendTasks(ctx)
 		return done
 	}
 	r.rollNow(ctx)

@@ -1,8 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"strings"
+	"time"
 
 	"github.com/opsbot/opsbot/connectors"
 )
@@ -31,13 +34,47 @@ func (r *Renderer) Task(t connectors.Task) bool {
 	r.dirty = true
 	r.mu.Unlock()
 	r.poke()
+	if t.Status == connectors.TaskInProgress && len(r.buttons) > 0 {
+		time.AfterFunc(stopLineAfter, func() { r.longTask(t.ID) })
+	}
 	return true
+}
+
+// stopLineAfter is how long a task may run as a card alone in an answer
+// with buttons: a live stream shows no buttons (Slack's), so a task
+// still running then shows its status line, which stops the stream and
+// shows the line and Stop at once; the answer's later tasks are status
+// lines too (tasksAsStatus).
+const stopLineAfter = 5 * time.Second
+
+// longTask shows task id's status line when it still runs.
+func (r *Renderer) longTask(id string) {
+	r.mu.Lock()
+	t := r.tasks[id]
+	running := t.Status == connectors.TaskInProgress && !r.done && r.statusTask == ""
+	if running {
+		r.statusTask = id
+	}
+	r.mu.Unlock()
+	if running {
+		r.setStatus(taskLine(t), false, false)
+	}
+}
+
+// TaskShower is a connector that passes task cards on to another (the
+// bot's redacting wrapper): it is a connectors.TaskUpdater whatever it
+// wraps, and ShowsTasks says whether what it wraps shows them.
+type TaskShower interface {
+	ShowsTasks() bool
 }
 
 // taskUpdater is the connector's task cards, when it has them and streams
 // natively.
 func (r *Renderer) taskUpdater() (connectors.TaskUpdater, bool) {
 	tu, ok := r.conn.(connectors.TaskUpdater)
+	if ts, wraps := r.conn.(TaskShower); wraps && !ts.ShowsTasks() {
+		ok = false
+	}
 	_, native := r.streamer()
 	return tu, ok && native
 }
@@ -47,6 +84,14 @@ func (r *Renderer) hasTasks() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.taskOrder) > 0
+}
+
+// isOpening reports whether the placeholder is an empty stream
+// (placehold).
+func (r *Renderer) isOpening() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.opening
 }
 
 // sendTasks shows the tasks that changed since the last flush in the last
@@ -96,6 +141,15 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 	}
 }
 
+// postedTasks turns the tasks that changed into status lines before a
+// flush reads them, when the answer goes on by edits: the final flush
+// then shows how its last task ended.
+func (r *Renderer) postedTasks() {
+	if _, ok := r.taskUpdater(); ok && len(r.pages) > 0 && !r.pages[len(r.pages)-1].streaming {
+		r.tasksAsStatus()
+	}
+}
+
 // tasksAsStatus shows the tasks that changed as status lines: the answer
 // goes on by edits (its stream ended, or it began as a post), where cards
 // cannot show. A task's end replaces its own "running" line.
@@ -123,10 +177,10 @@ func taskLine(t connectors.Task) string {
 	case connectors.TaskError:
 		line = "✗ " + line
 	default:
-		return line + "…"
+		return strings.TrimSuffix(line, "…") + "…"
 	}
-	if t.Output != "" {
-		line += ": " + t.Output
+	if end := cmp.Or(t.Details, t.Output); end != "" {
+		line += ": " + end
 	}
 	return line
 }

@@ -28,15 +28,16 @@ start and end), oldest first: the latest --limit entries that match the filters.
   --since   entries at or after: a duration back from now (24h, 90m, 7d), a date
             (2026-11-27, local midnight) or a time (2026-11-27 14:00, RFC 3339)
   --until   entries before, in the same forms
+  --id      the one entry with this number (a postmortem's "audit row N")
 
-Output: a table (default); --json, one JSON object per line (JSON Lines: id, at in
+Output: a table (default: the entry's number first); --json, one JSON object per line (JSON Lines: id, at in
 RFC 3339 UTC, who, action, subject, detail); --csv, RFC 4180 with a header row
 (id,at,who,action,subject,detail; detail as JSON text). Secrets were redacted when
 the entries were written and never appear.
 
 Reads the database of --data-dir or store.path only: safe while 'opsbot run' runs.`,
 		Example: "  opsbot audit --since 24h\n  opsbot audit --who alice --host db-1 --since 2026-11-01 --until 2026-12-01\n" +
-			"  opsbot audit --since 7d --limit 0 --csv > audit.csv\n  opsbot audit --json | jq 'select(.action == \"approval.approved\")'",
+			"  opsbot audit --id 42\n  opsbot audit --since 7d --limit 0 --csv > audit.csv\n  opsbot audit --json | jq 'select(.action == \"approval.approved\")'",
 		Args: args(cobra.NoArgs),
 		RunE: runAudit,
 	})
@@ -44,6 +45,7 @@ Reads the database of --data-dir or store.path only: safe while 'opsbot run' run
 	c.Flags().String("host", "", "only entries about this host")
 	c.Flags().String("since", "", "only entries at or after: 24h, 7d, 2026-11-27, 2026-11-27 14:00")
 	c.Flags().String("until", "", "only entries before, in the forms of --since")
+	c.Flags().Int64("id", 0, "only the entry with this number (a postmortem's \"audit row N\")")
 	c.Flags().Int("limit", 100, "print the latest N matching entries (0: all)")
 	c.Flags().Bool("json", false, "one JSON object per line (JSON Lines)")
 	c.Flags().Bool("csv", false, "CSV (RFC 4180) with a header row")
@@ -86,6 +88,10 @@ func auditFilter(cmd *cobra.Command, now time.Time) (store.AuditFilter, error) {
 	f.Who, _ = cmd.Flags().GetString("who")
 	f.Host, _ = cmd.Flags().GetString("host")
 	f.Limit, _ = cmd.Flags().GetInt("limit")
+	f.ID, _ = cmd.Flags().GetInt64("id")
+	if f.ID < 0 {
+		return f, usageError(fmt.Errorf("--id %d: give an audit entry's number (1 or more), as the first column of opsbot audit shows", f.ID))
+	}
 	if f.Limit < 0 {
 		return f, usageError(fmt.Errorf("--limit %d: give a number of entries, or 0 for all", f.Limit))
 	}
@@ -145,13 +151,13 @@ func auditTable(w io.Writer, entries []store.AuditEntry) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tWHO\tACTION\tSUBJECT\tDETAIL")
+	fmt.Fprintln(tw, "ID\tTIME\tWHO\tACTION\tSUBJECT\tDETAIL")
 	for _, e := range entries {
 		d := string(detailJSON(e.Detail))
 		if r := []rune(d); len(r) > auditDetailWidth {
 			d = string(r[:auditDetailWidth-1]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Actor, e.Action, e.Subject, d)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.At.Local().Format("2006-01-02 15:04:05"), e.Actor, e.Action, e.Subject, d)
 	}
 	return tw.Flush()
 }

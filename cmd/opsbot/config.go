@@ -159,6 +159,13 @@ func (c *Config) applyDefaults() {
 // checks the files it names. Every problem found is reported, each with
 // file, line and key, in the order of the file.
 func loadConfig(path string, placed ...string) (*Config, error) {
+	return loadConfigKeeping(path, nil, placed...)
+}
+
+// loadConfigKeeping is loadConfig reporting only the problems of keys
+// keep accepts (nil: all) and those of the file as a whole; the other
+// sections are decoded as well as they can be.
+func loadConfigKeeping(path string, keep func(key string) bool, placed ...string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -170,10 +177,27 @@ func loadConfig(path string, placed ...string) (*Config, error) {
 	if cfg != nil {
 		errs = appendUnshadowed(errs, withoutKeys(flatten(cfg.checkFiles()), placed))
 	}
+	if keep != nil && cfg != nil {
+		errs = keptKeys(errs, keep)
+	}
 	if len(errs) > 0 {
 		return nil, joinSorted(errs)
 	}
 	return cfg, nil
+}
+
+// keptKeys keeps the problems of the keys keep accepts and those of no
+// key (the file as a whole).
+func keptKeys(errs []error, keep func(key string) bool) []error {
+	var out []error
+	for _, err := range errs {
+		var ce *ConfigError
+		if errors.As(err, &ce) && ce.Key != "" && !keep(ce.Key) {
+			continue
+		}
+		out = append(out, err)
+	}
+	return out
 }
 
 // withoutKeys drops the problems of keys a flag replaces.

@@ -12,8 +12,9 @@ import (
 	"github.com/opsbot/opsbot/store"
 )
 
-// opsbot stats counts per UTC day, from a real database: answers
-// (assistant messages), approved requests, commands run (not the
+// opsbot stats counts per UTC day, from a real database: answers (one
+// per question answered, however many texts the model wrote on the way;
+// a stopped turn is none), approved requests, commands run (not the
 // scheduler's) and tokens; days before --since are left out.
 func TestStatsCountsPerDay(t *testing.T) {
 	t.Parallel()
@@ -28,9 +29,23 @@ func TestStatsCountsPerDay(t *testing.T) {
 	sess, _, _ := st.Sessions().SessionFor(ctx, store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"})
 	day := func(answers, cmds int, approve bool, tokens int64) {
 		text, _ := json.Marshal([]map[string]string{{"type": "text", "text": "answer"}})
-		for range answers {
-			st.Sessions().AppendMessages(ctx, sess.ID, store.Message{Role: "user", Content: text}, store.Message{Role: "assistant", Content: text})
+		note, _ := json.Marshal([]map[string]string{{"type": "text", "text": "[opsbot note, not the person's words] The plan \"x\" ended: every step ran."}})
+		asked := text
+		turn := func(status store.TurnStatus) {
+			tn, _ := st.Sessions().BeginTurn(ctx, sess.ID)
+			st.Sessions().AppendMessages(ctx, sess.ID, store.Message{Role: "user", Content: asked})
+			for range 3 { // "Let me check the disk." … the answer: one answer
+				st.Sessions().AppendMessages(ctx, sess.ID, store.Message{Role: "assistant", Content: text})
+			}
+			st.Sessions().EndTurn(ctx, tn.ID, status)
 		}
+		for range answers {
+			turn(store.TurnDone)
+		}
+		turn(store.TurnCancelled)
+		asked = note // a turn opsbot started (a plan's results, a job's end) answers no one's question
+		turn(store.TurnDone)
+		asked = text
 		for range cmds {
 			st.Audit().Audit(ctx, store.AuditEntry{At: clock, Actor: "web:alice", Action: "command.end", Subject: "host:web-1", Detail: json.RawMessage(`{"command":"uptime","exit_code":0}`)})
 		}

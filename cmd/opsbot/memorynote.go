@@ -22,7 +22,7 @@ func noFullTextNote() string {
 }
 
 // webPostmortem writes a web thread's postmortem for the web chat's
-// GET /api/threads/{thread}/postmortem.md, from the store's record.
+// GET /api/threads/{thread}/postmortem.md: the one last posted in it.
 func (rt *parts) webPostmortem(ctx context.Context, channel, thread string) (string, bool, error) {
 	key := store.ThreadKey{Platform: web.Platform, Channel: channel, Thread: thread}
 	if ok, err := rt.store.Sessions().HasSession(ctx, key); err != nil || !ok {
@@ -32,7 +32,7 @@ func (rt *parts) webPostmortem(ctx context.Context, channel, thread string) (str
 	if err != nil {
 		return "", false, err
 	}
-	md, err := bot.Postmortem(ctx, rt.store.Memory(), sess.ID, key, bot.ModelProse())
+	md, err := bot.PostedPostmortem(ctx, rt.store.Memory(), sess.ID, key) // never the model: see PostedPostmortem
 	if errors.Is(err, bot.ErrNothingOnRecord) {
 		return "", false, nil
 	}

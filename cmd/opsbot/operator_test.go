@@ -164,6 +164,10 @@ func TestAuditFiltersAndFormats(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], "scheduler") {
 		t.Errorf("--limit 1 (the latest): exit %d\n%s", code, out)
 	}
+	if code, out, _ := runOpsbot(t, "audit", "--config", b.cfg, "--id", "2"); code != 0 ||
+		!regexp.MustCompile(`^ID +TIME +WHO +ACTION +SUBJECT +DETAIL\n2  +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  +\S+ +\S+ `).MatchString(out) || strings.Count(out, "\n") != 2 {
+		t.Errorf("--id 2 (one entry, its number first): exit %d\n%s", code, out)
+	}
 	if code, out, _ := runOpsbot(t, "audit", "--config", b.cfg, "--until", "2000-01-01"); code != 0 || out != "No audit entries match.\n" {
 		t.Errorf("--until 2000-01-01: exit %d %q", code, out)
 	}
@@ -181,6 +185,7 @@ func TestOperatorCommandsBadInputExit2(t *testing.T) {
 		{[]string{"audit", "--config", b.cfg, "--since", "1h", "--until", "2h"}, "is not before --until"},
 		{[]string{"audit", "--config", b.cfg, "--json", "--csv"}, "choose one output"},
 		{[]string{"audit", "--config", b.cfg, "--limit", "-1"}, "or 0 for all"},
+		{[]string{"audit", "--config", b.cfg, "--id", "-3"}, "give an audit entry's number"},
 		{[]string{"sessions", "list", "--data-dir", missing}, "there is no database at " + missing},
 		{[]string{"approvals", "list", "--data-dir", missing}, "point --data-dir DIR at the bot's database"},
 		{[]string{"backup", "--config", b.cfg}, "backup needs one FILE"},
@@ -281,5 +286,37 @@ hosts:
 	}
 	if code, _, stderr := runOpsbot(t, "hosts", "list", "--config", cfg, "web-9"); code != exitUsage || !strings.Contains(stderr, `unknown host "web-9": the hosts are`) {
 		t.Errorf("hosts list web-9: exit %d %q; want 2 naming the hosts", code, stderr)
+	}
+}
+
+// The commands that only read the database need store: to be right, not
+// the rest: a webhook secret unset where they run does not stop them (a
+// new user's `opsbot audit` failed on OPSBOT_ALERT_TOKEN), while an unset
+// variable in store: still does, in words.
+func TestReadCommandsNeedOnlyTheStoresKeys(t *testing.T) {
+	t.Parallel()
+	b := startRunningBot(t)
+	base, err := os.ReadFile(b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSecret := filepath.Join(b.dir, "alerts.yaml")
+	os.WriteFile(withSecret, append(base, []byte(`alerts:
+  sources:
+    - name: am
+      type: alertmanager
+      token: ${OPSBOT_TEST_UNSET_ALERT_TOKEN}
+  routes:
+    - post_to: {platform: web, channel: ops}
+`)...), 0o600)
+	for _, args := range [][]string{{"audit"}, {"stats"}, {"sessions", "list"}, {"approvals", "list"}} {
+		if code, out, stderr := runOpsbot(t, append(args, "--config", withSecret)...); code != 0 {
+			t.Errorf("%v with an unset alert token: exit %d %q %q", args, code, out, stderr)
+		}
+	}
+	badStore := filepath.Join(b.dir, "store.yaml")
+	os.WriteFile(badStore, []byte("store:\n  path: ${OPSBOT_TEST_UNSET_DB}/opsbot.db\n"), 0o600)
+	if code, _, stderr := runOpsbot(t, "audit", "--config", badStore); code != exitUsage || !strings.Contains(stderr, "OPSBOT_TEST_UNSET_DB is not set") {
+		t.Errorf("an unset variable in store.path: exit %d %q; want 2 naming it", code, stderr)
 	}
 }

@@ -40,16 +40,33 @@ func openReadStore(cmd *cobra.Command) (*store.Store, *Config, error) {
 }
 
 // loadReadConfig is the config with --data-dir applied, creating
-// nothing: a mistyped folder is reported, not made.
+// nothing: a mistyped folder is reported, not made. A command that reads
+// only the database needs only store: and bot.data_dir: to be right; a
+// problem elsewhere (an unset webhook secret, a missing key file) does
+// not stop it.
 func loadReadConfig(cmd *cobra.Command) (*Config, error) {
-	cfg, err := loadConfigFlag(cmd)
-	if err != nil {
-		return nil, err
+	cfg := defaultConfig()
+	if path, _ := cmd.Flags().GetString("config"); path != "" {
+		var placed []string
+		if dir, _ := cmd.Flags().GetString("data-dir"); dir != "" {
+			placed = []string{"store.path", "bot.data_dir"}
+		}
+		var err error
+		if cfg, err = loadConfigKeeping(path, storeKey, placed...); err != nil {
+			return nil, usageError(err)
+		}
 	}
 	if err := cfg.applyPlaceFlags(cmd, os.Getenv); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// storeKey reports whether a config key says where the database is (or,
+// for approvals list, who may approve).
+func storeKey(key string) bool {
+	return key == "store" || strings.HasPrefix(key, "store.") || key == "bot.data_dir" || key == "bot" ||
+		key == "approvals" || strings.HasPrefix(key, "approvals.")
 }
 
 // personText shows a stored person's key ("slack:U1") as @U1 for a

@@ -12,10 +12,22 @@ func newStatsCmd() *cobra.Command {
 	c := addDataDirFlag(&cobra.Command{
 		Use:   "stats",
 		Short: "The bot's use per day: answers, approvals, commands, tokens and feedback",
-		Long: `Print, per UTC day since --since (default 30d), what the bot did: the model's answers,
-the commands approved, the commands run (the audit trail's, health checks not counted),
-the model tokens spent (input, of which cached, and output) and the feedback people gave.
-Days without use are left out.
+		Long: `Print, per UTC day since --since (default 30d), what the bot did. Days without use
+are left out. The columns:
+
+  answers     questions answered: chat turns that ended with an answer, one per question
+              however many steps and texts the model took on the way (a turn stopped,
+              failed or cut off by a restart is not one; alert investigations and the
+              turns opsbot starts itself, e.g. to tell the model a plan's results, are
+              not counted), on the day the turn ended
+  approvals   approval requests approved, on the day of the decision
+  commands    commands that ran, by people or the model (the audit trail's command.end
+              rows; the scheduler's health checks are not counted)
+  tokens in   model tokens sent (every prompt token, the cached ones included)
+  cached      of those, the tokens read from the provider's prompt cache
+  tokens out  model tokens written
+              (tokens: every model call of a thread's turns, summarize and postmortem)
+  feedback    the good and bad votes people gave answers
 
 Reads the database of --data-dir or store.path only: safe while 'opsbot run' runs.`,
 		Example: "  opsbot stats\n  opsbot stats --since 7d --data-dir /var/lib/opsbot\n  opsbot stats --since 2026-11-01 --config /etc/opsbot/opsbot.yaml",

@@ -107,9 +107,46 @@ type oddChunk struct {
 
 func (c oddChunk) ChunkType() slack.StreamChunkType { return c.Type }
 
-// An answer that began as a post (its placeholder, with Stop, went out
-// before any task) cannot show cards: its tasks show as status lines, the
-// end of a command replacing its "running" line.
+// An answer whose placeholder came before any task (a model slower than
+// the placeholder's 2 s) is a native stream: each task is a card in it
+// within a second of its start, not a status line.
+func TestTasksAfterThePlaceholderAreCards(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, opslack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
+		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
+			Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		time.Sleep(3 * time.Second) // the placeholder shows
+		synctest.Wait()
+		if msgs := fake.Thread("C0OPS", root.TS); len(msgs) != 2 || !msgs[1].Streaming {
+			t.Fatalf("3 s in, the thread is %d messages; want the placeholder's stream", len(msgs))
+		}
+		r.Task(connectors.Task{ID: "call-1", Title: "uptime on web-1", Status: connectors.TaskInProgress})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		answer := fake.Thread("C0OPS", root.TS)[1]
+		if len(answer.Tasks) != 1 || answer.Tasks[0].Status != "in_progress" {
+			t.Errorf("a second after the task started the placeholder shows cards %+v; want it in_progress", answer.Tasks)
+		}
+		r.Task(connectors.Task{ID: "call-1", Title: "`uptime` on web-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1.2s"})
+		time.Sleep(2 * time.Second)
+		r.Write("Load is fine.")
+		r.Close(ctx, nil)
+		msgs := fake.Thread("C0OPS", root.TS)[1:]
+		last := msgs[len(msgs)-1]
+		if len(msgs) != 1 || len(last.Tasks) != 1 || last.Tasks[0].Status != "complete" || last.Context() != "" || last.Shown() != "Load is fine." {
+			t.Errorf("the answer is %d messages, the last showing %q with context %q and cards %+v; want one, its text and the card complete",
+				len(msgs), last.Shown(), last.Context(), last.Tasks)
+		}
+	})
+}
+
+// An answer that began as a post (it opened with a wait for approval,
+// shown at once with Stop) cannot show cards: its tasks show as status
+// lines, the end of a command replacing its "running" line.
 func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, opslack.Config{})
@@ -119,7 +156,12 @@ func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
 		ctx := context.Background()
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
 		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
-		time.Sleep(3 * time.Second) // the placeholder posts
+		r.Waiting("waiting for approval to run `uptime` on web-1")
+		time.Sleep(3 * time.Second) // the wait posts
+		synctest.Wait()
+		if msgs := fake.Thread("C0OPS", root.TS); len(msgs) != 2 || msgs[1].Streaming {
+			t.Fatalf("the wait shows in %d messages; want one post", len(msgs)-1)
+		}
 		r.Task(connectors.Task{ID: "call-1", Title: "uptime on web-1", Status: connectors.TaskInProgress})
 		time.Sleep(2 * time.Second)
 		r.Task(connectors.Task{ID: "call-1", Title: "`uptime` on web-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1.2s"})
@@ -133,6 +175,39 @@ func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
 		}
 		if len(last.Tasks) != 0 || last.Shown() != "Load is fine." {
 			t.Errorf("the answer shows %q and %d cards; want its text and none", last.Shown(), len(last.Tasks))
+		}
+	})
+}
+
+// A task still running 5 s after it started, in an answer with Stop:
+// its card alone would leave no Stop in view (a live stream shows no
+// buttons), so its status line shows, and Stop with it; its end
+// replaces the line.
+func TestLongTaskShowsItsLineAndStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, opslack.Config{})
+		root := fake.Mention("C0OPS", "U0ALICE", "", "wait a while")
+		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
+			Recipient: connectors.User{ID: "U0ALICE"}}
+		ctx := context.Background()
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		r.Task(connectors.Task{ID: "call-1", Title: "running `sleep 600` on local…", Status: connectors.TaskInProgress})
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		if m := fake.Thread("C0OPS", root.TS)[1]; len(m.Tasks) != 1 || len(m.Buttons()) != 0 {
+			t.Fatalf("3 s in the answer shows cards %+v and buttons %v; want the card alone", m.Tasks, m.Buttons())
+		}
+		time.Sleep(4 * time.Second)
+		synctest.Wait()
+		m := fake.Thread("C0OPS", root.TS)[1]
+		if m.Context() != "running `sleep 600` on local…" || len(m.Buttons()) != 1 {
+			t.Errorf("7 s in the answer shows %q with buttons %v; want the running line and Stop", m.Context(), m.Buttons())
+		}
+		r.Task(connectors.Task{ID: "call-1", Title: "`sleep 600` on local", Status: connectors.TaskError, Details: "stopped by @alice"})
+		r.Close(ctx, nil)
+		if got, want := fake.Thread("C0OPS", root.TS)[1].Context(), "✗ `sleep 600` on local: stopped by @alice"; got != want {
+			t.Errorf("the answer's context line is %q; want %q", got, want)
 		}
 	})
 }

@@ -5,9 +5,10 @@ import (
 )
 
 // getPostmortem answers GET /api/threads/{thread}/postmortem.md: the
-// thread's postmortem as a markdown download (issue 33), written by the
-// composition root's Postmortem from the store's record; behind the same
-// guard as every /api/ route.
+// thread's postmortem as a markdown download (issue 33), as the
+// composition root's Postmortem gives it (the one last posted in the
+// thread; a download never asks the model); behind the same guard as
+// every /api/ route.
 func (c *Connector) getPostmortem(w http.ResponseWriter, r *http.Request) {
 	if c.Postmortem == nil {
 		writeError(w, r, http.StatusNotFound, "postmortems are not on in this opsbot")

@@ -71,7 +71,7 @@ func (e Audited) Exec(ctx context.Context, names []string, command string, opts 
 	who := RequesterOf(ctx)
 	starts := make([]AuditEntry, 0, len(names))
 	for _, h := range names {
-		starts = e.add(starts, who, "command.start", h, map[string]any{"command": command, "decision": e.decision(h, command)})
+		starts = e.add(starts, who, "command.start", h, tagThread(ctx, map[string]any{"command": command, "decision": e.decision(h, command)}))
 	}
 	e.recordAll(ctx, starts)
 	results := e.Executor.Exec(ctx, names, command, opts)
@@ -87,7 +87,7 @@ func (e Audited) Exec(ctx context.Context, names []string, command string, opts 
 		if r.Err != nil {
 			detail["error"] = r.Err.Error()
 		}
-		ends = e.add(ends, who, "command.end", r.Host, detail)
+		ends = e.add(ends, who, "command.end", r.Host, tagThread(ctx, detail))
 	}
 	e.recordAll(ctx, ends)
 	return results
@@ -190,7 +190,7 @@ var _ hosts.Runner = AuditedRunner{}
 // Run records the command, runs it, redacts its output and records its end.
 func (r AuditedRunner) Run(ctx context.Context, h hosts.Host, command string, opts hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
 	e := Audited{Policy: r.Policy, Audit: r.Audit, Redactor: r.Redactor, Log: r.Log}
-	e.record(ctx, r.Actor, "command.start", h.Name, map[string]any{"command": command, "decision": e.decision(h.Name, command)})
+	e.record(ctx, r.Actor, "command.start", h.Name, tagThread(ctx, map[string]any{"command": command, "decision": e.decision(h.Name, command)}))
 	res, err := r.Runner.Run(ctx, h, command, opts, onChunk)
 	red := r.Redactor
 	if red == nil {
@@ -207,6 +207,6 @@ func (r AuditedRunner) Run(ctx context.Context, h hosts.Host, command string, op
 	if err != nil {
 		detail["error"] = err.Error()
 	}
-	e.record(ctx, r.Actor, "command.end", h.Name, detail)
+	e.record(ctx, r.Actor, "command.end", h.Name, tagThread(ctx, detail))
 	return res, err
 }

@@ -18,6 +18,8 @@ type Block struct {
 	Text     *TextObj  `json:"text"`
 	Fields   []TextObj `json:"fields"`
 	Elements []Element `json:"elements"`
+	// Plan is a plan block's title and cards, checked as Slack does.
+	Plan *Plan `json:"-"`
 }
 
 // TextObj is a text object.
@@ -235,6 +237,15 @@ func content(f url.Values, needText bool) ([]Block, string) {
 		}
 		if len(b.Fields) > 10 || !validContextActions(b) {
 			return nil, "invalid_blocks"
+		}
+	}
+	ps, code := plans(f.Get("blocks"))
+	if code != "" {
+		return nil, code
+	}
+	for i := range blocks {
+		if blocks[i].Type == "plan" {
+			blocks[i].Plan, ps = &ps[0], ps[1:]
 		}
 	}
 	if needText && text == "" && len(blocks) == 0 {
