@@ -11,17 +11,23 @@ import (
 // whole trees. So before bubblewrap starts, the wrapper finds, under the
 // paths the command may read the contents of (scanWords: not those of
 // df, ls or stat, which read none), the files whose name matches one of
-// those names, case-insensitively, and masks each (scannedMasks). A
-// file the command names costs one name check; a directory, a find over
-// its tree. Symlinks found there are followed one level: their targets
-// are checked (or scanned) too, and bubblewrap masks the real path.
+// those names, case-insensitively, and masks each (scannedMasks).
 //
-// find does not follow symlinks (-P) and does cross mounts (grep -r
-// does too), but not into /proc, /sys and other kernel file systems.
-// The scan, symlinks included, is bounded by scanLimit matches and
-// scanTimeout; past either bound, or when a directory to scan is /,
-// /proc, /sys or /dev (too big to scan), the command does not run and
-// says it needs approval.
+// The scan writes nothing on the host: its state is shell variables, a
+// path a line (a name with a newline refuses the command), so a wrapper
+// killed at its deadline leaves nothing behind. It is cheap: the words
+// are expanded and resolved by the wrapper's own sh (cd -P, no process);
+// a file it names costs a name check in sh (a case pattern); all the
+// directories together cost one find. Symlinks found in those trees, and
+// named ones, are followed one level: one realpath for all of them, then
+// one find over the directories they lead to. bubblewrap masks real paths
+// (the roots are resolved, and find does not follow symlinks under them).
+//
+// find does cross mounts (grep -r does too), but not into /proc, /sys and
+// other kernel file systems. Each find is bounded by scanTimeout and the
+// masks by scanLimit; past either bound, or when a directory to scan is
+// /, /proc, /sys or /dev (too big to scan), the command does not run and
+// says it needs approval. The scan needs GNU find (-printf, -quit).
 
 // scanLimit and scanTimeout bound the scan of one command.
 const (
@@ -48,7 +54,7 @@ var pseudoFS = []string{"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup
 func bareNames(hidden []string) []string {
 	var names []string
 	for _, e := range hidden {
-		if e != "" && !strings.ContainsAny(e, "/\x00") {
+		if e != "" && !strings.ContainsAny(e, "/\x00\n") {
 			names = append(names, e)
 		}
 	}
@@ -56,77 +62,117 @@ func bareNames(hidden []string) []string {
 }
 
 // sandboxSetup is the POSIX sh that collects into "$@" every mask of an
-// unapproved command: the scan for bare-name secrets under what it may
-// read, then the policy's secret paths, then what the scan found. A
-// command that reads no contents (uptime, df -P /) gets no scan at all.
+// unapproved command: the policy's secret paths, and the bare-name
+// secrets the scan found under what it may read. A command that reads no
+// contents (uptime, df -P /) gets no scan at all.
 func sandboxSetup(command string, o Options) string {
 	names := bareNames(o.Hidden)
 	words, cwd := scanWords(command)
 	if cwd {
-		words = append(words, ".")
+		words = append([]string{"."}, words...) // first: what is under it needs no scan of its own
 	}
 	if len(names) == 0 || len(words) == 0 {
 		return maskScript(o.Hidden)
 	}
-	return scanScript(names, words, o.Dir) + maskScript(o.Hidden) + scannedMasks
+	return scanScript(names, words, o.Dir) + maskScriptWith(o.Hidden, scannedMasks)
 }
 
-// scanScript runs the scan (scanBody) bounded by scanTimeout, and ends
-// the wrapper with the refusal when it says so.
+// scanScript is the scan, run by the wrapper's sh before the masks: it
+// leaves in $_sm the real paths to mask, one a line, or ends the wrapper
+// with a refusal. Its shell functions:
+//   - _sx MSG: refuse;
+//   - _sa PATH: resolve an existing path; a directory is added to $_sr
+//     (the trees to find in), a symlink to $_sl (to follow), another
+//     file checked by name (_sn);
+//   - _su DIR: whether DIR is under none of $_sr (scanned already);
+//   - _sf LINKS: one find over $_sr, reading its lines (_sp) into $_sm,
+//     $_sk (symlinks with a secret's name) and, when LINKS, $_sl;
+//   - _sR LIST: the real paths of LIST (one realpath), in $_sq.
 func scanScript(names, words []string, dir string) string {
-	refuse := func(msg string) string {
-		return `{ rm -rf "$sc"; echo ` + shellQuote(msg) + ` >&2; exit ` + strconv.Itoa(exitNeedsApproval) + `; }; `
-	}
-	return `sc=$(mktemp -d) || exit 125; trap 'rm -rf "$sc"' EXIT HUP INT TERM; timeout -k 1s ` + scanTimeout + ` /bin/sh -c ` + shellQuote(scanBody(names, words, dir)) + ` sh "$sc"; ` +
-		`case $? in 0) ;; 3) ` + refuse(scanRefusalRoot) + `;; 4) ` + refuse(scanRefusalName) + `;; *) ` + refuse(scanRefusalBound) + `;; esac; ` +
-		`[ "$(wc -l < "$sc/m")" -le ` + strconv.Itoa(scanLimit) + ` ] || ` + refuse(scanRefusalBound)
-}
-
-// scanBody is the scan, run as `sh -c BODY sh DIR`: it writes to DIR/m
-// the bare-name secrets under words (resolved in dir, the login
-// directory when empty), one absolute path a line. Exit 3: a word is
-// /, /proc, /sys or /dev; 4: a path has a newline in its name. The paths
-// are only ever used as "$r", never parsed again, so a file name cannot
-// inject shell.
-func scanBody(names, words []string, dir string) string {
 	var ws []string
 	for _, w := range words {
 		ws = append(ws, shellWord(w))
 	}
-	cd := ""
-	if dir != "" {
-		cd = "cd " + shellQuote(dir) + " || exit 0; "
+	if dir == "" {
+		dir = "."
 	}
+	refuse := func(msg string) string { return "_sx " + shellQuote(msg) }
+	find := `timeout -k 1s ` + scanTimeout + ` find -P $_sr ` + findExpr(findNames(names))
+	return `_nl='` + "\n" + `'; _sm=; _sr=; _sl=; _sk=; CDPATH=; ` +
+		`_sx() { echo "$1" >&2; exit ` + strconv.Itoa(exitNeedsApproval) + `; }; ` +
+		`_sn() { case ${1##*/} in ` + casePattern(names) + `) _sm=$_sm$1$_nl;; esac; }; ` +
+		`_sa() { case $1 in *"$_nl"*) ` + refuse(scanRefusalName) + `;; esac; ` +
+		`if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || return 0; set -- "$PWD"; cd "$_sb" || exit 125; ` +
+		`case $1 in /|/proc|/sys|/dev) ` + refuse(scanRefusalRoot) + `;; esac; _su "$1" && _sr=$_sr$1$_nl; return 0; fi; ` +
+		`case $1 in */*) cd -P -- "${1%/*}/";; *) cd -P .;; esac 2>/dev/null || return 0; set -- "${PWD%/}/${1##*/}"; cd "$_sb" || exit 125; ` +
+		`if [ -L "$1" ]; then _sl=$_sl$1$_nl; else _sn "$1"; fi; }; ` +
+		`_su() { IFS=$_nl; set -f; for _st in $_sr; do case $1/ in "$_st"/*) unset IFS; set +f; return 1;; esac; done; unset IFS; set +f; }; ` +
+		`_sp() { IFS=$_nl; set -f; for _sw in $1; do case $_sw in "L "/*) _sl=$_sl${_sw#L }$_nl;; "l "/*) _sk=$_sk${_sw#l }$_nl;; ?" "/*) _sm=$_sm${_sw#??}$_nl;; *) ` + refuse(scanRefusalName) + `;; esac; done; unset IFS; set +f; }; ` +
+		`_sf() { [ -n "$_sr" ] || return 0; _so=$(IFS=$_nl; set -f; if [ -n "$1" ]; then exec ` + find + ` -o -type l -printf 'L %p\n' 2>/dev/null; fi; exec ` + find + ` 2>/dev/null); ` +
+		`case $? in 0|1) ;; *) ` + refuse(scanRefusalBound) + `;; esac; _sr=; _sp "$_so"; }; ` +
+		`_sR() { _sq=$(IFS=$_nl; set -f; exec realpath -m -- $1) || ` + refuse(scanRefusalName) + `; ` +
+		`[ "$(_sN "$1")" = "$(_sN "$_sq")" ] || ` + refuse(scanRefusalName) + `; }; ` +
+		`_sN() { IFS=$_nl; set -f; set -- $1; echo $#; }; ` +
+		`_s0=$PWD; if cd ` + shellQuote(dir) + ` 2>/dev/null; then _sb=$PWD; for _sw in ` + strings.Join(ws, " ") + `; do if [ -e "$_sw" ]; then _sa "$_sw"; fi; done; ` +
+		`_sf L; if [ -n "$_sl" ]; then _sR "$_sl"; _sl=; IFS=$_nl; set -f; for _sw in $_sq; do unset IFS; set +f; if [ -e "$_sw" ]; then _sa "$_sw"; fi; done; unset IFS; set +f; _sf; fi; ` +
+		`if [ -n "$_sk" ]; then _sR "$_sk"; _sm=$_sm$_sq$_nl; fi; fi; cd "$_s0" || exit 125; `
+}
+
+// findNames is find's test for a secret's name: -iname for each.
+func findNames(names []string) string {
 	var expr []string
 	for _, n := range names {
 		expr = append(expr, "-iname "+shellQuote(n))
 	}
+	return `\( ` + strings.Join(expr, " -o ") + ` \)`
+}
+
+// findExpr is the find expression of the scan: kernel file systems
+// pruned; a secret's name, or a symlink when the caller adds `-o -type l
+// -printf …`, with a newline in its path quits with "N"; a secret's name
+// prints its type and path.
+func findExpr(names string) string {
 	var prune []string
 	for _, fs := range pseudoFS {
 		prune = append(prune, "-fstype "+fs)
 	}
-	find := `find -P "$@" \( ` + strings.Join(prune, " -o ") + ` \) -prune -o \( ` + strings.Join(expr, " -o ") + ` \) -print`
-	return `sc=$1; : > "$sc/m"; : > "$sc/l"; ` +
-		`( ` + cd + `for w in ` + strings.Join(ws, " ") + `; do if [ -e "$w" ]; then printf '%s\0' "$w"; fi; done ) > "$sc/w" 2>/dev/null; ` +
-		`( ` + cd + `xargs -0 -r realpath -e -- < "$sc/w" ) > "$sc/r" 2>/dev/null; ` +
-		rootsArgs("r") +
-		`if [ $# -gt 0 ]; then ` + find + ` -o -type l -fprint "$sc/l" > "$sc/m" 2>/dev/null; fi; ` +
-		`tr '\n' '\0' < "$sc/l" | xargs -0 -r realpath -e -- > "$sc/t" 2>/dev/null; ` +
-		rootsArgs("t") +
-		`if [ $# -gt 0 ]; then ` + find + ` >> "$sc/m" 2>/dev/null; fi; exit 0`
-}
-
-// rootsArgs reads the paths of "$sc/FILE" into "$@", exiting 3 on a root
-// too big to scan and 4 on a line that is no path (a name with a newline
-// split it).
-func rootsArgs(file string) string {
-	return `set --; while IFS= read -r r; do [ -e "$r" ] || exit 4; case $r in /|/proc|/sys|/dev) exit 3;; esac; set -- "$@" "$r"; done < "$sc/` + file + `"; `
+	return `\( ` + strings.Join(prune, " -o ") + ` \) -prune -o -path "*$_nl*" \( ` + names + ` -o -type l \) -printf 'N\n' -quit -o ` +
+		names + ` -printf '%y %p\n'`
 }
 
 // scannedMasks is the POSIX sh that adds to "$@" a mask for each path in
-// "$sc/m" (scanScript), and removes the scan's files.
-const scannedMasks = `while IFS= read -r f; do ` + resolveLink +
-	`if [ -d "$f" ]; then set -- "$@" --tmpfs "$f"; else set -- "$@" --ro-bind /dev/null "$f"; fi; done < "$sc/m"; rm -rf "$sc"; `
+// $_sm (scanScript), refusing the command past scanLimit; directories
+// are remounted read-only once every mask is in place.
+var scannedMasks = `_sc=0; IFS=$_nl; set -f; for f in $_sm; do _sc=$((_sc+1)); [ $_sc -le ` + strconv.Itoa(scanLimit) + ` ] || _sx ` + shellQuote(scanRefusalBound) + `; ` +
+	`if [ -d "$f" ]; then set -- "$@" --tmpfs "$f"; elif [ -e "$f" ]; then set -- "$@" --ro-bind /dev/null "$f"; fi; done; ` +
+	`for f in $_sm; do if [ -d "$f" ]; then set -- "$@" --remount-ro "$f"; fi; done; unset IFS; set +f; `
+
+// casePattern is the names as one pattern of an sh case, matching in any
+// case: a letter is a class of both cases ([kK]); *, ? and a plain [...]
+// class stay wildcards; everything else is quoted.
+func casePattern(names []string) string {
+	var pats []string
+	for _, n := range names {
+		var b strings.Builder
+		for i := 0; i < len(n); i++ {
+			c := n[i]
+			switch {
+			case c == '*' || c == '?':
+				b.WriteByte(c)
+			case c == '[' && plainClass(n[i:]) > 0:
+				k := plainClass(n[i:])
+				b.WriteString(n[i : i+k])
+				i += k - 1
+			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+				b.WriteString("[" + strings.ToLower(string(c)) + strings.ToUpper(string(c)) + "]")
+			default:
+				b.WriteString(shellQuote(string(c)))
+			}
+		}
+		pats = append(pats, b.String())
+	}
+	return strings.Join(pats, "|")
+}
 
 // shellWord is a pattern of scanWords as one shell word: a backslash
 // makes the next character literal; *, ? and a plain [...] class stay
