@@ -26,6 +26,7 @@ func bareSecretTree(t testing.TB) string {
 		"app/config/server.key": scanMarker, "app/sub/id_rsa": scanMarker, "app/certs/SERVER.KEY": scanMarker,
 		"app/sub/deep/id_ed25519": scanMarker, "app/my keys/prod server.key": scanMarker,
 		"app/krb/http.keytab": scanMarker, "outside/db.key": scanMarker, "outside2/vault/tls.p12": scanMarker,
+		"app/.env": scanMarker, "app/config/.env.production": scanMarker, "app/tls/site.PEM": scanMarker,
 		"app/ok.txt": "plain",
 	}
 	for name, body := range files {
@@ -82,6 +83,7 @@ func TestRemoteSandboxBareNameSecrets(t *testing.T) {
 		"ls -d " + dir + "/app/*/* | xargs cat", "du -a app | cut -f2 | xargs cat 2>/dev/null",
 		"cat < app/config/server.key", "grep -r --include='*.KEY' " + m + " app",
 	}
+	attempts = append(attempts, bareSecretAttempts(m, dir)...)
 	for _, cmd := range attempts {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()

@@ -77,10 +77,18 @@ type lineWords struct {
 func (l *lineWords) visit(n syntax.Node) bool {
 	switch x := n.(type) {
 	case *syntax.CallExpr:
+		l.assigns(x.Assigns)
 		l.call(x.Args)
+	case *syntax.DeclClause: // export T=/srv/app
+		l.assigns(x.Args)
 	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ParamExp, *syntax.ArithmExp:
 		l.deriving = true
-	case *syntax.ForClause, *syntax.WhileClause:
+	case *syntax.ForClause:
+		l.deriving = true
+		if it, ok := x.Loop.(*syntax.WordIter); ok { // for f in /srv/app/*/*
+			l.words(it.Items)
+		}
+	case *syntax.WhileClause:
 		l.deriving = true
 	case *syntax.Redirect:
 		if w, ok := litWord(x.Word); ok {
@@ -88,6 +96,25 @@ func (l *lineWords) visit(n syntax.Node) bool {
 		}
 	}
 	return true
+}
+
+// assigns collects the values of variable assignments: a later $d may
+// name them (d=/srv/app; grep -r x $d).
+func (l *lineWords) assigns(as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Value != nil {
+			l.words([]*syntax.Word{a.Value})
+		}
+	}
+}
+
+// words collects words that may be paths of any program of the line.
+func (l *lineWords) words(ws []*syntax.Word) {
+	for _, w := range ws {
+		if lit, ok := litWord(w); ok {
+			l.filtered = append(l.filtered, subWords(lit)...)
+		}
+	}
 }
 
 // call classifies one simple command's words (args[0] the program).
@@ -232,10 +259,17 @@ func subWords(w string) []string {
 		out = append(out, v)
 	}
 	if strings.ContainsAny(w, " \t\n;|&<>()'\"") {
-		out = append(out, splitWords(w)...)
+		// A script's words are the script's shell's to expand: its
+		// wildcards (quoted here) are wildcards there (sh -c 'cat /srv/*').
+		for _, p := range splitWords(w) {
+			out = append(out, unquoteGlob.Replace(p))
+		}
 	}
 	return out
 }
+
+// unquoteGlob undoes escapeGlob.
+var unquoteGlob = strings.NewReplacer(`\\`, `\`, `\*`, "*", `\?`, "?", `\[`, "[")
 
 // splitWords splits text at blanks, quotes and shell operators.
 func splitWords(text string) []string {

@@ -21,12 +21,12 @@ func TestSandboxBareNameSecrets(t *testing.T) {
 	dir := bareSecretTree(t)
 	m := scanMarker
 	sb := &hosts.Sandbox{Hidden: policy.DefaultSecretPaths}
-	for _, cmd := range []string{
+	for _, cmd := range append([]string{
 		"grep -r " + m + " " + dir, "grep -R " + m + " " + dir + "/app", "cd " + dir + " && grep -r " + m,
 		"find " + dir + " -type f -exec cat {} +", "tar cf - -C " + dir + " app | tar xOf -",
 		"cat " + dir + "/app/innocent " + dir + "/app/linked/vault/tls.p12 " + dir + "/app/certs/SERVER.KEY",
 		"cat '" + dir + "/app/my keys/prod server.key'", "ls -d " + dir + "/app/*/* | xargs cat",
-	} {
+	}, bareSecretAttempts(m, dir)...) {
 		res, err := (&hosts.Local{}).Run(bg, localHost, cmd, hosts.Options{Sandbox: sb}, nil)
 		if err != nil {
 			t.Fatal(err)
