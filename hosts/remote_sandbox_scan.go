@@ -67,14 +67,14 @@ func bareNames(hidden []string) []string {
 // contents (uptime, df -P /) gets no scan at all.
 func sandboxSetup(command string, o Options) string {
 	names := bareNames(o.Hidden)
-	words, cwd := scanWords(command)
+	words, cwd, near := scanWords(command)
 	if cwd {
 		words = append([]string{"."}, words...) // first: what is under it needs no scan of its own
 	}
 	if len(names) == 0 || len(words) == 0 {
 		return maskScript(o.Hidden)
 	}
-	return scanScript(names, words, o.Dir) + maskScriptWith(o.Hidden, scannedMasks)
+	return scanScript(names, words, near, o.Dir) + maskScriptWith(o.Hidden, scannedMasks)
 }
 
 // scanScript is the scan, run by the wrapper's sh before the masks: it
@@ -88,10 +88,19 @@ func sandboxSetup(command string, o Options) string {
 //   - _sf LINKS: one find over $_sr, reading its lines (_sp) into $_sm,
 //     $_sk (symlinks with a secret's name) and, when LINKS, $_sl;
 //   - _sR LIST: the real paths of LIST (one realpath), in $_sq.
-func scanScript(names, words []string, dir string) string {
-	var ws []string
+//
+// The working directory is scanned first when one of near exists in it.
+func scanScript(names, words, near []string, dir string) string {
+	var ws, ns []string
 	for _, w := range words {
 		ws = append(ws, shellWord(w))
+	}
+	for _, w := range near {
+		ns = append(ns, shellWord(w))
+	}
+	nearLoop := ""
+	if len(ns) > 0 {
+		nearLoop = `for _sw in ` + strings.Join(ns, " ") + `; do if [ -e "$_sw" ]; then _sa .; break; fi; done; `
 	}
 	if dir == "" {
 		dir = "."
@@ -113,7 +122,7 @@ func scanScript(names, words []string, dir string) string {
 		`_sR() { _sq=$(IFS=$_nl; set -f; exec realpath -m -- $1) || ` + refuse(scanRefusalName) + `; ` +
 		`[ "$(_sN "$1")" = "$(_sN "$_sq")" ] || ` + refuse(scanRefusalName) + `; }; ` +
 		`_sN() { IFS=$_nl; set -f; set -- $1; echo $#; }; ` +
-		`_s0=$PWD; if cd ` + shellQuote(dir) + ` 2>/dev/null; then _sb=$PWD; for _sw in ` + strings.Join(ws, " ") + `; do if [ -e "$_sw" ]; then _sa "$_sw"; fi; done; ` +
+		`_s0=$PWD; if cd ` + shellQuote(dir) + ` 2>/dev/null; then _sb=$PWD; ` + nearLoop + `for _sw in ` + strings.Join(ws, " ") + `; do if [ -e "$_sw" ]; then _sa "$_sw"; fi; done; ` +
 		`_sf L; if [ -n "$_sl" ]; then _sR "$_sl"; _sl=; IFS=$_nl; set -f; for _sw in $_sq; do unset IFS; set +f; if [ -e "$_sw" ]; then _sa "$_sw"; fi; done; unset IFS; set +f; _sf; fi; ` +
 		`if [ -n "$_sk" ]; then _sR "$_sk"; _sm=$_sm$_sq$_nl; fi; fi; cd "$_s0" || exit 125; `
 }

@@ -83,7 +83,7 @@ func TestRemoteSandboxBareNameSecrets(t *testing.T) {
 		"ls -d " + dir + "/app/*/* | xargs cat", "du -a app | cut -f2 | xargs cat 2>/dev/null",
 		"cat < app/config/server.key", "grep -r --include='*.KEY' " + m + " app",
 	}
-	attempts = append(attempts, bareSecretAttempts(m, dir)...)
+	attempts = append(append(attempts, bareSecretAttempts(m, dir)...), cwdSecretAttempts(m)...)
 	for _, cmd := range attempts {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()

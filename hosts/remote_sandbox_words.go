@@ -15,7 +15,10 @@ import (
 // words (filters) have those words checked. Anything else (an unknown
 // program, a command or parameter substitution, a loop) may open paths
 // it finds in data, so then every word of the line, whatever program it
-// belongs to, is scanned, and the working directory too.
+// belongs to, is scanned. The working directory is scanned only when the
+// command can read it by its words (remote_sandbox_cwd.go): a big one
+// (a home full of caches) costs seconds, and `docker ps` or `echo $PATH`
+// read nothing of it.
 
 // metadataOnly are programs that read no file contents under the paths
 // they are given: disk, mount and process tables, file attributes,
@@ -39,9 +42,8 @@ var filters = map[string]bool{
 }
 
 // recursive are the filters that read a directory's tree when given none.
-// A recursive grep (or one of these) has the working directory scanned
-// whatever its words: which word is the pattern and which an option's
-// value (grep -r -A 3 foo) is the program's to say, not the scan's.
+// One of these has the working directory scanned whatever its words; a
+// recursive grep only when it is given no path (grepReadsHere).
 var recursive = map[string]bool{"rg": true, "ag": true, "ack": true}
 
 // wrappers run the next word as the program; their options are skipped.
@@ -51,27 +53,35 @@ var wrappers = map[string]bool{"nice": true, "nohup": true, "command": true, "ex
 const maxScanWords = 256
 
 // scanWords are the words of command whose paths (the host expands their
-// wildcards) the scan checks, and whether the working directory is
-// scanned too. A command that does not parse is scanned word by word.
-func scanWords(command string) (words []string, cwd bool) {
+// wildcards) the scan checks; whether the working directory is scanned
+// too; and near, the relative words that, when one exists there, have
+// the working directory scanned (a program that opens one file there may
+// open its neighbours). A command that does not parse is scanned word by
+// word.
+func scanWords(command string) (words []string, cwd bool, near []string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return splitWords(command), true
+		return splitWords(command), true, nil
 	}
 	var l lineWords
 	syntax.Walk(f, l.visit)
-	if l.deriving {
-		return capWords(append(l.filtered, l.meta...)), true
+	if !l.deriving {
+		return capWords(l.filtered), l.cwd, nil
 	}
-	return capWords(l.filtered), l.recursive
+	words = capWords(append(l.filtered, l.meta...))
+	if l.cwd || l.lists || namesHere(words) {
+		return words, true, nil
+	}
+	return words, false, nearWords(words)
 }
 
 // lineWords collects scanWords' findings over one command line.
 type lineWords struct {
-	filtered  []string // words of filters and unknown programs
-	meta      []string // words of metadataOnly programs
-	deriving  bool
-	recursive bool
+	filtered []string // words of filters and unknown programs
+	meta     []string // words of metadataOnly programs
+	deriving bool
+	cwd      bool // a program reads the working directory's tree
+	lists    bool // a lister (ls, du) names the working directory's entries
 }
 
 func (l *lineWords) visit(n syntax.Node) bool {
@@ -128,6 +138,11 @@ func (l *lineWords) call(args []*syntax.Word) {
 		}
 		lits = append(lits, w)
 	}
+	l.classify(lits)
+}
+
+// classify collects one program's words (lits[0] the program).
+func (l *lineWords) classify(lits []string) {
 	lits = unwrap(lits)
 	if len(lits) == 0 {
 		return
@@ -136,13 +151,15 @@ func (l *lineWords) call(args []*syntax.Word) {
 	switch {
 	case metadataOnly[prog]:
 		l.meta = append(l.meta, rest...)
+		l.lists = l.lists || listsHere(prog, rest)
 		return
 	case isAwk(prog):
 		l.deriving = l.deriving || !safeAwk(rest)
 	case filters[prog]:
-		l.recursive = l.recursive || recursive[prog] || recursiveGrep(prog, rest)
+		l.cwd = l.cwd || recursive[prog] || recursiveGrep(prog, rest) && grepReadsHere(rest)
 	default:
 		l.deriving = true
+		l.runner(lits[0], rest)
 	}
 	for _, w := range rest {
 		l.filtered = append(l.filtered, subWords(w)...)

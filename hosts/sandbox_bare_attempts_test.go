@@ -26,3 +26,18 @@ func bareSecretAttempts(m, dir string) []string {
 		"while read -r f; do cat \"$f\"; done < <(find " + app + " -type f)", "for f in " + app + "/*/*; do cat \"$f\"; done",
 	}
 }
+
+// cwdSecretAttempts are commands of the same class run in the tree of
+// bareSecretTree (the working directory), reading it by no path or by
+// relative ones: the scan covers the working directory only when a
+// command's words may read it, and each of these must be seen so.
+func cwdSecretAttempts(m string) []string {
+	return []string{
+		"grep -r " + m, "grep -rl -A 1 -e " + m + " | xargs cat", "echo | xargs grep -r " + m,
+		"sh -c 'grep -R " + m + "'", "bash -c \"sh -c 'cat */*/*'\"", "find -type f -exec cat {} +",
+		"cat $(find -type f)", "du -a | cut -f2 | xargs cat 2>/dev/null", "ls -R | grep -v : | xargs cat 2>/dev/null",
+		"cat $(echo */*/*)", "for f in app/*/* app/.env; do cat \"$f\"; done", "cd app/config && cat * .env*",
+		"printf '%s\\n' app/config/server.key app/.env | while read -r f; do cat \"$f\"; done",
+		"find . -name '*.key' | xargs cat", "tar cf - . | tar xOf -", "env grep -r " + m, "nice -n 5 grep -R " + m,
+	}
+}

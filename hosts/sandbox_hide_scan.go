@@ -32,8 +32,8 @@ func scanned(names, argv []string, dir string) ([]string, error) {
 	if len(names) == 0 || len(argv) < 3 || argv[1] != "-c" {
 		return nil, nil
 	}
-	words, cwd := scanWords(argv[2])
-	if cwd {
+	words, cwd, near := scanWords(argv[2])
+	if cwd || existsIn(dir, near) {
 		words = append(words, ".")
 	}
 	s := &treeScan{names: names, deadline: time.Now().Add(localScanTimeout), seen: map[string]bool{}}
@@ -135,6 +135,16 @@ func (s *treeScan) matches(name string) bool {
 	name = strings.ToLower(name)
 	for _, n := range s.names {
 		if ok, _ := filepath.Match(strings.ToLower(n), name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// existsIn says whether one of the relative words names a file in dir.
+func existsIn(dir string, words []string) bool {
+	for _, w := range words {
+		if _, err := os.Lstat(filepath.Join(dir, unquoteGlob.Replace(w))); err == nil {
 			return true
 		}
 	}

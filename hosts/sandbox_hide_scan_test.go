@@ -35,6 +35,15 @@ func TestSandboxBareNameSecrets(t *testing.T) {
 			t.Errorf("%s: the marker leaked (exit %d):\n%s", cmd, res.ExitCode, res.Output)
 		}
 	}
+	for _, cmd := range cwdSecretAttempts(m) {
+		res, err := (&hosts.Local{}).Run(bg, localHost, cmd, hosts.Options{Sandbox: sb, Dir: dir}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(res.Output), m) {
+			t.Errorf("in %s: %s: the marker leaked (exit %d):\n%s", dir, cmd, res.ExitCode, res.Output)
+		}
+	}
 	for cmd, want := range map[string]string{"cat " + dir + "/app/ok.txt": "plain", "df -P / | awk 'NR==2 {print $5+0}'": "",
 		"grep -r x /": "reads the whole file system"} {
 		res, err := (&hosts.Local{}).Run(bg, localHost, cmd, hosts.Options{Sandbox: sb}, nil)
