@@ -101,14 +101,18 @@ func bwrapArgs(network bool) []string {
 // Directories are remounted read-only in a second pass, after every mask
 // is in place: a mask inside a masked directory needs its mount point
 // created first.
-func maskScript(hidden []string) string {
+func maskScript(hidden []string) string { return maskScriptWith(hidden, "") }
+
+// maskScriptWith is maskScript with more sh, which adds masks of its own
+// to "$@", run between the masks and the remounts (see scannedMasks).
+func maskScriptWith(hidden []string, more string) string {
 	words := maskWords(hidden)
 	if len(words) == 0 {
-		return "set --; "
+		return "set --; " + more
 	}
 	list := strings.Join(words, " ")
 	return "set --; for f in " + list + "; do " + resolveLink +
-		`if [ -d "$f" ]; then set -- "$@" --tmpfs "$f"; elif [ -e "$f" ]; then set -- "$@" --ro-bind /dev/null "$f"; fi; done; ` +
+		`if [ -d "$f" ]; then set -- "$@" --tmpfs "$f"; elif [ -e "$f" ]; then set -- "$@" --ro-bind /dev/null "$f"; fi; done; ` + more +
 		"for f in " + list + "; do " + resolveLink + `if [ -d "$f" ]; then set -- "$@" --remount-ro "$f"; fi; done; `
 }
 

@@ -132,6 +132,11 @@ func setMountAttr(path string, flags uint, set, clr uint64) error {
 // the private directory (still empty) and detached once bound.
 func (s launcherSpec) mask() error {
 	paths := hiddenPaths(s.hide, homeDirs(), cwd())
+	more, err := scanned(bareNames(s.hide), s.argv, cwd()) // sandbox_hide_scan.go
+	if err != nil {
+		return err
+	}
+	paths = outermost(append(paths, more...))
 	if len(paths) == 0 {
 		return nil
 	}

@@ -132,7 +132,7 @@ func wrapLine(command string, o Options, token, bwrap string) string {
 	}
 	// The masks are collected by /bin/sh whatever the login shell is: zsh,
 	// for one, fails a whole line on a wildcard that matches nothing.
-	b.WriteString("exec /bin/sh -c " + shellQuote(maskScript(o.Hidden)+execLine(command, o, token, bwrap)))
+	b.WriteString("exec /bin/sh -c " + shellQuote(sandboxSetup(command, o)+execLine(command, o, token, bwrap)))
 	return b.String()
 }
 

@@ -59,7 +59,7 @@ var gitnetClasses = []struct {
 		[]string{"kubectl get -f http://x/y", "kubectl apply -f http://x/y", "kubectl get -k dir", "kubectl get --raw /api/v1/nodes/n/proxy/",
 			"rpm -qp http://x/y.rpm", "lspci -q", "lspci -O net.domain=x", "wget -i urls", "helm show values https://x/c.tgz",
 			"openssl x509 -in http://x/c.pem", "docker compose -f https://x/c.yml ps"},
-		[]string{"openssl x509 -in c.pem -noout -dates", "docker compose ps", "kubectl get pods", "kubectl get -f deploy.yaml", "kubectl get --raw /healthz", "kubectl get --raw /metrics",
+		[]string{"openssl x509 -in c.crt -noout -dates", "docker compose ps", "kubectl get pods", "kubectl get -f deploy.yaml", "kubectl get --raw /healthz", "kubectl get --raw /metrics",
 			"rpm -qa", "rpm -qi openssl", "rpm -qf /usr/bin/ls", "lspci", "lspci -vnn", "lspci -k", "helm list -A"}},
 	{"a read prints an environment",
 		[]string{"systemctl show nginx", "systemctl show -p Environment nginx", "systemctl show --property=Id,Environment", "systemctl cat nginx",

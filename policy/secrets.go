@@ -39,6 +39,9 @@ var DefaultSecretPaths = []string{
 	"~/.local/share/fish/fish_history", ".viminfo",
 	// opsbot's usual places
 	"/etc/opsbot", "/var/lib/opsbot", "opsbot.env", "opsbot.db*",
+	// applications' environment files (dotenv) and PEM files, which hold
+	// private keys as often as certificates
+	".env", ".env.*", "*.pem",
 }
 
 // secretKind is how an entry of the secret list matches a path.
@@ -270,12 +273,44 @@ func (w *walker) secretRead(c *Command, args []arg) {
 	if metadataOnly[c.Program] {
 		return
 	}
-	for _, a := range args {
+	code := codeOperand(c.Program, args)
+	for i, a := range args {
+		if i == code {
+			continue
+		}
 		if e, unplaced := w.secretArg(a); e != "" {
 			c.add(Approve, c.Program+" "+secretReadReason(a, e, unplaced))
 			return
 		}
 	}
+}
+
+// codeOperand is the index in args of the word that is the program's
+// code, not a path it reads, or -1: jq's filter, where .env is a field
+// and not the file .env (checkJq refuses a filter that reads files or
+// the environment). Its files (--slurpfile, --rawfile, the inputs) are
+// still paths.
+func codeOperand(program string, args []arg) int {
+	if program != "jq" {
+		return -1
+	}
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		switch {
+		case !args[i].static():
+			return -1 // checkJq asks a person
+		case v == "--":
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1].val, "-") {
+				return i + 1
+			}
+			return -1
+		case jqValueOpts[v] > 0:
+			i += jqValueOpts[v]
+		case v == "-" || !strings.HasPrefix(v, "-"):
+			return i
+		}
+	}
+	return -1
 }
 
 // secretReadReason says why reading the word a, which matched the secret
