@@ -19,7 +19,7 @@ TEST_TAGS    := -tags sqlite_fts5
 # web chat's browser tests; curl and jq for the docs/WEB_API.md example the web
 # tests run; systemd-analyze for deploy/opsbot.service; strace and
 # iproute2 for policy/nsverify, which runs allowed commands for real.
-TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2 bubblewrap
+TEST_DEBS    := openssh-server openssh-client chromium curl jq systemd strace iproute2 bubblewrap busybox
 # How long make test and make fuzz fuzz the policy against reality.
 FUZZ_SHORT   ?= 20s
 FUZZTIME     ?= 10m

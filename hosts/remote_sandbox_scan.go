@@ -27,7 +27,9 @@ import (
 // other kernel file systems. Each find is bounded by scanTimeout and the
 // masks by scanLimit; past either bound, or when a directory to scan is
 // /, /proc, /sys or /dev (too big to scan), the command does not run and
-// says it needs approval. The scan needs GNU find (-printf, -quit).
+// says it needs approval. The scan needs GNU find (-printf, -quit): where
+// find cannot run it (BusyBox's), a command that needs a scan does not
+// run and says it needs approval (scanSeen).
 
 // scanLimit and scanTimeout bound the scan of one command.
 const (
@@ -42,7 +44,15 @@ const (
 	scanRefusalBound = "opsbot: this command reads more files than the sandbox can check for secrets in time; it needs a person's approval"
 	scanRefusalRoot  = "opsbot: this command reads the whole file system (/, /proc, /sys or /dev); it needs a person's approval"
 	scanRefusalName  = "opsbot: this command reads a path whose name the sandbox cannot check (a newline in it); it needs a person's approval"
+	scanRefusalFind  = "opsbot: this host's find cannot check what this command reads for secrets (the sandbox needs GNU find); it needs a person's approval"
 )
+
+// scanSeen is the first line of every scan that worked: find prints it
+// for /dev/null, its first starting point, before anything it found. A
+// find that cannot run the scan (BusyBox's has no -printf, and fails
+// with the same status as a tree it could not wholly read) prints
+// nothing, and the command is refused rather than run unmasked.
+const scanSeen = "G"
 
 // pseudoFS are the kernel file systems the scan does not enter: no
 // credential is a file there, and /proc alone holds every process's tree.
@@ -106,7 +116,7 @@ func scanScript(names, words, near []string, dir string) string {
 		dir = "."
 	}
 	refuse := func(msg string) string { return "_sx " + shellQuote(msg) }
-	find := `timeout -k 1s ` + scanTimeout + ` find -P $_sr ` + findExpr(findNames(names))
+	find := `timeout -k 1s ` + scanTimeout + ` find -P /dev/null $_sr -path /dev/null -printf '` + scanSeen + `\n' -o ` + findExpr(findNames(names))
 	return `_nl='` + "\n" + `'; _sm=; _sr=; _sl=; _sk=; CDPATH=; ` +
 		`_sx() { echo "$1" >&2; exit ` + strconv.Itoa(exitNeedsApproval) + `; }; ` +
 		`_sn() { case ${1##*/} in ` + casePattern(names) + `) _sm=$_sm$1$_nl;; esac; }; ` +
@@ -118,7 +128,8 @@ func scanScript(names, words, near []string, dir string) string {
 		`_su() { IFS=$_nl; set -f; for _st in $_sr; do case $1/ in "$_st"/*) unset IFS; set +f; return 1;; esac; done; unset IFS; set +f; }; ` +
 		`_sp() { IFS=$_nl; set -f; for _sw in $1; do case $_sw in "L "/*) _sl=$_sl${_sw#L }$_nl;; "l "/*) _sk=$_sk${_sw#l }$_nl;; ?" "/*) _sm=$_sm${_sw#??}$_nl;; *) ` + refuse(scanRefusalName) + `;; esac; done; unset IFS; set +f; }; ` +
 		`_sf() { [ -n "$_sr" ] || return 0; _so=$(IFS=$_nl; set -f; if [ -n "$1" ]; then exec ` + find + ` -o -type l -printf 'L %p\n' 2>/dev/null; fi; exec ` + find + ` 2>/dev/null); ` +
-		`case $? in 0|1) ;; *) ` + refuse(scanRefusalBound) + `;; esac; _sr=; _sp "$_so"; }; ` +
+		`case $? in 0|1) ;; *) ` + refuse(scanRefusalBound) + `;; esac; ` +
+		`case $_so in ` + scanSeen + `) _so=;; ` + scanSeen + `"$_nl"*) _so=${_so#` + scanSeen + `"$_nl"};; *) ` + refuse(scanRefusalFind) + `;; esac; _sr=; _sp "$_so"; }; ` +
 		`_sR() { _sq=$(IFS=$_nl; set -f; exec realpath -m -- $1) || ` + refuse(scanRefusalName) + `; ` +
 		`[ "$(_sN "$1")" = "$(_sN "$_sq")" ] || ` + refuse(scanRefusalName) + `; }; ` +
 		`_sN() { IFS=$_nl; set -f; set -- $1; echo $#; }; ` +

@@ -147,3 +147,28 @@ func TestRemoteSandboxScanBound(t *testing.T) {
 		t.Fatalf("exit %d %q; want the refusal", res.ExitCode, out)
 	}
 }
+
+// TestRemoteSandboxScanWithBusyBoxFind: on a host whose find is
+// BusyBox's (no -printf), the scan cannot run; a command that needs it
+// is refused in words that say it needs approval, instead of running
+// with no masks of bare-name secrets (which it did: find's failure read
+// as "nothing found"). A command that needs no scan still runs.
+func TestRemoteSandboxScanWithBusyBoxFind(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{Replace: map[string]string{"find": "/usr/bin/busybox"}}, nil)
+	dir := bareSecretTree(t)
+	opts := hosts.Options{Sandbox: &hosts.Sandbox{}, Hidden: policy.DefaultSecretPaths, Dir: dir}
+	res := mustRun(t, p, h, "command -v find", hosts.Options{Dir: dir}) // as an approved command: outside bubblewrap, where the scan runs
+	if target, err := os.Readlink(strings.TrimSpace(string(res.Output))); err != nil || target != "/usr/bin/busybox" {
+		t.Fatalf("the host's find is not BusyBox's: %q (%v)", res.Output, err)
+	}
+	for _, cmd := range []string{"grep -r " + scanMarker + " app", "cat app/sub/*", "cd app && grep -r " + scanMarker} {
+		res := mustRun(t, p, h, cmd, opts)
+		if out := string(res.Output); res.ExitCode != 126 || strings.Contains(out, scanMarker) || !strings.Contains(out, "GNU find") || !strings.Contains(out, "needs a person's approval") {
+			t.Errorf("%s: exit %d %q; want the refusal", cmd, res.ExitCode, out)
+		}
+	}
+	if res := mustRun(t, p, h, "uptime", opts); !res.OK() {
+		t.Errorf("uptime: exit %d %q", res.ExitCode, res.Output)
+	}
+}

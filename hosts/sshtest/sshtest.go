@@ -71,6 +71,11 @@ type Options struct {
 	// profile would (sshd sets PATH after SetEnv). Taken with Extra's own
 	// ForceCommand, it is an error.
 	Without []string
+	// Replace are programs the sessions find as another one: the name in
+	// their PATH is a link to the path given (a host whose find is
+	// BusyBox's: {"find": "/usr/bin/busybox"}). Like Without, it sets
+	// PATH by a forced command.
+	Replace map[string]string
 }
 
 // Server is a running (or stopped) sshd.
