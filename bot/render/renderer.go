@@ -99,6 +99,12 @@ type Renderer struct {
 	// opening: the placeholder is an empty native stream, where task
 	// cards will show (placeholder.go).
 	opening bool
+	// longRunning is the task that has run stopLineAfter, whose line the
+	// control message shows (control.go).
+	longRunning string
+	// control is the message below the stream that shows the status line
+	// and Stop (control.go); nil until one is needed. Owned by run.
+	control *page
 }
 
 // page is one platform message of the answer.
@@ -335,20 +341,26 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// A placeholder was shown, and the answer ended without a word.
 		text = "(ended without an answer)"
 	}
-	if text == "" && status == "" && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
-		// Task cards before the first words, or the placeholder where
-		// they will show: they need a stream.
+	if text == "" && (status == "" || r.controlled(0)) && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
+		// Task cards before the first words (a command, a wait for its
+		// approval), or the placeholder where they will show: they need
+		// a stream; a status line goes below it (control.go).
 		if !r.show(ctx, 0, connectors.Message{}, false) {
 			return false
 		}
 		r.sendTasks(ctx)
+		r.showControl(ctx, r.controlLine(status))
 		r.shownAt = time.Now()
 		return false
 	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
-		// empty message. Cards may go into a stream open already.
+		// empty message. Cards may go into a stream open already, and
+		// Stop below it.
 		r.sendTasks(ctx)
+		if len(r.pages) > 0 {
+			r.updateControl(ctx, status, done)
+		}
 		return done
 	}
 	r.rollNow(ctx)
@@ -372,10 +384,13 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		if last {
 			msg.Context = status
-			if !done {
-				msg.Buttons = r.buttons
-			} else {
+			switch {
+			case done:
 				msg.Feedback = r.feedbackTurn()
+			case r.controlled(i):
+				msg.Context = "" // shown below, with the buttons (control.go)
+			default:
+				msg.Buttons = r.buttons
 			}
 		}
 		if !r.show(ctx, i, msg, done || !last) {
@@ -397,6 +412,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		r.pages[i].end = p.Start + len(p.Body)
 	}
 	r.sendTasks(ctx)
+	r.updateControl(ctx, status, done)
 	r.shownAt = time.Now()
 	if !done && r.full() {
 		r.roll(ctx)

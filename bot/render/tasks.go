@@ -31,6 +31,11 @@ func (r *Renderer) Task(t connectors.Task) bool {
 	}
 	r.tasks[t.ID] = t
 	r.taskDirty = append(r.taskDirty, t.ID)
+	if r.waiting && t.Status != connectors.TaskPending {
+		// A wait (for this task's approval) is over once it runs or
+		// ends: its line goes.
+		r.status, r.waiting = r.status[:len(r.status)-1], false
+	}
 	r.dirty = true
 	r.mu.Unlock()
 	r.poke()
@@ -42,22 +47,22 @@ func (r *Renderer) Task(t connectors.Task) bool {
 
 // stopLineAfter is how long a task may run as a card alone in an answer
 // with buttons: a live stream shows no buttons (Slack's), so a task
-// still running then shows its status line, which stops the stream and
-// shows the line and Stop at once; the answer's later tasks are status
-// lines too (tasksAsStatus).
+// still running then has the answer's Stop shown below the stream, in the
+// control message (control.go), with the task's line; the stream goes on.
 const stopLineAfter = 5 * time.Second
 
-// longTask shows task id's status line when it still runs.
+// longTask has the control message show Stop, with task id's line, when
+// the task still runs.
 func (r *Renderer) longTask(id string) {
 	r.mu.Lock()
 	t := r.tasks[id]
-	running := t.Status == connectors.TaskInProgress && !r.done && r.statusTask == ""
+	running := t.Status == connectors.TaskInProgress && !r.done
 	if running {
-		r.statusTask = id
+		r.longRunning, r.dirty = id, true
 	}
 	r.mu.Unlock()
 	if running {
-		r.setStatus(taskLine(t), false, false)
+		r.poke()
 	}
 }
 
