@@ -86,6 +86,9 @@ type Renderer struct {
 	tasks     map[string]connectors.Task
 	taskOrder []string
 	taskDirty []string
+	// taskPage is the page whose stream shows each task's card (hold.go);
+	// owned by run.
+	taskPage map[string]int
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
@@ -125,6 +128,9 @@ type page struct {
 	rollAt time.Time
 	// end is where the page's body ends in the answer, as last shown.
 	end int
+	// held: the page's stream was rolled over from, and is kept open for
+	// its task cards still running (hold.go).
+	held bool
 }
 
 // NewRenderer starts a renderer for an answer in d's thread. Its requests
@@ -267,6 +273,10 @@ func (r *Renderer) run() {
 			r.placehold()
 		case <-r.rollTimer():
 			r.roll(ctx)
+		case <-r.holdTimer():
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
 		case res := <-r.rolling:
 			r.ready = &res
 			r.mu.Lock()
@@ -428,8 +438,8 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 		return false // an earlier page is missing
 	}
 	key := pageKey(msg)
-	if i < len(r.pages) && r.pages[i].shown == key && !(complete && r.pages[i].streaming) {
-		return true
+	if i < len(r.pages) && (r.pages[i].held || r.pages[i].shown == key && !(complete && r.pages[i].streaming)) {
+		return true // a held stream stops once its cards end (hold.go)
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		r.quiet = false

@@ -99,19 +99,21 @@ func (r *Renderer) isOpening() bool {
 	return r.opening
 }
 
-// sendTasks shows the tasks that changed since the last flush in the last
-// page's stream. A stream the platform ended shows no more cards; a
-// failed update is tried again with the next flush.
+// sendTasks shows the tasks that changed since the last flush, each in
+// the stream that shows its card (cardPage: a held one, or the last
+// page's), then stops the held streams done holding (releaseHeld). A
+// stream the platform ended shows no more cards; a failed update is
+// tried again with the next flush.
 func (r *Renderer) sendTasks(ctx context.Context) {
 	tu, ok := r.taskUpdater()
 	if !ok || len(r.pages) == 0 {
 		return
 	}
+	defer r.releaseHeld(ctx)
 	if !r.pages[len(r.pages)-1].streaming {
 		r.tasksAsStatus()
 		return
 	}
-	ref := r.pages[len(r.pages)-1].ref
 	r.mu.Lock()
 	ids := r.taskDirty
 	r.taskDirty = nil
@@ -125,10 +127,20 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		r.mu.Lock()
 		t := r.tasks[id]
 		r.mu.Unlock()
-		err := tu.UpdateTask(ctx, ref, t)
+		at := r.cardPage(id)
+		err := tu.UpdateTask(ctx, r.pages[at].ref, t)
 		switch {
 		case err == nil:
 			r.visible()
+		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
+			// A held stream the platform ended: the card goes on in the
+			// last one.
+			r.pages[at].streaming, r.pages[at].held = false, false
+			r.mu.Lock()
+			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.dirty = true
+			r.mu.Unlock()
+			return
 		case errors.Is(err, connectors.ErrStreamEnded):
 			r.mu.Lock()
 			r.taskDirty = append(ids[i:], r.taskDirty...)
