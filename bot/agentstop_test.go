@@ -80,14 +80,24 @@ func TestSlackStoppedAgentTurnSaysStopped(t *testing.T) {
 	if fake.Click("C0OPS", answer, "U0ALICE", ActionStop) == "" {
 		t.Fatal("the answer has no Stop button to click")
 	}
+	// The command's card, in the answer's stream, ends saying it stopped;
+	// Stop, shown below the stream, goes.
 	ended := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
 		m, ok := s.Message("C0OPS", answer)
-		return ok && len(m.Buttons()) == 0 && strings.Contains(m.Context(), "`sleep 600` on local: stopped")
+		cards, _ := cardsOf(s, "C0OPS", root.Thread)
+		for _, c := range cards {
+			if strings.Contains(c.Title, "`sleep 600` on local") && c.Status == "error" && strings.Contains(c.Details, "stopped") {
+				return ok && len(m.Buttons()) == 0
+			}
+		}
+		return false
 	})
 	if !ended {
 		t.Fatalf("the stopped answer does not say the command stopped:\n%s", fake.ThreadText("C0OPS", root.Thread))
 	}
-	if m, _ := fake.Message("C0OPS", answer); strings.Contains(m.Context(), "running `sleep") {
-		t.Errorf("the context line still says the command runs: %q", m.Context())
+	for _, m := range fake.Thread("C0OPS", root.Thread) {
+		if strings.Contains(m.Context(), "running `sleep") {
+			t.Errorf("a context line still says the command runs: %q", m.Context())
+		}
 	}
 }

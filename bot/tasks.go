@@ -17,6 +17,14 @@ func startedTask(e agent.Event) connectors.Task {
 	return connectors.Task{ID: e.ToolID, Title: e.Summary, Status: connectors.TaskInProgress}
 }
 
+// pendingTask is the task card of a tool call waiting for people to
+// approve its command: the card shows it pending until the call starts
+// (its "approved" ToolStarted) or ends.
+func pendingTask(e agent.Event) connectors.Task {
+	return connectors.Task{ID: e.ToolID, Title: fmt.Sprintf("`%s` on %s", oneLine(e.Approval.Command), e.Approval.Target),
+		Details: "waiting for approval", Status: connectors.TaskPending}
+}
+
 // finishedTask is the task card of a tool call that ended: its title
 // kept (the card of the same id is replaced), its status, and for each
 // command it ran the host, exit code and duration.

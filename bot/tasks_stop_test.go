@@ -9,10 +9,10 @@ import (
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
 )
 
-// A person presses Stop while an agent's command runs on Slack: the
-// command's card, shown in the answer's stream, does not stay in progress
-// once that stream has stopped (Slack no longer changes its cards) — the
-// stop carried its final status.
+// A person presses Stop, shown below the answer's stream, while an
+// agent's command runs on Slack: the command's card, shown in the
+// answer's stream, ends as an error (it was killed), not in progress, and
+// Stop goes.
 func TestSlackStopLeavesNoCardInProgress(t *testing.T) {
 	t.Parallel()
 	m := &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){
@@ -21,25 +21,23 @@ func TestSlackStopLeavesNoCardInProgress(t *testing.T) {
 	}}
 	fake := slackTestBot(t, botOptions{model: m})
 	root := fake.Mention("C0OPS", "U0ALICE", "", "wait on web")
-	var answer string
+	var stop, answer string
 	shown := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
-		for _, msg := range s.Thread("C0OPS", root.Thread) {
-			if msg.Bot && slices.Contains(msg.Buttons(), ActionStop) && len(msg.Tasks) > 0 {
-				answer = msg.TS
-				return true
-			}
-		}
-		return false
+		c, ok := stopShown(s, "C0OPS", root.Thread)
+		a, carded := answerStream(s, "C0OPS", root.Thread)
+		stop, answer = c.TS, a.TS
+		return ok && carded && a.Streaming
 	})
 	if !shown {
-		t.Fatalf("the running command's card shows no Stop:\n%s", fake.ThreadText("C0OPS", root.Thread))
+		t.Fatalf("the running command's card shows no Stop below it:\n%s", fake.ThreadText("C0OPS", root.Thread))
 	}
-	if fake.Click("C0OPS", answer, "U0ALICE", ActionStop) == "" {
+	if fake.Click("C0OPS", stop, "U0ALICE", ActionStop) == "" {
 		t.Fatal("the answer has no Stop button to click")
 	}
 	ended := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
 		msg, _ := s.Message("C0OPS", answer)
-		return !msg.Streaming && len(msg.Buttons()) == 0
+		_, stopping := stopShown(s, "C0OPS", root.Thread)
+		return !msg.Streaming && !stopping
 	})
 	if !ended {
 		t.Fatalf("Stop did not end the answer:\n%s", fake.ThreadText("C0OPS", root.Thread))

@@ -134,6 +134,9 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			// The tool's "running …" line would claim a run that waits
 			// for people: until they decide, the line says so.
 			r.Waiting(fmt.Sprintf("waiting for approval to run `%s` on %s", oneLine(e.Approval.Command), e.Approval.Target))
+			if spec == nil { // an agent's tool call: its card waits too
+				r.Task(pendingTask(e))
+			}
 			// What the decision is for is on disk before anyone can see
 			// the card: a decision that comes after a restart still
 			// leads to the run, or to a message saying why not.

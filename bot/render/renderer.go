@@ -86,6 +86,9 @@ type Renderer struct {
 	tasks     map[string]connectors.Task
 	taskOrder []string
 	taskDirty []string
+	// taskPage is the page whose stream shows each task's card (hold.go);
+	// owned by run.
+	taskPage map[string]int
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
@@ -99,6 +102,12 @@ type Renderer struct {
 	// opening: the placeholder is an empty native stream, where task
 	// cards will show (placeholder.go).
 	opening bool
+	// longRunning is the task that has run stopLineAfter, whose line the
+	// control message shows (control.go).
+	longRunning string
+	// control is the message below the stream that shows the status line
+	// and Stop (control.go); nil until one is needed. Owned by run.
+	control *page
 }
 
 // page is one platform message of the answer.
@@ -119,6 +128,9 @@ type page struct {
 	rollAt time.Time
 	// end is where the page's body ends in the answer, as last shown.
 	end int
+	// held: the page's stream was rolled over from, and is kept open for
+	// its task cards still running (hold.go).
+	held bool
 }
 
 // NewRenderer starts a renderer for an answer in d's thread. Its requests
@@ -261,6 +273,10 @@ func (r *Renderer) run() {
 			r.placehold()
 		case <-r.rollTimer():
 			r.roll(ctx)
+		case <-r.holdTimer():
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
 		case res := <-r.rolling:
 			r.ready = &res
 			r.mu.Lock()
@@ -335,20 +351,26 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		// A placeholder was shown, and the answer ended without a word.
 		text = "(ended without an answer)"
 	}
-	if text == "" && status == "" && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
-		// Task cards before the first words, or the placeholder where
-		// they will show: they need a stream.
+	if text == "" && (status == "" || r.controlled(0)) && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
+		// Task cards before the first words (a command, a wait for its
+		// approval), or the placeholder where they will show: they need
+		// a stream; a status line goes below it (control.go).
 		if !r.show(ctx, 0, connectors.Message{}, false) {
 			return false
 		}
 		r.sendTasks(ctx)
+		r.showControl(ctx, r.controlLine(status))
 		r.shownAt = time.Now()
 		return false
 	}
 	if text == "" && status == "" && (!done || len(r.pages) == 0) {
 		// Nothing to show: an answer that ends without a word posts no
-		// empty message. Cards may go into a stream open already.
+		// empty message. Cards may go into a stream open already, and
+		// Stop below it.
 		r.sendTasks(ctx)
+		if len(r.pages) > 0 {
+			r.updateControl(ctx, status, done)
+		}
 		return done
 	}
 	r.rollNow(ctx)
@@ -372,10 +394,13 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		if last {
 			msg.Context = status
-			if !done {
-				msg.Buttons = r.buttons
-			} else {
+			switch {
+			case done:
 				msg.Feedback = r.feedbackTurn()
+			case r.controlled(i):
+				msg.Context = "" // shown below, with the buttons (control.go)
+			default:
+				msg.Buttons = r.buttons
 			}
 		}
 		if !r.show(ctx, i, msg, done || !last) {
@@ -397,6 +422,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		r.pages[i].end = p.Start + len(p.Body)
 	}
 	r.sendTasks(ctx)
+	r.updateControl(ctx, status, done)
 	r.shownAt = time.Now()
 	if !done && r.full() {
 		r.roll(ctx)
@@ -412,8 +438,8 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 		return false // an earlier page is missing
 	}
 	key := pageKey(msg)
-	if i < len(r.pages) && r.pages[i].shown == key && !(complete && r.pages[i].streaming) {
-		return true
+	if i < len(r.pages) && (r.pages[i].held || r.pages[i].shown == key && !(complete && r.pages[i].streaming)) {
+		return true // a held stream stops once its cards end (hold.go)
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		r.quiet = false

@@ -143,7 +143,7 @@ func (r *Renderer) stopRolled(ctx context.Context, segs []Segment) {
 	}
 	for i := 0; i < len(segs)-1 && i < len(r.pages)-1; i++ {
 		p := &r.pages[i]
-		if !p.streaming {
+		if !p.streaming || r.hold(ctx, st, i, segs[i]) {
 			continue
 		}
 		msg := connectors.Message{Text: segs[i].String()}

@@ -31,6 +31,11 @@ func (r *Renderer) Task(t connectors.Task) bool {
 	}
 	r.tasks[t.ID] = t
 	r.taskDirty = append(r.taskDirty, t.ID)
+	if r.waiting && t.Status != connectors.TaskPending {
+		// A wait (for this task's approval) is over once it runs or
+		// ends: its line goes.
+		r.status, r.waiting = r.status[:len(r.status)-1], false
+	}
 	r.dirty = true
 	r.mu.Unlock()
 	r.poke()
@@ -42,22 +47,22 @@ func (r *Renderer) Task(t connectors.Task) bool {
 
 // stopLineAfter is how long a task may run as a card alone in an answer
 // with buttons: a live stream shows no buttons (Slack's), so a task
-// still running then shows its status line, which stops the stream and
-// shows the line and Stop at once; the answer's later tasks are status
-// lines too (tasksAsStatus).
+// still running then has the answer's Stop shown below the stream, in the
+// control message (control.go), with the task's line; the stream goes on.
 const stopLineAfter = 5 * time.Second
 
-// longTask shows task id's status line when it still runs.
+// longTask has the control message show Stop, with task id's line, when
+// the task still runs.
 func (r *Renderer) longTask(id string) {
 	r.mu.Lock()
 	t := r.tasks[id]
-	running := t.Status == connectors.TaskInProgress && !r.done && r.statusTask == ""
+	running := t.Status == connectors.TaskInProgress && !r.done
 	if running {
-		r.statusTask = id
+		r.longRunning, r.dirty = id, true
 	}
 	r.mu.Unlock()
 	if running {
-		r.setStatus(taskLine(t), false, false)
+		r.poke()
 	}
 }
 
@@ -94,19 +99,21 @@ func (r *Renderer) isOpening() bool {
 	return r.opening
 }
 
-// sendTasks shows the tasks that changed since the last flush in the last
-// page's stream. A stream the platform ended shows no more cards; a
-// failed update is tried again with the next flush.
+// sendTasks shows the tasks that changed since the last flush, each in
+// the stream that shows its card (cardPage: a held one, or the last
+// page's), then stops the held streams done holding (releaseHeld). A
+// stream the platform ended shows no more cards; a failed update is
+// tried again with the next flush.
 func (r *Renderer) sendTasks(ctx context.Context) {
 	tu, ok := r.taskUpdater()
 	if !ok || len(r.pages) == 0 {
 		return
 	}
+	defer r.releaseHeld(ctx)
 	if !r.pages[len(r.pages)-1].streaming {
 		r.tasksAsStatus()
 		return
 	}
-	ref := r.pages[len(r.pages)-1].ref
 	r.mu.Lock()
 	ids := r.taskDirty
 	r.taskDirty = nil
@@ -120,10 +127,20 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		r.mu.Lock()
 		t := r.tasks[id]
 		r.mu.Unlock()
-		err := tu.UpdateTask(ctx, ref, t)
+		at := r.cardPage(id)
+		err := tu.UpdateTask(ctx, r.pages[at].ref, t)
 		switch {
 		case err == nil:
 			r.visible()
+		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
+			// A held stream the platform ended: the card goes on in the
+			// last one.
+			r.pages[at].streaming, r.pages[at].held = false, false
+			r.mu.Lock()
+			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.dirty = true
+			r.mu.Unlock()
+			return
 		case errors.Is(err, connectors.ErrStreamEnded):
 			r.mu.Lock()
 			r.taskDirty = append(ids[i:], r.taskDirty...)

@@ -54,14 +54,13 @@ func (s *streams) card(ts string, t connectors.Task) {
 }
 
 // unfinished is the details of a card its stream stopped before the
-// card's task ended: where the answer went on (a Stop line, a roll-over)
-// the task's end shows there.
+// card's task ended: the turn stopped or failed. (A roll-over keeps the
+// old stream open for its running cards: bot/render's hold.go.)
 const unfinished = "not finished when this message stopped"
 
 // closing is the final task_update of every card of stream ts still
 // pending or in progress: an error, for the task had not ended when the
-// stream stopped (a turn stopped, cut or failed; or the answer went on
-// where its end shows).
+// stream stopped (a turn stopped, cut or failed).
 func (s *streams) closing(ts string) []slack.StreamChunk {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -181,9 +181,10 @@ func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
 
 // A task still running 5 s after it started, in an answer with Stop:
 // its card alone would leave no Stop in view (a live stream shows no
-// buttons), so its status line shows, and Stop with it; its end
-// replaces the line.
-func TestLongTaskShowsItsLineAndStop(t *testing.T) {
+// buttons), so its line and Stop show in a message of their own below
+// the stream, which goes on holding the card; the card ends with the
+// task's own end, and the message below loses Stop when the answer ends.
+func TestLongTaskShowsStopBelowItsStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, opslack.Config{})
 		root := fake.Mention("C0OPS", "U0ALICE", "", "wait a while")
@@ -195,19 +196,26 @@ func TestLongTaskShowsItsLineAndStop(t *testing.T) {
 		r.Task(connectors.Task{ID: "call-1", Title: "running `sleep 600` on local…", Status: connectors.TaskInProgress})
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
-		if m := fake.Thread("C0OPS", root.TS)[1]; len(m.Tasks) != 1 || len(m.Buttons()) != 0 {
-			t.Fatalf("3 s in the answer shows cards %+v and buttons %v; want the card alone", m.Tasks, m.Buttons())
+		if msgs := fake.Thread("C0OPS", root.TS); len(msgs) != 2 || len(msgs[1].Tasks) != 1 || len(msgs[1].Buttons()) != 0 {
+			t.Fatalf("3 s in the thread shows:\n%s\nwant the card alone", fake.ThreadText("C0OPS", root.TS))
 		}
 		time.Sleep(4 * time.Second)
 		synctest.Wait()
-		m := fake.Thread("C0OPS", root.TS)[1]
-		if m.Context() != "running `sleep 600` on local…" || len(m.Buttons()) != 1 {
-			t.Errorf("7 s in the answer shows %q with buttons %v; want the running line and Stop", m.Context(), m.Buttons())
+		msgs := fake.Thread("C0OPS", root.TS)
+		if len(msgs) != 3 || !msgs[1].Streaming || msgs[2].Context() != "running `sleep 600` on local…" || len(msgs[2].Buttons()) != 1 {
+			t.Fatalf("7 s in the thread shows:\n%s\nwant the stream going on, and below it the running line and Stop", fake.ThreadText("C0OPS", root.TS))
 		}
 		r.Task(connectors.Task{ID: "call-1", Title: "`sleep 600` on local", Status: connectors.TaskError, Details: "stopped by @alice"})
 		r.Close(ctx, nil)
-		if got, want := fake.Thread("C0OPS", root.TS)[1].Context(), "✗ `sleep 600` on local: stopped by @alice"; got != want {
-			t.Errorf("the answer's context line is %q; want %q", got, want)
+		msgs = fake.Thread("C0OPS", root.TS)
+		if tk := msgs[1].Tasks; len(tk) != 1 || tk[0].Status != "error" || tk[0].Details != "stopped by @alice" {
+			t.Errorf("the stream's card ends %+v; want the task's own end", tk)
+		}
+		if msgs[1].Streaming || len(msgs[2].Buttons()) != 0 {
+			t.Errorf("the answer ends streaming %v, Stop below it %v; want stopped, and no Stop", msgs[1].Streaming, msgs[2].Buttons())
+		}
+		for _, m := range fake.StoppedOpen() {
+			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
 		}
 	})
 }
