@@ -64,6 +64,8 @@ type Connector struct {
 	live *streams
 	// threads are the assistant threads people started (assistant.go).
 	threads AssistantThreadStore
+	// marks are the signs of the questions being answered (signs.go).
+	marks signs
 
 	// Set by Start from auth.test.
 	self atomic.Pointer[identity]
@@ -117,7 +119,7 @@ func New(cfg Config, opt Options) (*Connector, error) {
 	}
 	api := slack.New(cfg.BotToken, slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(opt.HTTPClient), slack.OptionAppLevelToken(cfg.AppToken))
 	c := &Connector{cfg: cfg, opt: opt, api: api, log: log, bud: newBudgets(), live: newStreams(),
-		up: make(chan struct{}), known: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
+		marks: signs{byThread: map[string]*sign{}}, up: make(chan struct{}), known: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
 	c.ppl = newPeople(c)
 	c.threads = opt.Threads
 	if c.threads == nil {
