@@ -107,6 +107,9 @@ type queued struct {
 	// hold: the thread's turn is handed to work outside the bot (an
 	// alert's investigation, threads.hold).
 	hold *holding
+	// signed is closed once the platform showed the question is taken
+	// (signs.go); nil for work that gets no sign.
+	signed chan struct{}
 }
 
 // threads keeps each thread's queue and runs it, one piece of work at a
@@ -167,6 +170,7 @@ func (ts *threads) enqueue(id threadID, q queued) (behind, ok bool, full string)
 		return true, true, ""
 	}
 	behind = t.running
+	q.signed = ts.acknowledge(q)
 	t.queue = append(t.queue, q)
 	if !t.running {
 		t.running = true
@@ -213,6 +217,7 @@ func (ts *threads) work(t *thread) {
 			ts.slots.release()
 		}
 		ts.finish.Exec(ctx, w)
+		ts.signDone(q)
 		cancel(nil)
 	}
 }

@@ -23,6 +23,7 @@ func (rt *parts) newSlack() (*slack.Connector, error) {
 		HTTPClient: &http.Client{Timeout: slackHTTPTimeout,
 			Transport: rt.metrics.api.Transport(slack.Platform, connectors.LastPathSegment, nil)},
 		UserGroups: slackUserGroups(rt.cfg),
+		Threads:    rt.store.AssistantThreads(slack.Platform),
 		Log:        rt.log.With("connector", slack.Platform),
 	})
 }

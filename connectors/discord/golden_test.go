@@ -104,13 +104,22 @@ func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 		t.Fatalf("edit: %v", err)
 	}
 	connectortest.Golden(t, prefix+"card_decided_edit", rec.last(t), *update)
+	// An alert's summary (Discord shows no feedback buttons) and a
+	// finished plan's text card: Discord has no plan block.
+	more := connectortest.Summaries()
+	for _, name := range slices.Sorted(maps.Keys(more)) {
+		if _, err := c.Post(t.Context(), dest, more[name]); err != nil {
+			t.Fatalf("%s: post: %v", name, err)
+		}
+		connectortest.Golden(t, prefix+name, rec.last(t), *update)
+	}
 	refused := 0
 	for _, call := range f.Calls() {
 		if call.Status >= 400 {
 			refused++
 		}
 	}
-	if refused > 0 || len(rec.bodies) != len(msgs)+1 {
+	if refused > 0 || len(rec.bodies) != len(msgs)+1+len(more) {
 		t.Errorf("%d of the corpus's %d payloads refused by the fake; want none", refused, len(rec.bodies))
 	}
 }

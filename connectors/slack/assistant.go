@@ -29,18 +29,56 @@ var suggestedPrompts = []slack.AssistantThreadsPrompt{
 // thread's title.
 const maxTitle = 80
 
-// assistantThreads are the assistant threads started and not yet titled,
-// keyed channel/thread.
-type assistantThreads struct{ untitled sync.Map }
+// AssistantThreadStore keeps the assistant threads people started, so
+// that a restart between a thread's start and its first question still
+// titles it (Slack says nothing in the question's event of whether it is
+// the first). The composition root hands the store's in Options; without
+// one the connector keeps them in memory.
+type AssistantThreadStore interface {
+	// Started records a thread a person started.
+	Started(ctx context.Context, channel, thread string) error
+	// FirstQuestion reports, once per started thread, that its first
+	// question came.
+	FirstQuestion(ctx context.Context, channel, thread string) (bool, error)
+	// Known reports whether a thread is an assistant thread.
+	Known(ctx context.Context, channel, thread string) (bool, error)
+}
+
+// memoryThreads is the AssistantThreadStore of a connector without a
+// store: a restart forgets them.
+type memoryThreads struct{ started, titled sync.Map }
+
+var _ AssistantThreadStore = (*memoryThreads)(nil)
+
+func (m *memoryThreads) Started(_ context.Context, channel, thread string) error {
+	m.started.Store(channel+"/"+thread, true)
+	return nil
+}
+
+func (m *memoryThreads) FirstQuestion(_ context.Context, channel, thread string) (bool, error) {
+	k := channel + "/" + thread
+	if _, ok := m.started.Load(k); !ok {
+		return false, nil
+	}
+	_, titled := m.titled.LoadOrStore(k, true)
+	return !titled, nil
+}
+
+func (m *memoryThreads) Known(_ context.Context, channel, thread string) (bool, error) {
+	_, ok := m.started.Load(channel + "/" + thread)
+	return ok, nil
+}
 
 // threadStarted answers assistant_thread_started with the suggested
-// prompts, and notes the thread for its title.
+// prompts, and records the thread for its title.
 func (c *Connector) threadStarted(cb callback) {
 	t := cb.Event.AssistantThread
 	if t.ChannelID == "" || t.ThreadTS == "" {
 		return
 	}
-	c.assistant.untitled.Store(t.ChannelID+"/"+t.ThreadTS, true)
+	if err := c.threads.Started(c.life(), t.ChannelID, t.ThreadTS); err != nil {
+		c.log.Warn("slack: assistant thread not recorded; its title may be lost", "channel", t.ChannelID, "err", err)
+	}
 	c.courtesy("assistant.threads.setSuggestedPrompts", t.ChannelID, func(ctx context.Context) error {
 		return c.api.SetAssistantThreadsSuggestedPromptsContext(ctx, slack.AssistantThreadsSetSuggestedPromptsParameters{
 			ChannelID: t.ChannelID, ThreadTS: t.ThreadTS, Prompts: suggestedPrompts})
@@ -49,7 +87,14 @@ func (c *Connector) threadStarted(cb callback) {
 
 // titleFrom titles an assistant thread from its first question.
 func (c *Connector) titleFrom(ev connectors.Event) {
-	if _, first := c.assistant.untitled.LoadAndDelete(ev.Channel + "/" + ev.Thread); !first || ev.Text == "" {
+	if ev.Text == "" || !isDM(ev.Channel) {
+		return // assistant threads are in the bot's direct messages
+	}
+	first, err := c.threads.FirstQuestion(c.life(), ev.Channel, ev.Thread)
+	if err != nil {
+		c.log.Warn("slack: assistant thread not read; not titled", "channel", ev.Channel, "err", err)
+	}
+	if !first {
 		return
 	}
 	c.courtesy("assistant.threads.setTitle", ev.Channel, func(ctx context.Context) error {
@@ -58,14 +103,20 @@ func (c *Connector) titleFrom(ev connectors.Event) {
 	})
 }
 
+// life is the context of the connector's own calls: Start's, once
+// started.
+func (c *Connector) life() context.Context {
+	if r := c.dispatch.Load(); r != nil {
+		return r.ctx
+	}
+	return context.Background()
+}
+
 // courtesy calls method in the background, within its budget (never
 // waiting for it) and the lookups' bound; a refusal (no such feature, no
 // scope) is logged, not acted on.
 func (c *Connector) courtesy(method, channel string, call func(ctx context.Context) error) {
-	ctx := context.Background()
-	if r := c.dispatch.Load(); r != nil {
-		ctx = r.ctx
-	}
+	ctx := c.life()
 	if !c.bud.allow(c.team(), method, channel) {
 		return
 	}

@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
+	"github.com/opsbot/opsbot/store"
 )
 
 // An assistant thread, end to end over Socket Mode against the fake: its
@@ -77,5 +79,46 @@ func TestAssistantThreadWithoutTheScope(t *testing.T) {
 	}
 	if th := r.fake.AssistantThreads()[0]; len(th.Prompts) != 0 || th.Title != "" {
 		t.Errorf("a workspace without assistant:write shows prompts %v, title %q", th.Prompts, th.Title)
+	}
+}
+
+// A restart between a thread's start and its first question (a new
+// process, the same SQLite file) still titles the thread from that
+// question, once.
+func TestAssistantThreadTitledAfterRestart(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	open := func() *store.Store {
+		s, err := store.Open(t.Context(), store.Config{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	before := open()
+	r := startOn(t, fake, slack.Config{}, slack.Options{Threads: before.AssistantThreads(slack.Platform)}, true)
+	th := fake.StartAssistantThread("D0ALICE", "U04ALICE")
+	if !fake.WaitFor(wait, func(s *slackfake.Server) bool { return s.Calls("assistant.threads.setSuggestedPrompts") > 0 }) {
+		t.Fatalf("the assistant thread's start was not answered")
+	}
+	r.stop()
+	before.Close()
+
+	r = startOn(t, fake, slack.Config{}, slack.Options{Threads: open().AssistantThreads(slack.Platform)}, true)
+	for _, q := range []string{"What's failing on web?", "and on db?"} {
+		fake.Reply("D0ALICE", "U04ALICE", th.Thread, q)
+		r.next(t)
+	}
+	if !fake.WaitFor(wait, func(s *slackfake.Server) bool { return s.AssistantThreads()[0].Title != "" }) {
+		t.Fatalf("the assistant thread got no title after the restart")
+	}
+	if got := fake.AssistantThreads()[0].Title; got != "What's failing on web?" {
+		t.Errorf("thread title %q; want the first question", got)
+	}
+	if n := fake.Calls("assistant.threads.setTitle"); n != 1 {
+		t.Errorf("setTitle called %d times; want once", n)
 	}
 }

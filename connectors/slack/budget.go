@@ -31,6 +31,8 @@ var tiers = map[string]float64{ // calls a minute
 	"assistant.threads.setStatus":           50,  // Tier 3
 	"assistant.threads.setSuggestedPrompts": 100, // Tier 4
 	"assistant.threads.setTitle":            100, // Tier 4
+	"reactions.add":                         50,  // Tier 3
+	"reactions.remove":                      20,  // Tier 2
 	"auth.test":                             100,
 	"chat.postMessage":                      60, // per channel: ~1/s
 }
@@ -38,6 +40,12 @@ var tiers = map[string]float64{ // calls a minute
 // burst is how many calls of a method may go at once: a few, so that the
 // calls of a minute are spread over it rather than spent at its start.
 const burst = 3
+
+// bursts are the methods whose calls may go many at once: the signs that
+// a question is taken (signs.go), shown to 20 people asking together
+// within a second or two. Their rate is lowered so that the burst and a
+// minute's calls stay within 90% of the tier.
+var bursts = map[string]int{"reactions.add": 20, "assistant.threads.setStatus": 15}
 
 // budgets holds one limiter per (workspace, method[, channel]) and the
 // back-off a 429 asked for.
@@ -83,6 +91,9 @@ func (b *budgets) limiter(k, method string) *rate.Limiter {
 		}
 		// 90% of the tier: the burst and a sliding minute never exceed it.
 		l = rate.NewLimiter(rate.Limit(perMin*0.9/60), burst)
+		if b := bursts[method]; b > 0 {
+			l = rate.NewLimiter(rate.Limit((perMin*0.9-float64(b))/60), b)
+		}
 		b.limiters[k] = l
 	}
 	return l

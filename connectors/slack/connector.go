@@ -45,6 +45,9 @@ type Options struct {
 	// a ping from Slack before it is dropped and made anew (default 30 s:
 	// Slack pings every few seconds).
 	PingInterval time.Duration
+	// Threads keeps the assistant threads people started (nil: in
+	// memory, forgotten by a restart).
+	Threads AssistantThreadStore
 	// Log receives what the connector cannot report to a caller. Nil:
 	// discard.
 	Log *slog.Logger
@@ -59,8 +62,10 @@ type Connector struct {
 	bud  *budgets
 	ppl  *people
 	live *streams
-	// assistant are the assistant threads awaiting their title.
-	assistant assistantThreads
+	// threads are the assistant threads people started (assistant.go).
+	threads AssistantThreadStore
+	// marks are the signs of the questions being answered (signs.go).
+	marks signs
 
 	// Set by Start from auth.test.
 	self atomic.Pointer[identity]
@@ -114,8 +119,12 @@ func New(cfg Config, opt Options) (*Connector, error) {
 	}
 	api := slack.New(cfg.BotToken, slack.OptionAPIURL(cfg.APIURL), slack.OptionHTTPClient(opt.HTTPClient), slack.OptionAppLevelToken(cfg.AppToken))
 	c := &Connector{cfg: cfg, opt: opt, api: api, log: log, bud: newBudgets(), live: newStreams(),
-		up: make(chan struct{}), known: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
+		marks: signs{byThread: map[string]*sign{}}, up: make(chan struct{}), known: make(chan struct{}), inbox: make(chan inbound, inboxSize), sigs: newSeenSignatures()}
 	c.ppl = newPeople(c)
+	c.threads = opt.Threads
+	if c.threads == nil {
+		c.threads = &memoryThreads{}
+	}
 	c.setDown(errors.New("slack: not connected yet"))
 	return c, nil
 }

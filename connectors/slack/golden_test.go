@@ -120,7 +120,31 @@ func TestBlockKitGolden(t *testing.T) {
 		}
 		connectortest.Golden(t, "answer_feedback", wire(t, rec.last(t)), *update)
 		streamGoldens(t, c, rec, dest, final)
+
+		summaryGoldens(t, c, rec, dest)
+		if n := fake.Refusals("invalid_blocks"); n != 0 {
+			t.Errorf("the fake refused %d of the corpus's payloads as invalid_blocks; want none", n)
+		}
 	})
+}
+
+// summaryGoldens: an alert's summary with its feedback buttons
+// (context_actions), a finished plan as text, and the plan block it is
+// edited into, every step final.
+func summaryGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest connectors.Dest) {
+	refs := map[string]connectors.Ref{}
+	msgs := connectortest.Summaries()
+	for _, name := range slices.Sorted(maps.Keys(msgs)) {
+		var err error
+		if refs[name], err = c.Post(t.Context(), dest, msgs[name]); err != nil {
+			t.Fatalf("%s: post: %v", name, err)
+		}
+		connectortest.Golden(t, name, wire(t, rec.last(t)), *update)
+	}
+	if err := c.EditPlan(t.Context(), refs["plan_finished"], connectortest.PlanTitle, connectortest.PlanSteps()); err != nil {
+		t.Fatalf("edit plan: %v", err)
+	}
+	connectortest.Golden(t, "plan_block_finished", wire(t, rec.last(t)), *update)
 }
 
 // streamGoldens: a stream's start (timeline display), a task card's

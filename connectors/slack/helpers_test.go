@@ -47,6 +47,8 @@ type rig struct {
 	// refuse, while set, makes the handler refuse each event it is
 	// handed (as the bot does one it could not record).
 	refuse atomic.Bool
+	// stop stops the connector and waits until Start returned.
+	stop func()
 }
 
 // startRig starts a connector in socket mode over a new fake and waits
@@ -87,10 +89,9 @@ func startOn(t *testing.T, fake *slackfake.Server, cfg slack.Config, opt slack.O
 			return nil
 		})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-r.done
-	})
+	var once sync.Once
+	r.stop = func() { once.Do(func() { cancel(); <-r.done }) }
+	t.Cleanup(r.stop)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(r.logs.String())

@@ -127,6 +127,8 @@ func (c *Connector) message(cb callback) (connectors.Event, bool) {
 	if ev.Thread == "" {
 		ev.Thread = e.TS
 	}
+	// The question itself, for the sign that it is taken (signs.go).
+	ev.Ref = connectors.Ref{Platform: Platform, Workspace: cb.TeamID, Channel: e.Channel, Thread: ev.Thread, ID: e.TS}
 	ev.MentionsOthers = connectors.MentionsOther(e.Text, self)
 	switch {
 	case e.Type == "app_mention" && !isDM(e.Channel):

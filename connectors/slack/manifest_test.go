@@ -64,6 +64,9 @@ func TestManifestHasWhatTheCodeUses(t *testing.T) {
 	ctx := t.Context()
 	d := connectors.Dest{Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 	r.conn.Thinking(ctx, d, "is thinking…")
+	q := connectors.Event{Kind: connectors.EventMessage, Channel: "C0OPS", Thread: root.TS, Ref: connectors.Ref{Channel: "C0OPS", ID: root.TS}}
+	r.conn.Acknowledge(ctx, q)
+	r.conn.Done(ctx, q)
 	th := r.fake.StartAssistantThread("D0ALICE", "U0ALICE")
 	r.fake.Reply("D0ALICE", "U0ALICE", th.Thread, "what's failing?")
 	r.next(t)

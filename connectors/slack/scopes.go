@@ -22,13 +22,16 @@ var MethodScopes = map[string]string{
 	"assistant.threads.setStatus":           "assistant:write",
 	"assistant.threads.setSuggestedPrompts": "assistant:write",
 	"assistant.threads.setTitle":            "assistant:write",
+	"reactions.add":                         "reactions:write",
+	"reactions.remove":                      "reactions:write",
 }
 
 // OptionalScopes are the scopes the bot works without: assistant:write
 // (with Slack's Agents & AI Apps feature) adds the thinking status,
 // suggested prompts and thread titles, and a workspace without it refuses
-// those calls quietly.
-var OptionalScopes = map[string]bool{"assistant:write": true}
+// those calls quietly; reactions:write adds the reaction that tells a
+// question is taken before its answer's first words (signs.go).
+var OptionalScopes = map[string]bool{"assistant:write": true, "reactions:write": true}
 
 // BotEvents are the events the connector reads, each with the scope it
 // needs.

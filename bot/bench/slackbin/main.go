@@ -5,7 +5,8 @@
 // served by this program, with a scripted OpenAI-compatible model that
 // streams each answer of -chars characters over -duration, sends -answers
 // mentions at once, and reports, in real time: 429s, the longest gap
-// between visible updates of a thread, the first visible words, the
+// between visible updates of a thread, the first visible sign (a
+// reaction on the question, or the first words), the first visible words, the
 // final lag after the model ended, and the stream start/stop counts.
 //
 //	go run ./bot/bench/slackbin                  # 20 answers of 6,000 characters over 90 s

@@ -70,11 +70,17 @@ func watch(fake *slackfake.Server, threads []*thread, timeout time.Duration) boo
 
 // report prints the figures of the run, the harness's columns.
 func report(fake *slackfake.Server, m *model, threads []*thread, elapsed time.Duration) {
-	var gaps, firsts, lags []time.Duration
+	var gaps, firsts, signs, lags []time.Duration
 	whole := 0
+	seen := signed(fake)
 	for _, th := range threads {
 		gaps = append(gaps, th.gap)
 		firsts = append(firsts, th.first.Sub(th.asked))
+		sign := th.first
+		if at, ok := seen[th.ts]; ok && at.Before(sign) {
+			sign = at
+		}
+		signs = append(signs, sign.Sub(th.asked))
 		if end := m.endOf(th.n); !end.IsZero() {
 			lags = append(lags, max(th.last.Sub(end), 0))
 		}
@@ -84,18 +90,32 @@ func report(fake *slackfake.Server, m *model, threads []*thread, elapsed time.Du
 	}
 	slices.Sort(gaps)
 	slices.Sort(firsts)
+	slices.Sort(signs)
 	slices.Sort(lags)
 	n := len(threads)
 	fmt.Printf("real opsbot binary, %d answers of %d characters over %s each, all asked at once; run took %s\n", n, m.chars, m.duration, elapsed.Round(time.Second))
 	fmt.Printf("  429s: %d\n", fake.Served429())
 	fmt.Printf("  longest gap between visible updates per thread: p50 %s, max %s (target ≤ %s)\n", round(gaps[n/2]), round(gaps[n-1]), target(n))
+	fmt.Printf("  first visible sign (a reaction, or the first words) after the mention: p50 %s, max %s\n", round(signs[n/2]), round(signs[n-1]))
 	fmt.Printf("  first visible words after the mention: p50 %s, max %s\n", round(firsts[n/2]), round(firsts[n-1]))
 	if len(lags) > 0 {
 		fmt.Printf("  final lag (last visible change after the model ended): p50 %s, max %s\n", round(lags[len(lags)/2]), round(lags[len(lags)-1]))
 	}
 	fmt.Printf("  threads showing exactly the model's text: %d/%d\n", whole, n)
+	fmt.Printf("  reactions: added %d, removed %d by the report\n", fake.Calls("reactions.add"), fake.Calls("reactions.remove"))
 	fmt.Printf("  calls: startStream %d, stopStream %d, appendStream %d, update %d, postMessage %d\n",
 		fake.Calls("chat.startStream"), fake.Calls("chat.stopStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.update"), fake.Calls("chat.postMessage"))
+}
+
+// signed is when each question (by its ts) first showed a reaction.
+func signed(fake *slackfake.Server) map[string]time.Time {
+	at := map[string]time.Time{}
+	for _, r := range fake.Reactions() {
+		if _, ok := at[r.TS]; r.Added && !ok {
+			at[r.TS] = r.At
+		}
+	}
+	return at
 }
 
 // target is issue 32's longest gap at n answers.

@@ -52,6 +52,7 @@ type Server struct {
 	channels  map[string][]*Message // by channel, in order
 	ephemeral []Ephemeral
 	statuses  []Status
+	reacted   []Reaction
 	assistant []AssistantThread
 	// noAssistant: the app lacks assistant:write.
 	noAssistant bool
@@ -225,6 +226,8 @@ type Message struct {
 	// Tasks are the task cards streamed into it, in order of their first
 	// update.
 	Tasks []Task
+	// Reactions are the bot's reactions on it now (reactions.go).
+	Reactions []string
 }
 
 // Shown is the text people see in the message: streamed markdown, then
@@ -274,9 +277,10 @@ type Ephemeral struct {
 	Channel, Thread, User, Text string
 }
 
-// Status is an assistant.threads.setStatus call.
+// Status is an assistant.threads.setStatus call, at the fake's clock.
 type Status struct {
 	Channel, Thread, Status string
+	At                      time.Time
 }
 
 func unescape(s string) string {

@@ -75,6 +75,7 @@ var tiers = map[string]int{
 	"conversations.replies":       50,
 	"assistant.threads.setStatus": 50, "assistant.threads.setSuggestedPrompts": 100, "assistant.threads.setTitle": 100,
 	"auth.test": 100, "apps.connections.open": 100,
+	"reactions.add": 50, "reactions.remove": 20, // Tier 3, Tier 2
 }
 
 type reply map[string]any
@@ -205,10 +206,12 @@ func (s *Server) dispatch(method string, r *http.Request) reply {
 		if f.Get("channel_id") == "" || f.Get("thread_ts") == "" {
 			return fail("invalid_arguments")
 		}
-		s.statuses = append(s.statuses, Status{f.Get("channel_id"), f.Get("thread_ts"), f.Get("status")})
+		s.statuses = append(s.statuses, Status{f.Get("channel_id"), f.Get("thread_ts"), f.Get("status"), s.Now()})
 		return reply{"ok": true}
 	case "assistant.threads.setSuggestedPrompts", "assistant.threads.setTitle":
 		return s.assistantCall(method, f)
+	case "reactions.add", "reactions.remove":
+		return s.react(method, f)
 	}
 	return fail("unknown_method")
 }

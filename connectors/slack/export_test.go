@@ -1,0 +1,5 @@
+package slack
+
+// TaskSign is (*Connector).taskSign, for the tests of signs until
+// UpdateTask calls it.
+var TaskSign = (*Connector).taskSign
