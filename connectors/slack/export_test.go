@@ -1,5 +1,5 @@
 package slack
 
-// TaskSign is (*Connector).taskSign, for the tests of signs until
-// UpdateTask calls it.
+// TaskSign is (*Connector).taskSign, which UpdateTask calls once a card
+// is shown: the tests of signs drive it without a stream.
 var TaskSign = (*Connector).taskSign

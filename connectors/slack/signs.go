@@ -106,6 +106,16 @@ func (c *Connector) Working(d connectors.Dest, status string) {
 	}
 }
 
+// keptStatus reports whether d's thread shows a status kept by its
+// keeper (Acknowledge in an assistant thread): its statuses then go
+// through Working, within statusGap of each other.
+func (c *Connector) keptStatus(d connectors.Dest) bool {
+	c.marks.mu.Lock()
+	defer c.marks.mu.Unlock()
+	s := c.marks.byThread[d.Channel+"/"+d.Thread]
+	return s != nil && s.reaction == nil
+}
+
 // taskSign is a task card's status in its thread: what runs while it
 // runs.
 func (c *Connector) taskSign(ref connectors.Ref, t connectors.Task) {

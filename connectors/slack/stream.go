@@ -312,6 +312,10 @@ func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }
 // not show statuses in that thread.
 func (c *Connector) Thinking(ctx context.Context, d connectors.Dest, status string) error {
 	const method = "assistant.threads.setStatus"
+	if status != "" && c.keptStatus(d) {
+		c.Working(d, status)
+		return nil
+	}
 	if d.Thread == "" || !c.bud.allow(c.team(), method, d.Channel) {
 		return nil
 	}

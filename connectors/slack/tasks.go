@@ -34,6 +34,7 @@ func (c *Connector) UpdateTask(ctx context.Context, ref connectors.Ref, t connec
 	})
 	if err == nil {
 		c.live.card(ref.ID, t)
+		c.taskSign(ref, t)
 	}
 	return err
 }
