@@ -25,11 +25,36 @@ func (ts *threads) signerFor(q queued) (signer, bool) {
 		return nil, false
 	}
 	c, ok := ts.out.conn(q.ev.Platform)
-	if rc, wrapped := c.(*redactedConn); wrapped {
+	rc, wrapped := c.(*redactedConn)
+	if wrapped {
 		c = rc.Connector
 	}
 	s, is := c.(signer)
+	if is && wrapped {
+		s = fencedSigner{s, rc.fence}
+	}
 	return s, ok && is
+}
+
+// fencedSigner shows and takes away signs only while the fence is open:
+// a reaction or a status is a platform request like a post.
+type fencedSigner struct {
+	signer
+	fence *postFence
+}
+
+// Acknowledge is the signer's, unless the fence is closed.
+func (f fencedSigner) Acknowledge(ctx context.Context, ev connectors.Event) {
+	if f.fence.err() == nil {
+		f.signer.Acknowledge(ctx, ev)
+	}
+}
+
+// Done is the signer's, unless the fence is closed.
+func (f fencedSigner) Done(ctx context.Context, ev connectors.Event) {
+	if f.fence.err() == nil {
+		f.signer.Done(ctx, ev)
+	}
 }
 
 // acknowledge shows q's question as taken, in the background; it

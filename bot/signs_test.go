@@ -2,7 +2,9 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/opsbot/opsbot/agent"
@@ -65,5 +67,38 @@ func TestQuestionSignedUntilItsAnswerEnds(t *testing.T) {
 	acked, done := sc.signs()
 	if len(acked) != 1 || acked[0] != "is nginx up?" || len(done) != 1 || done[0] != "is nginx up?" {
 		t.Errorf("signs shown for %q, taken away for %q; want the question once each", acked, done)
+	}
+}
+
+// A question's sign is a platform request like a post: with the fence
+// closed (a deposed leader) neither the sign nor its removal reaches the
+// platform; open, both do.
+func TestSignsAskTheFence(t *testing.T) {
+	sc := &signingConn{fakeConn: newFakeConn(webLimits)}
+	p := NewPlatforms(nil, nil, sc)
+	var closed atomic.Bool
+	p.Fence(func() error {
+		if closed.Load() {
+			return errors.New("not the leader")
+		}
+		return nil
+	})
+	ts := &threads{out: p}
+	q := queued{ev: connectors.Event{Kind: connectors.EventMessage, Platform: sc.Name(), Channel: "C1", Thread: "t1", Text: "is nginx up?"}}
+	s, ok := ts.signerFor(q)
+	if !ok {
+		t.Fatal("no signer behind the wrapper")
+	}
+	closed.Store(true)
+	s.Acknowledge(t.Context(), q.ev)
+	s.Done(t.Context(), q.ev)
+	if acked, done := sc.signs(); len(acked)+len(done) != 0 {
+		t.Fatalf("with the fence closed: shown %q, taken away %q", acked, done)
+	}
+	closed.Store(false)
+	s.Acknowledge(t.Context(), q.ev)
+	s.Done(t.Context(), q.ev)
+	if acked, done := sc.signs(); len(acked) != 1 || len(done) != 1 {
+		t.Fatalf("with the fence open: shown %q, taken away %q; want one each", acked, done)
 	}
 }
