@@ -6,15 +6,6 @@ import (
 	"github.com/opsbot/opsbot/hosts"
 )
 
-// batchPolicy is a HostPolicy that decides many hosts faster at once than
-// one after another; Guard.Decide uses it when the policy is one.
-type batchPolicy interface {
-	// CheckAll is Check on each of hosts, in their order.
-	CheckAll(hosts []string, command string) []HostDecision
-}
-
-var _ batchPolicy = FleetPolicy{}
-
 // CheckAll is Check on every host, the hosts checked concurrently (at most
 // hosts.DefaultConcurrency at once): an allow on an SSH host waits for its
 // sandbox to be known, which on a cold pool is a connect and a probe, so
@@ -34,10 +25,12 @@ func (p FleetPolicy) CheckAll(names []string, command string) []HostDecision {
 	return out
 }
 
-// checkAll is p's decision on command for each host, in their order.
+// checkAll is p's decision on command for each host, in their order;
+// concurrent for a FleetPolicy itself (a type that wraps one keeps its
+// own Check, host by host).
 func checkAll(p HostPolicy, hosts []string, command string) []HostDecision {
-	if b, ok := p.(batchPolicy); ok && len(hosts) > 1 {
-		return b.CheckAll(hosts, command)
+	if fp, ok := p.(FleetPolicy); ok && len(hosts) > 1 {
+		return fp.CheckAll(hosts, command)
 	}
 	out := make([]HostDecision, len(hosts))
 	for i, h := range hosts {
