@@ -195,8 +195,7 @@ func notApproved(ctx context.Context) string {
 // action the policy does not know is a deny.
 func (g *Guard) Decide(hosts []string, command string) HostDecision {
 	worst := HostDecision{Action: policy.Allow}
-	for _, h := range hosts {
-		d := g.Policy.Check(h, command)
+	for _, d := range checkAll(g.Policy, hosts, command) {
 		if d.Action < policy.Allow || d.Action > policy.Deny {
 			d = HostDecision{Action: policy.Deny, Reasons: []string{fmt.Sprintf("policy returned %q", d.Action)}}
 		}

@@ -339,10 +339,11 @@ func (r *remoteRun) killGroup(pid int64) {
 	}
 }
 
-// runBounded runs line on s, giving up (closing s) when ctx ends.
-func runBounded(ctx context.Context, s *ssh.Session, line string) {
+// runBounded runs line on s, giving up (closing s) when ctx ends, and
+// returns how the session ended.
+func runBounded(ctx context.Context, s *ssh.Session, line string) error {
 	stop := context.AfterFunc(ctx, func() { s.Close() })
 	defer stop()
 	defer s.Close()
-	_ = s.Run(line)
+	return s.Run(line)
 }

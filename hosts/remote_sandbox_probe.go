@@ -3,9 +3,12 @@ package hosts
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // bwrapProbe is what a probe found on one connection: whether bubblewrap
@@ -50,9 +53,12 @@ func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	line := remoteCommand("echo "+probeOK, Options{Timeout: probeTimeout, Sandbox: &Sandbox{}}, newToken(), true)
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout+killAfter)
 	defer cancel()
-	runBounded(ctx, sess, line)
+	err = runBounded(ctx, sess, line)
 	if ctx.Err() != nil {
 		return bwrapProbe{}, fmt.Errorf("probing for bubblewrap: %w", ctx.Err())
+	}
+	if stoppedAtDeadline(err) { // a slow host, not a finding: asked again next time
+		return bwrapProbe{}, fmt.Errorf("probing for bubblewrap: no answer within %v", probeTimeout)
 	}
 	res := bwrapProbe{ok: stdout.String() == probeOK+"\n"}
 	if !res.ok {
@@ -60,6 +66,13 @@ func (c *conn) bwrap(ctx context.Context) (bwrapProbe, error) {
 	}
 	c.record(cl, res)
 	return res, nil
+}
+
+// stoppedAtDeadline reports whether the wrapper's timeout(1) ended the
+// command: exit 124 after its SIGTERM, or death by its SIGKILL.
+func stoppedAtDeadline(err error) bool {
+	var exit *ssh.ExitError
+	return errors.As(err, &exit) && (exit.ExitStatus() == 124 || exit.Signal() == "KILL")
 }
 
 // probeFailure is why the probe failed, in a few words from its stderr.

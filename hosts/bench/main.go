@@ -17,6 +17,8 @@
 //
 //	go run ./hosts/bench -hosts 100 -runs 5
 //	go run ./hosts/bench -hosts 100 -runs 5 -sandbox -skip ansible
+//	go run ./hosts/bench -hosts 1000 -serve DIR   # then: opsbot hosts exec group:fleet --config DIR/opsbot.yaml -- uptime
+//	bench -raw DIR                                # the raw reference over DIR's fleet
 //
 // With -sandbox, two more rows run opsbot's commands as the ones no person
 // approved do: inside bubblewrap on each host (hosts.RemoteBwrap), the
@@ -50,8 +52,19 @@ func main() {
 	skip := flag.String("skip", "", "leave out the tools whose name contains this (e.g. ansible)")
 	flag.BoolVar(&sandboxed, "sandbox", false, "add opsbot rows whose commands run in the SSH hosts' sandbox (bubblewrap), as unapproved commands run")
 	flag.IntVar(&concurrency, "concurrency", 0, "opsbot's fan-out and dial concurrency (0: the defaults, 64)")
+	serveDir := flag.String("serve", "", "start the fleet in this directory, write opsbot.yaml there and keep it until SIGINT")
+	rawDir := flag.String("raw", "", "run the raw x/crypto/ssh reference once over the fleet a -serve keeps in this directory")
 	flag.Parse()
-	if err := run(*n, *runs, *only, *skip); err != nil {
+	var err error
+	switch {
+	case *serveDir != "":
+		err = serve(*serveDir, *n)
+	case *rawDir != "":
+		err = raw(*rawDir)
+	default:
+		err = run(*n, *runs, *only, *skip)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
