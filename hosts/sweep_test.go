@@ -120,7 +120,14 @@ func TestEndLocalNeverSignalsAReusedPid(t *testing.T) {
 		t.Fatalf("the command never said it was ready: %q, %v", line, err)
 	}
 	awaitExec(t, other.Process.Pid, sleep)
-	procs := findRunning(t, sleep)
+	// Held by its pid, known: a scan of /proc found nothing once under
+	// load (its listing may come back short while processes come and go).
+	held, err := sshtest.Hold(other.Process.Pid)
+	if err != nil || held == nil {
+		t.Fatalf("the sleep %d cannot be held: %v", other.Process.Pid, err)
+	}
+	t.Cleanup(func() { held.Close() })
+	procs := []*sshtest.Proc{held}
 	p := hosts.LocalProcess(other.Process.Pid, sleep)
 	later, rebooted := p, p
 	later.Start++

@@ -78,7 +78,12 @@ func parentOf(pid int) (int, bool) {
 }
 
 func allPids() []int {
-	entries, _ := os.ReadDir("/proc")
+	// A listing that failed part way (EMFILE while tests hold many
+	// descriptors) is short: read it again rather than miss processes.
+	entries, err := os.ReadDir("/proc")
+	for try := 0; err != nil && try < 3; try++ {
+		entries, err = os.ReadDir("/proc")
+	}
 	var pids []int
 	for _, e := range entries {
 		if pid, err := strconv.Atoi(e.Name()); err == nil {
