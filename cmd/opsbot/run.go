@@ -282,6 +282,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 		// compiled): hand it back now rather than keep it for the heap
 		// to grow into (issue 28 item 8).
 		debug.FreeOSMemory()
+		_, _ = releaseStartupCode() // advice: a kernel that refuses it changes nothing
 		if hooks.ready != nil {
 			hooks.ready <- ln.Addr().String()
 		}
