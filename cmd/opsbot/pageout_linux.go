@@ -25,6 +25,7 @@ func releaseStartupCode() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	syncExecutable(exe)
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return 0, err
@@ -59,4 +60,17 @@ func readOnlyMappingOf(line, exe string) (start, end uintptr, ok bool) {
 		return 0, 0, false
 	}
 	return uintptr(a), uintptr(b), true
+}
+
+// syncExecutable writes back the executable's pages still dirty in the
+// page cache (a binary just built or copied): the kernel reclaims only
+// clean pages, so without it a bot started straight after its build kept
+// them all. Best effort: a file it cannot open changes nothing.
+func syncExecutable(exe string) {
+	f, err := os.Open(exe)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = unix.Fdatasync(int(f.Fd()))
 }
