@@ -19,6 +19,8 @@ import (
 // runFor while the answer's text keeps coming, long enough for its
 // stream to roll over; it returns the thread's streams (the messages
 // with streamed text, oldest first) and the whole text written.
+// Call it only inside a synctest bubble: its sleeps are the bubble's
+// fake clock, minutes of stream lifetime passing at once.
 func rollingTask(t *testing.T, runFor time.Duration) (*slackfake.Server, []slackfake.Message, string) {
 	fake, c := localConn(t, opslack.Config{})
 	root := fake.Mention("C0OPS", "U0ALICE", "", "watch the deploy")
