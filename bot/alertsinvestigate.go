@@ -40,7 +40,10 @@ type Investigator struct {
 		EndTurn(ctx context.Context, id int64, status store.TurnStatus) (bool, error)
 	}
 	// Hosts is the inventory: host_labels' values are looked up in it.
-	Hosts     []agent.HostInfo
+	Hosts []agent.HostInfo
+	// Memory is the incident memory an investigation's first prompt
+	// recalls earlier incidents of the same alert from; nil: no recall.
+	Memory    *store.Memory
 	Proposals *AlertProposals
 	// Threads hands each investigation its thread's turn, so that a
 	// mention there waits for it (the bot; nil: it runs on its own).
@@ -249,7 +252,7 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 	var answer strings.Builder
 	ended := inv.recordTurn(ctx, sess.ID)
 	defer func() { ended(err) }()
-	err = inv.Agent.Turn(ctx, info, investigationPrompt(id, st), func(e agent.Event) {
+	err = inv.Agent.Turn(ctx, info, investigationPrompt(id, st, inv.Memory), func(e agent.Event) {
 		switch e.Kind {
 		case agent.TextDelta:
 			answer.WriteString(e.Text)

@@ -4,33 +4,20 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/opsbot/opsbot/agent/tools"
 	"github.com/opsbot/opsbot/store"
 )
 
-// alertMemory is the incident memory an alert investigation's first
-// prompt recalls from (issue 33). It is the process's, set once by the
-// composition root (UseAlertMemory), because investigationPrompt, which
-// h-29's alert files own, takes no dependencies: one line there calls
-// alertMemoryContext. nil: no recall.
-var alertMemory atomic.Pointer[store.Memory]
-
-// UseAlertMemory makes every alert investigation's first prompt quote
-// what the memory holds of the same alert on the same host.
-func UseAlertMemory(m *store.Memory) { alertMemory.Store(m) }
-
 // alertRecallTimeout bounds the recall: an investigation does not wait on
 // a slow disk for its "seen before".
 const alertRecallTimeout = 3 * time.Second
 
 // alertMemoryContext is the "seen before" block of an alert's prompt: the
-// earlier threads of the same alert name and host, quoted as data in a
-// fence; "" when there are none or no memory is set.
-func alertMemoryContext(id groupID, st *groupState) string {
-	m := alertMemory.Load()
+// earlier threads of the same alert name and host in the incident memory
+// m, quoted as data in a fence; "" when there are none or m is nil.
+func alertMemoryContext(m *store.Memory, id groupID, st *groupState) string {
 	name, host := alertNameHost(st)
 	if m == nil || name == "" {
 		return ""

@@ -40,8 +40,7 @@ func alertState(inc incident, title, summary string, at time.Time) *groupState {
 // each investigated, then fired again later in other words. The
 // repeat's first model request (its investigation prompt) quotes the
 // earlier thread — its reference, conclusion and fix — in at least 16
-// of 20; the figure is printed. Not parallel: the memory is the
-// process's (UseAlertMemory).
+// of 20; the figure is printed.
 func TestAlertRepeatRecallsTheEarlierThread(t *testing.T) {
 	raw, err := os.ReadFile("testdata/incidents.json")
 	if err != nil {
@@ -59,8 +58,6 @@ func TestAlertRepeatRecallsTheEarlierThread(t *testing.T) {
 	defer st.Close()
 	clock := time.Date(2026, 10, 1, 3, 0, 0, 0, time.UTC)
 	st.Now = func() time.Time { return clock }
-	UseAlertMemory(st.Memory())
-	defer UseAlertMemory(nil)
 	for i, inc := range corpus {
 		replayInvestigation(t, st, i, inc, clock)
 		clock = clock.Add(time.Hour)
@@ -68,7 +65,7 @@ func TestAlertRepeatRecallsTheEarlierThread(t *testing.T) {
 	recalled := 0
 	for i, inc := range corpus {
 		at := clock.AddDate(0, 0, inc.Repeat.AfterDays)
-		prompt := investigationPrompt(groupID{"am", fmt.Sprintf("again-%d", i)}, alertState(inc, inc.Repeat.Title, inc.Repeat.Summary, at))
+		prompt := investigationPrompt(groupID{"am", fmt.Sprintf("again-%d", i)}, alertState(inc, inc.Repeat.Title, inc.Repeat.Summary, at), st.Memory())
 		fix := inc.First.Commands[len(inc.First.Commands)-1]
 		if strings.Contains(prompt, fmt.Sprintf("thread slack C1/first-%d", i)) && strings.Contains(prompt, "seen before: 1 time(s)") &&
 			strings.Contains(prompt, "fixed by (the last command that succeeded): "+fix) {

@@ -10,6 +10,7 @@ import (
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
+	"github.com/opsbot/opsbot/store"
 )
 
 // Bot routes chat events: each thread is a session; its messages run one at
@@ -53,6 +54,9 @@ type Deps struct {
 	// Feedback keeps the clicks of the answers' feedback buttons; nil
 	// keeps none.
 	Feedback FeedbackStore
+	// Memory is the incident memory `summarize` and `postmortem` read;
+	// nil turns them off.
+	Memory *store.Memory
 
 	// Platforms is the connector set the bot posts through (NewPlatforms).
 	Platforms *Platforms

@@ -15,6 +15,7 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/policy"
+	"github.com/opsbot/opsbot/store"
 )
 
 // commands answers the deterministic chat commands about a thread, its
@@ -46,6 +47,11 @@ type commands struct {
 	now func() time.Time
 	// grants are the threads' scoped grants; nil when there are none.
 	grants grantRecords
+	// memory is the incident memory `summarize` and `postmortem` read;
+	// nil: they say it is off.
+	memory *store.Memory
+	// prose is the model that writes their prose (none: the record's).
+	prose proseModel
 }
 
 // pendingApprovals is what `approvals` reads of the requests (the store's

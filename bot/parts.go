@@ -130,7 +130,8 @@ func newJobNotices(d Deps, out *Platforms, in *inbox) *jobNotices {
 
 // newCommands answers the chat commands about threads, jobs and hosts.
 func newCommands(d Deps, out *Platforms, may approvers) *commands {
-	c := &commands{jobRecords: d.JobRecords, forget: d.Sessions.DeleteMessagesAfter, hosts: d.Hosts, checks: d.Health, out: out, log: d.Log, mayApprove: may.approve}
+	c := &commands{jobRecords: d.JobRecords, forget: d.Sessions.DeleteMessagesAfter, hosts: d.Hosts, checks: d.Health, out: out, log: d.Log, mayApprove: may.approve,
+		memory: d.Memory, prose: proseOf(d.Agent)}
 	if d.Jobs != nil {
 		c.cancel = d.Jobs.Cancel
 	}

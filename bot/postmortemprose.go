@@ -4,29 +4,27 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/store"
 )
 
-// postmortemProse is the model's pen for the prose of `postmortem` and
-// `summarize`, set once by the composition root like alertMemory (nil:
-// no model, the deterministic text).
-var postmortemProse atomic.Pointer[agent.Provider]
+// proseModel is the model's pen for the prose of `postmortem` and
+// `summarize`: the bot's agent's provider and model (a zero proseModel:
+// no model, the deterministic text). It is the bot's, never the
+// process's: two bots in one process (tests) must not write with each
+// other's model.
+type proseModel struct {
+	provider agent.Provider
+	model    string
+}
 
-// proseModel is the model named in postmortem requests.
-var proseModel atomic.Value // string
-
-// UsePostmortemModel lets `postmortem` ask provider (model) for its prose
-// sections, and `summarize` for its status.
-func UsePostmortemModel(provider agent.Provider, model string) {
-	if provider == nil {
-		postmortemProse.Store(nil)
-		return
+// proseOf is the pen of a's model; none when a is nil.
+func proseOf(a *agent.Agent) proseModel {
+	if a == nil {
+		return proseModel{}
 	}
-	postmortemProse.Store(&provider)
-	proseModel.Store(model)
+	return proseModel{provider: a.Provider, model: a.Model}
 }
 
 const proseSystem = `You write the prose of an incident postmortem for an operations team. You are given the
@@ -36,16 +34,14 @@ starting with its heading line: "## Impact", "## What fixed it", "## Follow-ups"
 factual; use only what the record shows; when it does not show something, say so. Do not write a
 timeline and do not list commands that are not in the record.`
 
-// ModelProse is the ProseWriter of the provider set by
-// UsePostmortemModel, for the thread of sessionID (its tokens are
-// counted there, on tokens); nil when none is set.
-func ModelProse(tokens tokenCounter, sessionID int64) ProseWriter {
-	p := postmortemProse.Load()
-	if p == nil {
+// writer is the ProseWriter of the model, for the thread of sessionID
+// (its tokens are counted there, on tokens); nil when there is no model.
+func (m proseModel) writer(tokens tokenCounter, sessionID int64) ProseWriter {
+	if m.provider == nil {
 		return nil
 	}
 	return func(ctx context.Context, record string) (Prose, error) {
-		text, err := askModel(ctx, *p, proseSystem, record, tokens, sessionID)
+		text, err := m.ask(ctx, proseSystem, record, tokens, sessionID)
 		if err != nil {
 			return Prose{}, err
 		}
@@ -53,19 +49,18 @@ func ModelProse(tokens tokenCounter, sessionID int64) ProseWriter {
 	}
 }
 
-// askModel sends one request, the record fenced as data, and returns
-// the answer's text. Its tokens count in the thread of sessionID, as a
+// ask sends one request, the record fenced as data, and returns the
+// answer's text. Its tokens count in the thread of sessionID, as a
 // turn's do.
-func askModel(ctx context.Context, p agent.Provider, system, record string, tokens tokenCounter, sessionID int64) (string, error) {
+func (m proseModel) ask(ctx context.Context, system, record string, tokens tokenCounter, sessionID int64) (string, error) {
 	fence := strings.Repeat("`", max(3, longestRun(record, '`')+1))
-	model, _ := proseModel.Load().(string)
-	req := agent.Request{Model: model, System: system, MaxTokens: 2000, Messages: []agent.Message{{Role: agent.RoleUser,
+	req := agent.Request{Model: m.model, System: system, MaxTokens: 2000, Messages: []agent.Message{{Role: agent.RoleUser,
 		Content: []agent.Block{{Type: agent.BlockText, Text: fmt.Sprintf("The record:\n%s\n%s\n%s", fence, record, fence)}}}}}
 	var b strings.Builder
 	var usage agent.Usage
 	toolCall := false
 	defer func() { countTokens(ctx, tokens, sessionID, usage) }()
-	for ev := range p.Stream(ctx, req) {
+	for ev := range m.provider.Stream(ctx, req) {
 		switch ev.Kind {
 		case agent.EventText:
 			b.WriteString(ev.Text)

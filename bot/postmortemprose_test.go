@@ -26,14 +26,13 @@ func scripted(text string, reqs *[]agent.Request) agent.Provider {
 // With a model set, postmortem takes its three prose sections and
 // nothing else: a timeline the model writes is dropped, the record's
 // stays, every entry referenced. summarize is the model's, from the
-// record. Not parallel: the model is the process's (UsePostmortemModel).
+// record.
 func TestPostmortemWithAScriptedModel(t *testing.T) {
 	st, sess := incidentThread(t, 2)
 	var reqs []agent.Request
-	UsePostmortemModel(scripted("## Impact\nweb-1 served 502s.\n## Timeline\n- 03:00 invented [audit #999]\n"+
-		"## What fixed it\nRestarting nginx.\n## Follow-ups\n- alert on upstream errors\n", &reqs), "test-model")
-	defer UsePostmortemModel(nil, "")
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.Default())
+	pen := proseModel{scripted("## Impact\nweb-1 served 502s.\n## Timeline\n- 03:00 invented [audit #999]\n"+
+		"## What fixed it\nRestarting nginx.\n## Follow-ups\n- alert on upstream errors\n", &reqs), "test-model"}
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, pen.writer(st.Memory(), sess.ID), slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +44,8 @@ func TestPostmortemWithAScriptedModel(t *testing.T) {
 		t.Errorf("the model was asked %+v; want one request carrying the record", reqs)
 	}
 	reqs = nil
-	UsePostmortemModel(scripted("Asked: why 502\nFound: nginx crashed\nDone: restarted\nOpen: nothing", &reqs), "test-model")
-	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID, slog.Default())
+	pen = proseModel{scripted("Asked: why 502\nFound: nginx crashed\nDone: restarted\nOpen: nothing", &reqs), "test-model"}
+	sum, err := modelSummary(context.Background(), st.Memory(), pen, sess.ID, slog.Default())
 	if err != nil || !strings.HasPrefix(sum, "Asked: why 502") || !strings.Contains(sum, "written by the model") || len(reqs) != 1 {
 		t.Errorf("summary = %q, %v after %d requests", sum, err, len(reqs))
 	}

@@ -178,15 +178,14 @@ func TestSummaryListsPlanStepsAndSaysWhyTheModelsWasNotUsed(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
 	}
-	UsePostmortemModel(agent.ProviderFunc(func(context.Context, agent.Request) iter.Seq[agent.StreamEvent] {
+	pen := proseModel{agent.ProviderFunc(func(context.Context, agent.Request) iter.Seq[agent.StreamEvent] {
 		return func(yield func(agent.StreamEvent) bool) {
 			_ = yield(agent.StreamEvent{Kind: agent.EventToolCall, ToolCall: agent.Block{Type: agent.BlockToolUse, Name: "run_command"}}) &&
 				yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: "tool_use"})
 		}
-	}), "test-model")
-	defer UsePostmortemModel(nil, "")
+	}), "test-model"}
 	var logs bytes.Buffer
-	got, _ := modelSummary(context.Background(), st.Memory(), sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
+	got, _ := modelSummary(context.Background(), st.Memory(), pen, sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
 	if got != s || !strings.Contains(logs.String(), "summarize: the model answered with a tool call instead of text; used the record-built summary") ||
 		strings.Contains(logs.String(), "empty") {
 		t.Errorf("summary after a tool call = %q; log %s", got, logs.String())

@@ -15,7 +15,6 @@ import (
 // A model that replies plainly is heard: headings written any of the
 // ways models write them, or no headings at all, end up in the
 // document, and only what the model did not write restates the record.
-// Not parallel: the model is the process's (UsePostmortemModel).
 func TestPostmortemTakesPlainReplies(t *testing.T) {
 	st, sess := incidentThread(t, 1)
 	for _, c := range []struct {
@@ -35,8 +34,8 @@ func TestPostmortemTakesPlainReplies(t *testing.T) {
 				"## Impact\n\nNot assessed.\n", "The model did not write Impact, What fixed it, Follow-ups: from the record above."}},
 	} {
 		var reqs []agent.Request
-		UsePostmortemModel(scripted(c.reply, &reqs), "test-model")
-		md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.Default())
+		pen := proseModel{scripted(c.reply, &reqs), "test-model"}
+		md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, pen.writer(st.Memory(), sess.ID), slog.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +48,6 @@ func TestPostmortemTakesPlainReplies(t *testing.T) {
 			t.Errorf("%s: the reply was thrown away (%d requests):\n%s", c.name, len(reqs), md)
 		}
 	}
-	UsePostmortemModel(nil, "")
 }
 
 // A reply with nothing to take is logged as a warning saying why, in
@@ -58,10 +56,9 @@ func TestPostmortemTakesPlainReplies(t *testing.T) {
 func TestPostmortemSaysWhyAReplyWasRefused(t *testing.T) {
 	st, sess := incidentThread(t, 1)
 	var reqs []agent.Request
-	UsePostmortemModel(scripted("## Timeline\n- 03:00 SECRET-BODY invented\n", &reqs), "test-model")
-	defer UsePostmortemModel(nil, "")
+	pen := proseModel{scripted("## Timeline\n- 03:00 SECRET-BODY invented\n", &reqs), "test-model"}
 	var logs bytes.Buffer
-	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, ModelProse(st.Memory(), sess.ID), slog.New(slog.NewTextHandler(&logs, nil)))
+	md, err := Postmortem(context.Background(), st.Memory(), sess.ID, store.ThreadKey{}, pen.writer(st.Memory(), sess.ID), slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +82,13 @@ func TestPostmortemSaysWhyAReplyWasRefused(t *testing.T) {
 func TestPostmortemDownloadIsThePostedOne(t *testing.T) {
 	st, sess := incidentThread(t, 1)
 	var reqs []agent.Request
-	UsePostmortemModel(scripted("## Impact\nweb-1 served 502s.\n## What fixed it\nRestarting nginx.\n", &reqs), "test-model")
-	defer UsePostmortemModel(nil, "")
+	pen := proseModel{scripted("## Impact\nweb-1 served 502s.\n## What fixed it\nRestarting nginx.\n", &reqs), "test-model"}
 	ctx, key := context.Background(), store.ThreadKey{Platform: "web", Channel: "ops", Thread: "m1"}
 	before, err := PostedPostmortem(ctx, st.Memory(), sess.ID, key)
 	if err != nil || len(reqs) != 0 || !strings.Contains(before, "No postmortem was posted in this thread") || !strings.Contains(before, "No model wrote the prose") {
 		t.Errorf("download before any postmortem (%d model requests, %v):\n%s", len(reqs), err, before)
 	}
-	posted, err := postThreadPostmortem(ctx, st.Memory(), sess.ID, key, slog.Default())
+	posted, err := postThreadPostmortem(ctx, st.Memory(), pen, sess.ID, key, slog.Default())
 	if err != nil || len(reqs) != 1 {
 		t.Fatalf("posting: %v after %d requests", err, len(reqs))
 	}
@@ -106,19 +102,18 @@ func TestPostmortemDownloadIsThePostedOne(t *testing.T) {
 // tokens, as a turn's do (opsbot stats, the budgets).
 func TestPostmortemAndSummaryCountTokens(t *testing.T) {
 	st, sess := incidentThread(t, 1)
-	UsePostmortemModel(agent.ProviderFunc(func(context.Context, agent.Request) iter.Seq[agent.StreamEvent] {
+	pen := proseModel{agent.ProviderFunc(func(context.Context, agent.Request) iter.Seq[agent.StreamEvent] {
 		return func(yield func(agent.StreamEvent) bool) {
 			_ = yield(agent.StreamEvent{Kind: agent.EventText, Text: "Asked: why\nImpact: 502s"}) &&
 				yield(agent.StreamEvent{Kind: agent.EventUsage, Usage: agent.Usage{InputTokens: 100, CachedTokens: 40, OutputTokens: 10}}) &&
 				yield(agent.StreamEvent{Kind: agent.EventStop, StopReason: "end_turn"})
 		}
-	}), "test-model")
-	defer UsePostmortemModel(nil, "")
+	}), "test-model"}
 	ctx := context.Background()
-	if _, err := postThreadPostmortem(ctx, st.Memory(), sess.ID, store.ThreadKey{}, slog.Default()); err != nil {
+	if _, err := postThreadPostmortem(ctx, st.Memory(), pen, sess.ID, store.ThreadKey{}, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := modelSummary(ctx, st.Memory(), sess.ID, slog.Default()); err != nil {
+	if _, err := modelSummary(ctx, st.Memory(), pen, sess.ID, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.Sessions().TokensToday(ctx, sess.ID)
@@ -133,15 +128,14 @@ func TestPostmortemAndSummaryCountTokens(t *testing.T) {
 func TestSummaryTakesAPlainReply(t *testing.T) {
 	st, sess := incidentThread(t, 1)
 	var reqs []agent.Request
-	UsePostmortemModel(scripted("nginx on web-1 crashed; bob approved a restart, which fixed it. Nothing is open.", &reqs), "test-model")
-	defer UsePostmortemModel(nil, "")
-	sum, err := modelSummary(context.Background(), st.Memory(), sess.ID, slog.Default())
+	pen := proseModel{scripted("nginx on web-1 crashed; bob approved a restart, which fixed it. Nothing is open.", &reqs), "test-model"}
+	sum, err := modelSummary(context.Background(), st.Memory(), pen, sess.ID, slog.Default())
 	if err != nil || !strings.HasPrefix(sum, "nginx on web-1 crashed; bob approved a restart") || !strings.Contains(sum, "written by the model") {
 		t.Errorf("summary of a plain reply = %q, %v", sum, err)
 	}
-	UsePostmortemModel(scripted(" \n", &reqs), "test-model")
+	pen = proseModel{scripted(" \n", &reqs), "test-model"}
 	var logs bytes.Buffer
-	sum, _ = modelSummary(context.Background(), st.Memory(), sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
+	sum, _ = modelSummary(context.Background(), st.Memory(), pen, sess.ID, slog.New(slog.NewTextHandler(&logs, nil)))
 	if !strings.Contains(sum, "no model wrote this summary") || !strings.Contains(logs.String(), "summarize: the model's reply was empty; used the record-built summary") {
 		t.Errorf("summary of an empty reply = %q; log %s", sum, logs.String())
 	}

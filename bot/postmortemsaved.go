@@ -28,8 +28,8 @@ func PostedPostmortem(ctx context.Context, m *store.Memory, sessionID int64, thr
 
 // postThreadPostmortem writes the thread's postmortem with the model's
 // prose and keeps it for downloads; the text to post.
-func postThreadPostmortem(ctx context.Context, m *store.Memory, sessionID int64, thread store.ThreadKey, log *slog.Logger) (string, error) {
-	md, err := Postmortem(ctx, m, sessionID, thread, ModelProse(m, sessionID), log)
+func postThreadPostmortem(ctx context.Context, m *store.Memory, pen proseModel, sessionID int64, thread store.ThreadKey, log *slog.Logger) (string, error) {
+	md, err := Postmortem(ctx, m, sessionID, thread, pen.writer(m, sessionID), log)
 	if err != nil {
 		return "", err
 	}

@@ -31,7 +31,7 @@ func (rt *parts) newAlerts(platforms *bot.Platforms, b *bot.Bot) (*bot.AlertDesk
 		proposals := bot.NewAlertProposals(platforms)
 		gateCfg, _ := webGateConfig(rt.cfg)
 		inv = &bot.Investigator{Agent: rt.newAgent(rt.guard(proposals), gateCfg), Sessions: rt.store.Sessions(),
-			Hosts: rt.hostInfo(), Proposals: proposals, Threads: b, Metrics: m, Log: log}
+			Memory: rt.store.Memory(), Hosts: rt.hostInfo(), Proposals: proposals, Threads: b, Metrics: m, Log: log}
 	}
 	desk := bot.NewAlertDesk(bot.AlertDeps{Store: rt.store.Alerts(), Platforms: platforms, Config: rt.cfg.Alerts,
 		Investigator: inv, Metrics: m, Log: log})

@@ -31,6 +31,10 @@ func TestPostmortemInAWebThreadAfterAnApprovedFix(t *testing.T) {
 		return "touch " + target, ""
 	}}
 	base, _ := startBrowserBotWith(t, llm, "approvals:\n  approvers:\n    - web:\n        users: [alice, bob]\n")
+	// A second bot in the process, started after: the postmortem reads
+	// this bot's store and asks this bot's model, never the last one
+	// started (both were once the process's).
+	startBrowserBotWith(t, &fakeLLM{t: t, say: []string{"the other bot's answer"}}, "")
 	c := &chatClient{t: t, base: base}
 	c.listen()
 	c.run("alice", "@opsbot the site is down, fix it") // bob approves the touch

@@ -321,7 +321,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 // *store.Store is every aggregate; this is the one place that changes
 // when the bot takes the store's sub-stores (st.Approvals() …).
 func botStores(st *store.Store) bot.Deps {
-	return bot.Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs(), Grants: st.Approvals(), Feedback: st}
+	return bot.Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs(), Grants: st.Approvals(), Feedback: st, Memory: st.Memory()}
 }
 
 // newBot builds the bot over the parts, posting through platforms;

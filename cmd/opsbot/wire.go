@@ -71,7 +71,6 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	if note := noFullTextNote(); note != "" {
 		log.Warn(note)
 	}
-	bot.UseAlertMemory(rt.store.Memory())
 	if rt.metrics, err = newMetrics(rt.store); err != nil {
 		rt.Close()
 		return nil, err
@@ -230,7 +229,6 @@ func (rt *parts) newAgent(guard *approvals.Guard, gate approvals.GateConfig) *ag
 		System: env.SystemPrompt, Model: rt.cfg.Agent.Model, MaxTokens: rt.cfg.Agent.MaxTokens, MaxSteps: rt.cfg.Agent.MaxSteps,
 		TurnTimeout: rt.cfg.Agent.TurnTimeout, CompactAt: rt.cfg.Agent.CompactAt, ContextBudget: rt.cfg.Agent.ContextBudget,
 		Budget: rt.cfg.Agent.Budget, Tokens: persist.Tokens{Store: rt.store}}
-	bot.UsePostmortemModel(a.Provider, rt.cfg.Agent.Model) // postmortem and summarize prose
 	a.Tools = agent.NewRegistry(
 		&tools.RunCommand{Guard: guard},
 		&tools.StartJob{Guard: guard, Jobs: rt.jobs},
