@@ -12,6 +12,14 @@
 //
 //	go run ./bot/bench/webflood
 //	go run ./bot/bench/webflood -rate 0   # the default post rate: count the 429s
+//
+// With -opsbot, the server is the real binary instead (`opsbot run`, the
+// whole bot with the web chat and no model), every post asks the bot
+// something (`@opsbot hosts`) so that each thread is a session with an
+// answer, and the report is its RSS at start, after the threads, and
+// after a restart on the same database:
+//
+//	make build && go run ./bot/bench/webflood -opsbot bin/opsbot -posts 0
 package main
 
 import (
@@ -43,11 +51,15 @@ func main() {
 	rate := flag.Float64("rate", 1e9, "web.post_rate of the server; 0 for the default (then most of the flood is refused with 429)")
 	threads := flag.Int("threads", 10000, "threads the flood starts")
 	posts := flag.Int("posts", 2000, "posts of 32 KB that follow")
+	binary := flag.String("opsbot", "", "measure this opsbot binary (opsbot run) instead of the web connector alone")
 	flag.Parse()
 	var err error
-	if *serve != "" {
+	switch {
+	case *binary != "":
+		err = runBinary(*binary, *threads)
+	case *serve != "":
 		err = runServer(*serve, *rate)
-	} else {
+	default:
 		err = runFlood(*rate, *threads, *posts)
 	}
 	if err != nil {
