@@ -153,6 +153,31 @@ func (p *Pool) MissingSandbox(ctx context.Context, h Host) error {
 	return &NoSandboxError{Host: h.Name, Why: why}
 }
 
+// KnownMissingSandbox is MissingSandbox without asking the host: a
+// *NoSandboxError only when a probe (or a first command carrying it) on
+// the current connection already found no sandbox, else nil. It never
+// connects. It is for decisions on commands no sandbox holds (`opsbot
+// hosts exec`, a person's own command line): an unapproved command's
+// decision asks with MissingSandbox, and its run refuses on a host found
+// without one whatever was decided (confinement).
+func (p *Pool) KnownMissingSandbox(h Host) error {
+	if p.SandboxMode(h) != RemoteSandboxRequired || h.Address == "" {
+		return nil
+	}
+	c, err := p.conn(h, p.userFor(h, true))
+	if err != nil {
+		return nil
+	}
+	pr := c.known()
+	if pr == nil {
+		return nil
+	}
+	if p.sandboxKind(h, *pr) != RemoteNone {
+		return nil
+	}
+	return &NoSandboxError{Host: h.Name, Why: pr.why}
+}
+
 // confinement decides how an unapproved command runs on the connection c
 // of h: in bubblewrap (box), as the connection's (read-only) user, or, on
 // a host with neither, as that user too when h's remote_sandbox is

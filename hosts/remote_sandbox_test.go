@@ -262,11 +262,17 @@ func TestRemoteSandboxMissing(t *testing.T) {
 	if res := mustRun(t, p, h, "echo $PATH; command -v bwrap || echo no-bwrap", hosts.Options{}); !strings.Contains(string(res.Output), bin) || !strings.Contains(string(res.Output), "no-bwrap") {
 		t.Fatalf("the host's PATH does not hide bwrap: %s", res.Output)
 	}
+	if err := p.KnownMissingSandbox(h); err != nil {
+		t.Errorf("KnownMissingSandbox before any probe = %v; want nil (not known)", err)
+	}
 	kind, why, err := p.RemoteSandbox(bg, h)
 	if err != nil || kind != hosts.RemoteNone || why != "not installed" {
 		t.Fatalf("RemoteSandbox = %q, %q, %v; want none, not installed", kind, why, err)
 	}
 	var missing *hosts.NoSandboxError
+	if err := p.KnownMissingSandbox(h); !errors.As(err, &missing) {
+		t.Errorf("KnownMissingSandbox after the probe = %v; want a NoSandboxError", err)
+	}
 	if err := p.MissingSandbox(bg, h); !errors.As(err, &missing) || !strings.Contains(err.Error(), "install bubblewrap") || !strings.Contains(err.Error(), "readonly_user") {
 		t.Fatalf("MissingSandbox = %v", err)
 	}

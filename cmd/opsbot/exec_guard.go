@@ -44,10 +44,16 @@ func authorizeExec(ctx context.Context, cmd *cobra.Command, cfg *Config, st *sto
 		}
 		return nil
 	}
-	guard := &approvals.Guard{Policy: withRemoteSandbox(cfg.Policy, f, policy), Approver: nobodyToAsk{},
-		Exec: &executor.Fleet{Fleet: f}, DirOnAllHosts: true}
-	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
 	term := console.Open()
+	// The command is the person's own and runs as they run it, outside any
+	// sandbox (docs/security-sandbox.md): whether a host has one changes
+	// nothing, so the decision does not ask every host first
+	// (unaskedSandboxes), which cost a cold fan-out a connect and a probe
+	// per host before anything ran, and asked for an approval on a host
+	// without bubblewrap for a command that ran unconfined everywhere else.
+	checker := withoutAsking(withRemoteSandbox(cfg.Policy, f, policy), f)
+	guard := &approvals.Guard{Policy: checker, Approver: nobodyToAsk{}, Exec: &executor.Fleet{Fleet: f}, DirOnAllHosts: true}
+	req := approvals.CommandRequest{Target: target, Command: command, Cwd: dir, Requester: approvals.Person{Platform: "console", ID: user}, Channel: user}
 	term.Out, term.Err = cmd.ErrOrStderr(), cmd.ErrOrStderr() // stdout is the hosts' output
 	var show func(approvals.Pending)
 	var cards *terminalCards
@@ -133,7 +139,8 @@ func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) h
 	policy, err := policy.NewPolicy(policyConfig(cfg))
 	var checker executor.Decider
 	if err == nil {
-		checker = withRemoteSandbox(cfg.Policy, f, policy)
+		// The trail's decision, as authorizeExec's: asking no host.
+		checker = withoutAsking(withRemoteSandbox(cfg.Policy, f, policy), f)
 	}
 	return executor.AuditedRunner{Runner: r, Policy: checker, Audit: executorStore{st}, Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}

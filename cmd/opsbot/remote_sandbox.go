@@ -26,6 +26,26 @@ func withRemoteSandbox(cfg policy.PolicyConfig, f *hosts.Fleet, policy *policy.P
 	return pc
 }
 
+// unaskedSandboxes is the pool as approvals.RemoteSandboxes for a
+// decision on a command that no sandbox holds anyway (`hosts exec`, the
+// person's own command line): it says a host has no sandbox only when
+// that is known already, and never connects to find out
+// (hosts.Pool.KnownMissingSandbox).
+type unaskedSandboxes struct{ pool *hosts.Pool }
+
+func (u unaskedSandboxes) MissingSandbox(_ context.Context, h hosts.Host) error {
+	return u.pool.KnownMissingSandbox(h)
+}
+
+// withoutAsking is pc deciding without asking hosts for their sandbox
+// (unaskedSandboxes).
+func withoutAsking(pc approvals.FleetPolicy, f *hosts.Fleet) approvals.FleetPolicy {
+	if f.Pool != nil {
+		pc.Sandboxes = unaskedSandboxes{f.Pool}
+	}
+	return pc
+}
+
 // remoteSandboxes is what holds the commands allowed without approval on
 // each SSH host (bubblewrap, the readonly_user, or none), as found by a
 // probe of every host at start, for the start-up log and /readyz.
