@@ -54,9 +54,13 @@ func main() {
 	flag.IntVar(&concurrency, "concurrency", 0, "opsbot's fan-out and dial concurrency (0: the defaults, 64)")
 	serveDir := flag.String("serve", "", "start the fleet in this directory, write opsbot.yaml there and keep it until SIGINT")
 	rawDir := flag.String("raw", "", "run the raw x/crypto/ssh reference once over the fleet a -serve keeps in this directory")
+	warmDir := flag.String("raw-warm", "", "time warm rounds of raw x/crypto/ssh over the fleet a -serve keeps in this directory, sending the line in -line")
+	lineFile := flag.String("line", "", "with -raw-warm: a file holding the exact line opsbot sends (captured from a run)")
 	flag.Parse()
 	var err error
 	switch {
+	case *warmDir != "":
+		err = rawWarm(*warmDir, *lineFile, *runs)
 	case *serveDir != "":
 		err = serve(*serveDir, *n)
 	case *rawDir != "":
