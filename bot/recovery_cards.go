@@ -57,6 +57,9 @@ func (f fencedCardEnder) EndCutCards(ctx context.Context, ref connectors.Ref, st
 func cutCards(cards []store.OpenCard) []connectors.Task {
 	out := make([]connectors.Task, 0, len(cards))
 	for _, c := range cards {
+		if c.ID == "" || c.Title == "" {
+			continue // Slack refuses a card without either, and the stop with it
+		}
 		out = append(out, connectors.Task{ID: c.ID, Title: c.Title, Status: connectors.TaskError, Details: cardCutDetails, Output: cardCutOutput})
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
+	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
+	"github.com/opsbot/opsbot/store"
 )
 
 // severable is the Web API's transport of a process the test kills:
@@ -159,4 +162,22 @@ func postedValues(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A connector without task cards (Discord's) ends a cut answer whose
+// record holds open cards as it ends any: the text on record and the
+// note, nothing of the cards.
+func TestCardsOnRecordChangeNothingWithoutCards(t *testing.T) {
+	t.Parallel()
+	conn := newFakeConn(connectors.Limits{MaxText: 2000})
+	ref, _ := conn.Post(t.Context(), connectors.Dest{Platform: "fake", Channel: "C1", Thread: "T1"}, connectors.Message{Text: "Checking"})
+	st := &fakeRecoveryStore{streaming: []store.PostedMessage{{ID: 1, Platform: "fake", Channel: "C1", Thread: "T1", MessageID: ref.ID,
+		Text: "Checking", Cards: []store.OpenCard{{ID: "call-1", Title: "`uptime` on web-1"}}}}}
+	(&recovery{store: st, out: onePlatform{conn}, log: slog.New(slog.DiscardHandler)}).run(t.Context())
+	if m := conn.thread("T1"); len(m) != 1 || m[0].msg.Text != "Checking"+interruptedNote {
+		t.Errorf("the cut answer shows %+v; want its text and the note", m)
+	}
+	if !slices.Equal(st.finished, []int64{1}) {
+		t.Errorf("records finished: %v; want the answer's", st.finished)
+	}
 }
