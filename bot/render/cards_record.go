@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/store"
@@ -14,9 +15,9 @@ import (
 // (StreamRecorder) keeps its open cards, and recovery closes them in the
 // stop that ends the cut stream. A card is on record before it is sent
 // open, and leaves it only after it was sent ended: a crash in between
-// has it closed as "not known", never left spinning. One write per page
-// a flush changes, before its cards are sent and one after any ended,
-// not one per card.
+// has it closed as "not known", never left spinning. A page's record is
+// written only when its set of open cards changes, at most twice a flush
+// (before the cards are sent, after), however many cards changed.
 
 // CardRecorder is a StreamRecorder that also keeps each stream's open
 // task cards (*store.Sessions).
@@ -46,9 +47,19 @@ func (r *Renderer) recordCards(ctx context.Context, pages map[int]bool, sending 
 		if i >= len(r.pages) || r.pages[i].recordID == 0 {
 			continue
 		}
-		if err := cr.RecordCards(ctx, r.pages[i].recordID, r.openOnPage(i, sending)); err != nil {
-			r.log.Warn("record an answer's open task cards", "channel", r.dest.Channel, "err", err)
+		id, open := r.pages[i].recordID, r.openOnPage(i, sending)
+		key := cardsKey(open)
+		if r.cardsOnRecord[id] == key {
+			continue
 		}
+		if err := cr.RecordCards(ctx, id, open); err != nil {
+			r.log.Warn("record an answer's open task cards", "channel", r.dest.Channel, "err", err)
+			continue
+		}
+		if r.cardsOnRecord == nil {
+			r.cardsOnRecord = map[int64]string{}
+		}
+		r.cardsOnRecord[id] = key
 	}
 }
 
@@ -93,6 +104,15 @@ func (r *Renderer) cardPages(ids []string) (opening, ending map[int]bool) {
 		}
 	}
 	return opening, ending
+}
+
+// cardsKey tells one set of open cards from another.
+func cardsKey(cards []store.OpenCard) string {
+	var b strings.Builder
+	for _, c := range cards {
+		b.WriteString(c.ID + "\x00" + c.Title + "\x00")
+	}
+	return b.String()
 }
 
 // taskOpen reports whether t is still pending or in progress.
