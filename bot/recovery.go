@@ -136,11 +136,15 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 }
 
 // endCut ends answer m, cut by a crash, with the note: after what the
-// platform shows where it can say (cutEnder), else over the text on
-// record.
+// platform shows where it can say (cutEnder), closing the task cards it
+// left open where the platform has them (cardCutEnder), else over the
+// text on record.
 func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage) error {
 	ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
 	// The record was redacted before it was shown.
+	if e, ok := cardCutEnderOf(c); ok && len(m.Cards) > 0 {
+		return e.EndCutCards(ctx, ref, m.Text, interruptedNote, cutCards(m.Cards))
+	}
 	if e, ok := cutEnderOf(c); ok {
 		return e.EndCut(ctx, ref, m.Text, interruptedNote)
 	}

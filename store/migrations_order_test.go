@@ -73,4 +73,7 @@ func TestUpgradeFromTheLastShippedSchema(t *testing.T) {
 	if err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM assistant_threads").Scan(&n); err != nil {
 		t.Fatalf("a table of a later migration is missing: %v", err)
 	}
+	if err := s.read.QueryRowContext(ctx, "SELECT count(open_cards) FROM posted_messages").Scan(&n); err != nil {
+		t.Fatalf("a column of a later migration is missing: %v", err)
+	}
 }

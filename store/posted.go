@@ -18,6 +18,8 @@ type PostedMessage struct {
 	SessionID int64
 	Streaming bool
 	Text      string // the text as last shown
+	// Cards are the task cards the stream shows still open (RecordCards).
+	Cards     []OpenCard
 	UpdatedAt time.Time
 }
 
@@ -71,7 +73,7 @@ func (s *Sessions) FinishStreaming(ctx context.Context, id int64) error {
 
 // StreamingMessages lists messages left mid-stream, e.g. by a crash.
 func (s *Sessions) StreamingMessages(ctx context.Context) ([]PostedMessage, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, channel, thread, message_id, coalesce(session_id, 0), text, updated_at
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id, platform, channel, thread, message_id, coalesce(session_id, 0), text, open_cards, updated_at
 		FROM posted_messages WHERE state = 'streaming' ORDER BY id`)
 	if err != nil {
 		return nil, wrap("streaming messages", err)
@@ -81,9 +83,11 @@ func (s *Sessions) StreamingMessages(ctx context.Context) ([]PostedMessage, erro
 	for rows.Next() {
 		var m PostedMessage
 		var updated sql.NullInt64
-		if err := rows.Scan(&m.ID, &m.Platform, &m.Channel, &m.Thread, &m.MessageID, &m.SessionID, &m.Text, &updated); err != nil {
+		var cards string
+		if err := rows.Scan(&m.ID, &m.Platform, &m.Channel, &m.Thread, &m.MessageID, &m.SessionID, &m.Text, &cards, &updated); err != nil {
 			return nil, wrap("streaming messages", err)
 		}
+		m.Cards = decodeCards(cards)
 		m.Streaming, m.UpdatedAt = true, fromMS(updated)
 		out = append(out, m)
 	}

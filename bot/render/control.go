@@ -87,7 +87,7 @@ func (r *Renderer) sendControl(ctx context.Context, msg connectors.Message) bool
 		return true
 	}
 	if r.control == nil {
-		rid := r.reserve(ctx, msg.Context)
+		rid := r.reserve(ctx, r.redactLine(msg.Context))
 		ref, err := r.conn.Post(ctx, r.dest, msg)
 		if err != nil {
 			r.unreserve(ctx, rid)
@@ -110,12 +110,22 @@ func (r *Renderer) sendControl(ctx context.Context, msg connectors.Message) bool
 	return true
 }
 
+// redactLine is line as the redacting connector shows it: the record of
+// the control message is shown as it stands after a crash.
+func (r *Renderer) redactLine(line string) string {
+	if r.red == nil {
+		return line
+	}
+	return r.red.String(line)
+}
+
 // recordControl keeps the control message's line on record, as recovery
-// would end it: its text is the line it shows.
+// would end it: its text is the line it shows (redacted).
 func (r *Renderer) recordControl(ctx context.Context, line string) {
 	if r.rec == nil {
 		return
 	}
+	line = r.redactLine(line)
 	c := r.control
 	switch {
 	case c.recordID == 0:

@@ -89,6 +89,9 @@ type Renderer struct {
 	// taskPage is the page whose stream shows each task's card (hold.go);
 	// owned by run.
 	taskPage map[string]int
+	// cardsOnRecord are the open cards last recorded for each page's
+	// record, by its id (cards_record.go); owned by run.
+	cardsOnRecord map[int64]string
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string

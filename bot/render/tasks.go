@@ -118,6 +118,11 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 	ids := r.taskDirty
 	r.taskDirty = nil
 	r.mu.Unlock()
+	// The cards go on their pages' records before they show open, and
+	// leave them once shown ended (cards_record.go).
+	opening, ending := r.cardPages(ids)
+	r.recordCards(ctx, opening, ids)
+	defer r.recordCards(ctx, ending, nil)
 	seen := map[string]bool{}
 	for i, id := range ids {
 		if seen[id] {

@@ -29,8 +29,26 @@ import (
 // message is not ended yet (a rate limit, Slack unreachable): call again
 // later.
 func (c *Connector) EndCut(ctx context.Context, ref connectors.Ref, stored, note string) error {
+	return c.EndCutCards(ctx, ref, stored, note, nil)
+}
+
+// EndCutCards is EndCut for a stream whose task cards in open were left
+// pending or in progress: a live stream's stop carries, after the note,
+// each card's final task_update (its status and output as in open), for
+// once stopped a stream's cards can no longer change. A message no
+// longer streaming is ended as EndCut does; its cards are as Slack left
+// them.
+func (c *Connector) EndCutCards(ctx context.Context, ref connectors.Ref, stored, note string, open []connectors.Task) error {
+	opt := slack.MsgOptionMarkdownText(toMrkdwnStream(note))
+	if len(open) > 0 {
+		chunks := []slack.StreamChunk{slack.NewMarkdownTextChunk(toMrkdwnStream(note))}
+		for _, t := range open {
+			chunks = append(chunks, taskChunk(t))
+		}
+		opt = slack.MsgOptionChunks(chunks...)
+	}
 	err := c.call(ctx, "chat.stopStream", ref.Channel, func() error {
-		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, slack.MsgOptionMarkdownText(toMrkdwnStream(note)))
+		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, opt)
 		return err
 	})
 	switch {
