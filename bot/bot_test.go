@@ -202,7 +202,7 @@ func startBot(tb testing.TB, dir string, conn connectors.Connector, opt botOptio
 // depsFor is the bot's Deps over one real store, which is every one of
 // its aggregates (cmd/opsbot wires the same way).
 func depsFor(st *store.Store) Deps {
-	return Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs()}
+	return Deps{Approvals: st.Approvals(), Sessions: st.Sessions(), Inbox: st.Inbox(), JobRecords: st.Jobs(), Feedback: st}
 }
 
 // wired is what a test bot was built over, for the tests to reach.

@@ -29,8 +29,9 @@ type Metrics struct {
 //     cancelled;
 //   - opsbot_turn_duration_seconds: how long a turn took, waits for
 //     approval included;
-//   - opsbot_feedback_total{platform,value}: clicks of the answers'
-//     feedback buttons (good, bad);
+//   - opsbot_feedback_total{platform,value}: what people said with the
+//     answers' feedback buttons (good, bad): a click that changes a
+//     person's say on an answer, not its repeats;
 //   - opsbot_stream_update_gap_seconds{platform}: the time between two
 //     visible updates of an answer being written (a post, an edit, an
 //     append), what a person watching the thread waits.
@@ -50,7 +51,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets: []float64{.1, .25, .5, 1, 1.5, 2, 3, 5, 10, 30}}, []string{"platform"}),
 	}
 	m.feedback = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "opsbot_feedback_total",
-		Help: "Clicks of the answers' feedback buttons, by platform and value (good, bad)."}, []string{"platform", "value"})
+		Help: "Feedback said with the answers' buttons, by platform and value (good, bad): a click that changes a person's say on an answer; repeats are not counted."}, []string{"platform", "value"})
 	for _, c := range []prometheus.Collector{m.events, m.turns, m.turnTime, m.streamGap, m.feedback} {
 		if err := reg.Register(c); err != nil {
 			return nil, err

@@ -59,15 +59,6 @@ func runOutcome(run agent.CommandRun) string {
 	return fmt.Sprintf("%s · %s · %s", run.Host, end, run.Duration.Round(100*time.Millisecond))
 }
 
-// turnOf names the turn an event starts, for its answer's feedback: the
-// platform's id of the event, else its thread.
-func turnOf(ev connectors.Event) string {
-	if ev.ID != "" {
-		return ev.ID
-	}
-	return threadOf(ev).String()
-}
-
 var (
 	_ connectors.TaskUpdater = (*redactedConn)(nil)
 	_ render.TaskShower      = (*redactedConn)(nil)

@@ -174,8 +174,8 @@ func (an *answers) stream(ctx context.Context, ev connectors.Event, sess agent.S
 		return nil
 	}
 	r, _ := an.renderer(ctx, ev, true)
-	r.Feedback(turnOf(ev))
-	record := an.record(ctx, sess)
+	turn, record := an.record(ctx, sess)
+	r.Feedback(answerTurn(turn))
 	ran := &ranList{}
 	err := an.agent.Turn(ctx, sess, ev.Text, an.emitter(ctx, ev, sess, r, nil, ran))
 	record(err)
@@ -189,15 +189,16 @@ func (an *answers) end(ctx context.Context, ev connectors.Event, a *answer) {
 	a.ran.show(an.lifeCtx(ctx), an, ev)
 }
 
-// record notes a running turn in the store; the returned func records
-// how it ended. A turn still "running" at start-up was cut by a crash.
-func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(error) {
+// record notes a running turn in the store, and returns its id (0 if it
+// could not) and a func that records how it ended. A turn still
+// "running" at start-up was cut by a crash.
+func (an *answers) record(ctx context.Context, sess agent.SessionInfo) (int64, func(error)) {
 	start := time.Now()
 	t, err := an.turns.BeginTurn(ctx, sess.ID)
 	if err != nil {
 		an.log.Warn("record turn", "err", err)
 	}
-	return func(err error) {
+	return t.ID, func(err error) {
 		status := store.TurnDone
 		switch {
 		case errors.Is(err, context.Canceled):
@@ -217,7 +218,7 @@ func (an *answers) record(ctx context.Context, sess agent.SessionInfo) func(erro
 // (a newer message settled it); then nothing is posted.
 func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
 	r, _ := an.renderer(ctx, ev, true)
-	end := an.record(ctx, sess)
+	_, end := an.record(ctx, sess)
 	ran := &ranList{}
 	resumed, err := an.agent.Resume(ctx, sess, an.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)

@@ -7,7 +7,8 @@ import (
 )
 
 // Feedback is one click of a feedback button: what a person (UserID)
-// said (Value "good" or "bad") of the answer of turn TurnID.
+// said (Value "good" or "bad") of the answer of turn TurnID (the turns
+// table's id, or an alert summary's "alert:…" key).
 type Feedback struct {
 	Platform, TurnID, UserID, Value string
 }
@@ -18,17 +19,30 @@ type FeedbackDay struct {
 	Good, Bad int64
 }
 
-// RecordFeedback keeps a feedback click, at the store's clock.
-func (s *Store) RecordFeedback(ctx context.Context, f Feedback) error {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO feedback (platform, turn_id, user_id, value, at) VALUES (?, ?, ?, ?, ?)`,
+// RecordFeedback keeps a feedback click, at the store's clock. A person
+// has one say on a turn: a later click replaces theirs (good then bad is
+// bad), and a repeat of it changes nothing. changed reports whether the
+// click said something new.
+func (s *Store) RecordFeedback(ctx context.Context, f Feedback) (changed bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		// DO UPDATE … WHERE leaves a repeat untouched: no row changes,
+		// and its time stays that of the click it repeats.
+		res, err := tx.ExecContext(ctx, `INSERT INTO feedback (platform, turn_id, user_id, value, at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (platform, turn_id, user_id) DO UPDATE SET value = excluded.value, at = excluded.at
+			WHERE feedback.value != excluded.value`,
 			f.Platform, f.TurnID, f.UserID, f.Value, s.Now().Unix())
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		changed = n > 0
 		return err
 	})
-	return wrap("record feedback", err)
+	return changed, wrap("record feedback", err)
 }
 
-// FeedbackByDay counts the feedback clicks per UTC day since since,
+// FeedbackByDay counts the feedback (each person's last say on each
+// turn, on the day they said it) per UTC day since since,
 // oldest day first.
 func (s *Store) FeedbackByDay(ctx context.Context, since time.Time) ([]FeedbackDay, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT date(at, 'unixepoch') AS day,

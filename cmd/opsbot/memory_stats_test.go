@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,9 +60,9 @@ func TestStatsCountsPerDay(t *testing.T) {
 			st.Approvals().DecideApproval(ctx, a.ID, approvals.ApprovalApproved, "web:bob")
 		}
 		st.Sessions().AddTokens(ctx, sess.ID, store.TokenUsage{Input: tokens, Cached: tokens / 2, Output: tokens / 10})
-		if approve { // the busy day also has feedback: two good, one bad
-			for _, v := range []string{"good", "bad", "good"} {
-				st.RecordFeedback(ctx, store.Feedback{Platform: "slack", TurnID: "Ev1", UserID: "U1", Value: v})
+		if approve { // the busy day also has feedback: two good, one bad (three people's)
+			for i, v := range []string{"good", "bad", "good"} {
+				st.RecordFeedback(ctx, store.Feedback{Platform: "slack", TurnID: "1", UserID: fmt.Sprintf("U%d", i), Value: v})
 			}
 		}
 		clock = clock.AddDate(0, 0, 1)

@@ -24,6 +24,7 @@ func (rt *parts) newSlack() (*slack.Connector, error) {
 			Transport: rt.metrics.api.Transport(slack.Platform, connectors.LastPathSegment, nil)},
 		UserGroups: slackUserGroups(rt.cfg),
 		Threads:    rt.store.AssistantThreads(slack.Platform),
+		Redact:     rt.red.String, // the title it gives a thread is the question's
 		Log:        rt.log.With("connector", slack.Platform),
 	})
 }

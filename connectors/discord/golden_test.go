@@ -113,13 +113,14 @@ func goldenCorpus(t *testing.T, cfg Config, prefix string) {
 		}
 		connectortest.Golden(t, prefix+name, rec.last(t), *update)
 	}
+	controlGoldens(t, c, rec, dest, prefix)
 	refused := 0
 	for _, call := range f.Calls() {
 		if call.Status >= 400 {
 			refused++
 		}
 	}
-	if refused > 0 || len(rec.bodies) != len(msgs)+1+len(more) {
+	if refused > 0 || len(rec.bodies) != len(msgs)+1+len(more)+2 {
 		t.Errorf("%d of the corpus's %d payloads refused by the fake; want none", refused, len(rec.bodies))
 	}
 }
@@ -140,4 +141,21 @@ func withRisks(msgs map[string]connectors.Message, high bool) map[string]connect
 		msgs["card_pending_high"] = m
 	}
 	return msgs
+}
+
+// controlGoldens: the Stop message the renderer posts below an answer
+// whose status it cannot show on the answer itself
+// (bot/render/control.go), its status line and Stop, and its edit once
+// the answer has ended, without Stop.
+func controlGoldens(t *testing.T, c *Connector, rec *bodyRecorder, dest connectors.Dest, prefix string) {
+	stop := connectors.Button{ActionID: "stop", Value: "discord/" + dest.Channel + "/" + dest.Channel, Label: "Stop", Style: connectors.StyleDanger}
+	ref, err := c.Post(t.Context(), dest, connectors.Message{Context: "running `du -sh /var/log` on web-1…", Buttons: []connectors.Button{stop}})
+	if err != nil {
+		t.Fatalf("post the Stop message: %v", err)
+	}
+	connectortest.Golden(t, prefix+"control_stop", rec.last(t), *update)
+	if err := c.Edit(t.Context(), ref, connectors.Message{Context: "the answer above has ended"}); err != nil {
+		t.Fatalf("edit the Stop message: %v", err)
+	}
+	connectortest.Golden(t, prefix+"control_ended", rec.last(t), *update)
 }

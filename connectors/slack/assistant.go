@@ -6,6 +6,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/opsbot/opsbot/approvals/redact"
 	"github.com/opsbot/opsbot/connectors"
 )
 
@@ -99,8 +100,23 @@ func (c *Connector) titleFrom(ev connectors.Event) {
 	}
 	c.courtesy("assistant.threads.setTitle", ev.Channel, func(ctx context.Context) error {
 		return c.api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{
-			ChannelID: ev.Channel, ThreadTS: ev.Thread, Title: truncate(ev.Text, maxTitle)})
+			ChannelID: ev.Channel, ThreadTS: ev.Thread, Title: c.title(ev.Text)})
 	})
+}
+
+// defaultRedactor masks the titles of a connector given no Redact.
+var defaultRedactor = sync.OnceValue(func() *redact.Redactor { return redact.New() })
+
+// title is a thread's title from its first question. The title is posted
+// by the connector itself, not through the bot's redactor as everything
+// else is, so it is masked here: whole, before it is cut, so that a cut
+// cannot split a secret into a part the rules no longer know.
+func (c *Connector) title(question string) string {
+	red := c.opt.Redact
+	if red == nil {
+		red = defaultRedactor().String
+	}
+	return truncate(red(question), maxTitle)
 }
 
 // life is the context of the connector's own calls: Start's, once

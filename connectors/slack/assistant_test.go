@@ -3,9 +3,12 @@ package slack_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/opsbot/opsbot/approvals/redact"
+	"github.com/opsbot/opsbot/approvals/redact/redacttest"
 	"github.com/opsbot/opsbot/connectors"
 	"github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
@@ -120,5 +123,42 @@ func TestAssistantThreadTitledAfterRestart(t *testing.T) {
 	}
 	if n := fake.Calls("assistant.threads.setTitle"); n != 1 {
 		t.Errorf("setTitle called %d times; want once", n)
+	}
+}
+
+// The title is the one text the connector posts of its own accord, from
+// the question as the person typed it: a secret in the first question is
+// masked in the title Slack holds, by the default rules and by the
+// redactor the composition root hands in (which knows opsbot's own keys).
+func TestAssistantThreadTitleMasksSecrets(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, question string
+		opt            slack.Options
+		secrets        []string
+		cut            bool // the label falls past the cut
+	}{
+		{name: "aws key", question: "why does " + redacttest.AWSAccessKey + " fail on web?", secrets: []string{redacttest.AWSAccessKey}},
+		{name: "password", question: "db says password=" + redacttest.DBPassword + " is wrong", secrets: []string{redacttest.DBPassword}},
+		{name: "own key", question: "is " + redacttest.WebAPIKey + " still valid?",
+			opt: slack.Options{Redact: redact.New(redacttest.OwnSecrets...).String}, secrets: []string{redacttest.WebAPIKey}},
+		// The cut at 80 characters falls inside the key: masked whole first.
+		{name: "key at the cut", question: "key=" + strings.Repeat("x", 66) + "/" + redacttest.AWSAccessKey, secrets: []string{redacttest.AWSAccessKey, redacttest.AWSAccessKey[:8]}, cut: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := startRig(t, slack.Config{}, tc.opt)
+			th := r.fake.StartAssistantThread("D0ALICE", "U04ALICE")
+			r.fake.Reply("D0ALICE", "U04ALICE", th.Thread, tc.question)
+			r.next(t)
+			if !r.fake.WaitFor(30*time.Second, func(s *slackfake.Server) bool { return s.AssistantThreads()[0].Title != "" }) {
+				t.Fatalf("the assistant thread got no title")
+			}
+			title := r.fake.AssistantThreads()[0].Title
+			redacttest.AssertNoSecret(t, tc.secrets, title)
+			if !tc.cut && !strings.Contains(title, "[redacted") {
+				t.Errorf("title %q; want the secret shown as redacted", title)
+			}
+		})
 	}
 }

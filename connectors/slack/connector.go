@@ -48,6 +48,11 @@ type Options struct {
 	// Threads keeps the assistant threads people started (nil: in
 	// memory, forgotten by a restart).
 	Threads AssistantThreadStore
+	// Redact masks secrets in what the connector posts of its own accord
+	// rather than through the bot (an assistant thread's title, taken
+	// from the question): the bot's redactor's String goes here. Nil: a
+	// redactor with the default rules.
+	Redact func(string) string
 	// Log receives what the connector cannot report to a caller. Nil:
 	// discard.
 	Log *slog.Logger

@@ -22,17 +22,18 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// formRecorder keeps the form of every chat.postMessage and chat.update
+// formRecorder keeps the form of every chat.* and assistant.threads.*
 // call that passes through it, on its way to the fake.
 type formRecorder struct {
 	next http.RoundTripper
 
-	mu    sync.Mutex
-	forms []url.Values
+	mu      sync.Mutex
+	forms   []url.Values
+	methods []string // the method of each form
 }
 
 func (r *formRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if strings.Contains(req.URL.Path, "/chat.") {
+	if strings.Contains(req.URL.Path, "/chat.") || strings.Contains(req.URL.Path, "/assistant.") {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {
 			return nil, err
@@ -44,6 +45,7 @@ func (r *formRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		r.mu.Lock()
 		r.forms = append(r.forms, form)
+		r.methods = append(r.methods, req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:])
 		r.mu.Unlock()
 	}
 	return r.next.RoundTrip(req)
@@ -60,6 +62,20 @@ func (r *formRecorder) last(t *testing.T) url.Values {
 	return r.forms[len(r.forms)-1]
 }
 
+// lastOf is the form of the last call of method recorded.
+func (r *formRecorder) lastOf(t *testing.T, method string) url.Values {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.forms) - 1; i >= 0; i-- {
+		if r.methods[i] == method {
+			return r.forms[i]
+		}
+	}
+	t.Fatalf("no %s call was made", method)
+	return nil
+}
+
 // wire is what a chat.postMessage or chat.update call carries, as a reviewer reads it:
 // every form field but the token, its blocks as JSON.
 func wire(t *testing.T, form url.Values) []byte {
@@ -68,7 +84,7 @@ func wire(t *testing.T, form url.Values) []byte {
 	for k := range form {
 		switch k {
 		case "token":
-		case "blocks", "chunks":
+		case "blocks", "chunks", "prompts":
 			var blocks any
 			if err := json.Unmarshal([]byte(form.Get(k)), &blocks); err != nil {
 				t.Fatalf("blocks are not JSON: %v", err)
@@ -122,6 +138,8 @@ func TestBlockKitGolden(t *testing.T) {
 		streamGoldens(t, c, rec, dest, final)
 
 		summaryGoldens(t, c, rec, dest)
+		cardGoldens(t, c, rec, dest)
+		controlGoldens(t, c, rec, dest)
 		if n := fake.Refusals("invalid_blocks"); n != 0 {
 			t.Errorf("the fake refused %d of the corpus's payloads as invalid_blocks; want none", n)
 		}
@@ -166,4 +184,78 @@ func streamGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest con
 		t.Fatalf("stop stream: %v", err)
 	}
 	connectortest.Golden(t, "stream_stop_feedback", wire(t, rec.last(t)), *update)
+}
+
+// cardGoldens: a task card as it first shows (pending), its update to
+// in_progress, and the stop of a stream whose card is still open, which
+// closes the card in the stop's chunks (a stopped stream's cards can no
+// longer change).
+func cardGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest connectors.Dest) {
+	ref, err := c.StartStream(t.Context(), dest, connectors.Message{Text: "Looking at the disk. "})
+	if err != nil {
+		t.Fatalf("start stream: %v", err)
+	}
+	task := connectors.Task{ID: "toolu_02", Title: "`du -sh /var/log` on web-1", Status: connectors.TaskPending}
+	if err := c.UpdateTask(t.Context(), ref, task); err != nil {
+		t.Fatalf("pending card: %v", err)
+	}
+	connectortest.Golden(t, "stream_task_pending", wire(t, rec.last(t)), *update)
+	task.Status, task.Details = connectors.TaskInProgress, "running for 6s"
+	if err := c.UpdateTask(t.Context(), ref, task); err != nil {
+		t.Fatalf("in-progress card: %v", err)
+	}
+	connectortest.Golden(t, "stream_task_in_progress", wire(t, rec.last(t)), *update)
+	if err := c.StopStream(t.Context(), ref, connectors.Message{Text: "Looking at the disk. Stopped."}); err != nil {
+		t.Fatalf("stop stream: %v", err)
+	}
+	connectortest.Golden(t, "stream_stop_closing", wire(t, rec.last(t)), *update)
+}
+
+// controlGoldens: the Stop message the renderer posts below a stream
+// with task cards (bot/render/control.go), its status line and Stop,
+// and its edit once the answer has ended, without Stop.
+func controlGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest connectors.Dest) {
+	stop := connectors.Button{ActionID: "stop", Value: "slack/C0OPS/" + dest.Thread, Label: "Stop", Style: connectors.StyleDanger}
+	ref, err := c.Post(t.Context(), dest, connectors.Message{Context: "running `du -sh /var/log` on web-1…", Buttons: []connectors.Button{stop}})
+	if err != nil {
+		t.Fatalf("post the Stop message: %v", err)
+	}
+	connectortest.Golden(t, "control_stop", wire(t, rec.last(t)), *update)
+	if err := c.Edit(t.Context(), ref, connectors.Message{Context: "the answer above has ended"}); err != nil {
+		t.Fatalf("edit the Stop message: %v", err)
+	}
+	connectortest.Golden(t, "control_ended", wire(t, rec.last(t)), *update)
+}
+
+// The assistant thread calls as Slack receives them: the suggested
+// prompts a new thread is answered with, the title its first question
+// gives it, and a turn's status. The fake checks each as Slack does (no
+// refusal). go test ./connectors/slack -run Golden -update rewrites them.
+func TestAssistantThreadGolden(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	rec := &formRecorder{next: fake.Transport()}
+	r := startOn(t, fake, slack.Config{}, slack.Options{HTTPClient: &http.Client{Transport: rec}}, true)
+	th := fake.StartAssistantThread("D0ALICE", "U04ALICE")
+	if !fake.WaitFor(wait, func(s *slackfake.Server) bool { return len(s.AssistantThreads()[0].Prompts) > 0 }) {
+		t.Fatal("the assistant thread got no suggested prompts")
+	}
+	connectortest.Golden(t, "assistant_suggested_prompts", wire(t, rec.lastOf(t, "assistant.threads.setSuggestedPrompts")), *update)
+	fake.Reply("D0ALICE", "U04ALICE", th.Thread, "why is the disk on web-1 full? password=hunter22")
+	r.next(t)
+	if !fake.WaitFor(wait, func(s *slackfake.Server) bool { return s.AssistantThreads()[0].Title != "" }) {
+		t.Fatal("the assistant thread got no title")
+	}
+	connectortest.Golden(t, "assistant_title", wire(t, rec.lastOf(t, "assistant.threads.setTitle")), *update)
+	d := connectors.Dest{Platform: slack.Platform, Channel: "D0ALICE", Thread: th.Thread}
+	if err := r.conn.Thinking(t.Context(), d, "is thinking…"); err != nil {
+		t.Fatalf("thinking: %v", err)
+	}
+	connectortest.Golden(t, "assistant_status", wire(t, rec.lastOf(t, "assistant.threads.setStatus")), *update)
+	for _, code := range []string{"invalid_arguments", "invalid_blocks"} {
+		if n := fake.Refusals(code); n != 0 {
+			t.Errorf("the fake refused %d assistant calls as %s; want none", n, code)
+		}
+	}
 }
