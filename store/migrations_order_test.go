@@ -19,7 +19,7 @@ var shipped = []string{
 	"0010_inbox.sql", "0011_counters.sql", "0012_web_post_requests.sql", "0013_token_usage.sql",
 	"0016_alerts.sql", "0019_plans.sql", "0020_grants.sql", "0021_feedback.sql", "0022_memory.sql",
 	"0023_generation.sql", "0024_postmortems.sql", "0025_queued_notices.sql", "0026_memory_thread.sql",
-	"0027_assistant_threads.sql", "0028_feedback_once.sql",
+	"0027_assistant_threads.sql", "0028_feedback_once.sql", "0029_posted_cards.sql",
 }
 
 // TestMigrationsOnlyAppend: the embedded migrations begin with every
