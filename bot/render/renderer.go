@@ -92,6 +92,9 @@ type Renderer struct {
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
+	// cardsAsLines: no stream could start for the answer's task cards
+	// (cardStream); they show as status lines.
+	cardsAsLines bool
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
@@ -330,7 +333,7 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 // flush brings the platform up to date with the current state, and
 // reports whether that state was final.
 func (r *Renderer) flush(ctx context.Context) bool {
-	r.postedTasks()
+	r.postedTasks(ctx, true)
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	replaced, settled := r.replaced, r.settled
@@ -372,6 +375,12 @@ func (r *Renderer) flush(ctx context.Context) bool {
 			r.updateControl(ctx, status, done)
 		}
 		return done
+	}
+	if done && len(r.pages) == 0 && r.cardsWaiting() {
+		// An answer ending at its first flush, commands and all: its
+		// cards need a stream, opened empty (as for cards before the
+		// first words) and stopped with the words.
+		r.show(ctx, 0, connectors.Message{}, false)
 	}
 	r.rollNow(ctx)
 	if done && r.rolling != nil {
