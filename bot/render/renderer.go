@@ -92,8 +92,12 @@ type Renderer struct {
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
-	// cardsAsLines: no stream could start for the answer's task cards
-	// (cardStream); they show as status lines.
+	// cards is the stream that shows the task cards of an answer whose
+	// last message does not stream, and cardsIn the cards it shows
+	// (cards.go); owned by run. cardsAsLines: none could start, and the
+	// cards show as status lines.
+	cards        *page
+	cardsIn      map[string]bool
 	cardsAsLines bool
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
@@ -654,6 +658,7 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 
 // finish forgets the record of every page: each is complete.
 func (r *Renderer) finish(ctx context.Context) {
+	r.stopCards(ctx)
 	r.bg.Wait()
 	for _, p := range r.pages {
 		if r.rec != nil && p.recordID != 0 {

@@ -58,8 +58,8 @@ func (r *Renderer) rollNow(ctx context.Context) {
 	}
 	// The old stream takes the text until the new one may take a change
 	// (the platform's interval for one message).
-	// A stream opened for task cards (cardStream) takes over at once:
-	// the message before it does not stream.
+	// A stream opened for task cards (cards.go) is used at once: it
+	// takes no text.
 	if r.ready != nil && (r.ready.err != nil || !r.pages[len(r.pages)-1].streaming || time.Since(r.ready.at) >= r.limits.EditInterval) {
 		r.takeOver(ctx, *r.ready)
 	}
@@ -138,13 +138,13 @@ func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 		last.rollAt = time.Now().Add(rollRetry)
 		return
 	}
+	if !last.streaming {
+		r.useCards(ctx, res) // cards.go
+		return
+	}
 	r.cuts = append(r.cuts, last.end)
 	now := time.Now()
-	line := last.context
-	if !last.streaming {
-		line = "" // the stream shows no context line yet
-	}
-	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: line, started: now,
+	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: last.context, started: now,
 		rollAt: r.budget.RollSlot(now, r.limits.StreamLifetime)})
 	r.record(ctx, len(r.pages)-1, "")
 	r.shownAt = now // the new stream's first append waits its interval

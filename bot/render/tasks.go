@@ -113,7 +113,7 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		return
 	}
 	defer r.releaseHeld(ctx)
-	if !r.pages[len(r.pages)-1].streaming {
+	if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
 		r.postedTasks(ctx, false)
 		return
 	}
@@ -130,11 +130,20 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		r.mu.Lock()
 		t := r.tasks[id]
 		r.mu.Unlock()
-		at := r.cardPage(id)
-		err := tu.UpdateTask(ctx, r.pages[at].ref, t)
+		ref, at := r.cardRef(id)
+		err := tu.UpdateTask(ctx, ref, t)
 		switch {
 		case err == nil:
 			r.visible()
+		case errors.Is(err, connectors.ErrStreamEnded) && at < 0:
+			// The platform ended the card stream (its lifetime): the
+			// card goes on in a new one.
+			r.endCards(ctx)
+			r.mu.Lock()
+			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.dirty = true
+			r.mu.Unlock()
+			return
 		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
 			// A held stream the platform ended: the card goes on in the
 			// last one.
@@ -147,7 +156,7 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		case errors.Is(err, connectors.ErrStreamEnded):
 			// The last page does not stream (it began as a post, or the
 			// platform ended it): it goes on by edits, and the cards in
-			// a stream of their own (cardStream).
+			// a stream of their own (cards.go).
 			r.pages[at].streaming = false
 			r.mu.Lock()
 			r.taskDirty = append(ids[i:], r.taskDirty...)
@@ -164,59 +173,6 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			return
 		}
 	}
-}
-
-// postedTasks finds the cards that changed a stream to show in when the
-// answer's last message does not stream: it began as a post (the
-// connector spreads the starts of many answers' streams: Slack's), or
-// opened with a status line, or the platform ended its stream. A stream
-// opened below it takes the cards, and the answer's text goes on there
-// (cardStream). Only where no stream can open do the cards become status
-// lines, before a flush reads them: the final flush then shows how the
-// last task ended.
-//
-// At the answer's end a stream opens only as its final flush begins
-// (open), for that flush to take it over and stop it (awaitRoll).
-func (r *Renderer) postedTasks(ctx context.Context, open bool) {
-	if _, ok := r.taskUpdater(); !ok || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming {
-		return
-	}
-	r.mu.Lock()
-	done := r.done
-	r.mu.Unlock()
-	if (open || !done) && r.cardStream(ctx) {
-		return // the cards wait for their stream
-	}
-	r.tasksAsStatus()
-}
-
-// cardsWaiting reports whether task cards changed and wait to be shown.
-func (r *Renderer) cardsWaiting() bool {
-	if _, ok := r.taskUpdater(); !ok {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.taskDirty) > 0
-}
-
-// cardStream starts, in the background, the stream that shows the cards
-// of an answer whose last message does not stream, and reports whether
-// the cards wait for it: the answer is cut where that message ends, and
-// goes on in the stream once it has started (roll.go's take-over, at
-// once). Its Tier-2 start comes at the answer's first command, not with
-// the other answers' starts. A message that shows no words yet (only a
-// status line) has nowhere to be cut: its cards show as lines, as do
-// those of an answer whose card stream could not start.
-func (r *Renderer) cardStream(ctx context.Context) bool {
-	if r.rolling != nil {
-		return true
-	}
-	if !r.cardsWaiting() || r.cardsAsLines || r.pages[len(r.pages)-1].end == 0 {
-		return false
-	}
-	r.startTakeOver(ctx)
-	return r.rolling != nil
 }
 
 // tasksAsStatus shows the tasks that changed as status lines: the answer
