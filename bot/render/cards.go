@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -35,9 +36,29 @@ func (r *Renderer) postedTasks(ctx context.Context, open bool) {
 	done := r.done
 	r.mu.Unlock()
 	if (open || !done) && r.cardStream(ctx) {
-		return // the cards wait for their stream
+		r.waitLines() // the cards wait for their stream
+		return
 	}
 	r.tasksAsStatus()
+}
+
+// waitLines shows the cards waiting for the card stream as status lines
+// meanwhile (its Tier-2 start may wait while many answers run): a
+// command shows at once, as a line, until its card does (useCards).
+func (r *Renderer) waitLines() {
+	r.mu.Lock()
+	ids := slices.Clone(r.taskDirty)
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.mu.Lock()
+		line, replace := taskLine(r.tasks[id]), r.statusTask == id
+		shown := replace && len(r.status) > 0 && r.status[len(r.status)-1] == line
+		r.statusTask = id
+		r.mu.Unlock()
+		if !shown {
+			r.setStatus(line, replace, false)
+		}
+	}
 }
 
 // cardsWaiting reports whether task cards changed and wait to be shown.
@@ -65,6 +86,7 @@ func (r *Renderer) cardStream(ctx context.Context) bool {
 
 // useCards makes the stream that started (res) the card stream.
 func (r *Renderer) useCards(ctx context.Context, res rolled) {
+	r.stopCards(ctx) // one before it (a roll-over's stream, come once its page had ended)
 	r.cards, r.cardsIn = &page{ref: res.ref, recordID: res.rid, streaming: true, started: time.Now()}, map[string]bool{}
 	if r.rec != nil && res.rid != 0 {
 		if err := r.rec.PostedStreaming(ctx, res.rid, res.ref.ID, ""); err == nil {
@@ -72,6 +94,11 @@ func (r *Renderer) useCards(ctx context.Context, res rolled) {
 		}
 	}
 	r.mu.Lock()
+	if r.statusTask != "" && len(r.status) > 0 {
+		// The line of a card that waited for the stream (waitLines) goes:
+		// the card shows now.
+		r.status, r.statusTask = r.status[:len(r.status)-1], ""
+	}
 	r.dirty = true
 	r.mu.Unlock()
 }

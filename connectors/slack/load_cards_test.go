@@ -115,3 +115,43 @@ func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
 		name, d, posted, fake.Served429(), gaps[n/2], gaps[n-1], fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
 		fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
 }
+
+// While the stream for a posted answer's cards waits for chat.startStream's
+// budget (other answers spent it), the command shows at once as the post's
+// status line; once the stream has started the card shows there and the
+// line goes.
+func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		dest := func(text string) connectors.Dest {
+			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		}
+		for i := range 4 { // the start budget's burst, and one more
+			if _, err := c.StartStream(ctx, dest(fmt.Sprintf("other %d", i)), connectors.Message{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := dest("why is web slow")
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d, stop)
+		r.Status("checking the load balancer", false) // opens as a post, with its line
+		time.Sleep(time.Second)
+		synctest.Wait()
+		r.Task(connectors.Task{ID: "call-1", Title: "running `uptime` on web-1…", Status: connectors.TaskInProgress})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		msgs := fake.Thread("C0OPS", d.Thread)[1:]
+		if len(msgs) != 1 || !strings.Contains(msgs[0].Context(), "running `uptime` on web-1…") {
+			t.Fatalf("while its stream waits, the command is not the post's line:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		}
+		time.Sleep(10 * time.Second) // the start's budget comes back
+		synctest.Wait()
+		msgs = fake.Thread("C0OPS", d.Thread)[1:]
+		if len(msgs) != 2 || len(msgs[1].Tasks) != 1 || strings.Contains(msgs[0].Context(), "uptime") {
+			t.Errorf("once the stream started, want the card in a stream below the post and the line gone:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		}
+		r.Close(ctx, nil)
+	})
+}
