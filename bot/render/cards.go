@@ -24,40 +24,26 @@ import (
 
 // postedTasks finds the cards that changed a stream to show in when the
 // answer's last message does not stream: the card stream, started here
-// when there is none. Where none can start, the cards become status
-// lines, before a flush reads them: the final flush then shows how the
-// last task ended. At the answer's end a stream starts only as its final
-// flush begins (open), for that flush to wait for it (awaitRoll).
-func (r *Renderer) postedTasks(ctx context.Context, open bool) {
+// when there is none — in the background while the answer goes on, and
+// waited for once it has ended (its last flush shows the cards). Where
+// none can start, the cards become status lines.
+func (r *Renderer) postedTasks(ctx context.Context) {
 	if _, ok := r.taskUpdater(); !ok || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming || r.cards != nil {
 		return
 	}
 	r.mu.Lock()
 	done := r.done
 	r.mu.Unlock()
-	if (open || !done) && r.cardStream(ctx) {
-		r.waitLines() // the cards wait for their stream
-		return
-	}
-	r.tasksAsStatus()
-}
-
-// waitLines shows the cards waiting for the card stream as status lines
-// meanwhile (its Tier-2 start may wait while many answers run): a
-// command shows at once, as a line, until its card does (useCards).
-func (r *Renderer) waitLines() {
-	r.mu.Lock()
-	ids := slices.Clone(r.taskDirty)
-	r.mu.Unlock()
-	for _, id := range ids {
-		r.mu.Lock()
-		line, replace := taskLine(r.tasks[id]), r.statusTask == id
-		shown := replace && len(r.status) > 0 && r.status[len(r.status)-1] == line
-		r.statusTask = id
-		r.mu.Unlock()
-		if !shown {
-			r.setStatus(line, replace, false)
+	switch {
+	case !r.cardStream(ctx):
+		r.tasksAsStatus()
+	case done:
+		r.awaitRoll(ctx) // takeOver: useCards
+		if r.cards == nil {
+			r.tasksAsStatus()
 		}
+	default:
+		r.waitLines() // the cards wait for their stream
 	}
 }
 
@@ -82,6 +68,25 @@ func (r *Renderer) cardStream(ctx context.Context) bool {
 	}
 	r.startTakeOver(ctx)
 	return r.rolling != nil
+}
+
+// waitLines shows the cards waiting for the card stream as status lines
+// meanwhile (its Tier-2 start may wait while many answers run): a
+// command shows at once, as a line, until its card does (useCards).
+func (r *Renderer) waitLines() {
+	r.mu.Lock()
+	ids := slices.Clone(r.taskDirty)
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.mu.Lock()
+		line, replace := taskLine(r.tasks[id]), r.statusTask == id
+		shown := replace && len(r.status) > 0 && r.status[len(r.status)-1] == line
+		r.statusTask = id
+		r.mu.Unlock()
+		if !shown {
+			r.setStatus(line, replace, false)
+		}
+	}
 }
 
 // useCards makes the stream that started (res) the card stream.

@@ -337,7 +337,7 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 // flush brings the platform up to date with the current state, and
 // reports whether that state was final.
 func (r *Renderer) flush(ctx context.Context) bool {
-	r.postedTasks(ctx, true)
+	r.postedTasks(ctx)
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	replaced, settled := r.replaced, r.settled
@@ -394,6 +394,13 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	pages := splitPages(text, r.pageLimit(), r.cuts)
 	r.stopRolled(ctx, pages)
 	r.sendTasks(ctx) // before the stream may stop
+	if r.cards != nil {
+		// The card stream has taken the lines of the cards that waited
+		// for it (cards.go).
+		r.mu.Lock()
+		status = strings.Join(r.status, "\n")
+		r.mu.Unlock()
+	}
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
 		last := i == len(pages)-1

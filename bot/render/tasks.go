@@ -114,8 +114,9 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 	}
 	defer r.releaseHeld(ctx)
 	if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
-		r.postedTasks(ctx, false)
-		return
+		if r.postedTasks(ctx); r.cards == nil {
+			return
+		}
 	}
 	r.mu.Lock()
 	ids := r.taskDirty
@@ -162,7 +163,9 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			r.taskDirty = append(ids[i:], r.taskDirty...)
 			r.dirty = true
 			r.mu.Unlock()
-			r.postedTasks(ctx, false)
+			if r.postedTasks(ctx); r.cards != nil {
+				r.sendTasks(ctx) // the answer has ended: its cards show now
+			}
 			return
 		default:
 			r.log.Info("task card not shown; trying again", "channel", r.dest.Channel, "err", err)
