@@ -19,8 +19,9 @@ import (
 // holds only the cards, each ending with its task's true status, and
 // stops when the answer ends. It starts in the background (roll.go's
 // machinery) so that its Tier-2 start, spread over time as commands come,
-// never holds up the answer's edits. Only where no stream can start do
-// the cards show as status lines.
+// never holds up the answer's edits; while it starts, a card shows as the
+// message's status line (waitLines). Only where no stream can start do
+// the cards stay status lines.
 
 // postedTasks finds the cards that changed a stream to show in when the
 // answer's last message does not stream: the card stream, started here
