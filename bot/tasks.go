@@ -25,11 +25,14 @@ func pendingTask(e agent.Event) connectors.Task {
 		Details: "waiting for approval", Status: connectors.TaskPending}
 }
 
-// finishedTask is the task card of a tool call that ended: its title
-// kept (the card of the same id is replaced), its status, and for each
-// command it ran the host, exit code and duration.
+// finishedTask is the task card of a tool call that ended: its status,
+// and for each command it ran the host, exit code and duration. It keeps
+// the title the card started with (an empty Title: the renderer keeps
+// the card's), whatever the call ran — a denied command ran none, a
+// call to a group ran several; only a call that ran one command names
+// it with its host.
 func finishedTask(e agent.Event) connectors.Task {
-	t := connectors.Task{ID: e.ToolID, Title: e.Tool, Status: connectors.TaskComplete, Details: e.Summary}
+	t := connectors.Task{ID: e.ToolID, Status: connectors.TaskComplete, Details: e.Summary}
 	if e.IsError {
 		t.Status = connectors.TaskError
 	}

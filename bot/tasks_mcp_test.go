@@ -117,8 +117,8 @@ func TestSlackMCPCallsAndCommandsAreTaskCards(t *testing.T) {
 	if !ended {
 		t.Fatalf("cards %+v; want %v, the answer ended:\n%s", cards, want, fake.ThreadText("C0OPS", root.Thread))
 	}
-	if c := cards["call-prom"]; c.Title != mcp.ToolName("metrics", "query_prometheus") || c.Details == "" {
-		t.Errorf("the MCP call's card %+v; want the tool's name and how the call went", c)
+	if c := cards["call-prom"]; c.Title != "calling "+mcp.ToolName("metrics", "query_prometheus") || c.Details == "" {
+		t.Errorf("the MCP call's card %+v; want the title it started with and how the call went", c)
 	}
 	for _, m := range fake.StoppedOpen() {
 		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())

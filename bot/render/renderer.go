@@ -95,6 +95,13 @@ type Renderer struct {
 	// statusTask is the task whose line is the last status line, when
 	// tasks show as status lines.
 	statusTask string
+	// cards is the stream that shows the task cards of an answer whose
+	// last message does not stream, and cardsIn the cards it shows
+	// (cards.go); owned by run. cardsAsLines: none could start, and the
+	// cards show as status lines.
+	cards        *page
+	cardsIn      map[string]bool
+	cardsAsLines bool
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
@@ -333,7 +340,7 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 // flush brings the platform up to date with the current state, and
 // reports whether that state was final.
 func (r *Renderer) flush(ctx context.Context) bool {
-	r.postedTasks()
+	r.postedTasks(ctx)
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	replaced, settled := r.replaced, r.settled
@@ -376,6 +383,12 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		return done
 	}
+	if done && len(r.pages) == 0 && r.cardsWaiting() {
+		// An answer ending at its first flush, commands and all: its
+		// cards need a stream, opened empty (as for cards before the
+		// first words) and stopped with the words.
+		r.show(ctx, 0, connectors.Message{}, false)
+	}
 	r.rollNow(ctx)
 	if done && r.rolling != nil {
 		// A new stream is starting: the rest goes on in it.
@@ -384,6 +397,13 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	pages := splitPages(text, r.pageLimit(), r.cuts)
 	r.stopRolled(ctx, pages)
 	r.sendTasks(ctx) // before the stream may stop
+	if r.cards != nil {
+		// The card stream has taken the lines of the cards that waited
+		// for it (cards.go).
+		r.mu.Lock()
+		status = strings.Join(r.status, "\n")
+		r.mu.Unlock()
+	}
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
 		last := i == len(pages)-1
@@ -648,6 +668,7 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 
 // finish forgets the record of every page: each is complete.
 func (r *Renderer) finish(ctx context.Context) {
+	r.stopCards(ctx)
 	r.bg.Wait()
 	for _, p := range r.pages {
 		if r.rec != nil && p.recordID != 0 {

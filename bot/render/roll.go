@@ -58,7 +58,9 @@ func (r *Renderer) rollNow(ctx context.Context) {
 	}
 	// The old stream takes the text until the new one may take a change
 	// (the platform's interval for one message).
-	if r.ready != nil && (r.ready.err != nil || time.Since(r.ready.at) >= r.limits.EditInterval) {
+	// A stream opened for task cards (cards.go) is used at once: it
+	// takes no text.
+	if r.ready != nil && (r.ready.err != nil || !r.pages[len(r.pages)-1].streaming || time.Since(r.ready.at) >= r.limits.EditInterval) {
 		r.takeOver(ctx, *r.ready)
 	}
 	if n := len(r.pages); n > 0 && r.rolling == nil && r.pages[n-1].streaming &&
@@ -96,8 +98,17 @@ func (r *Renderer) full() bool {
 // roll starts, in the background, the stream that takes over from the
 // last page's.
 func (r *Renderer) roll(ctx context.Context) {
+	if len(r.pages) > 0 && r.pages[len(r.pages)-1].streaming {
+		r.startTakeOver(ctx)
+	}
+}
+
+// startTakeOver starts, in the background, a stream that takes over
+// from the last page: once it has started (rolling), the answer is cut
+// there and goes on in it (takeOver).
+func (r *Renderer) startTakeOver(ctx context.Context) {
 	st, ok := r.streamer()
-	if !ok || r.rolling != nil || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming {
+	if !ok || r.rolling != nil || len(r.pages) == 0 {
 		return
 	}
 	rid := r.reserve(ctx, "")
@@ -114,15 +125,23 @@ func (r *Renderer) roll(ctx context.Context) {
 // the new stream.
 func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 	r.rolling, r.ready = nil, nil
+	last := &r.pages[len(r.pages)-1]
+	if res.err != nil && !last.streaming {
+		r.unreserve(ctx, res.rid)
+		r.log.Warn("no stream for the answer's task cards; they show as status lines", "channel", r.dest.Channel, "err", res.err)
+		r.cardsAsLines = true
+		return
+	}
 	if res.err != nil {
 		r.unreserve(ctx, res.rid)
 		r.log.Warn("a stream could not roll over; trying again", "channel", r.dest.Channel, "err", res.err)
-		if n := len(r.pages); n > 0 {
-			r.pages[n-1].rollAt = time.Now().Add(rollRetry)
-		}
+		last.rollAt = time.Now().Add(rollRetry)
 		return
 	}
-	last := &r.pages[len(r.pages)-1]
+	if !last.streaming {
+		r.useCards(ctx, res) // cards.go
+		return
+	}
 	r.cuts = append(r.cuts, last.end)
 	now := time.Now()
 	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: last.context, started: now,

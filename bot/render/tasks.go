@@ -18,6 +18,7 @@ import (
 
 // Task shows t as a card in the answer's stream, and reports whether the
 // platform shows cards; when not, the caller shows a status line instead.
+// A t without a title keeps the title its card shows.
 func (r *Renderer) Task(t connectors.Task) bool {
 	if _, ok := r.taskUpdater(); !ok {
 		return false
@@ -26,8 +27,10 @@ func (r *Renderer) Task(t connectors.Task) bool {
 	if r.tasks == nil {
 		r.tasks = map[string]connectors.Task{}
 	}
-	if _, ok := r.tasks[t.ID]; !ok {
+	if shown, ok := r.tasks[t.ID]; !ok {
 		r.taskOrder = append(r.taskOrder, t.ID)
+	} else if t.Title == "" {
+		t.Title = shown.Title // a card keeps the title it started with
 	}
 	r.tasks[t.ID] = t
 	r.taskDirty = append(r.taskDirty, t.ID)
@@ -110,9 +113,10 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		return
 	}
 	defer r.releaseHeld(ctx)
-	if !r.pages[len(r.pages)-1].streaming {
-		r.tasksAsStatus()
-		return
+	if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
+		if r.postedTasks(ctx); r.cards == nil {
+			return
+		}
 	}
 	r.mu.Lock()
 	ids := r.taskDirty
@@ -132,11 +136,20 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		r.mu.Lock()
 		t := r.tasks[id]
 		r.mu.Unlock()
-		at := r.cardPage(id)
-		err := tu.UpdateTask(ctx, r.pages[at].ref, t)
+		ref, at := r.cardRef(id)
+		err := tu.UpdateTask(ctx, ref, t)
 		switch {
 		case err == nil:
 			r.visible()
+		case errors.Is(err, connectors.ErrStreamEnded) && at < 0:
+			// The platform ended the card stream (its lifetime): the
+			// card goes on in a new one.
+			r.endCards(ctx)
+			r.mu.Lock()
+			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.dirty = true
+			r.mu.Unlock()
+			return
 		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
 			// A held stream the platform ended: the card goes on in the
 			// last one.
@@ -147,10 +160,17 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			r.mu.Unlock()
 			return
 		case errors.Is(err, connectors.ErrStreamEnded):
+			// The last page does not stream (it began as a post, or the
+			// platform ended it): it goes on by edits, and the cards in
+			// a stream of their own (cards.go).
+			r.pages[at].streaming = false
 			r.mu.Lock()
 			r.taskDirty = append(ids[i:], r.taskDirty...)
+			r.dirty = true
 			r.mu.Unlock()
-			r.tasksAsStatus()
+			if r.postedTasks(ctx); r.cards != nil {
+				r.sendTasks(ctx) // the answer has ended: its cards show now
+			}
 			return
 		default:
 			r.log.Info("task card not shown; trying again", "channel", r.dest.Channel, "err", err)
@@ -160,15 +180,6 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			r.mu.Unlock()
 			return
 		}
-	}
-}
-
-// postedTasks turns the tasks that changed into status lines before a
-// flush reads them, when the answer goes on by edits: the final flush
-// then shows how its last task ended.
-func (r *Renderer) postedTasks() {
-	if _, ok := r.taskUpdater(); ok && len(r.pages) > 0 && !r.pages[len(r.pages)-1].streaming {
-		r.tasksAsStatus()
 	}
 }
 

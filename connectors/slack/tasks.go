@@ -26,6 +26,7 @@ var _ connectors.TaskUpdater = (*Connector)(nil)
 // UpdateTask shows t as a card in stream ref.
 func (c *Connector) UpdateTask(ctx context.Context, ref connectors.Ref, t connectors.Task) error {
 	if !c.live.has(ref.ID) {
+		c.live.wasPosted(ref.ID) // the renderer learns it does not stream
 		return fmt.Errorf("slack: chat.appendStream: %w", connectors.ErrStreamEnded)
 	}
 	err := c.streamCall(ctx, "chat.appendStream", ref, func() error {

@@ -145,9 +145,10 @@ func TestTasksAfterThePlaceholderAreCards(t *testing.T) {
 }
 
 // An answer that began as a post (it opened with a wait for approval,
-// shown at once with Stop) cannot show cards: its tasks show as status
-// lines, the end of a command replacing its "running" line.
-func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
+// shown at once with Stop) shows no cards itself: its command's card
+// shows in a stream opened below it, ending complete, while the answer's
+// words go on in the post.
+func TestTasksOfAPostedAnswerShowInAStreamBelow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, opslack.Config{})
 		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
@@ -169,12 +170,15 @@ func TestTasksOfAPostedAnswerShowAsStatusLines(t *testing.T) {
 		r.Write("Load is fine.")
 		r.Close(ctx, nil)
 		msgs := fake.Thread("C0OPS", root.TS)[1:]
-		last := msgs[len(msgs)-1]
-		if got, want := last.Context(), "✓ `uptime` on web-1: web-1 · exit 0 · 1.2s"; got != want {
-			t.Errorf("the answer's context line is %q; want %q", got, want)
+		if len(msgs) != 2 {
+			t.Fatalf("the answer is %d messages; want the post and the stream of its card below it", len(msgs))
 		}
-		if len(last.Tasks) != 0 || last.Shown() != "Load is fine." {
-			t.Errorf("the answer shows %q and %d cards; want its text and none", last.Shown(), len(last.Tasks))
+		if post := msgs[0]; len(post.Tasks) != 0 || post.Shown() != "Load is fine." || post.Context() != "" {
+			t.Errorf("the post shows %q (context %q) and %d cards; want its text alone", post.Shown(), post.Context(), len(post.Tasks))
+		}
+		cards := msgs[1]
+		if cards.Streaming || len(cards.Tasks) != 1 || cards.Tasks[0].Status != "complete" || cards.Tasks[0].Title != "`uptime` on web-1" {
+			t.Errorf("the stream below shows cards %+v (streaming %v); want the command's card, complete, and the stream stopped", cards.Tasks, cards.Streaming)
 		}
 	})
 }

@@ -1,0 +1,157 @@
+package slack_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/opsbot/opsbot/bot/render"
+	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/connectors/slack"
+	"github.com/opsbot/opsbot/connectors/slack/slackfake"
+)
+
+// Concurrent answers that each run a command, against the fake's real
+// tiers on synctest's clock: about one answer in three starts as a plain
+// message (the connector spreads chat.startStream's Tier-2 budget), and
+// still every command has exactly one task card, ending complete, while
+// Slack never answers 429 and each thread ends showing exactly its
+// deltas.
+func TestConcurrentAnswersWithCommandsKeepTheirCards(t *testing.T) {
+	d := loadMinutes(t)
+	for _, n := range []int{5, 20} {
+		name := fmt.Sprintf("streams=%d", n)
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { cardLoadRun(t, name, n, d) })
+		})
+	}
+}
+
+// Each answer's command starts cardAfter into it and ends cardRuns later.
+const (
+	cardAfter = 20 * time.Second
+	cardRuns  = 10 * time.Second
+)
+
+func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
+	native := true
+	fake, c := localConn(t, slack.Config{NativeStreaming: &native})
+	budget := render.NewEditBudget(c.Limits().EditsPerMinute)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	gaps := make([]time.Duration, n)
+	wants := make([]string, n)
+	threads := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		threads[i] = fake.Mention("C0OPS", "U0ALICE", "", fmt.Sprintf("question %d", i)).TS
+		wg.Go(func() {
+			dest := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: threads[i],
+				Recipient: connectors.User{ID: "U0ALICE"}}
+			ctx := context.Background()
+			r := render.NewRenderer(ctx, c, budget, nil, log, dest)
+			var mu sync.Mutex
+			r.ObserveGaps(func(g time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				gaps[i] = max(gaps[i], g)
+			})
+			card := connectors.Task{ID: "cmd", Title: "running `uptime` on web-1…", Status: connectors.TaskInProgress}
+			start := time.Now()
+			var want strings.Builder
+			for k := 0; time.Since(start) < d; k++ {
+				switch time.Since(start).Truncate(500 * time.Millisecond) {
+				case cardAfter:
+					r.Task(card)
+				case cardAfter + cardRuns:
+					r.Task(connectors.Task{ID: "cmd", Title: card.Title, Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 10s"})
+				}
+				delta := fmt.Sprintf("w%d ", k%100)
+				want.WriteString(delta)
+				r.Write(delta)
+				time.Sleep(500 * time.Millisecond)
+			}
+			r.Close(ctx, nil)
+			wants[i] = want.String()
+		})
+	}
+	wg.Wait()
+	posted := 0 // answers that began as a plain message
+	for i, th := range threads {
+		var shown strings.Builder
+		var cards []slackfake.Task
+		for _, m := range fake.Thread("C0OPS", th)[1:] {
+			shown.WriteString(m.Shown())
+			cards = append(cards, m.Tasks...)
+		}
+		if len(cards) != 1 || cards[0].Status != "complete" {
+			t.Errorf("stream %d shows cards %+v; want its command's one card, complete", i, cards)
+		}
+		if first := fake.Thread("C0OPS", th)[1]; len(first.Tasks) == 0 {
+			posted++
+		}
+		if shown.String() != wants[i] {
+			t.Errorf("stream %d shows %d characters, its deltas were %d: the final text must equal them", i, shown.Len(), len(wants[i]))
+		}
+	}
+	if got := fake.Served429(); got != 0 {
+		t.Errorf("Slack answered 429 %d times; want none", got)
+	}
+	if got := fake.Refusals("invalid_blocks"); got != 0 {
+		t.Errorf("Slack refused %d requests as invalid_blocks", got)
+	}
+	// The longest gap is logged, not held to issue 32's targets (those of
+	// TestConcurrentAnswersWithinTierLimits, answers of text alone): the
+	// appends' budget is full at 5 answers already, and each card update
+	// takes a text append's turn (docs/SLACK.md).
+	slices.Sort(gaps)
+	t.Logf("%s with a command each, %s of fake time: %d began as a plain message; 429s %d; longest gap per stream p50 %s, max %s; calls: postMessage %d, update %d, startStream %d, appendStream %d, stopStream %d",
+		name, d, posted, fake.Served429(), gaps[n/2], gaps[n-1], fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
+		fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
+}
+
+// While the stream for a posted answer's cards waits for chat.startStream's
+// budget (other answers spent it), the command shows at once as the post's
+// status line; once the stream has started the card shows there and the
+// line goes.
+func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		dest := func(text string) connectors.Dest {
+			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		}
+		for i := range 4 { // the start budget's burst, and one more
+			if _, err := c.StartStream(ctx, dest(fmt.Sprintf("other %d", i)), connectors.Message{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := dest("why is web slow")
+		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d, stop)
+		r.Status("checking the load balancer", false) // opens as a post, with its line
+		time.Sleep(time.Second)
+		synctest.Wait()
+		r.Task(connectors.Task{ID: "call-1", Title: "running `uptime` on web-1…", Status: connectors.TaskInProgress})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		msgs := fake.Thread("C0OPS", d.Thread)[1:]
+		if len(msgs) != 1 || !strings.Contains(msgs[0].Context(), "running `uptime` on web-1…") {
+			t.Fatalf("while its stream waits, the command is not the post's line:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		}
+		time.Sleep(10 * time.Second) // the start's budget comes back
+		synctest.Wait()
+		msgs = fake.Thread("C0OPS", d.Thread)[1:]
+		if len(msgs) != 2 || len(msgs[1].Tasks) != 1 || strings.Contains(msgs[0].Context(), "uptime") {
+			t.Errorf("once the stream started, want the card in a stream below the post and the line gone:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		}
+		r.Close(ctx, nil)
+	})
+}
