@@ -43,6 +43,9 @@ func (r *Renderer) holdTimer() <-chan time.Time {
 			first = r.holdUntil(p)
 		}
 	}
+	if r.cards != nil && (first.IsZero() || r.holdUntil(*r.cards).Before(first)) {
+		first = r.holdUntil(*r.cards) // the card stream's lifetime (cards.go)
+	}
 	if first.IsZero() || r.limits.StreamLifetime <= 0 {
 		return nil
 	}
@@ -118,6 +121,9 @@ func (r *Renderer) releaseHeld(ctx context.Context) {
 	r.mu.Lock()
 	done := r.done
 	r.mu.Unlock()
+	if r.cards != nil && !done && !time.Now().Before(r.holdUntil(*r.cards)) {
+		r.moveOnCards(ctx)
+	}
 	for i := range r.pages {
 		p := &r.pages[i]
 		if !p.held {
@@ -165,4 +171,34 @@ func (r *Renderer) moveOn(ctx context.Context, i int) {
 		r.dirty = true
 		r.mu.Unlock()
 	}
+}
+
+// moveOnCards stops the card stream near the end of its lifetime, as
+// releaseHeld stops a held stream: each card still open there ends as
+// movedOn and shows again in the next card stream, where it ends with its
+// task's true status; the stop carries no card still open.
+func (r *Renderer) moveOnCards(ctx context.Context) {
+	tu, _ := r.taskUpdater()
+	r.mu.Lock()
+	var open []connectors.Task
+	for _, id := range r.taskOrder {
+		if t := r.tasks[id]; r.cardsIn[id] && t.Status != connectors.TaskComplete && t.Status != connectors.TaskError {
+			open = append(open, t)
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range open {
+		end := t
+		end.Status, end.Details = connectors.TaskError, movedOn
+		if err := tu.UpdateTask(ctx, r.cards.ref, end); err != nil {
+			r.log.Info("a card could not be ended before its stream's lifetime; the stop ends it", "channel", r.dest.Channel, "err", err)
+		}
+	}
+	r.stopCards(ctx)
+	r.mu.Lock()
+	for _, t := range open {
+		r.taskDirty = append(r.taskDirty, t.ID)
+	}
+	r.dirty = r.dirty || len(open) > 0
+	r.mu.Unlock()
 }

@@ -155,3 +155,45 @@ func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
 		r.Close(ctx, nil)
 	})
 }
+
+// A command that outlives its card stream's lifetime, in an answer that
+// opened as a post: the card stream stops before the platform ends it,
+// the card ending there as an error that says its end shows below, and
+// the card shows again in a new card stream, ending with the task's true
+// status. No card is left in progress in a stream Slack ended.
+func TestCardStreamOutlivedByItsCommand(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+			Thread: fake.Mention("C0OPS", "U0ALICE", "", "watch the deploy").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		r.Status("checking the deploy", false) // opens as a post
+		time.Sleep(time.Second)
+		synctest.Wait()
+		task := connectors.Task{ID: "call-1", Title: "`deploy --wait` on web-1", Status: connectors.TaskInProgress}
+		r.Task(task)
+		time.Sleep(7 * time.Minute)
+		synctest.Wait()
+		task.Status, task.Output = connectors.TaskComplete, "web-1 · exit 0"
+		r.Task(task)
+		r.Write("Deployed.")
+		r.Close(ctx, nil)
+		synctest.Wait()
+		var cards []slackfake.Task
+		for _, m := range fake.Thread("C0OPS", d.Thread)[1:] {
+			for _, tk := range m.Tasks {
+				cards = append(cards, tk)
+				if tk.Status == "pending" || tk.Status == "in_progress" {
+					t.Errorf("message %s (streaming %v) shows call-1 still %s", m.TS, m.Streaming, tk.Status)
+				}
+			}
+		}
+		if len(cards) != 2 || cards[0].Status != "error" || !strings.Contains(cards[0].Details, "its end shows below") || cards[1].Status != "complete" {
+			t.Errorf("call-1's cards %+v; want one ended as going on below, then one complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
+		}
+		for _, m := range fake.StoppedOpen() {
+			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		}
+	})
+}
