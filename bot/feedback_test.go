@@ -73,15 +73,7 @@ func TestSlackFeedbackIsKeptByTurnOncePerPerson(t *testing.T) {
 	}
 	b, stop := startBot(t, t.TempDir(), conn, botOptions{model: &model{steps: []func(context.Context, agent.Request, func(agent.StreamEvent) bool){text("Web is up.")}}, metrics: m})
 	t.Cleanup(stop)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Start(ctx, b.Handle) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-fake.Connected():
-	case <-time.After(slackWait):
-		t.Fatal("the connector never opened a Socket Mode connection")
-	}
+	connectSlack(t, fake, conn, b)
 	root := fake.Mention("C0OPS", "U0ALICE", "", "is web up")
 	var answer string
 	var values []string

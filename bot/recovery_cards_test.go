@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/approvals/redact/redacttest"
@@ -64,15 +63,7 @@ func TestRestartClosesTheCardsACrashLeftOpen(t *testing.T) {
 	}
 	b, stop := startBot(t, dir, conn, botOptions{model: m})
 	t.Cleanup(stop)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Start(ctx, b.Handle) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-fake.Connected():
-	case <-time.After(slackWait):
-		t.Fatal("the connector never opened a Socket Mode connection")
-	}
+	connectSlack(t, fake, conn, b)
 
 	root := fake.Mention("C0OPS", "U0ALICE", "", "check web")
 	running := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/opsbot/opsbot/agent"
 	"github.com/opsbot/opsbot/connectors/slack"
@@ -70,15 +69,7 @@ func TestRestartClosesTheCardStreamsCards(t *testing.T) {
 	}
 	b, stop := startBot(t, dir, conn, botOptions{model: m})
 	t.Cleanup(stop)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Start(ctx, b.Handle) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-fake.Connected():
-	case <-time.After(slackWait):
-		t.Fatal("the connector never opened a Socket Mode connection")
-	}
+	connectSlack(t, fake, conn, b)
 	roots := make([]string, answers)
 	for n := range answers {
 		roots[n] = fake.Mention("C0OPS", "U0ALICE", "", cardAsk(n)).Thread

@@ -58,6 +58,14 @@ func slackTestBot(t *testing.T, opt botOptions) *slackfake.Server {
 	}
 	b, stop := startBot(t, t.TempDir(), conn, opt)
 	t.Cleanup(stop)
+	connectSlack(t, fake, conn, b)
+	return fake
+}
+
+// connectSlack starts conn's Socket Mode connection to fake, its events
+// handled by b, until the test ends, and waits until it is open.
+func connectSlack(t *testing.T, fake *slackfake.Server, conn *slack.Connector, b *Bot) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- conn.Start(ctx, b.Handle) }()
@@ -67,7 +75,6 @@ func slackTestBot(t *testing.T, opt botOptions) *slackfake.Server {
 	case <-time.After(slackWait):
 		t.Fatal("the connector never opened a Socket Mode connection")
 	}
-	return fake
 }
 
 // cardsOf are the task cards of a thread's messages, by id (a later

@@ -40,6 +40,8 @@ const (
 	cardRuns  = 10 * time.Second
 )
 
+// cardLoadRun runs n answers with a command each for d. Call it only
+// inside a synctest bubble: its sleeps are the bubble's fake clock.
 func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
 	native := true
 	fake, c := localConn(t, slack.Config{NativeStreaming: &native})
