@@ -91,9 +91,12 @@ func rawClientConfig(dir string) (*ssh.ClientConfig, []string, error) {
 // exact line opsbot sent in a warm round, captured), 64 hosts at a time;
 // it prints each round's time and their median.
 func rawWarm(dir, lineFile string, rounds int) error {
+	if lineFile == "" {
+		return fmt.Errorf("-raw-warm needs -line FILE: the line opsbot sends, captured from a run (docs/BENCHMARKS.md)")
+	}
 	line, err := os.ReadFile(lineFile)
 	if err != nil {
-		return fmt.Errorf("-line: %w", err)
+		return fmt.Errorf("-line %s: cannot read it: %w", lineFile, err)
 	}
 	cfg, addrs, err := rawClientConfig(dir)
 	if err != nil {
