@@ -36,6 +36,13 @@ HELM_VERSION := v3.22.0
 HELM_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/opsbot
 HELM         ?= $(HELM_CACHE)/helm-$(HELM_VERSION)
 export OPSBOT_HELM := $(abspath $(HELM))
+# litestream for the ha failover tests (cmd/opsbot TestHAFailover, the
+# database replicated by a Litestream sidecar), built from the Go module
+# proxy once per machine into HELM_CACHE, as helm is (about 2 minutes).
+# LITESTREAM=/path/to/litestream uses one you have.
+LITESTREAM_VERSION := v0.5.18
+LITESTREAM   ?= $(HELM_CACHE)/litestream-$(LITESTREAM_VERSION)
+export OPSBOT_LITESTREAM := $(abspath $(LITESTREAM))
 # Peers the fan-out benchmark measures against.
 BENCH_DEBS   := pssh ansible openssh-client openssh-server
 # `go test` must see gcc for go-sqlite3 (cgo).
@@ -59,7 +66,7 @@ build:
 ## test: install what the tests need if missing, then every test but
 ## deploy/'s under -race, then FUZZ_SHORT (2,000 inputs) of the policy fuzzed against
 ## reality (see fuzz)
-test: test-deps
+test: test-deps $(LITESTREAM)
 	$(GO) test $(TEST_TAGS) -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vx '$(MODULE)/deploy')
 	$(GO) test -run '^$$' -fuzz '^FuzzAllowedIsHarmless$$' -fuzztime $(FUZZ_SHORT) ./policy/nsverify/
 
@@ -87,6 +94,14 @@ $(HELM):
 	tmp=$$(mktemp -d $(dir $@).helm-build.XXXXXX) && \
 	  GOBIN=$$tmp CGO_ENABLED=0 $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION) && \
 	  mv $$tmp/helm $@ && rmdir $$tmp
+
+# A pinned litestream, built the same way.
+$(LITESTREAM):
+	@echo "building litestream $(LITESTREAM_VERSION) into $(HELM_CACHE) (once per machine; a few minutes)..."
+	@mkdir -p $(dir $@)
+	tmp=$$(mktemp -d $(dir $@).litestream-build.XXXXXX) && \
+	  GOBIN=$$tmp CGO_ENABLED=0 $(GO) install github.com/benbjohnson/litestream/cmd/litestream@$(LITESTREAM_VERSION) && \
+	  mv $$tmp/litestream $@ && rmdir $$tmp
 
 ## lint: gofmt, go mod tidy (fails when tidy would change go.mod or go.sum,
 ## printing the change), go vet, staticcheck (pinned)

@@ -62,7 +62,7 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 		t.Fatalf("claimed and not started: follow-up done at %v, consumed %v; want it open (a crash now must be told)", f.DoneAt, f.Consumed)
 	}
 
-	ledger := executor.NewProcessLedger(executorStore{st}, slog.Default())
+	ledger := executor.NewProcessLedger(executorStore{st: st}, slog.Default())
 	end := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
 	defer end()
 	if f, _, _ = st.Approvals().FollowUpFor(ctx, id); f.DoneAt.IsZero() {

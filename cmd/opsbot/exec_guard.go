@@ -142,6 +142,6 @@ func auditedExec(cfg *Config, st *store.Store, f *hosts.Fleet, r hosts.Runner) h
 		// The trail's decision, as authorizeExec's: asking no host.
 		checker = withoutAsking(withRemoteSandbox(cfg.Policy, f, policy), f)
 	}
-	return executor.AuditedRunner{Runner: r, Policy: checker, Audit: executorStore{st}, Redactor: cfg.redactor(),
+	return executor.AuditedRunner{Runner: r, Policy: checker, Audit: executorStore{st: st}, Redactor: cfg.redactor(),
 		Actor: approvals.Person{Platform: "console", ID: osUser()}.Key()}
 }

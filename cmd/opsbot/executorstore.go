@@ -9,7 +9,13 @@ import (
 
 // executorStore is the store as hosts/executor sees it: its audit trail
 // and its record of the commands running, in the executor's own types.
-type executorStore struct{ st *store.Store }
+type executorStore struct {
+	st *store.Store
+	// fence, when set, has a running command's record copied off the
+	// machine (ha with store/replica) before AddRunning returns: a
+	// successor then reports it cut instead of knowing nothing of it.
+	fence *fenceGate
+}
 
 var (
 	_ executor.BatchAuditor     = executorStore{}
@@ -34,7 +40,21 @@ func (s executorStore) AuditBatch(ctx context.Context, entries []executor.AuditE
 // AddRunning records a command that has started, and marks the approval
 // it claimed used in the same transaction.
 func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int64, error) {
-	return s.st.Jobs().AddRunning(ctx, runningRow(r))
+	id, err := s.st.Jobs().AddRunning(ctx, runningRow(r))
+	if err == nil {
+		s.replicated(ctx)
+	}
+	return id, err
+}
+
+// replicated returns once the records are off the machine, where they
+// are replicated. A failure here is not the command's: the row is on
+// disk, and the sync every command waits for before it runs
+// (fencedExecutor) is what refuses when replication is down.
+func (s executorStore) replicated(ctx context.Context) {
+	if s.fence != nil {
+		s.fence.replicate(ctx)
+	}
 }
 
 // AddRunningBatch records commands that have started in one transaction,
@@ -44,7 +64,11 @@ func (s executorStore) AddRunningBatch(ctx context.Context, rs []executor.Runnin
 	for i, r := range rs {
 		rows[i] = runningRow(r)
 	}
-	return s.st.Jobs().AddRunningBatch(ctx, rows)
+	ids, err := s.st.Jobs().AddRunningBatch(ctx, rows)
+	if err == nil {
+		s.replicated(ctx)
+	}
+	return ids, err
 }
 
 // RemoveRunningBatch forgets commands that have ended, in one transaction.

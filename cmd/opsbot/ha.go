@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/opsbot/opsbot/store/leader"
+	"github.com/opsbot/opsbot/store/replica"
 )
 
 // haRole is what serveBot needs of a process elected by ha: the listener
@@ -21,6 +22,11 @@ import (
 type haRole struct {
 	ln      net.Listener
 	elector *leader.Elector
+	// sidecar replicates the database at db to replicaURL (the
+	// generation's) with ha.litestream; nil without.
+	sidecar    *replica.Sidecar
+	db         string
+	replicaURL string
 }
 
 // listen is the listener serveBot serves on: the standby's, or a new one.
@@ -39,7 +45,22 @@ func (r *haRole) attach(ctx context.Context, rt *parts) error {
 	}
 	rt.fence.set(r.elector.Fence)
 	rt.ready.Add("leadership", func(context.Context) error { return r.elector.Fence() })
-	return rt.store.SetGeneration(ctx, r.elector.Generation())
+	if err := rt.store.SetGeneration(ctx, r.elector.Generation()); err != nil {
+		return err
+	}
+	if r.sidecar == nil {
+		return nil
+	}
+	// The generation's replica starts with this state, before anything
+	// acts: a standby follows it from now on.
+	if err := r.sidecar.Register(ctx, r.db, r.replicaURL); err != nil {
+		return fmt.Errorf("ha: replicate the database: %w", err)
+	}
+	if err := r.sidecar.Sync(ctx, r.db); err != nil {
+		return fmt.Errorf("ha: replicate the database: %w", err)
+	}
+	rt.fence.replicateWith(func(ctx context.Context) error { return r.sidecar.Sync(ctx, r.db) })
+	return nil
 }
 
 // errLeadershipLost ends `opsbot run` non-zero once the bot has stopped
@@ -66,13 +87,70 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 	standby := &http.Server{Handler: standbyMux(), ReadHeaderTimeout: 10 * time.Second}
 	go standby.Serve(shared.next())
 	log.Info("opsbot standby", "version", version, "listen", "http://"+ln.Addr().String(), "lease", cfg.HA.WithDefaults(os.Getenv).LeaseName)
+	rep, db := cfg.HA.Litestream, cfg.Store.WithDefaults().Path
+	var warm *replica.Follower
+	stopFollowing := func() {}
+	if rep.Enabled() {
+		warm = replica.NewFollower(rep, db+".standby", log)
+		stopFollowing = followLeader(ctx, elector, warm, rep, cfg.HA.WithDefaults(os.Getenv), log)
+	}
 	gen, err := elector.Acquire(ctx)
+	stopFollowing()
 	standby.Close()
 	if err != nil {
+		if warm != nil {
+			warm.Stop()
+		}
 		return nil // told to stop while standing by
 	}
 	log.Info("opsbot leads", "generation", gen)
-	return serveLeader(ctx, cfg, log, hooks, &haRole{ln: shared.next(), elector: elector})
+	role := &haRole{ln: shared.next(), elector: elector}
+	if rep.Enabled() {
+		role.sidecar, role.db, role.replicaURL = replica.NewSidecar(rep), db, rep.WithDefaults().Generation(gen)
+		// The sidecar may still replicate this file to an earlier
+		// generation's replica (this pod led before): it lets go of it
+		// before the file is replaced.
+		if err := role.sidecar.Unregister(ctx, db); err != nil {
+			warm.Stop()
+			return fmt.Errorf("ha: %w", err)
+		}
+		if _, err := replica.CatchUp(ctx, rep, gen, db, warm, catchUpWait, log); err != nil {
+			return fmt.Errorf("ha: catch up with the last leader's replica: %w", err)
+		}
+	}
+	return serveLeader(ctx, cfg, log, hooks, role)
+}
+
+// catchUpWait is how long a new leader waits for its warm copy to reach
+// the replica's last transaction before it restores the replica whole.
+const catchUpWait = 10 * time.Second
+
+// followLeader keeps warm following the replica of the Lease's holder,
+// generation by generation, until the returned func is called.
+func followLeader(ctx context.Context, elector *leader.Elector, warm *replica.Follower, rep replica.Settings, ha leader.Settings, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(ha.RetryPeriod)
+		defer t.Stop()
+		var failing error
+		for {
+			if holder, gen := elector.Seen(); holder != "" {
+				err := warm.Follow(ctx, gen, rep.Generation(gen))
+				if err != nil && (failing == nil || err.Error() != failing.Error()) {
+					log.Warn("the standby cannot follow the leader's replica; it restores it whole on promotion", "generation", gen, "err", err)
+				}
+				failing = err
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // serveLeader serves the bot while Hold renews the Lease; a renewal that

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/opsbot/opsbot/hosts"
@@ -11,9 +12,23 @@ import (
 // ha, the leadership's Fence in it (haRole.attach).
 type fenceGate struct {
 	check atomic.Pointer[func() error]
+	sync  atomic.Pointer[func(context.Context) error]
 }
 
 func (g *fenceGate) set(fn func() error) { g.check.Store(&fn) }
+
+// replicateWith has every command wait, before it runs, until fn has
+// copied what this process recorded off its machine (store/replica).
+func (g *fenceGate) replicateWith(fn func(context.Context) error) { g.sync.Store(&fn) }
+
+// replicate copies what this process recorded off its machine, and
+// returns once it is there; nil at once without replication.
+func (g *fenceGate) replicate(ctx context.Context) error {
+	if fn := g.sync.Load(); fn != nil {
+		return (*fn)(ctx)
+	}
+	return nil
+}
 
 // err is why a side effect may not run now, or nil.
 func (g *fenceGate) err() error {
@@ -38,10 +53,17 @@ type fencedExecutor struct {
 
 var _ hosts.Executor = fencedExecutor{}
 
-// Exec runs command unless the fence is closed; then each host's result
-// says why it did not run.
+// Exec runs command unless the fence is closed, or what this process
+// recorded (an approval used, above all) cannot be copied off its
+// machine first; then each host's result says why it did not run.
 func (f fencedExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
-	if err := f.gate.err(); err != nil {
+	err := f.gate.err()
+	if err == nil {
+		if rerr := f.gate.replicate(ctx); rerr != nil {
+			err = fmt.Errorf("opsbot could not copy its records off this machine before running it, so a successor could not know it ran (%v)", rerr)
+		}
+	}
+	if err != nil {
 		out := make([]hosts.ExecResult, len(names))
 		for i, h := range names {
 			out[i] = hosts.ExecResult{Host: h, Err: err}

@@ -367,7 +367,7 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 	rt.addPlans(&d, gate, guard)
 	// Every command is on record while it runs, so that after a crash the
 	// next start ends what this process left running (Recover).
-	rt.fleet.Track(executor.NewProcessLedger(executorStore{rt.store}, log))
+	rt.fleet.Track(executor.NewProcessLedger(executorStore{st: rt.store, fence: &rt.fence}, log))
 	d.Sweeper = rt.fleet
 	return bot.New(d)
 }

@@ -101,7 +101,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*parts, error) {
 	// A run closes the follow-up of the approval it claimed, if its
 	// command never started (the ledger closes it as one starts). The
 	// fence is outermost: a deposed leader writes no audit row either.
-	rt.run = rt.fence.executor(rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{rt.store}, Redactor: rt.red, Log: log}))
+	rt.run = rt.fence.executor(rt.metrics.tools.Executor(executor.Audited{Executor: executor.Settled{Executor: rt.exec, FollowUps: rt.store.Approvals()}, Policy: rt.policyChecker(), Audit: executorStore{st: rt.store}, Redactor: rt.red, Log: log}))
 	rt.jobs = &hosts.Jobs{Store: rt.store.Jobs(), Exec: rt.run, Unstarted: func(ctx context.Context, approval string) {
 		rt.store.Approvals().FinishFollowUp(ctx, approval)
 	}}

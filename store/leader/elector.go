@@ -51,6 +51,7 @@ type Elector struct {
 	mu         sync.Mutex
 	observed   []byte    // the last Lease spec seen, as JSON
 	observedAt time.Time // when it was first seen, by this clock
+	seen       LeaseSpec // the last Lease spec seen
 	renewedAt  time.Time // the last successful acquire or renew
 	generation int64
 	leading    bool
@@ -153,6 +154,15 @@ func (e *Elector) Leading() bool {
 	return e.leading
 }
 
+// Seen is the Lease as this process last read it: its holder (empty
+// before a read, or when none holds it) and generation. A standby
+// follows the holder's replica by it.
+func (e *Elector) Seen() (holder string, generation int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.seen.HolderIdentity, int64(e.seen.LeaseTransitions)
+}
+
 // Generation is the Lease's leaseTransitions as this process acquired it.
 func (e *Elector) Generation() int64 {
 	e.mu.Lock()
@@ -208,6 +218,7 @@ func (e *Elector) observe(s LeaseSpec, now time.Time) {
 	b, _ := json.Marshal(s)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.seen = s
 	if !bytes.Equal(b, e.observed) {
 		e.observed, e.observedAt = b, now
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/opsbot/opsbot/store/replica"
 )
 
 // Settings is the config's `ha` section.
@@ -32,6 +34,10 @@ type Settings struct {
 	// ServiceAccount is the folder of the pod's token and CA (default
 	// ServiceAccountDir).
 	ServiceAccount string `yaml:"service_account"`
+	// Litestream replicates the leader's database through a Litestream
+	// sidecar, each replica on its own volume (store/replica). Empty: the
+	// replicas share one volume.
+	Litestream replica.Settings `yaml:"litestream"`
 }
 
 var dnsName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
@@ -51,6 +57,9 @@ func (s Settings) Validate() error {
 	}
 	if err := Check(d.LeaseDuration, d.RenewDeadline, d.RetryPeriod); err != nil {
 		errs = append(errs, fmt.Errorf("lease_duration, renew_deadline, retry_period: %w", err))
+	}
+	if err := s.Litestream.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

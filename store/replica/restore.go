@@ -1,0 +1,258 @@
+package replica
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // quickCheck opens the copy
+)
+
+// Binary runs the litestream binary: what the sidecar's socket does not
+// offer (a replica's last transaction, restores).
+type Binary struct {
+	Path string
+}
+
+// Latest is the last transaction replica holds; ok is false when it
+// holds none (no leader of that generation replicated anything).
+func (b Binary) Latest(ctx context.Context, replica string) (txid uint64, ok bool, err error) {
+	out, err := b.output(ctx, "ltx", "-json", replica)
+	if err != nil {
+		return 0, false, err
+	}
+	var files []struct {
+		MaxTXID string `json:"max_txid"`
+	}
+	if err := json.Unmarshal(out, &files); err != nil {
+		return 0, false, fmt.Errorf("read the replica's list of transactions: %w", err)
+	}
+	for _, f := range files {
+		n, err := strconv.ParseUint(f.MaxTXID, 16, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("read the replica's list of transactions: %q is not a transaction id", f.MaxTXID)
+		}
+		txid, ok = max(txid, n), true
+	}
+	return txid, ok, nil
+}
+
+// Restore writes replica's last state to out (which must not exist)
+// and checks its integrity.
+func (b Binary) Restore(ctx context.Context, replica, out string) error {
+	_, err := b.output(ctx, "restore", "-integrity-check", "quick", "-o", out, replica)
+	return err
+}
+
+func (b Binary) output(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, b.Path, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("the litestream binary %q is not there: set ha.litestream.bin to its path", b.Path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("litestream %s: %s", args[0], lastLine(stderr.String(), err))
+	}
+	return out, nil
+}
+
+// lastLine is the last line litestream wrote, or err's text.
+func lastLine(s string, err error) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return err.Error()
+}
+
+// Follower keeps a warm copy of one generation's replica: `litestream
+// restore -f`, which applies each new transaction as it lands.
+type Follower struct {
+	bin      Binary
+	interval time.Duration
+	log      *slog.Logger
+
+	path string // the copy
+	gen  int64  // the generation it follows; -1 for none
+	url  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// NewFollower keeps its copy at path.
+func NewFollower(s Settings, path string, log *slog.Logger) *Follower {
+	s = s.WithDefaults()
+	return &Follower{bin: Binary{s.Bin}, interval: s.FollowInterval, log: log, path: path, gen: -1}
+}
+
+// Follow makes the copy follow replica, generation gen's: a copy of
+// another generation is dropped and restored anew. It returns once the
+// follower has started; an error says why it could not.
+func (f *Follower) Follow(ctx context.Context, gen int64, replica string) error {
+	if f.cmd != nil && f.gen == gen && f.alive() {
+		return nil
+	}
+	f.Stop()
+	if f.gen != gen {
+		removeDB(f.path)
+	}
+	cmd := exec.Command(f.bin.Path, "restore", "-f", "-follow-interval", f.interval.String(), "-o", f.path, replica)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start litestream restore -f: %w", err)
+	}
+	f.cmd, f.gen, f.url, f.done = cmd, gen, replica, make(chan struct{})
+	go func(done chan struct{}) { cmd.Wait(); close(done) }(f.done)
+	return nil
+}
+
+func (f *Follower) alive() bool {
+	select {
+	case <-f.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Applied is the last transaction the copy holds.
+func (f *Follower) Applied() uint64 {
+	b, err := os.ReadFile(f.path + "-txid")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 64)
+	return n
+}
+
+// Stop ends the follower; the copy stays.
+func (f *Follower) Stop() {
+	if f.cmd == nil {
+		return
+	}
+	f.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-f.done:
+	case <-time.After(5 * time.Second):
+		f.cmd.Process.Kill()
+		<-f.done
+	}
+	f.cmd = nil
+}
+
+// oldest is how many generations back a promotion looks for a replica:
+// one per leader that died before its sidecar replicated anything.
+const oldest = 32
+
+// CatchUp makes db the last state of the newest replica before
+// generation gen (a new leader's), from warm's copy when it follows that
+// generation and reaches its last transaction within wait, else by a
+// whole restore; the state is checked for integrity first. No replica at
+// all (the first leader) leaves db as it is. It says which generation it
+// took the state from, -1 for none.
+func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follower, wait time.Duration, log *slog.Logger) (int64, error) {
+	s = s.WithDefaults()
+	bin := Binary{s.Bin}
+	from, last := int64(-1), uint64(0)
+	for g := gen - 1; g >= 0 && g >= gen-oldest; g-- {
+		txid, ok, err := bin.Latest(ctx, s.Generation(g))
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			from, last = g, txid
+			break
+		}
+	}
+	if from < 0 {
+		if warm != nil {
+			warm.Stop()
+		}
+		log.Info("no earlier generation replicated anything: this leader starts from its own database")
+		return -1, nil
+	}
+	copyPath := ""
+	if warm != nil && warm.gen == from {
+		deadline := time.Now().Add(wait)
+		for warm.Applied() < last && time.Now().Before(deadline) && warm.alive() {
+			select {
+			case <-ctx.Done():
+				return -1, ctx.Err()
+			case <-time.After(50 * time.Millisecond): // the follower's file is the only signal it gives
+			}
+		}
+		warm.Stop()
+		if warm.Applied() >= last {
+			copyPath = warm.path
+		} else {
+			log.Warn("the standby's copy did not reach the replica's last transaction: restoring it whole", "generation", from, "copy", warm.Applied(), "replica", last)
+		}
+	} else if warm != nil {
+		warm.Stop()
+	}
+	if copyPath == "" {
+		copyPath = db + ".restore"
+		removeDB(copyPath)
+		if err := bin.Restore(ctx, s.Generation(from), copyPath); err != nil {
+			return -1, err
+		}
+	}
+	if err := quickCheck(ctx, copyPath); err != nil {
+		removeDB(copyPath)
+		return -1, err
+	}
+	removeDB(db)
+	os.RemoveAll(metaDir(db))
+	if err := os.Rename(copyPath, db); err != nil {
+		return -1, err
+	}
+	os.Remove(copyPath + "-txid")
+	for _, ext := range []string{"-wal", "-shm"} {
+		os.Rename(copyPath+ext, db+ext)
+	}
+	log.Info("caught up with the replica", "generation", from, "txid", last)
+	return from, nil
+}
+
+// quickCheck runs SQLite's quick_check on the file at path.
+func quickCheck(ctx context.Context, path string) error {
+	conn, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var res string
+	if err := conn.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
+		return fmt.Errorf("the replica's copy cannot be read as a database: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("the replica's copy failed SQLite's integrity check: %s", res)
+	}
+	return nil
+}
+
+// removeDB removes a database file and what SQLite and Litestream keep
+// beside it.
+func removeDB(path string) {
+	for _, ext := range []string{"", "-wal", "-shm", "-journal", "-txid"} {
+		os.Remove(path + ext)
+	}
+}
+
+// metaDir is where the sidecar keeps its position in the database at
+// path: dropped with a database it no longer describes.
+func metaDir(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"-litestream")
+}
