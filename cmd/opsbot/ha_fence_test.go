@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +172,47 @@ func auditRows(t *testing.T, rt *parts) int {
 		t.Fatal(err)
 	}
 	return len(trail)
+}
+
+// TestCommandWaitsForTheReplica: with a replicated database every command
+// waits for the sidecar's sync first; while the sync fails it does not
+// run, and says why.
+func TestCommandWaitsForTheReplica(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("store:\n  path: "+filepath.Join(dir, "opsbot.db")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := build(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	var syncs atomic.Int32
+	var down atomic.Bool
+	down.Store(true)
+	rt.fence.replicateWith(func(context.Context) error {
+		syncs.Add(1)
+		if down.Load() {
+			return errors.New("the Litestream sidecar does not answer on its control socket")
+		}
+		return nil
+	})
+	run := func() hosts.ExecResult {
+		return rt.run.Exec(t.Context(), []string{hosts.LocalHost}, "echo ran-it", hosts.ExecOptions{Timeout: time.Minute})[0]
+	}
+	if res := run(); res.Err == nil || !strings.Contains(res.Err.Error(), "could not copy its records off this machine") || res.Stdout != "" {
+		t.Errorf("a command while the replica is down: %+v", res)
+	}
+	down.Store(false)
+	if res := run(); res.Err != nil || !strings.Contains(res.Stdout, "ran-it") {
+		t.Fatalf("a command with the replica up: %+v", res)
+	}
+	if n := syncs.Load(); n < 2 {
+		t.Errorf("%d syncs for 2 commands", n)
+	}
 }

@@ -183,7 +183,7 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 		log.Info("no earlier generation replicated anything: this leader starts from its own database")
 		return -1, nil
 	}
-	copyPath := ""
+	copyPath, by := "", "the standby's copy"
 	if warm != nil && warm.gen == from {
 		deadline := time.Now().Add(wait)
 		for warm.Applied() < last && time.Now().Before(deadline) && warm.alive() {
@@ -203,7 +203,7 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 		warm.Stop()
 	}
 	if copyPath == "" {
-		copyPath = db + ".restore"
+		copyPath, by = db+".restore", "a whole restore"
 		removeDB(copyPath)
 		if err := bin.Restore(ctx, s.Generation(from), copyPath); err != nil {
 			return -1, err
@@ -222,7 +222,7 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	for _, ext := range []string{"-wal", "-shm"} {
 		os.Rename(copyPath+ext, db+ext)
 	}
-	log.Info("caught up with the replica", "generation", from, "txid", last)
+	log.Info("caught up with the replica", "generation", from, "txid", last, "by", by)
 	return from, nil
 }
 

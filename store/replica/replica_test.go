@@ -1,0 +1,216 @@
+package replica
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// litestream is $OPSBOT_LITESTREAM, the pinned binary `make test` builds.
+func litestream(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("OPSBOT_LITESTREAM")
+	if p == "" {
+		t.Fatal("OPSBOT_LITESTREAM is not set: run the tests with `make test` (it builds the pinned litestream once per machine)")
+	}
+	return p
+}
+
+// sidecar starts `litestream replicate` with only its control socket, as
+// the chart's sidecar runs, and returns settings that reach it.
+func sidecar(t *testing.T, replicas string) Settings {
+	t.Helper()
+	bin, dir := litestream(t), t.TempDir()
+	sock := filepath.Join(dir, "ls.sock")
+	cfg := filepath.Join(dir, "litestream.yml")
+	os.WriteFile(cfg, fmt.Appendf(nil, "socket:\n  enabled: true\n  path: %s\ndbs: []\n", sock), 0o600)
+	cmd := exec.Command(bin, "replicate", "-config", cfg)
+	r, w, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan bool, 1)
+	go func() {
+		s, said := bufio.NewScanner(r), false
+		for s.Scan() {
+			if !said && strings.Contains(s.Text(), "control socket listening") {
+				said = true
+				ready <- true
+			}
+		}
+		if !said {
+			ready <- false
+		}
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatal("litestream replicate ended before its socket listened")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("litestream replicate's socket did not listen within a minute")
+	}
+	return Settings{Replica: "file://" + replicas, Socket: sock, Bin: bin, FollowInterval: 100 * time.Millisecond}
+}
+
+// leaderDB is a WAL database with a table of rows, as the store's.
+func leaderDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE TABLE rows (n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func insert(t *testing.T, db *sql.DB, n int) {
+	t.Helper()
+	if _, err := db.Exec(`INSERT INTO rows VALUES (?)`, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func count(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM rows`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestCatchUpFromTheWarmCopy: a leader of generation 3 replicates; the
+// standby's copy follows it; generation 4 led and died before it
+// replicated anything. The leader of generation 5 takes the state of
+// generation 3, every row synced, from its warm copy.
+func TestCatchUpFromTheWarmCopy(t *testing.T) {
+	ctx := context.Background()
+	replicas := t.TempDir()
+	s := sidecar(t, replicas)
+	side := NewSidecar(s)
+	old := filepath.Join(t.TempDir(), "opsbot.db")
+	db := leaderDB(t, old)
+	insert(t, db, 1)
+	if err := side.Register(ctx, old, s.Generation(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := side.Register(ctx, old, s.Generation(3)); err == nil {
+		t.Error("a second Register of one database was taken: it would go on replicating to the first replica")
+	}
+	if err := side.Sync(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	next := filepath.Join(t.TempDir(), "opsbot.db")
+	warm := NewFollower(s, next+".standby", log)
+	if err := warm.Follow(ctx, 3, s.Generation(3)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i <= 50; i++ {
+		insert(t, db, i)
+	}
+	if err := side.Sync(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	from, err := CatchUp(ctx, s, 5, next, warm, 30*time.Second, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from != 3 {
+		t.Errorf("caught up from generation %d, want 3 (4 replicated nothing)", from)
+	}
+	if n := count(t, next); n != 50 {
+		t.Errorf("the new leader's database has %d rows, want the 50 synced", n)
+	}
+	if !strings.Contains(logs.String(), `by="the standby's copy"`) {
+		t.Errorf("the catch-up did not use the warm copy:\n%s", logs.String())
+	}
+	// The new leader's sidecar replicates to generation 5: the next
+	// promotion finds it, and restores it whole without a warm copy.
+	side2 := NewSidecar(sidecar(t, replicas))
+	ndb, _ := sql.Open("sqlite3", "file:"+next+"?_journal_mode=WAL")
+	defer ndb.Close()
+	insert(t, ndb, 51)
+	if err := side2.Register(ctx, next, s.Generation(5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := side2.Sync(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	third := filepath.Join(t.TempDir(), "opsbot.db")
+	os.WriteFile(third, []byte("a stale file this pod had"), 0o600)
+	logs.Reset()
+	if from, err := CatchUp(ctx, s, 6, third, nil, time.Second, log); err != nil || from != 5 {
+		t.Fatalf("CatchUp to generation 6: from %d, %v", from, err)
+	}
+	if n := count(t, third); n != 51 {
+		t.Errorf("after a whole restore the database has %d rows, want 51", n)
+	}
+	if !strings.Contains(logs.String(), `by="a whole restore"`) {
+		t.Errorf("want a whole restore without a warm copy:\n%s", logs.String())
+	}
+}
+
+// TestCatchUpWithNoReplica: the first leader ever keeps its database.
+func TestCatchUpWithNoReplica(t *testing.T) {
+	s := Settings{Replica: "file://" + t.TempDir(), Bin: litestream(t)}
+	db := filepath.Join(t.TempDir(), "opsbot.db")
+	os.WriteFile(db, []byte("kept"), 0o600)
+	from, err := CatchUp(context.Background(), s, 2, db, nil, time.Second, slog.New(slog.DiscardHandler))
+	if err != nil || from != -1 {
+		t.Fatalf("CatchUp with no replica: from %d, %v", from, err)
+	}
+	if b, _ := os.ReadFile(db); string(b) != "kept" {
+		t.Errorf("the database was changed: %q", b)
+	}
+}
+
+// TestSidecarDown: a sidecar that is not there is said in words, and a
+// missing binary names the setting.
+func TestSidecarDown(t *testing.T) {
+	s := Settings{Replica: "file:///r", Socket: filepath.Join(t.TempDir(), "none.sock"), SyncTimeout: time.Second}
+	err := NewSidecar(s).Sync(context.Background(), "/data/opsbot.db")
+	if err == nil || !strings.Contains(err.Error(), "does not answer on its control socket") {
+		t.Errorf("Sync with no sidecar: %v", err)
+	}
+	_, _, err = Binary{Path: filepath.Join(t.TempDir(), "litestream")}.Latest(context.Background(), "file:///r")
+	if err == nil || !strings.Contains(err.Error(), "ha.litestream.bin") {
+		t.Errorf("Latest with no binary: %v", err)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	for _, bad := range []string{"bucket/opsbot", "s3://bucket/x?region=eu", "::"} {
+		if err := (Settings{Replica: bad}).Validate(); err == nil {
+			t.Errorf("replica %q was taken", bad)
+		}
+	}
+	if err := (Settings{Replica: "s3://bucket/opsbot/"}).Validate(); err != nil {
+		t.Error(err)
+	}
+	if got := (Settings{Replica: "s3://bucket/opsbot/"}).Generation(7); got != "s3://bucket/opsbot/generation-000007" {
+		t.Errorf("Generation(7) = %s", got)
+	}
+}
