@@ -65,3 +65,67 @@ func TestHelmHA(t *testing.T) {
 		t.Errorf("ha on a ReadWriteOnce claim: %v", err)
 	}
 }
+
+// TestHelmHALitestream renders ha with the database replicated by a
+// Litestream sidecar: no shared claim (each pod its own database on an
+// emptyDir, no PersistentVolumeClaim), a native sidecar that only listens
+// on its control socket, the binary copied for opsbot's restores, and the
+// config's ha.litestream pointing at both. A file:// replica without its
+// claim is refused in words.
+func TestHelmHALitestream(t *testing.T) {
+	args := append(slices(slackTokens), "--set", "ha.enabled=true", "--set", "ha.litestream.replica=s3://ops-bucket/opsbot")
+	if out, err := helm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
+		t.Fatalf("helm lint ha with litestream: %v\n%s", err, out)
+	}
+	docs := render(t, args...)
+	for _, d := range docs {
+		if str(get(d, "kind")) == "PersistentVolumeClaim" {
+			t.Error("a PersistentVolumeClaim for the database: with a replica each pod keeps its own")
+		}
+	}
+	dep := only(t, docs, "Deployment")
+	spec := get(dep, "spec", "template", "spec")
+	if r, _ := get(dep, "spec", "replicas").(int); r != 2 {
+		t.Errorf("replicas %v, want 2", get(dep, "spec", "replicas"))
+	}
+	vols := map[string]any{}
+	for _, v := range list(get(spec, "volumes")) {
+		vols[str(get(v, "name"))] = v
+	}
+	if get(vols["data"], "emptyDir") == nil {
+		t.Errorf("the data volume is %v, want an emptyDir per pod", vols["data"])
+	}
+	inits := list(get(spec, "initContainers"))
+	if len(inits) != 2 {
+		t.Fatalf("%d init containers, want the binary's copy and the sidecar", len(inits))
+	}
+	side := inits[1]
+	if str(get(side, "restartPolicy")) != "Always" || strings.Join(strs(get(side, "args")), " ") != "replicate -config /etc/litestream/litestream.yml" {
+		t.Errorf("the sidecar: %v", side)
+	}
+	mounts := func(c any) map[string]string {
+		m := map[string]string{}
+		for _, v := range list(get(c, "volumeMounts")) {
+			m[str(get(v, "name"))] = str(get(v, "mountPath"))
+		}
+		return m
+	}
+	opsbot := get(spec, "containers", 0)
+	if sm, om := mounts(side), mounts(opsbot); sm["data"] != "/data" || om["data"] != "/data" || sm["litestream-run"] != "/run/litestream" || om["litestream-run"] != "/run/litestream" || om["litestream-bin"] != "/opt/litestream" {
+		t.Errorf("mounts: sidecar %v, opsbot %v", sm, om)
+	}
+	cm := only(t, docs, "ConfigMap")
+	conf := str(get(cm, "data", "opsbot.yaml"))
+	for _, want := range []string{"replica: s3://ops-bucket/opsbot", "socket: /run/litestream/litestream.sock", "bin: /opt/litestream/litestream"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("opsbot.yaml lacks %q:\n%s", want, conf)
+		}
+	}
+	if ls := str(get(cm, "data", "litestream.yml")); !strings.Contains(ls, "path: /run/litestream/litestream.sock") {
+		t.Errorf("litestream.yml:\n%s", ls)
+	}
+	_, err := helm(t, append([]string{"template", "opsbot", chartDir}, append(slices(slackTokens), "--set", "ha.enabled=true", "--set", "ha.litestream.replica=file:///replicas/opsbot")...)...)
+	if err == nil || !strings.Contains(err.Error(), "replicaClaim") {
+		t.Errorf("a file:// replica without its claim: %v", err)
+	}
+}

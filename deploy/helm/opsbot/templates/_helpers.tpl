@@ -44,6 +44,9 @@ ${ENV} references, expanded by opsbot from the pod's environment.
 {{- end -}}
 {{- if .Values.ha.enabled -}}
 {{- $_ := set $base "ha" (dict "enabled" true "lease_name" .Values.ha.leaseName "lease_duration" .Values.ha.leaseDuration "renew_deadline" .Values.ha.renewDeadline "retry_period" .Values.ha.retryPeriod) -}}
+{{- if include "opsbot.litestream" . -}}
+{{- $_ := set $base.ha "litestream" (dict "replica" .Values.ha.litestream.replica "socket" "/run/litestream/litestream.sock" "bin" "/opt/litestream/litestream") -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
 {{- end -}}
@@ -62,4 +65,12 @@ set, or discord.connector says the existing Secret has it; "" otherwise.
 */}}
 {{- define "opsbot.discord" -}}
 {{- if or .Values.discord.connector .Values.discord.botToken -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+opsbot.litestream is "true" when ha replicates the database by a Litestream
+sidecar (ha.enabled and ha.litestream.replica); "" otherwise.
+*/}}
+{{- define "opsbot.litestream" -}}
+{{- if and .Values.ha.enabled .Values.ha.litestream.replica -}}true{{- end -}}
 {{- end -}}
