@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var haValues = []string{"--set", "ha.enabled=true", "--set", "persistence.accessModes={ReadWriteMany}"}
+var haValues = []string{"--set", "ha.enabled=true", "--set", "ha.litestream.enabled=false", "--set", "persistence.accessModes={ReadWriteMany}"}
 
 // TestHelmHA renders the chart with ha.enabled: two replicas rolled one
 // at a time, spread over nodes, a PDB of minAvailable 1, a Role on the
@@ -60,9 +60,9 @@ func TestHelmHA(t *testing.T) {
 	if conf := str(get(only(t, docs, "ConfigMap"), "data", "opsbot.yaml")); !strings.Contains(conf, "ha:\n  enabled: true") {
 		t.Errorf("opsbot.yaml has no ha section:\n%s", conf)
 	}
-	_, err := helm(t, append([]string{"template", "opsbot", chartDir}, append(slices(slackTokens), "--set", "ha.enabled=true")...)...)
+	_, err := helm(t, append([]string{"template", "opsbot", chartDir}, append(slices(slackTokens), "--set", "ha.enabled=true", "--set", "ha.litestream.enabled=false")...)...)
 	if err == nil || !strings.Contains(err.Error(), "ReadWriteMany") {
-		t.Errorf("ha on a ReadWriteOnce claim: %v", err)
+		t.Errorf("ha on a shared ReadWriteOnce claim: %v", err)
 	}
 }
 
@@ -124,8 +124,29 @@ func TestHelmHALitestream(t *testing.T) {
 	if ls := str(get(cm, "data", "litestream.yml")); !strings.Contains(ls, "path: /run/litestream/litestream.sock") {
 		t.Errorf("litestream.yml:\n%s", ls)
 	}
-	_, err := helm(t, append([]string{"template", "opsbot", chartDir}, append(slices(slackTokens), "--set", "ha.enabled=true", "--set", "ha.litestream.replica=file:///replicas/opsbot")...)...)
-	if err == nil || !strings.Contains(err.Error(), "replicaClaim") {
-		t.Errorf("a file:// replica without its claim: %v", err)
+	_, err := helm(t, append([]string{"template", "opsbot", chartDir}, append(slices(slackTokens), "--set", "ha.enabled=true", "--set", "ha.litestream.replica=file:///var/replicas")...)...)
+	if err == nil || !strings.Contains(err.Error(), "file:///replicas/") {
+		t.Errorf("a file:// replica off the replicas claim: %v", err)
+	}
+
+	// ha.enabled alone: the sidecar, a file replica on a ReadWriteMany
+	// claim the chart makes, the Role and the PDB.
+	args = append(slices(slackTokens), "--set", "ha.enabled=true")
+	if out, err := helm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
+		t.Fatalf("helm lint ha.enabled=true: %v\n%s", err, out)
+	}
+	docs = render(t, args...)
+	only(t, docs, "Role")
+	only(t, docs, "PodDisruptionBudget")
+	claim := only(t, docs, "PersistentVolumeClaim")
+	if name, modes := str(get(claim, "metadata", "name")), strs(get(claim, "spec", "accessModes")); name != "opsbot-replicas" || strings.Join(modes, ",") != "ReadWriteMany" {
+		t.Errorf("the replicas' claim: %s %v", name, modes)
+	}
+	spec = get(only(t, docs, "Deployment"), "spec", "template", "spec")
+	if side := get(spec, "initContainers", 1); str(get(side, "name")) != "litestream" || mounts(side)["replicas"] != "/replicas" {
+		t.Errorf("the sidecar with ha.enabled alone: %v", side)
+	}
+	if conf := str(get(only(t, docs, "ConfigMap"), "data", "opsbot.yaml")); !strings.Contains(conf, "replica: file:///replicas/opsbot") {
+		t.Errorf("opsbot.yaml with ha.enabled alone:\n%s", conf)
 	}
 }

@@ -45,7 +45,7 @@ ${ENV} references, expanded by opsbot from the pod's environment.
 {{- if .Values.ha.enabled -}}
 {{- $_ := set $base "ha" (dict "enabled" true "lease_name" .Values.ha.leaseName "lease_duration" .Values.ha.leaseDuration "renew_deadline" .Values.ha.renewDeadline "retry_period" .Values.ha.retryPeriod) -}}
 {{- if include "opsbot.litestream" . -}}
-{{- $_ := set $base.ha "litestream" (dict "replica" .Values.ha.litestream.replica "socket" "/run/litestream/litestream.sock" "bin" "/opt/litestream/litestream") -}}
+{{- $_ := set $base.ha "litestream" (dict "replica" (include "opsbot.replica" .) "socket" "/run/litestream/litestream.sock" "bin" "/opt/litestream/litestream") -}}
 {{- end -}}
 {{- end -}}
 {{- toYaml (mustMergeOverwrite $base (deepCopy (.Values.config | default dict))) -}}
@@ -69,8 +69,26 @@ set, or discord.connector says the existing Secret has it; "" otherwise.
 
 {{/*
 opsbot.litestream is "true" when ha replicates the database by a Litestream
-sidecar (ha.enabled and ha.litestream.replica); "" otherwise.
+sidecar (ha.enabled and ha.litestream.enabled); "" otherwise.
 */}}
 {{- define "opsbot.litestream" -}}
-{{- if and .Values.ha.enabled .Values.ha.litestream.replica -}}true{{- end -}}
+{{- if and .Values.ha.enabled .Values.ha.litestream.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+opsbot.replica is the replica URL: ha.litestream.replica, or a file replica
+on the /replicas claim.
+*/}}
+{{- define "opsbot.replica" -}}
+{{- .Values.ha.litestream.replica | default "file:///replicas/opsbot" -}}
+{{- end -}}
+
+{{/*
+opsbot.replicaClaim is the claim a file replica is on: ha.litestream.replicaClaim,
+or the chart's; "" for a bucket.
+*/}}
+{{- define "opsbot.replicaClaim" -}}
+{{- if hasPrefix "file://" (include "opsbot.replica" .) -}}
+{{- .Values.ha.litestream.replicaClaim | default (printf "%s-replicas" (include "opsbot.fullname" .)) -}}
+{{- end -}}
 {{- end -}}
