@@ -138,7 +138,11 @@ func TestHAFailoverReplicated(t *testing.T) {
 	a.cmd.Wait()
 	podA.sidecar.Process.Kill()
 	podA.sidecar.Wait()
-	b.await(t, regexp.MustCompile(`"msg":"caught up with the replica"`), 30*time.Second)
+	// From its warm copy: the standby followed the leader's replica.
+	caught := b.await(t, regexp.MustCompile(`"msg":"caught up with the replica".*"by":"([^"]+)"`), 30*time.Second)
+	if caught[1] != "the standby's copy" {
+		t.Errorf("the new leader caught up by %s, not from the standby's warm copy", caught[1])
+	}
 	b.await(t, leadsLine, 30*time.Second)
 	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusOK {
 		t.Fatalf("the new leader's /readyz: %d %s", code, body)
