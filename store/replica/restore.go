@@ -105,7 +105,9 @@ func (f *Follower) Follow(ctx context.Context, gen int64, replica string) error 
 		return nil
 	}
 	f.Stop()
-	if f.gen != gen {
+	if _, err := os.Stat(f.path + "-txid"); f.gen != gen || err != nil {
+		// Another generation's copy, or one litestream cannot resume
+		// (it knows where a copy stands only by its -txid file).
 		removeDB(f.path)
 	}
 	cmd := exec.Command(f.bin.Path, "restore", "-f", "-follow-interval", f.interval.String(), "-o", f.path, replica)
