@@ -2,10 +2,7 @@ package main
 
 import (
 	"bufio"
-	"database/sql"
 	"fmt"
-	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/opsbot/opsbot/hosts/sshtest"
 )
 
 // litestreamBinary is $OPSBOT_LITESTREAM: the pinned litestream `make
@@ -103,80 +98,21 @@ func TestHAFailoverReplicated(t *testing.T) {
 	a := c.start(t, podA.dir, "opsbot-a")
 	a.await(t, leadsLine, 2*time.Minute)
 	b := c.start(t, podB.dir, "opsbot-b")
-	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") {
-		t.Fatalf("standby's /readyz: %d %s", code, body)
-	}
-	out := t.TempDir()
-	var asks []string
-	for i := range 3 {
-		th := postMessage(t, a.base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
-		awaitInThread(t, a.base, th, "Approve")
-		asks = append(asks, th)
-	}
-	var cut, sleeps []string
-	var procs []*sshtest.Proc
-	defer func() {
-		for _, p := range procs {
-			p.Close()
-		}
-	}()
-	for range 2 {
-		sleep := fmt.Sprintf("sleep 600.%06d", rand.IntN(1_000_000))
-		command := sleep + " | { until pgrep -f '^" + sleep + "$' >/dev/null; do :; done; printf 'sleep-%s\\n' forked; cat; }"
-		th := postMessage(t, a.base, "@opsbot run local "+command)
-		awaitInThread(t, a.base, th, "sleep-forked")
-		p, err := sshtest.Find(sleep)
-		if err != nil || len(p) == 0 {
-			t.Fatalf("no process %q (%v)", sleep, err)
-		}
-		procs = append(procs, p...)
-		cut, sleeps = append(cut, th), append(sleeps, sleep)
-	}
 	// The pod dies whole: opsbot, then its sidecar, nothing flushed.
-	a.cmd.Process.Kill()
-	killed := time.Now()
-	a.cmd.Wait()
-	podA.sidecar.Process.Kill()
-	podA.sidecar.Wait()
-	// From its warm copy: the standby followed the leader's replica.
-	caught := b.await(t, regexp.MustCompile(`"msg":"caught up with the replica".*"by":"([^"]+)"`), 30*time.Second)
-	if caught[1] != "the standby's copy" {
-		t.Errorf("the new leader caught up by %s, not from the standby's warm copy", caught[1])
-	}
-	b.await(t, leadsLine, 30*time.Second)
-	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusOK {
-		t.Fatalf("the new leader's /readyz: %d %s", code, body)
-	}
-	if ready := time.Since(killed); ready > 30*time.Second {
-		t.Errorf("the standby was Ready %s after kill -9 of the leader; want ≤ 30 s", ready)
-	}
-	t.Logf("the standby was Ready %s after kill -9 of the leader", time.Since(killed).Round(time.Millisecond))
-	for _, p := range procs {
-		if !p.Wait(2 * time.Minute) {
-			t.Errorf("process %d still runs after the failover", p.Pid)
+	failover(t, a, b, func() {
+		a.cmd.Process.Kill()
+		a.cmd.Wait()
+		podA.sidecar.Process.Kill()
+		podA.sidecar.Wait()
+	}, func() {
+		// The new leader's state came from its warm copy of the
+		// replica, and it replicates to its own generation's.
+		if _, err := os.Stat(filepath.Join(replicas, "generation-000001")); err != nil {
+			t.Errorf("the new leader has no replica of its own generation: %v", err)
 		}
-	}
-	for _, th := range cut {
-		if texts := threadTexts(t, b.base, th); !strings.Contains(texts, "Cut off:") {
-			t.Errorf("the thread does not say its command was cut off:\n%s", texts)
-		}
-	}
-	for _, sleep := range sleeps {
-		if left := sshtest.Processes(sleep); len(left) > 0 {
-			t.Errorf("a cut command runs again after the failover: %v", left)
-		}
-	}
-	for i, th := range asks {
-		approveIn(t, b.base, th)
-		awaitInThread(t, b.base, th, "exit 0")
-		got, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("approved-%d", i)))
-		if string(got) != "once\n" {
-			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))
-		}
-	}
-	// The new leader replicates to its own generation's replica.
-	if _, err := os.Stat(filepath.Join(replicas, "generation-000001")); err != nil {
-		t.Errorf("the new leader has no replica of its own generation: %v", err)
+	})
+	if got := caughtUp(b); got != "the standby's copy" {
+		t.Errorf("the new leader caught up by %q, not from the standby's warm copy", got)
 	}
 }
 
@@ -191,55 +127,17 @@ func TestHAPartitionReplicated(t *testing.T) {
 	a := c.start(t, podA.dir, "opsbot-a")
 	a.await(t, leadsLine, 2*time.Minute)
 	b := c.start(t, podB.dir, "opsbot-b")
-	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo gen-a"), "gen-a")
+	partition(t, c, a, b, filepath.Join(podB.dir, "opsbot.db"))
+}
 
-	c.api.Refuse("opsbot-a", true)
-	a.await(t, regexp.MustCompile(`leadership lost`), time.Minute)
-	for len(b.lines) > 0 {
-		if l := <-b.lines; leadsLine.MatchString(l) {
-			t.Fatalf("the standby led before the old leader stopped acting: %s", l)
+// caughtUp is how b caught up with the replica as it took the lead, as
+// it logged it.
+func caughtUp(b *haBot) string {
+	re := regexp.MustCompile(`"msg":"caught up with the replica".*"by":"([^"]+)"`)
+	for _, l := range b.seen {
+		if m := re.FindStringSubmatch(l); m != nil {
+			return m[1]
 		}
 	}
-	if err := a.cmd.Wait(); a.cmd.ProcessState.ExitCode() == 0 {
-		t.Errorf("the deposed leader exited 0 (%v)", err)
-	}
-	b.await(t, leadsLine, time.Minute)
-	th := postMessage(t, b.base, "@opsbot run local echo gen-b")
-	awaitInThread(t, b.base, th, "gen-b")
-
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(podB.dir, "opsbot.db")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	deadline, tick := time.Now().Add(time.Minute), time.NewTicker(50*time.Millisecond)
-	defer tick.Stop()
-	for {
-		var n int
-		db.QueryRow(`SELECT count(*) FROM audit WHERE generation = 1 AND action = 'command.end'`).Scan(&n)
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new leader's command has no end row in the audit after a minute")
-		}
-		<-tick.C // polls the file: no event crosses the processes
-	}
-	rows, err := db.Query(`SELECT generation FROM audit ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var gens []int64
-	for rows.Next() {
-		var g int64
-		rows.Scan(&g)
-		if len(gens) > 0 && g < gens[len(gens)-1] {
-			t.Fatalf("audit generations interleave: %v then %d", gens, g)
-		}
-		gens = append(gens, g)
-	}
-	if len(gens) == 0 || gens[0] != 0 || gens[len(gens)-1] != 1 {
-		t.Errorf("audit generations %v: want rows of generation 0 (from the replica), then of 1", gens)
-	}
+	return "nothing logged"
 }

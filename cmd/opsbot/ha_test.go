@@ -48,6 +48,7 @@ type haBot struct {
 	cmd   *exec.Cmd
 	lines chan string
 	base  string
+	seen  []string // the lines await has read
 }
 
 // start runs `opsbot run` as pod id over dir's config, and returns once
@@ -88,6 +89,7 @@ func (b *haBot) await(t *testing.T, re *regexp.Regexp, limit time.Duration) []st
 			if !ok {
 				t.Fatalf("opsbot ended before logging %s", re)
 			}
+			b.seen = append(b.seen, l)
 			if m := re.FindStringSubmatch(l); m != nil {
 				return m
 			}
@@ -135,11 +137,24 @@ func TestHAFailover(t *testing.T) {
 	a := c.start(t, dir, "opsbot-a")
 	a.await(t, leadsLine, 2*time.Minute)
 	b := c.start(t, dir, "opsbot-b")
-	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") {
-		t.Fatalf("standby's /readyz: %d %s", code, body)
-	}
 	if code, _ := httpStatus(t, b.base+"/healthz"); code != http.StatusOK {
 		t.Fatalf("standby's /healthz: %d", code)
+	}
+	failover(t, a, b, func() {
+		a.cmd.Process.Kill()
+		a.cmd.Wait()
+	})
+}
+
+// failover is the failover test on leader a and standby b: 3 approvals
+// pending and 2 commands running when kill kills the leader; the standby
+// is Ready within 30 s, every pending approval is there and runs once
+// when approved, and the cut commands are ended, reported as cut, and
+// never started again. afterLead, when set, runs once b leads.
+func failover(t *testing.T, a, b *haBot, kill func(), afterLead ...func()) {
+	t.Helper()
+	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "standby") {
+		t.Fatalf("standby's /readyz: %d %s", code, body)
 	}
 	if code, body := httpStatus(t, a.base+"/readyz"); code != http.StatusOK {
 		t.Fatalf("leader's /readyz: %d %s", code, body)
@@ -170,14 +185,19 @@ func TestHAFailover(t *testing.T) {
 		procs = append(procs, p...)
 		cut, sleeps = append(cut, th), append(sleeps, sleep)
 	}
-	a.cmd.Process.Kill()
 	killed := time.Now()
-	a.cmd.Wait()
+	kill()
 	b.await(t, leadsLine, 30*time.Second)
 	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusOK {
 		t.Fatalf("the new leader's /readyz: %d %s", code, body)
 	}
+	if ready := time.Since(killed); ready > 30*time.Second {
+		t.Errorf("the standby was Ready %s after kill -9 of the leader; want ≤ 30 s", ready)
+	}
 	t.Logf("the standby was Ready %s after kill -9 of the leader", time.Since(killed).Round(time.Millisecond))
+	for _, f := range afterLead {
+		f()
+	}
 	for _, p := range procs {
 		if !p.Wait(2 * time.Minute) {
 			t.Errorf("process %d still runs after the failover", p.Pid)
@@ -250,6 +270,15 @@ func TestHAPartition(t *testing.T) {
 	a := c.start(t, dir, "opsbot-a")
 	a.await(t, leadsLine, 2*time.Minute)
 	b := c.start(t, dir, "opsbot-b")
+	partition(t, c, a, b, filepath.Join(dir, "opsbot.db"))
+}
+
+// partition is the partition test on leader a and standby b: the Lease
+// API refuses a's renewals; a says it stopped acting before b leads and
+// exits non-zero, and the audit rows in the database at db (the new
+// leader's) are of generation 0, then 1, never interleaved.
+func partition(t *testing.T, c *haCluster, a, b *haBot, db string) {
+	t.Helper()
 	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo gen-a"), "gen-a")
 
 	c.api.Refuse("opsbot-a", true)
@@ -265,18 +294,18 @@ func TestHAPartition(t *testing.T) {
 	b.await(t, leadsLine, time.Minute)
 	awaitInThread(t, b.base, postMessage(t, b.base, "@opsbot run local echo gen-b"), "gen-b")
 
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "opsbot.db")+"?mode=ro")
+	conn, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer conn.Close()
 	// The new leader's rows: its answer can show before its end row is
 	// group-committed, so wait for them (a condition, not a guess).
 	deadline, tick := time.Now().Add(time.Minute), time.NewTicker(50*time.Millisecond)
 	defer tick.Stop()
 	for {
 		var n int
-		db.QueryRow(`SELECT count(*) FROM audit WHERE generation = 1 AND action = 'command.end'`).Scan(&n)
+		conn.QueryRow(`SELECT count(*) FROM audit WHERE generation = 1 AND action = 'command.end'`).Scan(&n)
 		if n > 0 {
 			break
 		}
@@ -285,7 +314,7 @@ func TestHAPartition(t *testing.T) {
 		}
 		<-tick.C // polls the file: no event crosses the processes
 	}
-	rows, err := db.Query(`SELECT generation FROM audit ORDER BY id`)
+	rows, err := conn.Query(`SELECT generation FROM audit ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
