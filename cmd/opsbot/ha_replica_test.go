@@ -1,30 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
-)
 
-// litestreamBinary is $OPSBOT_LITESTREAM: the pinned litestream `make
-// test` builds once per machine.
-func litestreamBinary(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPSBOT_LITESTREAM")
-	if p == "" {
-		t.Fatal("OPSBOT_LITESTREAM is not set: run the tests with `make test` (it builds the pinned litestream once per machine), or set it to a litestream v0.5 binary")
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("litestream is not built at %s: run `make test` (it builds it once per machine)", p)
-	}
-	return p
-}
+	"github.com/opsbot/opsbot/store/replica/replicatest"
+)
 
 // haPod is one pod of a replicated pair: its own folder (the per-pod
 // volume, with its database) and a Litestream sidecar beside it.
@@ -37,50 +23,14 @@ type haPod struct {
 // the replicas folder (the bucket), and starts its sidecar.
 func newHAPod(t *testing.T, c *haCluster, replicas, extra string) *haPod {
 	t.Helper()
-	bin := litestreamBinary(t)
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "ls.sock")
-	os.WriteFile(filepath.Join(dir, "litestream.yml"), fmt.Appendf(nil, "socket:\n  enabled: true\n  path: %s\ndbs: []\n", sock), 0o600)
+	sock, side := replicatest.Sidecar(t, dir)
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\nstore:\n  path: %s\n"+
 		"approvals:\n  approvers:\n    - web:\n        users: [bob]\n"+
 		"ha:\n  enabled: true\n  service_account: %s\n%s  litestream:\n    replica: file://%s\n    socket: %s\n    bin: %s\n    follow_interval: 250ms\n",
-		filepath.Join(dir, "opsbot.db"), c.sa, extra, replicas, sock, bin)
+		filepath.Join(dir, "opsbot.db"), c.sa, extra, replicas, sock, replicatest.Binary(t))
 	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
-	}
-	side := exec.Command(bin, "replicate", "-config", filepath.Join(dir, "litestream.yml"))
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	side.Stdout, side.Stderr = w, w
-	if err := side.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { side.Process.Kill(); side.Wait() })
-	// Ready once its control socket listens (it says so).
-	listening := make(chan bool, 1)
-	go func() {
-		defer r.Close()
-		s, said := bufio.NewScanner(r), false
-		for s.Scan() {
-			if !said && strings.Contains(s.Text(), "control socket listening") {
-				said = true
-				listening <- true
-			}
-		}
-		if !said {
-			listening <- false
-		}
-	}()
-	select {
-	case ok := <-listening:
-		if !ok {
-			t.Fatal("the litestream sidecar ended before its control socket listened")
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the litestream sidecar's control socket did not listen within a minute")
 	}
 	return &haPod{dir: dir, sidecar: side}
 }

@@ -1,68 +1,25 @@
 package replica
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opsbot/opsbot/store/replica/replicatest"
 )
 
-// litestream is $OPSBOT_LITESTREAM, the pinned binary `make test` builds.
-func litestream(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPSBOT_LITESTREAM")
-	if p == "" {
-		t.Fatal("OPSBOT_LITESTREAM is not set: run the tests with `make test` (it builds the pinned litestream once per machine)")
-	}
-	return p
-}
-
-// sidecar starts `litestream replicate` with only its control socket, as
-// the chart's sidecar runs, and returns settings that reach it.
+// sidecar starts a sidecar as the chart runs it, and returns settings
+// that reach it.
 func sidecar(t *testing.T, replicas string) Settings {
 	t.Helper()
-	bin, dir := litestream(t), t.TempDir()
-	sock := filepath.Join(dir, "ls.sock")
-	cfg := filepath.Join(dir, "litestream.yml")
-	os.WriteFile(cfg, fmt.Appendf(nil, "socket:\n  enabled: true\n  path: %s\ndbs: []\n", sock), 0o600)
-	cmd := exec.Command(bin, "replicate", "-config", cfg)
-	r, w, _ := os.Pipe()
-	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan bool, 1)
-	go func() {
-		s, said := bufio.NewScanner(r), false
-		for s.Scan() {
-			if !said && strings.Contains(s.Text(), "control socket listening") {
-				said = true
-				ready <- true
-			}
-		}
-		if !said {
-			ready <- false
-		}
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatal("litestream replicate ended before its socket listened")
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("litestream replicate's socket did not listen within a minute")
-	}
-	return Settings{Replica: "file://" + replicas, Socket: sock, Bin: bin, FollowInterval: 100 * time.Millisecond}
+	sock, _ := replicatest.Sidecar(t, t.TempDir())
+	return Settings{Replica: "file://" + replicas, Socket: sock, Bin: replicatest.Binary(t), FollowInterval: 100 * time.Millisecond}
 }
 
 // leaderDB is a WAL database with a table of rows, as the store's.
@@ -175,7 +132,7 @@ func TestCatchUpFromTheWarmCopy(t *testing.T) {
 
 // TestCatchUpWithNoReplica: the first leader ever keeps its database.
 func TestCatchUpWithNoReplica(t *testing.T) {
-	s := Settings{Replica: "file://" + t.TempDir(), Bin: litestream(t)}
+	s := Settings{Replica: "file://" + t.TempDir(), Bin: replicatest.Binary(t)}
 	db := filepath.Join(t.TempDir(), "opsbot.db")
 	os.WriteFile(db, []byte("kept"), 0o600)
 	from, err := CatchUp(context.Background(), s, 2, db, nil, time.Second, slog.New(slog.DiscardHandler))
