@@ -105,6 +105,9 @@ type Renderer struct {
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
+	// taskLimit is the longest one task may run, when the bot said
+	// (TaskLimit, cardlife.go); 0: unknown.
+	taskLimit time.Duration
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool
