@@ -111,8 +111,11 @@ func (r *Renderer) openInCards() bool {
 // over. It returns the ids to send now.
 func (r *Renderer) waitForRoom(ctx context.Context, ids []string) []string {
 	n := len(r.pages)
-	if n == 0 || !r.pages[n-1].streaming {
-		return ids
+	r.mu.Lock()
+	done := r.done
+	r.mu.Unlock()
+	if n == 0 || !r.pages[n-1].streaming || done {
+		return ids // an answer that has ended stops its streams now: no card outlives them
 	}
 	if r.rolling == nil && r.lifeLeft(r.pages[n-1]) {
 		return ids

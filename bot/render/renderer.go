@@ -102,6 +102,13 @@ type Renderer struct {
 	cards        *page
 	cardsIn      map[string]bool
 	cardsAsLines bool
+	// cardsRetry is when the card stream's start is tried again after the
+	// platform asked to wait, and cardsTries its starts so far (cards.go).
+	cardsRetry time.Time
+	cardsTries int
+	// waitedLines are the status lines shown for cards waiting for their
+	// stream (waitLines), by task id; they go once it has started.
+	waitedLines map[string]string
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
@@ -287,6 +294,10 @@ func (r *Renderer) run() {
 		case <-r.rollTimer():
 			r.roll(ctx)
 		case <-r.holdTimer():
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
+		case <-r.cardsRetryTimer():
 			r.mu.Lock()
 			r.dirty = true
 			r.mu.Unlock()

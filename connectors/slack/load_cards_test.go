@@ -277,3 +277,60 @@ func TestCardStreamOutlivedByItsCommand(t *testing.T) {
 		}
 	})
 }
+
+// An answer that opened as a post with a status line, whose card stream
+// is refused once by a rate limit (429, Retry-After 5 s): the start is
+// tried again once the wait is over — its commands show as the post's
+// status line meanwhile — and each command is a card with its true end,
+// none left as a line.
+func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+			Thread: fake.Mention("C0OPS", "U0ALICE", "", "restart the workers").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		pause := func(d time.Duration) {
+			time.Sleep(d)
+			synctest.Wait()
+		}
+		r.Status("restarting the workers", false) // opens as a post, with its line
+		pause(2 * time.Second)
+		// The next calls (the card stream's start, and the line's edit,
+		// in either order) are answered 429.
+		fake.RateLimit(5 * time.Second)
+		fake.RateLimit(5 * time.Second)
+		ends := map[string]connectors.TaskStatus{"call-1": connectors.TaskComplete, "call-2": connectors.TaskError}
+		for _, id := range []string{"call-1", "call-2"} {
+			r.Task(connectors.Task{ID: id, Title: "`systemctl restart worker` on " + id, Status: connectors.TaskInProgress})
+			pause(3 * time.Second)
+			r.Task(connectors.Task{ID: id, Status: ends[id], Output: "web-1 · 3s"})
+			pause(3 * time.Second)
+		}
+		r.Close(ctx, nil)
+		synctest.Wait()
+		got := map[string]string{}
+		n := 0
+		for _, m := range fake.Thread("C0OPS", d.Thread)[1:] {
+			for _, tk := range m.Tasks {
+				got[tk.ID] = tk.Status
+				n++
+			}
+			if strings.Contains(m.Context(), "systemctl") {
+				t.Errorf("message %s shows a command as a line: %q", m.TS, m.Context())
+			}
+		}
+		if n != 2 || got["call-1"] != "complete" || got["call-2"] != "error" {
+			t.Errorf("cards %v (%d); want call-1 complete, call-2 error, one card each:\n%s", got, n, fake.ThreadText("C0OPS", d.Thread))
+		}
+		for _, m := range fake.StoppedOpen() {
+			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		}
+		if post := fake.Thread("C0OPS", d.Thread)[1]; post.Context() != "restarting the workers" {
+			t.Errorf("the post shows %q; want its own status line, without the commands' lines", post.Context())
+		}
+		if got := fake.Served429(); got != 2 {
+			t.Errorf("the fake answered 429 %d times; want the 2 forced", got)
+		}
+	})
+}
