@@ -234,14 +234,14 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 	if inv.Threads != nil {
 		release, err := inv.Threads.HoldThread(ctx, threadDest(&g), stop)
 		if err != nil {
-			inv.finish(ctx, id, "", err)
+			inv.finish(ctx, id, 0, "", err)
 			return
 		}
 		defer release()
 	}
 	sess, _, err := inv.Sessions.SessionFor(ctx, store.ThreadKey{Platform: g.Platform, Workspace: g.Workspace, Channel: g.Channel, Thread: g.Thread})
 	if err != nil {
-		inv.finish(ctx, id, "", err)
+		inv.finish(ctx, id, 0, "", err)
 		return
 	}
 	if inv.Proposals != nil {
@@ -250,7 +250,7 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 	}
 	info := agent.SessionInfo{ID: sess.ID, Requester: AlertRequester + id.source, Cwd: sess.Cwd, Platform: g.Platform, Channel: g.Channel, Kind: agent.KindAlert}
 	var answer strings.Builder
-	ended := inv.recordTurn(ctx, sess.ID)
+	turn, ended := inv.recordTurn(ctx, sess.ID)
 	defer func() { ended(err) }()
 	err = inv.Agent.Turn(ctx, info, investigationPrompt(id, st, inv.Memory), func(e agent.Event) {
 		switch e.Kind {
@@ -265,20 +265,21 @@ func (inv *Investigator) run(ctx context.Context, id groupID) {
 			inv.Log.Warn("post an alert investigation's answer", "err", perr)
 		}
 	}
-	inv.finish(ctx, id, answer.String(), err)
+	inv.finish(ctx, id, turn, answer.String(), err)
 }
 
 // recordTurn notes the investigation's turn in the store as a person's
 // question's turn is noted, so that `opsbot sessions list`, the web
-// chat's thread list and a restart's recovery see it; the returned func
-// records how it ended.
-func (inv *Investigator) recordTurn(ctx context.Context, session int64) func(error) {
+// chat's thread list and a restart's recovery see it. It returns the
+// turn's id (0 when it could not be noted: the summary then takes no
+// feedback), and a func that records how it ended.
+func (inv *Investigator) recordTurn(ctx context.Context, session int64) (int64, func(error)) {
 	t, err := inv.Sessions.BeginTurn(ctx, session)
 	if err != nil {
 		inv.Log.Warn("record an alert investigation's turn", "err", err)
-		return func(error) {}
+		return 0, func(error) {}
 	}
-	return func(err error) {
+	return t.ID, func(err error) {
 		status := store.TurnDone
 		switch {
 		case stoppedBy(ctx, err) != "" || ctx.Err() != nil:
@@ -312,10 +313,13 @@ func (inv *Investigator) noteRuns(ctx context.Context, id groupID, runs []agent.
 }
 
 // finish gives the summary its last form: the cause and next steps the
-// answer named, or how the investigation ended.
-func (inv *Investigator) finish(ctx context.Context, id groupID, answer string, err error) {
+// answer named, or how the investigation ended; turn is the
+// investigation's stored turn (recordTurn), which the summary's feedback
+// names.
+func (inv *Investigator) finish(ctx context.Context, id groupID, turn int64, answer string, err error) {
 	inv.desk.update(context.WithoutCancel(ctx), id, func(g *store.AlertGroup, st *groupState) {
 		i := &st.Investigation
+		i.Turn = turn
 		switch {
 		case stoppedBy(ctx, err) != "":
 			i.Status, i.Why = statusStopped, stoppedBy(ctx, err)

@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"reflect"
@@ -59,6 +57,10 @@ type investigationState struct {
 	Next     string     `json:"next,omitempty"`
 	Evidence []evidence `json:"evidence,omitempty"`
 	Proposed []string   `json:"proposed,omitempty"`
+	// Turn is the investigation's stored turn (the turns table's id), which
+	// the summary's feedback buttons name once it is done; 0 when none was
+	// stored.
+	Turn int64 `json:"turn,omitempty"`
 }
 
 // evidence is one command an investigation ran.
@@ -245,7 +247,9 @@ func rootMessage(g *store.AlertGroup, s *groupState, now time.Time) connectors.M
 	text := strings.TrimRight(b.String(), "\n")
 	m := connectors.Message{Text: text, ThreadName: "alert: " + plainText(s.Title, 80)}
 	if s.Investigation.Status == statusDone {
-		m.Feedback = alertTurn(g) // the summary takes feedback like an answer
+		// The summary takes feedback like an answer: a click is kept with
+		// the investigation's stored turn.
+		m.Feedback = answerTurn(s.Investigation.Turn)
 	}
 	return m
 }
@@ -407,11 +411,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// alertTurn names an alert group's investigation for its feedback: short
-// enough for a button's value whatever the sender's group key.
-func alertTurn(g *store.AlertGroup) string {
-	sum := sha256.Sum256([]byte(g.Source + "\x00" + g.Key))
-	return "alert:" + hex.EncodeToString(sum[:8])
 }

@@ -112,6 +112,7 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 	// Answers whose post never returned come last: by then every answer
 	// on record is finished, and what is still being written is theirs.
 	slices.SortStableFunc(msgs, func(x, y store.PostedMessage) int { return cmpBool(x.Pending(), y.Pending()) })
+	last := r.lastMessages(ctx, msgs)
 	told := map[threadID]bool{}
 	for _, m := range msgs {
 		told[threadID{m.Platform, m.Channel, m.Thread}] = true
@@ -124,8 +125,9 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 			r.store.FinishStreaming(ctx, m.ID)
 			continue
 		}
+		turn := last[m.ID]
 		r.try(ctx, func(ctx context.Context) error {
-			if err := endCut(ctx, c, m); err != nil {
+			if err := endCut(ctx, c, m, turn); err != nil {
 				r.log.Warn("finalize interrupted answer", "message", m.MessageID, "err", err)
 				return err
 			}
@@ -135,13 +137,51 @@ func (r *recovery) finishAnswers(ctx context.Context) map[threadID]bool {
 	return told
 }
 
+// lastMessages names, for each thread whose turn a crash cut, the last
+// message on record of its answer (the newest record with a platform id:
+// the one lowest in the thread), with that turn's feedback key
+// (answerTurn): the answer ends there, and its feedback buttons go under
+// it as under any final answer, a click kept with the stored turn.
+func (r *recovery) lastMessages(ctx context.Context, msgs []store.PostedMessage) map[int64]string {
+	turns, err := r.store.RunningTurns(ctx)
+	if err != nil {
+		r.log.Warn("find the turns of interrupted answers", "err", err)
+	}
+	turnOf := map[threadID]int64{}
+	for _, t := range turns {
+		sess, err := r.store.Session(ctx, t.SessionID)
+		if err != nil {
+			continue // endTurns says so
+		}
+		id := threadID{sess.Platform, sess.Channel, sess.Thread}
+		turnOf[id] = max(turnOf[id], t.ID)
+	}
+	newest := map[threadID]int64{}
+	for _, m := range msgs {
+		id := threadID{m.Platform, m.Channel, m.Thread}
+		if _, ok := turnOf[id]; ok && !m.Pending() {
+			newest[id] = max(newest[id], m.ID)
+		}
+	}
+	last := map[int64]string{}
+	for id, m := range newest {
+		last[m] = answerTurn(turnOf[id])
+	}
+	return last
+}
+
 // endCut ends answer m, cut by a crash, with the note: after what the
 // platform shows where it can say (cutEnder), closing the task cards it
 // left open where the platform has them (cardCutEnder), else over the
-// text on record.
-func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage) error {
+// text on record. The answer's last message (turn, its feedback key, set)
+// gets its feedback buttons where the platform shows them
+// (answerCutEnder).
+func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage, turn string) error {
 	ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
 	// The record was redacted before it was shown.
+	if e, ok := answerCutEnderOf(c); ok && turn != "" {
+		return e.EndCutAnswer(ctx, ref, m.Text, interruptedNote, cutCards(m.Cards), turn)
+	}
 	if e, ok := cardCutEnderOf(c); ok && len(m.Cards) > 0 {
 		return e.EndCutCards(ctx, ref, m.Text, interruptedNote, cutCards(m.Cards))
 	}

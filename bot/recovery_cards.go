@@ -64,3 +64,39 @@ func cutCards(cards []store.OpenCard) []connectors.Task {
 	}
 	return out
 }
+
+// answerCutEnder is a cardCutEnder that also gives the last message of a
+// cut answer its feedback buttons (slack.Connector).
+type answerCutEnder interface {
+	EndCutAnswer(ctx context.Context, ref connectors.Ref, stored, note string, open []connectors.Task, turn string) error
+}
+
+// answerCutEnderOf is the answerCutEnder behind c's redactor, asking the
+// fence first.
+func answerCutEnderOf(c connectors.Connector) (answerCutEnder, bool) {
+	rc, wrapped := c.(*redactedConn)
+	if !wrapped {
+		e, ok := c.(answerCutEnder)
+		return e, ok
+	}
+	e, ok := rc.Connector.(answerCutEnder)
+	if !ok {
+		return nil, false
+	}
+	return fencedAnswerEnder{cut: e, fence: rc.fence}, true
+}
+
+// fencedAnswerEnder is an answerCutEnder behind the fence.
+type fencedAnswerEnder struct {
+	cut   answerCutEnder
+	fence *postFence
+}
+
+// EndCutAnswer ends the last message of a cut answer, with its feedback
+// buttons, unless the fence is closed.
+func (f fencedAnswerEnder) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored, note string, open []connectors.Task, turn string) error {
+	if err := f.fence.err(); err != nil {
+		return err
+	}
+	return f.cut.EndCutAnswer(ctx, ref, stored, note, open, turn)
+}

@@ -218,7 +218,8 @@ func (an *answers) record(ctx context.Context, sess agent.SessionInfo) (int64, f
 // (a newer message settled it); then nothing is posted.
 func (an *answers) resume(ctx context.Context, ev connectors.Event, sess agent.SessionInfo) bool {
 	r, _ := an.renderer(ctx, ev, true)
-	_, end := an.record(ctx, sess)
+	turn, end := an.record(ctx, sess)
+	r.Feedback(answerTurn(turn)) // a resumed answer ends as any other: with its feedback buttons
 	ran := &ranList{}
 	resumed, err := an.agent.Resume(ctx, sess, an.emitter(ctx, ev, sess, r, nil, ran))
 	end(err)

@@ -7,8 +7,9 @@ import (
 )
 
 // Feedback is one click of a feedback button: what a person (UserID)
-// said (Value "good" or "bad") of the answer of turn TurnID (the turns
-// table's id, or an alert summary's "alert:…" key).
+// said (Value "good" or "bad") of the answer of turn TurnID: the turns
+// table's id, of a person's question or of an alert's investigation
+// (whose summary takes feedback like an answer).
 type Feedback struct {
 	Platform, TurnID, UserID, Value string
 }

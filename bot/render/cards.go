@@ -20,8 +20,11 @@ import (
 // stops when the answer ends. It starts in the background (roll.go's
 // machinery) so that its Tier-2 start, spread over time as commands come,
 // never holds up the answer's edits; while it starts, a card shows as the
-// message's status line (waitLines). Only where no stream can start do
-// the cards stay status lines.
+// message's status line (waitLines). A start the platform refused for
+// now (a rate limit: 429 and its Retry-After) is tried again once the
+// wait is over, a few times, the cards showing as lines meanwhile: one
+// busy moment does not leave the answer's commands as lines for good.
+// Only where no stream can start do the cards stay status lines.
 
 // postedTasks finds the cards that changed a stream to show in when the
 // answer's last message does not stream: the card stream, started here
@@ -39,6 +42,10 @@ func (r *Renderer) postedTasks(ctx context.Context) {
 	case !r.cardStream(ctx):
 		r.tasksAsStatus()
 	case done:
+		if r.rolling == nil && !r.retryCards(ctx) {
+			r.tasksAsStatus()
+			return
+		}
 		r.awaitRoll(ctx) // takeOver: useCards
 		if r.cards == nil {
 			r.tasksAsStatus()
@@ -67,26 +74,89 @@ func (r *Renderer) cardStream(ctx context.Context) bool {
 	if !r.cardsWaiting() || r.cardsAsLines {
 		return false
 	}
+	if time.Now().Before(r.cardsRetry) {
+		return true // its start is tried again then (cardsRetryTimer)
+	}
+	r.startTakeOver(ctx)
+	return r.rolling != nil
+}
+
+// cardStarts is how many times the card stream's start is tried while
+// the platform asks to wait (rate limits) before the cards stay lines.
+const cardStarts = 3
+
+// cardStreamFailed handles a card stream that could not start: after a
+// rate limit it is tried again once the platform's wait is over (at
+// least an edit interval), up to cardStarts times; after any other
+// refusal, or too many, the cards show as status lines.
+func (r *Renderer) cardStreamFailed(err error) {
+	wait, limited := connectors.RetryAfter(err)
+	if r.cardsTries++; limited && r.cardsTries < cardStarts {
+		r.log.Info("the stream for the answer's task cards must wait; trying again", "channel", r.dest.Channel, "wait", wait)
+		r.cardsRetry = time.Now().Add(max(wait, r.limits.EditInterval))
+		return
+	}
+	r.log.Warn("no stream for the answer's task cards; they show as status lines", "channel", r.dest.Channel, "err", err)
+	r.cardsAsLines = true
+}
+
+// cardsRetryTimer fires when the card stream's start is due again; nil
+// when none waits.
+func (r *Renderer) cardsRetryTimer() <-chan time.Time {
+	if r.cardsRetry.IsZero() || r.rolling != nil || r.cards != nil || r.cardsAsLines {
+		return nil
+	}
+	return time.After(time.Until(r.cardsRetry))
+}
+
+// retryCards starts the card stream the answer waits to try again, once
+// its wait is over: the answer has ended, and its cards still need it. It
+// reports whether the start is under way.
+func (r *Renderer) retryCards(ctx context.Context) bool {
+	if r.cardsAsLines || !Sleep(ctx, time.Until(r.cardsRetry)) {
+		return false
+	}
 	r.startTakeOver(ctx)
 	return r.rolling != nil
 }
 
 // waitLines shows the cards waiting for the card stream as status lines
 // meanwhile (its Tier-2 start may wait while many answers run): a
-// command shows at once, as a line, until its card does (useCards).
+// command shows at once, as a line, until its card does (useCards). Each
+// card has one line, replaced in place as its task changes: the lines of
+// several commands do not push each other, or the answer's own status
+// line, out of view.
 func (r *Renderer) waitLines() {
 	r.mu.Lock()
-	ids := slices.Clone(r.taskDirty)
-	r.mu.Unlock()
-	for _, id := range ids {
-		r.mu.Lock()
-		line, replace := taskLine(r.tasks[id]), r.statusTask == id
-		shown := replace && len(r.status) > 0 && r.status[len(r.status)-1] == line
-		r.statusTask = id
-		r.mu.Unlock()
-		if !shown {
-			r.setStatus(line, replace, false)
+	changed := false
+	if r.waitedLines == nil {
+		r.waitedLines = map[string]string{}
+	}
+	for _, id := range r.taskDirty {
+		line := taskLine(r.tasks[id])
+		old, had := r.waitedLines[id]
+		at := slices.Index(r.status, old)
+		switch {
+		case had && old == line && at >= 0:
+			continue
+		case had && at >= 0:
+			r.status[at] = line
+		case r.waiting && len(r.status) > 0:
+			r.status[len(r.status)-1], r.waiting = line, false // a wait's line lasts until the next
+		default:
+			r.status = append(r.status, line)
 		}
+		r.waitedLines[id], changed = line, true
+	}
+	if len(r.status) > 3 {
+		r.status = r.status[len(r.status)-3:]
+	}
+	if changed {
+		r.settled, r.placeholding, r.dirty = r.text.Len(), false, true
+	}
+	r.mu.Unlock()
+	if changed {
+		r.poke()
 	}
 }
 
@@ -100,11 +170,17 @@ func (r *Renderer) useCards(ctx context.Context, res rolled) {
 		}
 	}
 	r.mu.Lock()
-	if r.statusTask != "" && len(r.status) > 0 {
-		// The line of a card that waited for the stream (waitLines) goes:
-		// the card shows now.
-		r.status, r.statusTask = r.status[:len(r.status)-1], ""
-	}
+	// The lines of the cards that waited for the stream (waitLines) go:
+	// the cards show now.
+	r.status = slices.DeleteFunc(r.status, func(l string) bool {
+		for _, w := range r.waitedLines {
+			if l == w {
+				return true
+			}
+		}
+		return false
+	})
+	r.statusTask, r.waitedLines = "", nil
 	r.dirty = true
 	r.mu.Unlock()
 }

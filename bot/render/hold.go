@@ -17,9 +17,10 @@ import (
 //
 // Past the platform's lifetime for a stream (Limits.StreamLifetime, less
 // holdMargin), a held stream is stopped all the same: a card still open
-// then ends as an error saying its task goes on below, and the task's
-// card shows again in the answer's last stream, where it ends with the
-// task's true status.
+// then ends saying its task goes on below (movedOn), and the task's card
+// shows again in the answer's last stream, where it ends with the task's
+// true status. A card starts only where its task's limit fits
+// (cardlife.go), so only a task longer than that gets here.
 
 // holdMargin is how long before the end of a stream's lifetime a held
 // stream is stopped, its open cards moving on to the last stream.
@@ -28,6 +29,17 @@ const holdMargin = 10 * time.Second
 // movedOn is the details of a held card whose stream had to stop while
 // its task ran: the task's card goes on in the answer's later message.
 const movedOn = "still running when this message had to stop: its end shows below"
+
+// movedOnStatus is how such a card ends. Slack's task_update has four
+// statuses (pending, in_progress, complete, error), and once its stream
+// stops a card never changes again: left pending or in progress it would
+// show the task running for good, long after it ended; error would say
+// that a task failed that may well succeed (and people read a red card as
+// the command failing). What has ended, truthfully, is this card's part:
+// it watched the task as long as its message could. So it ends complete,
+// its details saying the task was still running and where its end shows;
+// the task's own status is on its card below, error included.
+const movedOnStatus = connectors.TaskComplete
 
 // holdUntil is when held page p must stop.
 func (r *Renderer) holdUntil(p page) time.Time {
@@ -161,7 +173,7 @@ func (r *Renderer) moveOn(ctx context.Context, i int) {
 	r.mu.Unlock()
 	for _, t := range open {
 		end := t
-		end.Status, end.Details = connectors.TaskError, movedOn
+		end.Status, end.Details = movedOnStatus, movedOn
 		if err := tu.UpdateTask(ctx, r.pages[i].ref, end); err != nil {
 			r.log.Info("a held card could not be ended; the stop ends it", "channel", r.dest.Channel, "err", err)
 		}
@@ -189,7 +201,7 @@ func (r *Renderer) moveOnCards(ctx context.Context) {
 	r.mu.Unlock()
 	for _, t := range open {
 		end := t
-		end.Status, end.Details = connectors.TaskError, movedOn
+		end.Status, end.Details = movedOnStatus, movedOn
 		if err := tu.UpdateTask(ctx, r.cards.ref, end); err != nil {
 			r.log.Info("a card could not be ended before its stream's lifetime; the stop ends it", "channel", r.dest.Channel, "err", err)
 		}

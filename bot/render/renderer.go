@@ -102,9 +102,19 @@ type Renderer struct {
 	cards        *page
 	cardsIn      map[string]bool
 	cardsAsLines bool
+	// cardsRetry is when the card stream's start is tried again after the
+	// platform asked to wait, and cardsTries its starts so far (cards.go).
+	cardsRetry time.Time
+	cardsTries int
+	// waitedLines are the status lines shown for cards waiting for their
+	// stream (waitLines), by task id; they go once it has started.
+	waitedLines map[string]string
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
+	// taskLimit is the longest one task may run, when the bot said
+	// (TaskLimit, cardlife.go); 0: unknown.
+	taskLimit time.Duration
 	// quiet says the last change sent showed nothing new: a stream
 	// stopped with nothing more to show once its last words were in.
 	quiet bool
@@ -284,6 +294,10 @@ func (r *Renderer) run() {
 		case <-r.rollTimer():
 			r.roll(ctx)
 		case <-r.holdTimer():
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
+		case <-r.cardsRetryTimer():
 			r.mu.Lock()
 			r.dirty = true
 			r.mu.Unlock()

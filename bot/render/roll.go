@@ -128,8 +128,7 @@ func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 	last := &r.pages[len(r.pages)-1]
 	if res.err != nil && !last.streaming {
 		r.unreserve(ctx, res.rid)
-		r.log.Warn("no stream for the answer's task cards; they show as status lines", "channel", r.dest.Channel, "err", res.err)
-		r.cardsAsLines = true
+		r.cardStreamFailed(res.err) // cards.go
 		return
 	}
 	if res.err != nil {

@@ -113,6 +113,7 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		return
 	}
 	defer r.releaseHeld(ctx)
+	r.renewCardStream(ctx) // cardlife.go
 	if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
 		if r.postedTasks(ctx); r.cards == nil {
 			return
@@ -122,6 +123,7 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 	ids := r.taskDirty
 	r.taskDirty = nil
 	r.mu.Unlock()
+	ids = r.waitForRoom(ctx, ids) // cardlife.go
 	// The cards go on their pages' records before they show open, and
 	// leave them once shown ended (cards_record.go).
 	opening, ending := r.cardPages(ids)

@@ -30,7 +30,7 @@ func alertSummary() connectors.Message {
 			"• proposed, not run: `logrotate -f /etc/logrotate.d/app`\n" +
 			"**Next steps:** approve the logrotate run, then check `df -h /` again",
 		ThreadName: "alert: DiskAlmostFull on web-03",
-		Feedback:   "alert:5f0c2a9d41b7e3c6",
+		Feedback:   "57", // the investigation's stored turn, as an answer's
 	}
 }
 

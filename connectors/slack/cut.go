@@ -39,16 +39,28 @@ func (c *Connector) EndCut(ctx context.Context, ref connectors.Ref, stored, note
 // longer streaming is ended as EndCut does; its cards are as Slack left
 // them.
 func (c *Connector) EndCutCards(ctx context.Context, ref connectors.Ref, stored, note string, open []connectors.Task) error {
-	opt := slack.MsgOptionMarkdownText(toMrkdwnStream(note))
+	return c.EndCutAnswer(ctx, ref, stored, note, open, "")
+}
+
+// EndCutAnswer is EndCutCards for the last message of an answer a crash
+// cut: its end also carries the answer's feedback buttons for turn (the
+// stored turn's id, as connectors.Message.Feedback), as every other final
+// answer does — in the stop's blocks, the edit's, or under the note
+// posted below it. An empty turn adds none.
+func (c *Connector) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored, note string, open []connectors.Task, turn string) error {
+	opts := []slack.MsgOption{slack.MsgOptionMarkdownText(toMrkdwnStream(note))}
 	if len(open) > 0 {
 		chunks := []slack.StreamChunk{slack.NewMarkdownTextChunk(toMrkdwnStream(note))}
 		for _, t := range open {
 			chunks = append(chunks, taskChunk(t))
 		}
-		opt = slack.MsgOptionChunks(chunks...)
+		opts = []slack.MsgOption{slack.MsgOptionChunks(chunks...)}
+	}
+	if turn != "" {
+		opts = append(opts, slack.MsgOptionBlocks(feedbackBlock(turn)))
 	}
 	err := c.call(ctx, "chat.stopStream", ref.Channel, func() error {
-		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, opt)
+		_, _, err := c.api.StopStreamContext(ctx, ref.Channel, ref.ID, opts...)
 		return err
 	})
 	switch {
@@ -65,9 +77,9 @@ func (c *Connector) EndCutCards(ctx context.Context, ref connectors.Ref, stored,
 		return err
 	}
 	if err == nil && !longer(shown, stored) {
-		return c.update(ctx, ref, connectors.Message{Text: stored + note})
+		return c.update(ctx, ref, connectors.Message{Text: stored + note, Feedback: turn})
 	}
-	_, err = c.Post(ctx, connectors.Dest{Platform: Platform, Workspace: ref.Workspace, Channel: ref.Channel, Thread: ref.Thread}, connectors.Message{Text: trimNote(note)})
+	_, err = c.Post(ctx, connectors.Dest{Platform: Platform, Workspace: ref.Workspace, Channel: ref.Channel, Thread: ref.Thread}, connectors.Message{Text: trimNote(note), Feedback: turn})
 	return err
 }
 

@@ -160,3 +160,65 @@ func TestStopStreamSendsTheTailByAppend(t *testing.T) {
 		t.Errorf("the stop carried text: %s", stop)
 	}
 }
+
+// The last message of an answer a kill cut ends, as any final answer,
+// with its feedback buttons for the stored turn: on the stopped stream,
+// on the edited message, or on the note posted below when the record is
+// behind — once in the thread.
+func TestEndCutAnswerCarriesFeedback(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		stream, ended bool
+		stored        string
+		onNote        bool // the buttons go under the note posted below
+	}{
+		{name: "live stream", stream: true, stored: "Check"},
+		{name: "ended stream, record behind", stream: true, ended: true, stored: "Checking", onNote: true},
+		{name: "edited message, record whole", stored: "Checking the disks"},
+		{name: "edited message, record behind", stored: "Checking the", onNote: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake, c, ref := cutAnswer(t, tc.stream, tc.ended)
+			if err := c.EndCutAnswer(t.Context(), ref, tc.stored, cutNote, nil, "57"); err != nil {
+				t.Fatalf("EndCutAnswer: %v", err)
+			}
+			var on []string
+			for _, m := range fake.Thread("C0OPS", ref.Thread) {
+				if v := feedbackOf(m); len(v) > 0 {
+					if got := strings.Join(v, " "); got != "good:57 bad:57" {
+						t.Errorf("message %s has feedback %q; want good:57 bad:57", m.TS, got)
+					}
+					on = append(on, m.TS)
+				}
+			}
+			thread := fake.Thread("C0OPS", ref.Thread)
+			want := ref.ID
+			if tc.onNote {
+				want = thread[len(thread)-1].TS
+			}
+			if len(on) != 1 || on[0] != want || (tc.onNote && want == ref.ID) {
+				t.Errorf("feedback buttons on %v; want them once, on %s:\n%s", on, want, fake.ThreadText("C0OPS", ref.Thread))
+			}
+			if n := fake.Refusals("invalid_blocks"); n > 0 {
+				t.Errorf("%d calls refused as invalid_blocks", n)
+			}
+		})
+	}
+}
+
+// feedbackOf are the values of a message's feedback buttons.
+func feedbackOf(m slackfake.Message) []string {
+	var out []string
+	for _, b := range m.Blocks {
+		for _, e := range b.Elements {
+			for _, fb := range []*slackfake.FeedbackButton{e.Positive, e.Negative} {
+				if b.Type == "context_actions" && fb != nil {
+					out = append(out, fb.Value)
+				}
+			}
+		}
+	}
+	return out
+}

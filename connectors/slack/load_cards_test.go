@@ -158,11 +158,88 @@ func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
 	})
 }
 
-// A command that outlives its card stream's lifetime, in an answer that
-// opened as a post: the card stream stops before the platform ends it,
-// the card ending there as an error that says its end shows below, and
-// the card shows again in a new card stream, ending with the task's true
-// status. No card is left in progress in a stream Slack ended.
+// A command that starts late in its stream's life, and runs longer than
+// the stream has left: its card starts in a new stream rather than in the
+// one about to stop, so it has exactly one card, from its start to its
+// true end. Both the answer's text stream and a card stream (an answer
+// that opened as a post) are checked; 0 x 429, 0 invalid_blocks.
+func TestCardStartsInAStreamWithLifeForItsCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(r *render.Renderer) // how the answer opens
+		late time.Duration            // into the answer, when the command starts
+		runs time.Duration
+	}{
+		// The text stream rolls over on schedule at half its lifetime
+		// (slack.StreamLifetime, 4m30s) at the earliest
+		// (render.EditBudget.RollSlot): the command starts just before, and
+		// runs past the end of Slack's lifetime for the stream (the fake's,
+		// 5 minutes).
+		{"text stream", func(r *render.Renderer) { r.Write("Checking the deploy.") }, 2*time.Minute + 10*time.Second, 2*time.Minute + 55*time.Second},
+		// The card stream, opened by a first command 1 s in, lives on: the
+		// command starts 12 s before it must stop.
+		{"card stream", func(r *render.Renderer) {
+			r.Status("checking the deploy", false) // opens as a post
+			time.Sleep(time.Second)
+			synctest.Wait()
+			r.Task(connectors.Task{ID: "call-0", Title: "`uptime` on web-1", Status: connectors.TaskInProgress})
+			time.Sleep(2 * time.Second)
+			synctest.Wait()
+			r.Task(connectors.Task{ID: "call-0", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 2s"})
+		}, 4*time.Minute + 10*time.Second, 2 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fake, c := localConn(t, slack.Config{})
+				ctx := context.Background()
+				d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+					Thread: fake.Mention("C0OPS", "U0ALICE", "", "watch the deploy").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+				r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+				start := time.Now()
+				tc.open(r)
+				time.Sleep(time.Until(start.Add(tc.late)))
+				synctest.Wait()
+				task := connectors.Task{ID: "call-1", Title: "`deploy --wait` on web-1", Status: connectors.TaskInProgress}
+				r.Task(task)
+				time.Sleep(tc.runs)
+				synctest.Wait()
+				task.Status, task.Output = connectors.TaskComplete, "web-1 · exit 0 · "+tc.runs.String()
+				r.Task(task)
+				r.Write(" Deployed.")
+				r.Close(ctx, nil)
+				synctest.Wait()
+				var cards []slackfake.Task
+				for _, m := range fake.Thread("C0OPS", d.Thread)[1:] {
+					for _, tk := range m.Tasks {
+						if tk.ID == "call-1" {
+							cards = append(cards, tk)
+						}
+					}
+				}
+				if len(cards) != 1 || cards[0].Status != "complete" || cards[0].Details != "" {
+					t.Errorf("call-1's cards %+v; want exactly one, complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
+				}
+				for _, m := range fake.StoppedOpen() {
+					t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+				}
+				if got := fake.Served429(); got != 0 {
+					t.Errorf("Slack answered 429 %d times; want none", got)
+				}
+				if got := fake.Refusals("invalid_blocks"); got != 0 {
+					t.Errorf("Slack refused %d requests as invalid_blocks", got)
+				}
+			})
+		})
+	}
+}
+
+// A command that outlives any stream (a limit longer than Slack's
+// lifetime for one), in an answer that opened as a post: the card stream
+// stops before the platform ends it, the card ending there as complete —
+// its watch over, never as an error for a task that may succeed — with
+// details saying its end shows below, and the card shows again in a new
+// card stream, ending with the task's true status. No card is left in
+// progress in a stream Slack ended.
 func TestCardStreamOutlivedByItsCommand(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
@@ -191,11 +268,69 @@ func TestCardStreamOutlivedByItsCommand(t *testing.T) {
 				}
 			}
 		}
-		if len(cards) != 2 || cards[0].Status != "error" || !strings.Contains(cards[0].Details, "its end shows below") || cards[1].Status != "complete" {
+		if len(cards) != 2 || cards[0].Status != "complete" || !strings.Contains(cards[0].Details, "its end shows below") ||
+			cards[1].Status != "complete" || strings.Contains(cards[1].Details, "its end shows below") {
 			t.Errorf("call-1's cards %+v; want one ended as going on below, then one complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
 		}
 		for _, m := range fake.StoppedOpen() {
 			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		}
+	})
+}
+
+// An answer that opened as a post with a status line, whose card stream
+// is refused once by a rate limit (429, Retry-After 5 s): the start is
+// tried again once the wait is over — its commands show as the post's
+// status line meanwhile — and each command is a card with its true end,
+// none left as a line.
+func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+			Thread: fake.Mention("C0OPS", "U0ALICE", "", "restart the workers").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		pause := func(d time.Duration) {
+			time.Sleep(d)
+			synctest.Wait()
+		}
+		r.Status("restarting the workers", false) // opens as a post, with its line
+		pause(2 * time.Second)
+		// The next calls (the card stream's start, and the line's edit,
+		// in either order) are answered 429.
+		fake.RateLimit(5 * time.Second)
+		fake.RateLimit(5 * time.Second)
+		ends := map[string]connectors.TaskStatus{"call-1": connectors.TaskComplete, "call-2": connectors.TaskError}
+		for _, id := range []string{"call-1", "call-2"} {
+			r.Task(connectors.Task{ID: id, Title: "`systemctl restart worker` on " + id, Status: connectors.TaskInProgress})
+			pause(3 * time.Second)
+			r.Task(connectors.Task{ID: id, Status: ends[id], Output: "web-1 · 3s"})
+			pause(3 * time.Second)
+		}
+		r.Close(ctx, nil)
+		synctest.Wait()
+		got := map[string]string{}
+		n := 0
+		for _, m := range fake.Thread("C0OPS", d.Thread)[1:] {
+			for _, tk := range m.Tasks {
+				got[tk.ID] = tk.Status
+				n++
+			}
+			if strings.Contains(m.Context(), "systemctl") {
+				t.Errorf("message %s shows a command as a line: %q", m.TS, m.Context())
+			}
+		}
+		if n != 2 || got["call-1"] != "complete" || got["call-2"] != "error" {
+			t.Errorf("cards %v (%d); want call-1 complete, call-2 error, one card each:\n%s", got, n, fake.ThreadText("C0OPS", d.Thread))
+		}
+		for _, m := range fake.StoppedOpen() {
+			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		}
+		if post := fake.Thread("C0OPS", d.Thread)[1]; post.Context() != "restarting the workers" {
+			t.Errorf("the post shows %q; want its own status line, without the commands' lines", post.Context())
+		}
+		if got := fake.Served429(); got != 2 {
+			t.Errorf("the fake answered 429 %d times; want the 2 forced", got)
 		}
 	})
 }

@@ -1,0 +1,145 @@
+package render
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/opsbot/opsbot/connectors"
+)
+
+// A card's life: a stream the platform ends after its lifetime
+// (Limits.StreamLifetime) can no longer change its cards, so a card
+// started there late would have to end before its task does (hold.go's
+// movedOn). A new card therefore starts only in a stream with life left
+// for its task: when the stream its card would go to has less, the card
+// waits for a new one — the answer's text stream rolls over at once
+// (roll.go), an idle card stream is stopped and another started
+// (cards.go) — and shows there from its start to its end.
+//
+// What bounds one task's run is the command's own time limit (the agent's
+// run_command: one minute unless the model asks for more, up to ten; its
+// turn: ten minutes) and an MCP call's (thirty seconds by default). The
+// longest of those outlives any stream, so no stream can promise a card
+// its whole run: a card asks for the life a stream that rolls over on
+// schedule has left at its roll-over (half its lifetime), or its task's
+// limit when the bot gave a shorter one (TaskLimit). A task longer than
+// that may still outlive its card's stream: see movedOn.
+
+// TaskLimit tells the renderer the longest one of the answer's tasks may
+// run (a command's time limit), when the bot knows one shorter than half
+// a stream's lifetime: a card then needs only that much life left in its
+// stream, and streams are renewed less often.
+func (r *Renderer) TaskLimit(d time.Duration) {
+	r.mu.Lock()
+	r.taskLimit = d
+	r.mu.Unlock()
+}
+
+// cardLife is the life a stream must have left for a new card; 0 when
+// streams have no lifetime.
+func (r *Renderer) cardLife() time.Duration {
+	life := r.limits.StreamLifetime / 2
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.taskLimit > 0 && r.taskLimit < life {
+		life = r.taskLimit
+	}
+	return life
+}
+
+// lifeLeft reports whether a stream started at started has life left for
+// a new card before it must stop (holdUntil).
+func (r *Renderer) lifeLeft(p page) bool {
+	need := r.cardLife()
+	return need <= 0 || !time.Now().Add(need).After(r.holdUntil(p))
+}
+
+// newCards are the ids, among ids, of tasks still open whose card shows
+// in no stream yet.
+func (r *Renderer) newCards(ids []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var fresh []string
+	for _, id := range ids {
+		_, inPage := r.taskPage[id]
+		if t := r.tasks[id]; !inPage && !r.cardsIn[id] && openTask(t) {
+			fresh = append(fresh, id)
+		}
+	}
+	return fresh
+}
+
+// openTask reports whether t has not ended.
+func openTask(t connectors.Task) bool {
+	return t.Status != connectors.TaskComplete && t.Status != connectors.TaskError
+}
+
+// renewCardStream stops the card stream when a new card would need more
+// life than it has left and it holds no card still open: the next card
+// stream (cards.go) takes the new card from its start. A card stream
+// holding an open card keeps it, and takes the new card too: stopping it
+// would end that card early.
+func (r *Renderer) renewCardStream(ctx context.Context) {
+	if r.cards == nil || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming || r.lifeLeft(*r.cards) {
+		return
+	}
+	r.mu.Lock()
+	dirty := slices.Clone(r.taskDirty)
+	r.mu.Unlock()
+	if len(r.newCards(dirty)) == 0 || r.openInCards() {
+		return
+	}
+	r.stopCards(ctx)
+}
+
+// openInCards reports whether the card stream shows a card still open.
+func (r *Renderer) openInCards() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id := range r.cardsIn {
+		if openTask(r.tasks[id]) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForRoom takes out of ids the new cards that would start in the
+// answer's streaming last page when it has too little life left for
+// them: the page rolls over now, and they wait for the stream that takes
+// over. It returns the ids to send now.
+func (r *Renderer) waitForRoom(ctx context.Context, ids []string) []string {
+	n := len(r.pages)
+	r.mu.Lock()
+	done := r.done
+	r.mu.Unlock()
+	if n == 0 || !r.pages[n-1].streaming || done {
+		return ids // an answer that has ended stops its streams now: no card outlives them
+	}
+	if r.rolling == nil && r.lifeLeft(r.pages[n-1]) {
+		return ids
+	}
+	fresh := r.newCards(ids)
+	if len(fresh) == 0 {
+		return ids
+	}
+	r.roll(ctx) // no-op while one is under way
+	wait := map[string]bool{}
+	for _, id := range fresh {
+		wait[id] = true
+	}
+	var now, later []string
+	for _, id := range ids {
+		if wait[id] {
+			later = append(later, id)
+		} else {
+			now = append(now, id)
+		}
+	}
+	r.mu.Lock()
+	r.taskDirty = append(later, r.taskDirty...)
+	r.dirty = true
+	r.mu.Unlock()
+	return now
+}
