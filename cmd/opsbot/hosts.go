@@ -291,6 +291,7 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	if err != nil {
 		return err
 	}
+	cfg.noteStore(cmd.ErrOrStderr(), os.Getenv)
 	st, err := store.Open(ctx, cfg.Store)
 	if err != nil {
 		return err

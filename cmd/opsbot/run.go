@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -138,12 +139,75 @@ func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string)
 	}
 	dir, _ := cmd.Flags().GetString("data-dir")
 	if dir == "" {
+		c.findDefaultStore(getenv)
 		return nil
 	}
+	c.placeData(dir)
+	return nil
+}
+
+// placeData puts the database (DIR/opsbot.db) and the sessions' folders
+// in dir, as --data-dir does.
+func (c *Config) placeData(dir string) {
 	c.Store.Path = filepath.Join(dir, "opsbot.db")
 	c.dataDir = dir
 	c.Bot.DataDir = dir // the bot keeps its sessions' folders in DataDir/sessions
-	return nil
+}
+
+// makeRunDataDir is the folder `make run` keeps the bot's data in when
+// DATA_DIR is not given: the Makefile's DATA_DIR default.
+func makeRunDataDir(getenv func(string) string) string {
+	home := getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "opsbot")
+}
+
+// findDefaultStore chooses the database when neither --config nor
+// --data-dir does: the embedded default's ./opsbot.db if it exists, else
+// the one `make run` keeps if that exists, so that every command (run,
+// audit, hosts exec...) started after `make run` works on the web chat's
+// rows rather than on a new, empty database in the current folder.
+func (c *Config) findDefaultStore(getenv func(string) string) {
+	if c.file != "" || exists(c.Store.WithDefaults().Path) {
+		return
+	}
+	dir := makeRunDataDir(getenv)
+	if dir == "" || !exists(filepath.Join(dir, "opsbot.db")) {
+		return
+	}
+	c.placeData(dir)
+	c.storeFound = true
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// defaultStorePlaces says, for a person, where a command without --config
+// or --data-dir looked for the database.
+func defaultStorePlaces(getenv func(string) string) string {
+	here, _ := filepath.Abs(store.Config{}.WithDefaults().Path)
+	dir := makeRunDataDir(getenv)
+	if dir == "" {
+		return here
+	}
+	return fmt.Sprintf("%s (the default) nor at %s (where make run keeps it)", here, filepath.Join(dir, "opsbot.db"))
+}
+
+// noteStore tells the person, on stderr, which database a command that
+// opens one for writing works on when no setting of theirs chose it: the
+// one `make run` keeps, or a new one it is about to create.
+func (c *Config) noteStore(w io.Writer, getenv func(string) string) {
+	switch path := c.Store.WithDefaults().Path; {
+	case c.storeFound:
+		fmt.Fprintf(w, "opsbot: using the database make run keeps, %s (--data-dir DIR or --config FILE chooses another)\n", path)
+	case c.file == "" && c.dataDir == "" && !exists(path):
+		abs, _ := filepath.Abs(path)
+		fmt.Fprintf(w, "opsbot: no database found at %s: creating %s (--data-dir DIR or --config FILE chooses another)\n", defaultStorePlaces(getenv), abs)
+	}
 }
 
 // logger builds the process logger from config and the --log-level flag.
