@@ -132,9 +132,12 @@ func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string)
 		listen, from = getenv("OPSBOT_LISTEN"), "OPSBOT_LISTEN"
 	}
 	if listen != "" {
+		if problem := web.ListenProblem(listen); problem != "" {
+			return usageError(fmt.Errorf("%s %s: %s", from, listen, problem))
+		}
 		c.Web.Listen = listen
 		if err := c.Web.Validate(); err != nil {
-			return usageError(fmt.Errorf("%s %s: %w", from, listen, err))
+			return usageError(listenFlagError(from, listen, err))
 		}
 	}
 	dir, _ := cmd.Flags().GetString("data-dir")
@@ -479,6 +482,19 @@ func newMux(ready http.Handler, reg *prometheus.Registry) *http.ServeMux {
 	return mux
 }
 
+// listenFlagError is the config's objection to the address --listen (or
+// OPSBOT_LISTEN) gave, in the flag's words: the config key it names
+// (api_key) is one the person who typed a flag may never have seen.
+func listenFlagError(from, addr string, err error) error {
+	var fe interface{ Field() string }
+	if errors.As(err, &fe) && fe.Field() == "api_key" {
+		_, port, _ := net.SplitHostPort(addr)
+		return fmt.Errorf("%s %s: other machines could reach the bot there, and anyone who does could use it: "+
+			"listen on 127.0.0.1:%s, or give a config file (--config FILE) whose web section sets api_key or users", from, addr, port)
+	}
+	return fmt.Errorf("%s %s: %w", from, addr, err)
+}
+
 // listenError says in words why opsbot cannot listen on addr, and how to
 // choose another address: a bind error's chain ("listen tcp …: bind:")
 // is not for a person.
@@ -491,6 +507,14 @@ func listenError(addr string, err error) error {
 		return fmt.Errorf("may not listen on %s: ports below 1024 need root or CAP_NET_BIND_SERVICE; %s", addr, choose)
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
 		return fmt.Errorf("cannot listen on %s: no network interface of this machine has that address; %s", addr, choose)
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot listen on %s: %q is not a name this machine can look up (use an address such as 127.0.0.1); %s", addr, dns.Name, choose)
+	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("cannot listen on %s: %s is not a port or address this machine can use; %s", addr, ae.Addr, choose)
 	}
 	return fmt.Errorf("cannot listen on %s (%v); %s", addr, errors.Unwrap(err), choose)
 }
