@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -420,7 +421,15 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
 	}
 	for _, w := range cfg.warnings() {
-		log.Warn(w.Error())
+		// The key apart from the message: "bot_token: warning: …" in one
+		// string reads to the log's redactor as a secret assigned, and
+		// the person would see its tag in place of the word "warning".
+		// (An attribute named "key" is redacted whole.)
+		at := w.File
+		if w.Line > 0 {
+			at = fmt.Sprintf("%s:%d", w.File, w.Line)
+		}
+		log.Warn(logLine(strings.TrimPrefix(w.Msg, "warning: ")), "config", at, "setting", w.Key)
 	}
 	gate := approvals.NewGate(rt.store.Approvals(), gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
