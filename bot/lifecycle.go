@@ -37,6 +37,7 @@ func (b *Bot) Start(ctx context.Context) {
 // Then it queues the events a previous process recorded and did not act
 // on; Start routes them, before any new one.
 func (b *Bot) Recover(ctx context.Context) {
+	b.settle.measure(ctx)
 	if b.orphans != nil {
 		b.orphans.end(ctx)
 	}

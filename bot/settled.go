@@ -9,7 +9,8 @@ import (
 // Settled log lines: after a start, once what a previous run left — events
 // in the inbox, decided approvals without their follow-up — is acted on,
 // and the first expiry sweep has shown every decision on its card, the
-// bot logs SettledAfterStart once (Info); and each time, after work, it
+// bot logs SettledAfterStart once (Info, or Debug when nothing was left:
+// a new database); and each time, after work, it
 // finds nothing on record left to act on, Settled (Debug). A supervisor
 // or a test that restarts opsbot waits on these lines instead of polling
 // the database.
@@ -31,6 +32,17 @@ type settleWatch struct {
 	mu     sync.Mutex
 	swept  bool // the first expiry sweep is done
 	logged bool // SettledAfterStart is logged
+	left   bool // a previous run left something to act on (measure)
+}
+
+// measure records, before the start acts on anything, whether a previous
+// run left anything on record: with nothing (a new database) there is
+// nothing recovered to tell at Info.
+func (w *settleWatch) measure(ctx context.Context) {
+	n, err := w.unsettled(ctx)
+	w.mu.Lock()
+	w.left = err != nil || n > 0
+	w.mu.Unlock()
 }
 
 func newSettleWatch(unsettled func(ctx context.Context) (int, error), log *slog.Logger) *settleWatch {
@@ -62,7 +74,7 @@ func (w *settleWatch) watch(ctx context.Context) {
 		case <-w.kicks:
 		}
 		w.mu.Lock()
-		swept := w.swept
+		swept, left := w.swept, w.left
 		w.mu.Unlock()
 		if !swept {
 			continue // the sweep's end kicks again
@@ -73,7 +85,11 @@ func (w *settleWatch) watch(ctx context.Context) {
 		}
 		if !w.logged {
 			w.logged = true
-			w.log.Info(SettledAfterStart)
+			level := slog.LevelDebug // nothing to recover: only a supervisor waits on it
+			if left {
+				level = slog.LevelInfo
+			}
+			w.log.Log(ctx, level, SettledAfterStart)
 		}
 		w.log.Debug(Settled)
 	}

@@ -110,7 +110,7 @@ func (inv *Inventory) resolveOne(part string) ([]Host, error) {
 		if hosts, ok := inv.groups[g]; ok {
 			return hosts, nil
 		}
-		return nil, fmt.Errorf("unknown group %q: the groups are %s (the hosts command lists them)", g, listOrNone(inv.Groups()))
+		return nil, &UnknownTargetError{fmt.Sprintf("unknown group %q: the groups are %s", g, listOrNone(inv.Groups()))}
 	}
 	if h, ok := inv.byName[part]; ok {
 		return []Host{h}, nil
@@ -119,7 +119,7 @@ func (inv *Inventory) resolveOne(part string) ([]Host, error) {
 	for i, h := range inv.hosts {
 		names[i] = h.Name
 	}
-	return nil, fmt.Errorf("unknown host %q: the hosts are %s; groups: %s (the hosts command lists them)", part, strings.Join(names, ", "), listOrNone(inv.Groups()))
+	return nil, &UnknownTargetError{fmt.Sprintf("unknown host %q: the hosts are %s; groups: %s", part, strings.Join(names, ", "), listOrNone(inv.Groups()))}
 }
 
 func listOrNone(s []string) string {
@@ -128,3 +128,10 @@ func listOrNone(s []string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// UnknownTargetError is a target naming no host or group of the
+// inventory. It names the ones there are but no command to list them:
+// the CLI and the chat each type that command their own way, and add it.
+type UnknownTargetError struct{ msg string }
+
+func (e *UnknownTargetError) Error() string { return e.msg }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
@@ -112,7 +113,7 @@ func newMigrateCmd() *cobra.Command {
 		Example: "  opsbot migrate --data-dir /var/lib/opsbot\n  opsbot migrate --config /etc/opsbot/opsbot.yaml",
 		Short:   "Create or upgrade the database to this version's schema, then exit",
 		Long: `Open the database named by --data-dir (DIR/opsbot.db) or store.path (default
-./opsbot.db), apply the migrations
+./opsbot.db, or when that is missing the one 'make run' keeps), apply the migrations
 it lacks, and print its schema version. 'opsbot run' does the same on start; this
 command lets you do it ahead of a deploy. A database written by a newer opsbot is
 refused (exit 1) and left untouched. While 'opsbot run' uses the database (it holds
@@ -130,6 +131,7 @@ DB.lock), migrate refuses (exit 2) and changes nothing: stop the bot first.`,
 				return err
 			}
 			defer unlock()
+			cfg.noteStore(cmd.ErrOrStderr(), os.Getenv)
 			ctx := context.Background()
 			st, err := store.Open(ctx, cfg.Store)
 			if err != nil {

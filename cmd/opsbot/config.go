@@ -61,6 +61,9 @@ type Config struct {
 	file string
 	// dataDir is --data-dir, when given (see storeSetting).
 	dataDir string
+	// storeFound is set when no setting named the database and the one
+	// `make run` keeps was found (see findDefaultStore).
+	storeFound bool
 	// lines maps dotted key paths to their line in the file.
 	lines map[string]int
 	// red is the process's one redactor (see redactor).

@@ -78,7 +78,7 @@ says what each host really has.`,
 			list := inv.Hosts()
 			if len(targets) > 0 {
 				if list, err = inv.Resolve(strings.Join(targets, ",")); err != nil {
-					return usageError(err)
+					return usageError(withListHint(err))
 				}
 			}
 			return printHosts(cmd.OutOrStdout(), cfg, list)
@@ -196,9 +196,19 @@ func resolve(f *hosts.Fleet, targets []string) ([]hosts.Host, error) {
 	}
 	list, err := f.Inventory.Resolve(strings.Join(targets, ","))
 	if err != nil {
-		return nil, usageError(err)
+		return nil, usageError(withListHint(err))
 	}
 	return list, nil
+}
+
+// withListHint adds to an unknown host or group the command, as typed at
+// the terminal, that lists every host with its address.
+func withListHint(err error) error {
+	var unknown *hosts.UnknownTargetError
+	if errors.As(err, &unknown) {
+		return fmt.Errorf("%w ('opsbot hosts list' shows each one)", err)
+	}
+	return err
 }
 
 func (h *hostsCmd) ping(cmd *cobra.Command, targets []string, timeout time.Duration) error {
@@ -291,6 +301,7 @@ func (h *hostsCmd) exec(cmd *cobra.Command, target, command string, opts hosts.O
 	if err != nil {
 		return err
 	}
+	cfg.noteStore(cmd.ErrOrStderr(), os.Getenv)
 	st, err := store.Open(ctx, cfg.Store)
 	if err != nil {
 		return err

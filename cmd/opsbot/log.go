@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
 
 	"github.com/opsbot/opsbot/approvals/redact"
@@ -69,5 +70,35 @@ func redactAttr(red *redact.Redactor) func([]string, slog.Attr) slog.Attr {
 			return a // the handler's own, kept in their kind
 		}
 		return red.ReplaceAttr(groups, a)
+	}
+}
+
+// logLine is a config warning's message for one log line: a YAML example
+// after its first line becomes flow YAML on that line (comments dropped),
+// as a log line escapes its line breaks ("\n    approvals:…") into
+// something no one can copy into a file.
+func logLine(msg string) string {
+	head, block, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(block), &doc); err != nil || len(doc.Content) == 0 {
+		return strings.Join(strings.Fields(msg), " ")
+	}
+	flow(&doc)
+	out, err := yaml.Marshal(doc.Content[0])
+	if err != nil {
+		return strings.Join(strings.Fields(msg), " ")
+	}
+	return head + " " + strings.TrimSpace(string(out))
+}
+
+// flow puts every node under n in flow style, without comments.
+func flow(n *yaml.Node) {
+	n.Style |= yaml.FlowStyle
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, c := range n.Content {
+		flow(c)
 	}
 }

@@ -24,11 +24,16 @@ func openReadStore(cmd *cobra.Command) (*store.Store, *Config, error) {
 		return nil, nil, err
 	}
 	st, err := store.OpenReadOnly(cmd.Context(), cfg.Store)
+	path := cfg.Store.WithDefaults().Path
 	if err == nil {
+		if cfg.storeFound {
+			fmt.Fprintf(cmd.ErrOrStderr(), "opsbot: reading the database make run keeps, %s (--data-dir DIR or --config FILE reads another)\n", path)
+		}
 		return st, cfg, nil
 	}
-	path := cfg.Store.WithDefaults().Path
 	switch {
+	case errors.Is(err, store.ErrNoDatabase) && cfg.file == "" && cfg.dataDir == "":
+		return nil, nil, usageError(fmt.Errorf("no database found at %s: start the bot first (make run, or opsbot run), or point --data-dir DIR or --config FILE at the bot's database", defaultStorePlaces(os.Getenv)))
 	case errors.Is(err, store.ErrNoDatabase):
 		return nil, nil, usageError(fmt.Errorf("there is no database at %s: point %s at the bot's database", path, cfg.storeSetting()))
 	case errors.Is(err, store.ErrOlderSchema):

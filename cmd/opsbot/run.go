@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -131,19 +133,85 @@ func (c *Config) applyPlaceFlags(cmd *cobra.Command, getenv func(string) string)
 		listen, from = getenv("OPSBOT_LISTEN"), "OPSBOT_LISTEN"
 	}
 	if listen != "" {
+		if problem := web.ListenProblem(listen); problem != "" {
+			return usageError(fmt.Errorf("%s %s: %s", from, listen, problem))
+		}
 		c.Web.Listen = listen
 		if err := c.Web.Validate(); err != nil {
-			return usageError(fmt.Errorf("%s %s: %w", from, listen, err))
+			return usageError(listenFlagError(from, listen, err))
 		}
 	}
 	dir, _ := cmd.Flags().GetString("data-dir")
 	if dir == "" {
+		c.findDefaultStore(getenv)
 		return nil
 	}
+	c.placeData(dir)
+	return nil
+}
+
+// placeData puts the database (DIR/opsbot.db) and the sessions' folders
+// in dir, as --data-dir does.
+func (c *Config) placeData(dir string) {
 	c.Store.Path = filepath.Join(dir, "opsbot.db")
 	c.dataDir = dir
 	c.Bot.DataDir = dir // the bot keeps its sessions' folders in DataDir/sessions
-	return nil
+}
+
+// makeRunDataDir is the folder `make run` keeps the bot's data in when
+// DATA_DIR is not given: the Makefile's DATA_DIR default.
+func makeRunDataDir(getenv func(string) string) string {
+	home := getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "opsbot")
+}
+
+// findDefaultStore chooses the database when neither --config nor
+// --data-dir does: the embedded default's ./opsbot.db if it exists, else
+// the one `make run` keeps if that exists, so that every command (run,
+// audit, hosts exec...) started after `make run` works on the web chat's
+// rows rather than on a new, empty database in the current folder.
+func (c *Config) findDefaultStore(getenv func(string) string) {
+	if c.file != "" || exists(c.Store.WithDefaults().Path) {
+		return
+	}
+	dir := makeRunDataDir(getenv)
+	if dir == "" || !exists(filepath.Join(dir, "opsbot.db")) {
+		return
+	}
+	c.placeData(dir)
+	c.storeFound = true
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// defaultStorePlaces says, for a person, where a command without --config
+// or --data-dir looked for the database.
+func defaultStorePlaces(getenv func(string) string) string {
+	here, _ := filepath.Abs(store.Config{}.WithDefaults().Path)
+	dir := makeRunDataDir(getenv)
+	if dir == "" {
+		return here
+	}
+	return fmt.Sprintf("%s (the default) nor at %s (where make run keeps it)", here, filepath.Join(dir, "opsbot.db"))
+}
+
+// noteStore tells the person, on stderr, which database a command that
+// opens one for writing works on when no setting of theirs chose it: the
+// one `make run` keeps, or a new one it is about to create.
+func (c *Config) noteStore(w io.Writer, getenv func(string) string) {
+	switch path := c.Store.WithDefaults().Path; {
+	case c.storeFound:
+		fmt.Fprintf(w, "opsbot: using the database make run keeps, %s (--data-dir DIR or --config FILE chooses another)\n", path)
+	case c.file == "" && c.dataDir == "" && !exists(path):
+		abs, _ := filepath.Abs(path)
+		fmt.Fprintf(w, "opsbot: no database found at %s: creating %s (--data-dir DIR or --config FILE chooses another)\n", defaultStorePlaces(getenv), abs)
+	}
 }
 
 // logger builds the process logger from config and the --log-level flag.
@@ -353,7 +421,15 @@ func (rt *parts) newBot(platforms *bot.Platforms, health bot.Health) (*bot.Bot, 
 			"(loopback listener, no web.api_key) and approvals.approvers names no web user; name them there to choose who may")
 	}
 	for _, w := range cfg.warnings() {
-		log.Warn(w.Error())
+		// The key apart from the message: "bot_token: warning: …" in one
+		// string reads to the log's redactor as a secret assigned, and
+		// the person would see its tag in place of the word "warning".
+		// (An attribute named "key" is redacted whole.)
+		at := w.File
+		if w.Line > 0 {
+			at = fmt.Sprintf("%s:%d", w.File, w.Line)
+		}
+		log.Warn(logLine(strings.TrimPrefix(w.Msg, "warning: ")), "config", at, "setting", w.Key)
 	}
 	gate := approvals.NewGate(rt.store.Approvals(), gateCfg, approvals.GateOptions{HostGroups: rt.hostGroups})
 	// Platform is the fallback for a session that names none; requests
@@ -415,6 +491,19 @@ func newMux(ready http.Handler, reg *prometheus.Registry) *http.ServeMux {
 	return mux
 }
 
+// listenFlagError is the config's objection to the address --listen (or
+// OPSBOT_LISTEN) gave, in the flag's words: the config key it names
+// (api_key) is one the person who typed a flag may never have seen.
+func listenFlagError(from, addr string, err error) error {
+	var fe interface{ Field() string }
+	if errors.As(err, &fe) && fe.Field() == "api_key" {
+		_, port, _ := net.SplitHostPort(addr)
+		return fmt.Errorf("%s %s: other machines could reach the bot there, and anyone who does could use it: "+
+			"listen on 127.0.0.1:%s, or give a config file (--config FILE) whose web section sets api_key or users", from, addr, port)
+	}
+	return fmt.Errorf("%s %s: %w", from, addr, err)
+}
+
 // listenError says in words why opsbot cannot listen on addr, and how to
 // choose another address: a bind error's chain ("listen tcp …: bind:")
 // is not for a person.
@@ -427,6 +516,14 @@ func listenError(addr string, err error) error {
 		return fmt.Errorf("may not listen on %s: ports below 1024 need root or CAP_NET_BIND_SERVICE; %s", addr, choose)
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
 		return fmt.Errorf("cannot listen on %s: no network interface of this machine has that address; %s", addr, choose)
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot listen on %s: %q is not a name this machine can look up (use an address such as 127.0.0.1); %s", addr, dns.Name, choose)
+	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("cannot listen on %s: %s is not a port or address this machine can use; %s", addr, ae.Addr, choose)
 	}
 	return fmt.Errorf("cannot listen on %s (%v); %s", addr, errors.Unwrap(err), choose)
 }

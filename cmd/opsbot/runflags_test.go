@@ -34,8 +34,8 @@ func TestRunFlagsOverrideTheConfig(t *testing.T) {
 		{nil, "", "127.0.0.1:8080", "", "opsbot.db"},
 		{nil, "127.0.0.1:9001", "127.0.0.1:9001", "", "opsbot.db"},
 		{[]string{"--listen", "127.0.0.1:9002"}, "127.0.0.1:9001", "127.0.0.1:9002", "", "opsbot.db"},
-		{[]string{"--listen", "0.0.0.0:9003"}, "", "", "--listen 0.0.0.0:9003: api_key: is required", ""},
-		{nil, "nonsense", "", "OPSBOT_LISTEN nonsense: listen: must be host:port", ""},
+		{[]string{"--listen", "0.0.0.0:9003"}, "", "", "--listen 0.0.0.0:9003: other machines could reach the bot there", ""},
+		{nil, "nonsense", "", "OPSBOT_LISTEN nonsense: \"nonsense\" has no port", ""},
 		{[]string{"--data-dir", dir}, "", "127.0.0.1:8080", "", filepath.Join(dir, "opsbot.db")},
 	} {
 		cmd := newRunCmd()

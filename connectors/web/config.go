@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -105,10 +106,10 @@ var channelName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 // by a key or a signing-in proxy, the users, the proxies, the channel
 // names, on_busy, the post rate and retention.
 func (c Config) Validate() error {
-	host, _, err := net.SplitHostPort(c.Listen)
-	if err != nil {
-		return fieldError{"listen", "must be host:port, e.g. 127.0.0.1:8080: " + err.Error()}
+	if problem := ListenProblem(c.Listen); problem != "" {
+		return fieldError{"listen", problem}
 	}
+	host, _, _ := net.SplitHostPort(c.Listen)
 	if !isLoopback(host) && !c.Authenticates() {
 		return fieldError{"api_key", "is required when listen (" + c.Listen + ") is not a loopback address: set api_key, e.g. ${OPSBOT_WEB_API_KEY}, " +
 			"users with personal keys, or trusted_proxies; or listen on 127.0.0.1"}
@@ -200,3 +201,21 @@ func (e fieldError) Error() string { return e.key + ": " + e.msg }
 
 // Field is the key's name within the section.
 func (e fieldError) Field() string { return e.key }
+
+// ListenProblem says in words what is wrong with a listen address, or ""
+// when it is host:port with a port number (a host name is looked up only
+// when the bot listens).
+func ListenProblem(addr string) string {
+	const example = "write host:port, e.g. 127.0.0.1:8080"
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if _, _, err := net.SplitHostPort(addr + ":8080"); err == nil {
+			return fmt.Sprintf("%q has no port: %s", addr, example)
+		}
+		return fmt.Sprintf("%q is not a host and port: %s", addr, example)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Sprintf("%q is not a port: use a number from 1 to 65535, e.g. %s", port, net.JoinHostPort(host, "8080"))
+	}
+	return ""
+}

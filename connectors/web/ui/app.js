@@ -139,6 +139,13 @@
     };
   }
 
+  // waiting says in the header what the page waits for before it is live.
+  function waiting(text, title) {
+    const c = $('#conn');
+    c.textContent = text;
+    c.title = title;
+  }
+
   function setConn(live) {
     const c = $('#conn');
     c.textContent = live ? 'live' : 'reconnecting…';
@@ -559,7 +566,13 @@
       state.user = me.user;
     }
     showUser();
-    if (!state.user) await askName();
+    if (!state.user) { // nothing loads before the name: say so, not "connecting…"
+      waiting('pick a name to start', 'The chat loads once you pick a name');
+      $('#channel-list').innerHTML = '<li class="empty">Pick a name to see the channels.</li>';
+      await askName();
+      $('#channel-list').textContent = '';
+    }
+    waiting('connecting…', 'Loading the channels');
     if (!state.signedIn) $('#who').addEventListener('click', askName);
     composer($('#new-thread'), () => '');
     composer($('#reply'), () => state.thread);
