@@ -142,7 +142,7 @@ func TestAskWithoutModelSaysHowToConfigureOne(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "ask", "hello")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append([]string{"OPSBOT_BE_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, coverEnv()...)
+	cmd.Env = append([]string{"OPSBOT_BE_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "ANTHROPIC_API_KEY") {

@@ -18,7 +18,7 @@ func chatCmd(t *testing.T) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "chat")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append([]string{"OPSBOT_BE_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "USER=tester"}, coverEnv()...)
+	cmd.Env = append([]string{"OPSBOT_BE_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "USER=tester"}, coverEnv()...)
 	return cmd
 }
 

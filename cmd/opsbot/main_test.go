@@ -65,7 +65,9 @@ func opsbot(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPSBOT_BE_MAIN=1")
+	// HOME is a folder of its own: a bare command looks for `make run`'s
+	// database under it, and must never find the developer's.
+	cmd.Env = append(os.Environ(), "OPSBOT_BE_MAIN=1", "HOME="+t.TempDir())
 	return cmd
 }
 
