@@ -14,6 +14,21 @@ import (
 // ask it through cutEnderOf and unrecordedEnderOf.
 type postFence struct {
 	check atomic.Pointer[func() error]
+	sync  atomic.Pointer[func(context.Context) error]
+}
+
+// beforeButtons returns once what the bot recorded is off this machine,
+// where it is replicated (Platforms.Replicate): a message with buttons (an
+// approval card above all) is shown only once what it stands for would
+// survive the loss of this machine.
+func (f *postFence) beforeButtons(ctx context.Context, m connectors.Message) error {
+	if f == nil || len(m.Buttons) == 0 {
+		return nil
+	}
+	if fn := f.sync.Load(); fn != nil {
+		return (*fn)(ctx)
+	}
+	return nil
 }
 
 // err is why nothing may reach a platform now, or nil.
@@ -34,6 +49,12 @@ func (f *postFence) err() error {
 // leadership: a deposed leader posts nothing its successor may post
 // again.
 func (p *Platforms) Fence(check func() error) { p.fence.check.Store(&check) }
+
+// Replicate has every post or edit that carries buttons wait until sync
+// has copied what the bot recorded off this machine (ha with a replicated
+// database): an approval card a person sees is never one a successor
+// does not know.
+func (p *Platforms) Replicate(sync func(context.Context) error) { p.fence.sync.Store(&sync) }
 
 // fenced is ref and the fence's error, for the Post-shaped methods.
 func fenced(f *postFence) (connectors.Ref, error) { return connectors.Ref{}, f.err() }

@@ -37,12 +37,18 @@ func (c *redactedConn) Post(ctx context.Context, d connectors.Dest, m connectors
 	if c.fence.err() != nil {
 		return fenced(c.fence)
 	}
+	if err := c.fence.beforeButtons(ctx, m); err != nil {
+		return connectors.Ref{}, err
+	}
 	return c.Connector.Post(ctx, d, c.message(m))
 }
 
 // Edit redacts m and edits the message, unless the fence is closed.
 func (c *redactedConn) Edit(ctx context.Context, ref connectors.Ref, m connectors.Message) error {
 	if err := c.fence.err(); err != nil {
+		return err
+	}
+	if err := c.fence.beforeButtons(ctx, m); err != nil {
 		return err
 	}
 	return c.Connector.Edit(ctx, ref, c.message(m))

@@ -316,6 +316,7 @@ func serveBot(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks
 	// them, and the bot is built over both (no setter closes a cycle).
 	platforms := bot.NewPlatforms(rt.red, log, conns...)
 	platforms.Fence(rt.fence.err)
+	platforms.Replicate(rt.fence.replicate)
 	sched, publisher, err := rt.newScheduler(platforms.ReportPoster, rt.metrics.checks)
 	if err != nil {
 		return err
