@@ -9,13 +9,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 	"time"
 )
 
+// T is what the helpers need of a test (*testing.T satisfies it): the
+// package is not a test file, so it does not link the testing package
+// into whatever imports it.
+type T interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // Binary is $OPSBOT_LITESTREAM: the pinned litestream `make test` builds
 // once per machine.
-func Binary(t testing.TB) string {
+func Binary(t T) string {
 	t.Helper()
 	p := os.Getenv("OPSBOT_LITESTREAM")
 	if p == "" {
@@ -30,7 +39,7 @@ func Binary(t testing.TB) string {
 // Sidecar starts `litestream replicate` with only a control socket in
 // dir, as the chart's sidecar runs, and returns once the socket listens.
 // The test's end kills it; so may the test, to kill a whole pod.
-func Sidecar(t testing.TB, dir string) (socket string, cmd *exec.Cmd) {
+func Sidecar(t T, dir string) (socket string, cmd *exec.Cmd) {
 	t.Helper()
 	socket = filepath.Join(dir, "ls.sock")
 	cfg := filepath.Join(dir, "litestream.yml")
