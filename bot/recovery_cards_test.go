@@ -29,6 +29,26 @@ type severable struct {
 	cut  atomic.Bool
 }
 
+// severableSlackBot starts a bot on model m behind the Slack fake, its
+// Web API calls through a severable transport (a crash cuts them), its
+// Socket Mode connected: the start the recovery tests share.
+func severableSlackBot(t *testing.T, m agent.Provider) (*slackfake.Server, string, *severable, *Bot) {
+	t.Helper()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	dir := t.TempDir()
+	dead := &severable{next: fake.Transport()}
+	conn, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
+		slack.Options{HTTPClient: &http.Client{Transport: dead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, stop := startBot(t, dir, conn, botOptions{model: m})
+	t.Cleanup(stop)
+	connectSlack(t, fake, conn, b)
+	return fake, dir, dead, b
+}
+
 func (s *severable) RoundTrip(r *http.Request) (*http.Response, error) {
 	if s.cut.Load() {
 		return nil, errors.New("the process is dead")
@@ -52,18 +72,7 @@ func TestRestartClosesTheCardsACrashLeftOpen(t *testing.T) {
 		callTool("call-wait", "run_command", `{"target":"local","command":"`+wait+`"}`),
 		text("Both ran."),
 	}}
-	fake := slackfake.New()
-	t.Cleanup(fake.Close)
-	dir := t.TempDir()
-	dead := &severable{next: fake.Transport()}
-	conn, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
-		slack.Options{HTTPClient: &http.Client{Transport: dead}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, stop := startBot(t, dir, conn, botOptions{model: m})
-	t.Cleanup(stop)
-	connectSlack(t, fake, conn, b)
+	fake, dir, dead, b := severableSlackBot(t, m)
 
 	root := fake.Mention("C0OPS", "U0ALICE", "", "check web")
 	running := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {

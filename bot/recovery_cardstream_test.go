@@ -58,18 +58,7 @@ func TestRestartClosesTheCardStreamsCards(t *testing.T) {
 			callTool(fmt.Sprintf("call-%d", n), "run_command", fmt.Sprintf(`{"target":"local","command":%q}`, waits[n]))(context.Background(), req, yield)
 		}
 	})
-	fake := slackfake.New()
-	t.Cleanup(fake.Close)
-	dir := t.TempDir()
-	dead := &severable{next: fake.Transport()}
-	conn, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
-		slack.Options{HTTPClient: &http.Client{Transport: dead}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, stop := startBot(t, dir, conn, botOptions{model: m})
-	t.Cleanup(stop)
-	connectSlack(t, fake, conn, b)
+	fake, dir, dead, _ := severableSlackBot(t, m)
 	roots := make([]string, answers)
 	for n := range answers {
 		roots[n] = fake.Mention("C0OPS", "U0ALICE", "", cardAsk(n)).Thread

@@ -28,18 +28,7 @@ func TestRestartEndsTheCutAnswerWithFeedback(t *testing.T) {
 		callTool("call-wait", "run_command", `{"target":"local","command":"`+wait+`"}`),
 		text("Done."),
 	}}
-	fake := slackfake.New()
-	t.Cleanup(fake.Close)
-	dir := t.TempDir()
-	dead := &severable{next: fake.Transport()}
-	conn, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
-		slack.Options{HTTPClient: &http.Client{Transport: dead}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, stop := startBot(t, dir, conn, botOptions{model: m})
-	t.Cleanup(stop)
-	connectSlack(t, fake, conn, b)
+	fake, dir, dead, _ := severableSlackBot(t, m)
 
 	root := fake.Mention("C0OPS", "U0ALICE", "", "check web")
 	if !fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
