@@ -26,6 +26,58 @@ func (c *cards) placeUnplaced(ctx context.Context) {
 	}
 }
 
+// postUncarded gives each pending request an earlier process opened, and
+// whose card's place it never recorded, its card: the process died
+// between the request and its card's post, or between the post and its
+// record (a leader's pod killed a second after the request: issue 34). A
+// card the platform can find in the thread is recorded where it is; any
+// other is posted again, so a request that can be approved shows an
+// Approve button. Requests this process opened are its own turns' to
+// post.
+func (c *cards) postUncarded(ctx context.Context) {
+	as, err := c.store.UncardedPending(ctx, c.since, 100)
+	if err != nil {
+		c.log.Warn("requests without a card", "err", err)
+		return
+	}
+	for _, a := range as {
+		if a.SessionID == 0 {
+			continue // no thread to show it in: `opsbot approvals` does
+		}
+		sess, err := c.sessions.Session(ctx, a.SessionID)
+		if err != nil {
+			continue
+		}
+		conn, ok := c.out.conn(sess.Platform)
+		if !ok {
+			continue // its platform is not configured now
+		}
+		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
+		if finder, ok := buttonFinder(conn); ok {
+			ref, found, err := finder.FindButton(ctx, d, ActionApprove, a.ID)
+			if err != nil {
+				c.log.Warn("find a request's card", "err", err)
+				continue
+			}
+			if found {
+				if err := c.store.SetApprovalCard(ctx, a.ID, ref.Channel, ref.ID); err != nil {
+					c.log.Warn("record approval card", "err", err)
+				}
+				continue
+			}
+		}
+		ref, err := c.out.post(ctx, d, c.message(a))
+		if err != nil {
+			c.log.Warn("post a request's card again", "err", err)
+			continue // the next sweep tries again
+		}
+		if err := c.store.SetApprovalCard(ctx, a.ID, ref.Channel, ref.ID); err != nil {
+			c.log.Warn("record approval card", "err", err)
+		}
+		c.log.Info("posted the card of a request the last process opened and did not show", "host", a.Host)
+	}
+}
+
 // place shows a's decision on its card if the card can be found; it
 // reports whether a is done with (shown, or not to be found).
 func (c *cards) place(ctx context.Context, a approvals.Approval) bool {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
@@ -123,6 +124,10 @@ type cards struct {
 	granter grantGate
 	grants  approvals.GrantStore
 	log     *slog.Logger
+	// since is when this process started: a pending request opened
+	// before it, with no card on record, lost its card to the process
+	// that opened it (cardplace.go).
+	since time.Time
 }
 
 // cardStore is what the cards read and record of approval requests.
@@ -137,6 +142,9 @@ type cardStore interface {
 	// UnplacedCards lists decided requests whose card's place was never
 	// recorded (cardplace.go).
 	UnplacedCards(ctx context.Context, limit int) ([]approvals.Approval, error)
+	// UncardedPending lists pending requests an earlier process opened
+	// whose card's place was never recorded (cardplace.go).
+	UncardedPending(ctx context.Context, before time.Time, limit int) ([]approvals.Approval, error)
 }
 
 // voteGate counts the votes on a request and names who may cast them
@@ -216,6 +224,7 @@ func (c *cards) refresh(ctx context.Context, ev connectors.Event) {
 // click that can only be refused. It runs with the expiry sweep.
 func (c *cards) refreshAll(ctx context.Context) {
 	c.placeUnplaced(ctx)
+	c.postUncarded(ctx)
 	as, channels, messages, err := c.store.AllStaleCards(ctx, 100)
 	if err != nil {
 		c.log.Warn("stale cards", "err", err)

@@ -119,6 +119,10 @@ func (f *fakeCardStore) UnplacedCards(context.Context, int) ([]approvals.Approva
 	return nil, nil
 }
 
+func (f *fakeCardStore) UncardedPending(context.Context, time.Time, int) ([]approvals.Approval, error) {
+	return nil, nil
+}
+
 func (f *fakeCardStore) MarkCardShown(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"github.com/opsbot/opsbot/agent"
+	"time"
 )
 
 // parts are what New builds, once, each over the small interfaces it
@@ -67,7 +68,7 @@ func build(d Deps) parts {
 // newCards shows approval requests and takes the votes on them; decided is
 // set once the follow-ups are built.
 func newCards(d Deps, out *Platforms) *cards {
-	c := &cards{store: d.Approvals, sessions: d.Sessions, out: out, log: d.Log}
+	c := &cards{store: d.Approvals, sessions: d.Sessions, out: out, log: d.Log, since: time.Now()}
 	if d.Gate != nil {
 		c.gate = d.Gate
 		if d.Grants != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"time"
 
 	"github.com/opsbot/opsbot/approvals"
 )
@@ -110,6 +111,28 @@ func (s *Approvals) MarkCardShown(ctx context.Context, id string) error {
 		_, err := tx.ExecContext(ctx, `UPDATE approvals SET card_shown = 1 WHERE id = ?`, id)
 		return err
 	}))
+}
+
+// UncardedPending lists pending requests created before before whose
+// card's place was never recorded, oldest first, at most limit: a
+// process died between a request and its card's post (or its record),
+// so the thread may show no Approve button for it (cardplace.go).
+func (s *Approvals) UncardedPending(ctx context.Context, before time.Time, limit int) ([]approvals.Approval, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
+		WHERE state = 'pending' AND card_message = '' AND created_at < ? ORDER BY created_at LIMIT ?`, before.UnixMilli(), limit)
+	if err != nil {
+		return nil, wrap("uncarded requests", err)
+	}
+	defer rows.Close()
+	var out []approvals.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, wrap("uncarded requests", err)
+		}
+		out = append(out, a)
+	}
+	return out, wrap("uncarded requests", rows.Err())
 }
 
 // UnplacedCards lists decided requests whose card's place was never
