@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +91,40 @@ func caughtUp(b *haBot) string {
 		}
 	}
 	return "nothing logged"
+}
+
+// TestHAApprovalJustBeforeThePodDies: the leader's pod dies a moment
+// after it showed an approval card (nothing after it syncs the
+// replica). The new leader has the request, shows its card in the
+// thread (posted again if the card itself was lost), and an approval
+// there runs the command once. Before, the request survived but its card
+// did not in 2 of 3 runs: nothing in the thread could approve it.
+func TestHAApprovalJustBeforeThePodDies(t *testing.T) {
+	t.Parallel()
+	c, replicas := newHACluster(t), t.TempDir()
+	podA, podB := newHAPod(t, c, replicas, ""), newHAPod(t, c, replicas, "")
+	a := c.start(t, podA.dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	b := c.start(t, podB.dir, "opsbot-b")
+	out := t.TempDir()
+	var asks []string
+	for i := range 2 {
+		th := postMessage(t, a.base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
+		awaitInThread(t, a.base, th, "Approve")
+		asks = append(asks, th)
+	}
+	a.cmd.Process.Kill()
+	podA.sidecar.Process.Kill()
+	a.cmd.Wait()
+	podA.sidecar.Wait()
+	b.await(t, leadsLine, 30*time.Second)
+	for i, th := range asks {
+		awaitInThread(t, b.base, th, "Approve")
+		approveIn(t, b.base, th)
+		awaitInThread(t, b.base, th, "exit 0")
+		got, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("approved-%d", i)))
+		if string(got) != "once\n" {
+			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))
+		}
+	}
 }
