@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -18,17 +19,28 @@ type postFence struct {
 }
 
 // beforeButtons returns once what the bot recorded is off this machine,
-// where it is replicated (Platforms.Replicate): a message with buttons (an
-// approval card above all) is shown only once what it stands for would
-// survive the loss of this machine.
+// where it is replicated (Platforms.Replicate): a message with a button
+// that decides (an approval card's, a plan step's) is shown only once
+// what it stands for would survive the loss of this machine. Stop and
+// "Ask again" buttons stand for nothing recorded: an answer shows them
+// while the replica is behind.
 func (f *postFence) beforeButtons(ctx context.Context, m connectors.Message) error {
-	if f == nil || len(m.Buttons) == 0 {
+	if f == nil || !slices.ContainsFunc(m.Buttons, decides) {
 		return nil
 	}
 	if fn := f.sync.Load(); fn != nil {
 		return (*fn)(ctx)
 	}
 	return nil
+}
+
+// decides says whether a click on b decides something on record.
+func decides(b connectors.Button) bool {
+	switch b.ActionID {
+	case ActionStop, ActionAskAgain:
+		return false
+	}
+	return true
 }
 
 // err is why nothing may reach a platform now, or nil.

@@ -21,7 +21,7 @@ import (
 // killed between a command's start and its record.
 type blockedTracker struct{}
 
-func (blockedTracker) Started(_ context.Context, p hosts.Process) func() {
+func (blockedTracker) Started(_ context.Context, p hosts.Process) (func(), error) {
 	fmt.Printf("started %d\n", p.PID)
 	select {}
 }

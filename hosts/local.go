@@ -94,8 +94,16 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	if err != nil {
 		return res, fmt.Errorf("hosts: local: %w", err)
 	}
-	done := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command), opts.Approval)
+	done, terr := track(ctx, l.Tracker, localProcess(cmd.Process.Pid, command), opts.Approval)
 	defer done()
+	if terr != nil {
+		// Started a moment ago, it may not go on: stopped at once.
+		stopped, cancel := context.WithCancel(ctx)
+		cancel()
+		res, _ = waitLocal(stopped, cmd, opts.Timeout)
+		res.Host, res.Duration = LocalHost, time.Since(start)
+		return res, fmt.Errorf("hosts: local: stopped as it started: %w", terr)
+	}
 	res, err = waitLocal(ctx, cmd, opts.Timeout)
 	box.report(&res)
 	if tty != nil {

@@ -110,8 +110,11 @@ func (r *remoteRun) run(ctx context.Context, command string, out *sink) (Result,
 	start := time.Now()
 	// Recorded before it starts: the token is all a sweep needs to find
 	// the run on the host should this process die (Pool.End).
-	done := track(ctx, r.pool.Tracker, Process{Host: r.conn.host.Name, Token: r.token, Command: command}, r.opts.Approval)
+	done, err := track(ctx, r.pool.Tracker, Process{Host: r.conn.host.Name, Token: r.token, Command: command}, r.opts.Approval)
 	defer done()
+	if err != nil {
+		return res, fmt.Errorf("not started: %w", err)
+	}
 	if err := r.start(command, out); err != nil {
 		return res, err
 	}

@@ -22,13 +22,13 @@ type tracker struct {
 
 func newTracker() *tracker { return &tracker{started: make(chan hosts.Process, 8)} }
 
-func (tr *tracker) Started(_ context.Context, p hosts.Process) func() {
+func (tr *tracker) Started(_ context.Context, p hosts.Process) (func(), error) {
 	tr.started <- p
 	return func() {
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 		tr.ended = append(tr.ended, p)
-	}
+	}, nil
 }
 
 // TestEndLocalEndsTheGroupOfARunningCommand: what the local runner

@@ -1,6 +1,9 @@
 package hosts
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Process is a command that is running, as a start-up sweep needs it to
 // end the command after opsbot itself was killed: a `kill -9` of the bot
@@ -31,9 +34,21 @@ type Process struct {
 // process left behind can be found and ended (EndLocal, Pool.End).
 // Started is called once the command's process group is known; done when
 // the command has ended.
+//
+// An error from Started means the command must not run: a remote one is
+// not started, a local one (whose process group had to exist to be
+// recorded) is killed at once. A Tracker that merely failed to record
+// returns nil, nil, and the command runs as it did before there was a
+// record.
 type Tracker interface {
-	Started(ctx context.Context, p Process) (done func())
+	Started(ctx context.Context, p Process) (done func(), err error)
 }
+
+// ErrUnrecorded is what a Tracker wraps when a command's record could
+// not be kept where a successor would find it (ha: copied off the
+// machine), so the command must not run: a successor that took over
+// would not know it ran.
+var ErrUnrecorded = errors.New("opsbot could not copy its record of the command to its replica, so it did not let the command run (another opsbot taking over would not have known it ran)")
 
 type labelKey struct{}
 
@@ -50,15 +65,17 @@ func LabelOf(ctx context.Context) string {
 }
 
 // track calls t.Started when t is set; the returned func is never nil.
-func track(ctx context.Context, t Tracker, p Process, approval string) func() {
+// An error means the command must not run (Tracker).
+func track(ctx context.Context, t Tracker, p Process, approval string) (func(), error) {
 	if t == nil {
-		return func() {}
+		return func() {}, nil
 	}
 	p.Label, p.Approval = LabelOf(ctx), approval
 	// The record must outlive a cancelled command: its end is recorded
 	// by done, whatever ctx says.
-	if done := t.Started(context.WithoutCancel(ctx), p); done != nil {
-		return done
+	done, err := t.Started(context.WithoutCancel(ctx), p)
+	if done == nil {
+		done = func() {}
 	}
-	return func() {}
+	return done, err
 }

@@ -63,7 +63,10 @@ func TestClaimedApprovalStaysOpenUntilItsCommandStarts(t *testing.T) {
 	}
 
 	ledger := executor.NewProcessLedger(executorStore{st: st}, slog.Default())
-	end := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
+	end, err := ledger.Started(ctx, hosts.Process{Host: "local", PID: 1, Command: command, Approval: out.Approval})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer end()
 	if f, _, _ = st.Approvals().FollowUpFor(ctx, id); f.DoneAt.IsZero() {
 		t.Error("the command started, and its approval's follow-up is still open")

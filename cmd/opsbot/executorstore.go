@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/executor"
 	"github.com/opsbot/opsbot/store"
 )
@@ -14,6 +15,9 @@ type executorStore struct {
 	// fence, when set, has a running command's record copied off the
 	// machine (ha with store/replica) before AddRunning returns: a
 	// successor then reports it cut instead of knowing nothing of it.
+	// A record that cannot be copied stops the command
+	// (hosts.ErrUnrecorded): a successor would read its approval as
+	// "never started".
 	fence *fenceGate
 }
 
@@ -42,19 +46,19 @@ func (s executorStore) AuditBatch(ctx context.Context, entries []executor.AuditE
 func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int64, error) {
 	id, err := s.st.Jobs().AddRunning(ctx, runningRow(r))
 	if err == nil {
-		s.replicated(ctx)
+		err = s.replicated(ctx)
 	}
 	return id, err
 }
 
 // replicated returns once the records are off the machine, where they
-// are replicated. A failure here is not the command's: the row is on
-// disk, and the sync every command waits for before it runs
-// (fencedExecutor) is what refuses when replication is down.
-func (s executorStore) replicated(ctx context.Context) {
-	if s.fence != nil {
-		s.fence.replicate(ctx)
+// are replicated, or says they could not be (hosts.ErrUnrecorded: the
+// rows are on disk, and the commands they record must not go on).
+func (s executorStore) replicated(ctx context.Context) error {
+	if s.fence == nil || s.fence.replicate(ctx) == nil {
+		return nil
 	}
+	return hosts.ErrUnrecorded
 }
 
 // AddRunningBatch records commands that have started in one transaction,
@@ -66,7 +70,7 @@ func (s executorStore) AddRunningBatch(ctx context.Context, rs []executor.Runnin
 	}
 	ids, err := s.st.Jobs().AddRunningBatch(ctx, rows)
 	if err == nil {
-		s.replicated(ctx)
+		err = s.replicated(ctx)
 	}
 	return ids, err
 }

@@ -22,11 +22,10 @@ import (
 type haRole struct {
 	ln      net.Listener
 	elector *leader.Elector
-	// sidecar replicates the database at db to replicaURL (the
-	// generation's) with ha.litestream; nil without.
-	sidecar    *replica.Sidecar
-	db         string
-	replicaURL string
+	// rep replicates the database to the generation's replica with
+	// ha.litestream; nil without.
+	rep *replica.Replication
+	log *slog.Logger
 }
 
 // listen is the listener serveBot serves on: the standby's, or a new one.
@@ -48,19 +47,53 @@ func (r *haRole) attach(ctx context.Context, rt *parts) error {
 	if err := rt.store.SetGeneration(ctx, r.elector.Generation()); err != nil {
 		return err
 	}
-	if r.sidecar == nil {
+	if r.rep == nil {
 		return nil
 	}
 	// The generation's replica starts with this state, before anything
 	// acts: a standby follows it from now on.
-	if err := r.sidecar.Register(ctx, r.db, r.replicaURL); err != nil {
+	if err := r.rep.Start(ctx); err != nil {
 		return fmt.Errorf("ha: replicate the database: %w", err)
 	}
-	if err := r.sidecar.Sync(ctx, r.db); err != nil {
-		return fmt.Errorf("ha: replicate the database: %w", err)
-	}
-	rt.fence.replicateWith(func(ctx context.Context) error { return r.sidecar.Sync(ctx, r.db) })
+	rt.fence.replicateWith(r.sync)
+	rt.ready.Add("replica", func(context.Context) error { return r.rep.Health() })
 	return nil
+}
+
+// sync brings the replica up to date (every command waits for it), and
+// logs why it could not.
+func (r *haRole) sync(ctx context.Context) error {
+	err := r.rep.Sync(ctx)
+	if err != nil {
+		r.log.Warn("the replica is not up to date: commands wait until it is", "err", err)
+	}
+	return err
+}
+
+// errSidecarGone ends `opsbot run` non-zero when the leader handed over
+// for want of its sidecar (ha.litestream.sidecar_grace): until then it
+// ran no command, and the standby's sidecar may answer.
+var errSidecarGone = errors.New("this opsbot's Litestream sidecar stopped answering (ha.litestream.sidecar_grace), so nothing it did could reach the replica; it handed the lead to the standby and exits")
+
+// watch syncs the replica every period, so a sidecar that restarted is
+// given the database again even while nothing is written, and calls
+// gone once the sidecar has not answered for grace.
+func (r *haRole) watch(ctx context.Context, period, grace time.Duration, gone func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if r.rep.Sync(ctx) == nil || r.rep.Down() < grace {
+			continue
+		}
+		r.log.Error("the Litestream sidecar has not answered: handing the lead to the standby", "for", r.rep.Down().Round(time.Second).String())
+		gone()
+		return
+	}
 }
 
 // errLeadershipLost ends `opsbot run` non-zero once the bot has stopped
@@ -104,13 +137,13 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 		return nil // told to stop while standing by
 	}
 	log.Info("opsbot leads", "generation", gen)
-	role := &haRole{ln: shared.next(), elector: elector}
+	role := &haRole{ln: shared.next(), elector: elector, log: log}
 	if rep.Enabled() {
-		role.sidecar, role.db, role.replicaURL = replica.NewSidecar(rep), db, rep.WithDefaults().Generation(gen)
+		role.rep = replica.NewReplication(rep, db, rep.WithDefaults().Generation(gen))
 		// The sidecar may still replicate this file to an earlier
 		// generation's replica (this pod led before): it lets go of it
 		// before the file is replaced.
-		if err := role.sidecar.Unregister(ctx, db); err != nil {
+		if err := replica.NewSidecar(rep).Unregister(ctx, db); err != nil {
 			warm.Stop()
 			return fmt.Errorf("ha: %w", err)
 		}
@@ -155,24 +188,44 @@ func followLeader(ctx context.Context, elector *leader.Elector, warm *replica.Fo
 
 // serveLeader serves the bot while Hold renews the Lease; a renewal that
 // fails past the deadline stops the bot (connectors and schedules
-// first, as serveBot shuts down) and ends with errLeadershipLost.
+// first, as serveBot shuts down) and ends with errLeadershipLost. The
+// Lease is let go only once the bot has stopped and its last records
+// are on the replica: a successor starts from everything it did.
 func serveLeader(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks, role *haRole) error {
 	botCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	holdCtx, release := context.WithCancel(context.WithoutCancel(ctx))
+	defer release()
 	lost := make(chan error, 1)
 	go func() {
-		err := role.elector.Hold(botCtx)
+		err := role.elector.Hold(holdCtx)
 		if errors.Is(err, leader.ErrLost) {
 			log.Error("leadership lost: stopping the connectors and schedules", "generation", role.elector.Generation())
 		}
 		lost <- err
 		stop()
 	}()
+	gone := make(chan struct{})
+	if role.rep != nil {
+		grace := cfg.HA.Litestream.WithDefaults().SidecarGrace
+		go role.watch(botCtx, cfg.HA.WithDefaults(os.Getenv).RetryPeriod, grace, func() { close(gone); stop() })
+	}
 	hooks.ha = role
 	err := serveBot(botCtx, cfg, log, hooks)
 	stop()
+	if role.rep != nil && role.elector.Fence() == nil {
+		if serr := role.rep.Sync(context.WithoutCancel(ctx)); serr != nil {
+			log.Warn("the last records did not reach the replica before the hand-over", "err", serr)
+		}
+	}
+	release()
 	if held := <-lost; errors.Is(held, leader.ErrLost) {
 		return errLeadershipLost
+	}
+	select {
+	case <-gone:
+		return errSidecarGone
+	default:
 	}
 	return err
 }

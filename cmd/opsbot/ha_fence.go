@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync/atomic"
 
 	"github.com/opsbot/opsbot/hosts"
@@ -53,14 +53,18 @@ type fencedExecutor struct {
 
 var _ hosts.Executor = fencedExecutor{}
 
+// errNotReplicated is a refused command's result while the replica
+// cannot be brought up to date (haRole.attach logs why).
+var errNotReplicated = errors.New("not run: opsbot could not copy its records to its replica first, so another opsbot taking over would not know it ran; try again in a minute (opsbot's log says what failed)")
+
 // Exec runs command unless the fence is closed, or what this process
 // recorded (an approval used, above all) cannot be copied off its
 // machine first; then each host's result says why it did not run.
 func (f fencedExecutor) Exec(ctx context.Context, names []string, command string, opts hosts.ExecOptions) []hosts.ExecResult {
 	err := f.gate.err()
 	if err == nil {
-		if rerr := f.gate.replicate(ctx); rerr != nil {
-			err = fmt.Errorf("opsbot could not copy its records off this machine before running it, so a successor could not know it ran (%v)", rerr)
+		if f.gate.replicate(ctx) != nil {
+			err = errNotReplicated
 		}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func newHAPod(t *testing.T, c *haCluster, replicas, extra string) *haPod {
 	sock, side := replicatest.Sidecar(t, dir)
 	yaml := fmt.Sprintf("web:\n  listen: 127.0.0.1:0\nlog:\n  format: json\nstore:\n  path: %s\n"+
 		"approvals:\n  approvers:\n    - web:\n        users: [bob]\n"+
-		"ha:\n  enabled: true\n  service_account: %s\n%s  litestream:\n    replica: file://%s\n    socket: %s\n    bin: %s\n    follow_interval: 250ms\n",
+		"ha:\n  enabled: true\n  service_account: %s\n%s  litestream:\n    replica: file://%s\n    socket: %s\n    bin: %s\n    follow_interval: 250ms\n    sidecar_grace: 6s\n",
 		filepath.Join(dir, "opsbot.db"), c.sa, extra, replicas, sock, replicatest.Binary(t))
 	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -127,4 +128,45 @@ func TestHAApprovalJustBeforeThePodDies(t *testing.T) {
 			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))
 		}
 	}
+}
+
+// TestHALeaderWhoseSidecarDies: the leader's sidecar dies. Its commands
+// do not run and say why in words; the kubelet restarts the sidecar,
+// which knows nothing, and the leader gives it the database again: the
+// next command runs. When the sidecar stays dead past
+// ha.litestream.sidecar_grace, the leader hands over and exits non-zero,
+// and the standby leads. Before, a restarted sidecar was never given the
+// database (every command refused for good), and a dead one kept its
+// leader leading.
+func TestHALeaderWhoseSidecarDies(t *testing.T) {
+	t.Parallel()
+	c, replicas := newHACluster(t), t.TempDir()
+	podA, podB := newHAPod(t, c, replicas, ""), newHAPod(t, c, replicas, "")
+	a := c.start(t, podA.dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	b := c.start(t, podB.dir, "opsbot-b")
+	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo before"), "exit 0")
+
+	podA.sidecar.Process.Kill()
+	podA.sidecar.Wait()
+	th := postMessage(t, a.base, "@opsbot run local echo during")
+	awaitInThread(t, a.base, th, "could not copy its records to its replica")
+	if texts := threadTexts(t, a.base, th); strings.Contains(texts, "transaction") || strings.Contains(texts, ".sock") {
+		t.Errorf("the refusal reads as the sidecar's internals:\n%s", texts)
+	}
+
+	_, podA.sidecar = replicatest.Sidecar(t, podA.dir) // the kubelet restarts it
+	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo after-restart"), "exit 0")
+
+	podA.sidecar.Process.Kill()
+	podA.sidecar.Wait()
+	a.await(t, regexp.MustCompile(`handing the lead to the standby`), time.Minute)
+	if err := a.cmd.Wait(); a.cmd.ProcessState.ExitCode() == 0 {
+		t.Errorf("the leader without a sidecar exited 0 (%v)", err)
+	}
+	b.await(t, leadsLine, 30*time.Second)
+	if code, body := httpStatus(t, b.base+"/readyz"); code != http.StatusOK {
+		t.Fatalf("the new leader's /readyz: %d %s", code, body)
+	}
+	awaitInThread(t, b.base, postMessage(t, b.base, "@opsbot run local echo on-b"), "exit 0")
 }

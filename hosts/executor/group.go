@@ -67,7 +67,7 @@ func (g *group[T, R]) commitQueued(ctx context.Context) {
 	results, err := g.commit(context.WithoutCancel(ctx), items)
 	for i, c := range batch {
 		var r R
-		if err == nil && i < len(results) {
+		if i < len(results) { // a store may say what it did despite err
 			r = results[i]
 		}
 		c.turn <- groupTurn[R]{result: r, err: err}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/opsbot/opsbot/hosts"
@@ -92,17 +93,26 @@ func oneByOne[T, R any](commit func(context.Context, T) (R, error)) func(context
 
 // Started records p until the returned func is called. The approval p's
 // run claimed (p.Approval) is marked started in the same transaction.
-func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) func() {
+// An error wrapping hosts.ErrUnrecorded (the row is on disk but could
+// not be replicated) stops the command; done still forgets its row once
+// it has stopped.
+func (l *ProcessLedger) Started(ctx context.Context, p hosts.Process) (func(), error) {
 	id, err := l.add.do(ctx, Running{Process: p, Owner: l.owner})
-	if err != nil {
-		// The command runs anyway: a crash now would leave it to its
-		// own deadline, as before there was a ledger.
-		l.log.Warn("record a running command", "host", p.Host, "err", err)
-		return nil
-	}
-	return func() {
+	done := func() {
 		if _, err := l.remove.do(ctx, id); err != nil {
 			l.log.Warn("forget an ended command", "host", p.Host, "err", err)
 		}
 	}
+	switch {
+	case errors.Is(err, hosts.ErrUnrecorded) && id != 0:
+		return done, err
+	case errors.Is(err, hosts.ErrUnrecorded):
+		return nil, err
+	case err != nil:
+		// The command runs anyway: a crash now would leave it to its
+		// own deadline, as before there was a ledger.
+		l.log.Warn("record a running command", "host", p.Host, "err", err)
+		return nil, nil
+	}
+	return done, nil
 }

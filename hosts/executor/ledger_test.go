@@ -24,7 +24,10 @@ func TestProcessLedgerGroupCommitsConcurrentStarts(t *testing.T) {
 	const n = 20
 	dones := make(chan func(), n)
 	start := func(i int) {
-		go func() { dones <- l.Started(context.Background(), hosts.Process{Host: fmt.Sprintf("web-%d", i)}) }()
+		go func() {
+			done, _ := l.Started(context.Background(), hosts.Process{Host: fmt.Sprintf("web-%d", i)})
+			dones <- done
+		}()
 	}
 	start(0)
 	waitQueuedLedger(t, l, 0) // the first is committing, alone

@@ -15,11 +15,11 @@ type processes struct {
 	seen []hosts.Process
 }
 
-func (p *processes) Started(_ context.Context, pr hosts.Process) func() {
+func (p *processes) Started(_ context.Context, pr hosts.Process) (func(), error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seen = append(p.seen, pr)
-	return nil
+	return nil, nil
 }
 
 // The approval a run claimed reaches the Tracker with the command's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -169,5 +170,44 @@ func TestSettings(t *testing.T) {
 	}
 	if got := (Settings{Replica: "s3://bucket/opsbot/"}).Generation(7); got != "s3://bucket/opsbot/generation-000007" {
 		t.Errorf("Generation(7) = %s", got)
+	}
+}
+
+// TestReplicationOutlivesASidecarRestart: the sidecar dies (the kubelet
+// restarts it) and forgets the database; the next Sync registers it
+// again, and the replica holds every row, before and after. While it is
+// down, Sync fails, says so, and Down counts.
+func TestReplicationOutlivesASidecarRestart(t *testing.T) {
+	ctx := context.Background()
+	replicas, sideDir := t.TempDir(), t.TempDir()
+	sock, side := replicatest.Sidecar(t, sideDir)
+	s := Settings{Replica: "file://" + replicas, Socket: sock, Bin: replicatest.Binary(t), SyncTimeout: 5 * time.Second}
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	db := leaderDB(t, path)
+	insert(t, db, 1)
+	r := NewReplication(s, path, s.Generation(0))
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	side.Process.Kill()
+	side.Wait()
+	insert(t, db, 2)
+	if err := r.Sync(ctx); !errors.Is(err, ErrSidecarDown) || r.Health() == nil || r.Down() <= 0 {
+		t.Fatalf("Sync with the sidecar dead: %v (health %v, down %s)", err, r.Health(), r.Down())
+	}
+	replicatest.Sidecar(t, sideDir) // restarted, on the same socket, knowing nothing
+	insert(t, db, 3)
+	if err := r.Sync(ctx); err != nil {
+		t.Fatalf("Sync after the sidecar restarted: %v", err)
+	}
+	if r.Health() != nil || r.Down() != 0 {
+		t.Errorf("after a good Sync: health %v, down %s", r.Health(), r.Down())
+	}
+	out := filepath.Join(t.TempDir(), "restored.db")
+	if err := (Binary{s.Bin}).Restore(ctx, s.Generation(0), out); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, out); n != 3 {
+		t.Errorf("the replica holds %d rows, want the 3 written", n)
 	}
 }

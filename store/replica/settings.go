@@ -24,6 +24,10 @@ type Settings struct {
 	// FollowInterval is how often the standby's copy polls the replica
 	// (default 1s).
 	FollowInterval time.Duration `yaml:"follow_interval"`
+	// SidecarGrace is how long a leader goes on without an answer from
+	// its sidecar before it hands the lead over (default 30s): the
+	// kubelet restarts a sidecar that died well within it.
+	SidecarGrace time.Duration `yaml:"sidecar_grace"`
 }
 
 // DefaultSocket is the control socket the chart's sidecar listens on.
@@ -46,6 +50,9 @@ func (s Settings) WithDefaults() Settings {
 	if s.FollowInterval == 0 {
 		s.FollowInterval = time.Second
 	}
+	if s.SidecarGrace == 0 {
+		s.SidecarGrace = 30 * time.Second
+	}
 	return s
 }
 
@@ -67,6 +74,9 @@ func (s Settings) Validate() error {
 	}
 	if s.FollowInterval < 0 {
 		errs = append(errs, errors.New("litestream.follow_interval: must be a positive duration, e.g. 1s"))
+	}
+	if s.SidecarGrace < 0 {
+		errs = append(errs, errors.New("litestream.sidecar_grace: must be a positive duration, e.g. 30s"))
 	}
 	return errors.Join(errs...)
 }

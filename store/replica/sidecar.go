@@ -13,6 +13,14 @@ import (
 	"time"
 )
 
+// ErrSidecarDown is a sidecar that does not answer on its control socket
+// (not running, or restarting).
+var ErrSidecarDown = errors.New("the Litestream sidecar does not answer")
+
+// ErrNotReplicating is a sidecar that answers but does not replicate the
+// database asked about: it restarted, and forgot what it was given.
+var ErrNotReplicating = errors.New("the Litestream sidecar does not replicate this database")
+
 // Sidecar is the Litestream process beside this opsbot, reached over its
 // control socket (Litestream's `socket:` setting).
 type Sidecar struct {
@@ -86,7 +94,7 @@ func (c *Sidecar) call(ctx context.Context, path string, body, out any) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("the Litestream sidecar did not answer within %s", c.timeout)
 		}
-		return fmt.Errorf("the Litestream sidecar does not answer on its control socket %s (is it running, with `socket: {enabled: true, path: %s}`?)", c.socket, c.socket)
+		return fmt.Errorf("%w on its control socket %s (is it running, with `socket: {enabled: true, path: %s}`?)", ErrSidecarDown, c.socket, c.socket)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -98,6 +106,9 @@ func (c *Sidecar) call(ctx context.Context, path string, body, out any) error {
 		msg := strings.TrimSpace(e.Error)
 		if msg == "" {
 			msg = strings.TrimSpace(string(data))
+		}
+		if resp.StatusCode == http.StatusNotFound && path == "/sync" {
+			return fmt.Errorf("%w (%s)", ErrNotReplicating, msg)
 		}
 		return errors.New("the Litestream sidecar refused: " + msg)
 	}
