@@ -211,3 +211,37 @@ func TestReplicationOutlivesASidecarRestart(t *testing.T) {
 		t.Errorf("the replica holds %d rows, want the 3 written", n)
 	}
 }
+
+// TestCatchUpLooksAtEveryEarlierGeneration: generation 2 replicated, and
+// 37 leaders after it died before theirs did. The leader of generation
+// 40 starts from generation 2's state, not empty (a bound of 32
+// generations made it start empty). And a leader whose own generation's
+// replica already holds a database (the Lease was recreated, so
+// generations start again) refuses, in words, to overwrite it.
+func TestCatchUpLooksAtEveryEarlierGeneration(t *testing.T) {
+	ctx := context.Background()
+	replicas := t.TempDir()
+	s := sidecar(t, replicas)
+	old := filepath.Join(t.TempDir(), "opsbot.db")
+	db := leaderDB(t, old)
+	insert(t, db, 1)
+	r := NewReplication(s, old, s.Generation(2))
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for g := int64(3); g < 40; g += 9 { // some died leaving a folder
+		os.MkdirAll(filepath.Join(replicas, filepath.Base(s.Generation(g))), 0o755)
+	}
+	next := filepath.Join(t.TempDir(), "opsbot.db")
+	from, err := CatchUp(ctx, s, 40, next, nil, time.Second, slog.New(slog.DiscardHandler))
+	if err != nil || from != 2 {
+		t.Fatalf("CatchUp to generation 40: from %d, %v; want generation 2's state", from, err)
+	}
+	if n := count(t, next); n != 1 {
+		t.Errorf("the new leader has %d rows, want 1", n)
+	}
+	_, err = CatchUp(ctx, s, 2, filepath.Join(t.TempDir(), "opsbot.db"), nil, time.Second, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "Lease was recreated") || !strings.Contains(err.Error(), "ha.litestream.replica") {
+		t.Errorf("CatchUp to a generation whose replica holds a database: %v", err)
+	}
+}

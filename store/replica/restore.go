@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -106,8 +109,9 @@ func (f *Follower) Follow(ctx context.Context, gen int64, replica string) error 
 	}
 	f.Stop()
 	if _, err := os.Stat(f.path + "-txid"); f.gen != gen || err != nil {
-		// Another generation's copy, or one litestream cannot resume
-		// (it knows where a copy stands only by its -txid file).
+		// Another generation's copy, an earlier process's (it may have
+		// died mid-transaction), or one litestream cannot resume (it
+		// knows where a copy stands only by its -txid file).
 		removeDB(f.path)
 	}
 	cmd := exec.Command(f.bin.Path, "restore", "-f", "-follow-interval", f.interval.String(), "-o", f.path, replica)
@@ -139,7 +143,11 @@ func (f *Follower) Applied() uint64 {
 	return n
 }
 
-// Stop ends the follower; the copy stays.
+// Stop ends the follower; the copy stays, unless the follower had to be
+// killed: it may have stopped in the middle of a transaction, with a
+// -txid file that says it applied it whole, so a catch-up restores the
+// replica instead. (A new process never resumes an earlier one's copy:
+// its first Follow drops it, for the same reason.)
 func (f *Follower) Stop() {
 	if f.cmd == nil {
 		return
@@ -150,13 +158,10 @@ func (f *Follower) Stop() {
 	case <-time.After(5 * time.Second):
 		f.cmd.Process.Kill()
 		<-f.done
+		removeDB(f.path)
 	}
 	f.cmd = nil
 }
-
-// oldest is how many generations back a promotion looks for a replica:
-// one per leader that died before its sidecar replicated anything.
-const oldest = 32
 
 // CatchUp makes db the last state of the newest replica before
 // generation gen (a new leader's), from warm's copy when it follows that
@@ -167,16 +172,14 @@ const oldest = 32
 func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follower, wait time.Duration, log *slog.Logger) (int64, error) {
 	s = s.WithDefaults()
 	bin := Binary{s.Bin}
-	from, last := int64(-1), uint64(0)
-	for g := gen - 1; g >= 0 && g >= gen-oldest; g-- {
-		txid, ok, err := bin.Latest(ctx, s.Generation(g))
-		if err != nil {
-			return -1, err
-		}
-		if ok {
-			from, last = g, txid
-			break
-		}
+	if _, taken, err := bin.Latest(ctx, s.Generation(gen)); err != nil {
+		return -1, err
+	} else if taken {
+		return -1, fmt.Errorf("the replica already holds a database under this opsbot's generation (%s): the Lease was recreated after the replica was written, so its generations start again. Move that replica's folder aside, or set ha.litestream.replica to a new folder, and restart", s.Generation(gen))
+	}
+	from, last, err := newest(ctx, s, bin, gen)
+	if err != nil {
+		return -1, err
 	}
 	if from < 0 {
 		if warm != nil {
@@ -226,6 +229,68 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	}
 	log.Info("caught up with the replica", "generation", from, "txid", last, "by", by)
 	return from, nil
+}
+
+// probes is how many generations newest probes at once.
+const probes = 16
+
+// newest finds the newest generation before gen whose replica holds a
+// transaction, and its last one; -1 for none. Every earlier generation
+// is looked at, however many leaders died before their sidecar
+// replicated anything: a new leader never starts empty while a replica
+// holds state. A file:// replica is listed; any other is probed,
+// probes generations at a time, newest first.
+func newest(ctx context.Context, s Settings, bin Binary, gen int64) (from int64, last uint64, err error) {
+	gens, err := listed(s, gen)
+	if err != nil {
+		return -1, 0, err
+	}
+	for hi := int64(len(gens)); hi > 0; hi -= probes {
+		lo := max(hi-probes, 0)
+		txids, oks, errs := make([]uint64, hi-lo), make([]bool, hi-lo), make([]error, hi-lo)
+		var wg sync.WaitGroup
+		for i := lo; i < hi; i++ {
+			wg.Go(func() { txids[i-lo], oks[i-lo], errs[i-lo] = bin.Latest(ctx, s.Generation(gens[i])) })
+		}
+		wg.Wait()
+		for i := hi - 1; i >= lo; i-- {
+			if errs[i-lo] != nil {
+				return -1, 0, errs[i-lo]
+			}
+			if oks[i-lo] {
+				return gens[i], txids[i-lo], nil
+			}
+		}
+	}
+	return -1, 0, nil
+}
+
+// listed is the generations before gen that may hold a replica, oldest
+// first: the folders a file:// replica has, else every one.
+func listed(s Settings, gen int64) ([]int64, error) {
+	var gens []int64
+	u, err := url.Parse(s.Replica)
+	if err != nil || u.Scheme != "file" {
+		for g := range gen {
+			gens = append(gens, g)
+		}
+		return gens, nil
+	}
+	entries, err := os.ReadDir(u.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the replica's generations: %w", err)
+	}
+	for _, e := range entries {
+		var g int64
+		if n, _ := fmt.Sscanf(e.Name(), "generation-%d", &g); n == 1 && e.IsDir() && g < gen && e.Name() == filepath.Base(s.Generation(g)) {
+			gens = append(gens, g)
+		}
+	}
+	slices.Sort(gens)
+	return gens, nil
 }
 
 // quickCheck runs SQLite's quick_check on the file at path.
