@@ -3,7 +3,11 @@ package hosts_test
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -182,5 +186,54 @@ func TestSelfIsAlive(t *testing.T) {
 	me.Start++
 	if hosts.Alive(me) {
 		t.Errorf("a record with another start time is alive")
+	}
+}
+
+// refusingTracker cannot keep a command's record where it must be
+// (hosts.ErrUnrecorded): the command must not go on.
+type refusingTracker struct{ ended chan hosts.Process }
+
+func (tr refusingTracker) Started(_ context.Context, p hosts.Process) (func(), error) {
+	return func() { tr.ended <- p }, fmt.Errorf("replica down: %w", hosts.ErrUnrecorded)
+}
+
+// TestUnrecordedCommandDoesNotGoOn: a command whose record the tracker
+// cannot keep does not run on a remote host (its record comes before
+// its start) and is stopped at once locally (its record needs its
+// process): each result says why, and the tracker still hears of its
+// end. Before, the ledger let it run unrecorded, and a successor read
+// its approval as never started.
+func TestUnrecordedCommandDoesNotGoOn(t *testing.T) {
+	t.Parallel()
+	p, h, _ := newPool(t, sshtest.Options{}, nil)
+	out := t.TempDir()
+	tr := refusingTracker{ended: make(chan hosts.Process, 1)}
+	p.Tracker = tr
+	for _, c := range []struct {
+		name string
+		run  func(cmd string) error
+	}{
+		{"remote", func(cmd string) error {
+			_, err := p.Run(bg, h, cmd, hosts.Options{}, nil)
+			return err
+		}},
+		{"local", func(cmd string) error {
+			_, err := (&hosts.Local{Tracker: tr}).Run(bg, hosts.Host{Name: hosts.LocalHost}, cmd, hosts.Options{}, nil)
+			return err
+		}},
+	} {
+		mark := filepath.Join(out, c.name)
+		err := c.run("sleep 5; touch " + mark)
+		if !errors.Is(err, hosts.ErrUnrecorded) {
+			t.Errorf("%s: the run returned %v; want it refused for want of a record", c.name, err)
+		}
+		if _, serr := os.Stat(mark); serr == nil {
+			t.Errorf("%s: the unrecorded command ran to its end", c.name)
+		}
+		select {
+		case <-tr.ended:
+		default:
+			t.Errorf("%s: the tracker never heard the command ended", c.name)
+		}
 	}
 }
