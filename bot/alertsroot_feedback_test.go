@@ -69,7 +69,7 @@ func TestAlertSummaryFeedbackNamesTheInvestigationsTurn(t *testing.T) {
 		c.feedback(t.Context(), connectors.Event{Kind: connectors.EventAction, Platform: "web", User: connectors.User{ID: "U1"},
 			ActionID: connectors.ActionFeedback, Value: "good:" + root.Feedback})
 	}
-	days, err := r.st.FeedbackByDay(t.Context(), time.Now().Add(-24*time.Hour))
+	days, err := r.st.FeedbackByDay(t.Context(), r.clock.Add(-time.Hour)) // the rig's clock, not the day the test runs
 	if err != nil || len(days) != 1 || days[0].Good != 1 {
 		t.Errorf("feedback on record %+v, %v; want the click once", days, err)
 	}

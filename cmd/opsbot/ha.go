@@ -136,6 +136,12 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 		}
 		return nil // told to stop while standing by
 	}
+	if rep.Enabled() {
+		if gen, err = pastTaken(ctx, elector, rep, gen, log); err != nil {
+			warm.Stop()
+			return fmt.Errorf("ha: %w", err)
+		}
+	}
 	log.Info("opsbot leads", "generation", gen)
 	role := &haRole{ln: shared.next(), elector: elector, log: log}
 	if rep.Enabled() {
@@ -152,6 +158,23 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 		}
 	}
 	return serveLeader(ctx, cfg, log, hooks, role)
+}
+
+// pastTaken moves the Lease past the generations the replica already
+// holds from gen on (a Lease recreated while its bucket was kept: a
+// reinstall), so this leader neither overwrites an earlier leader's
+// replica nor starts without its state; it returns the generation this
+// process leads as.
+func pastTaken(ctx context.Context, elector *leader.Elector, rep replica.Settings, gen int64, log *slog.Logger) (int64, error) {
+	newest, taken, err := replica.Taken(ctx, rep, gen)
+	if err != nil || !taken {
+		return gen, err
+	}
+	if err := elector.Advance(ctx, newest+1); err != nil {
+		return gen, fmt.Errorf("move the Lease past the generations the replica holds: %w", err)
+	}
+	log.Warn("the replica holds generations from before this Lease (it was recreated): this leader goes on after them", "replica_generation", newest, "generation", newest+1)
+	return newest + 1, nil
 }
 
 // catchUpWait is how long a new leader waits for its warm copy to reach

@@ -205,7 +205,7 @@ func TestCommandWaitsForTheReplica(t *testing.T) {
 	run := func() hosts.ExecResult {
 		return rt.run.Exec(t.Context(), []string{hosts.LocalHost}, "echo ran-it", hosts.ExecOptions{Timeout: time.Minute})[0]
 	}
-	if res := run(); res.Err == nil || !strings.Contains(res.Err.Error(), "could not copy its records off this machine") || res.Stdout != "" {
+	if res := run(); res.Err == nil || !strings.Contains(res.Err.Error(), "could not copy its records to its replica first") || res.Stdout != "" {
 		t.Errorf("a command while the replica is down: %+v", res)
 	}
 	down.Store(false)

@@ -87,7 +87,7 @@ func (b *haBot) await(t *testing.T, re *regexp.Regexp, limit time.Duration) []st
 		select {
 		case l, ok := <-b.lines:
 			if !ok {
-				t.Fatalf("opsbot ended before logging %s", re)
+				t.Fatalf("opsbot ended before logging %s; its last lines:\n%s", re, strings.Join(b.seen[max(len(b.seen)-8, 0):], "\n"))
 			}
 			b.seen = append(b.seen, l)
 			if m := re.FindStringSubmatch(l); m != nil {

@@ -136,6 +136,31 @@ func (e *Elector) Hold(ctx context.Context) error {
 	}
 }
 
+// Advance moves the Lease's generation (its leaseTransitions) on to gen
+// while this process holds it: a Lease recreated after its generations
+// named replicas (store/replica) starts again at 0, and a leader must
+// not take a generation an earlier leader wrote under.
+func (e *Elector) Advance(ctx context.Context, gen int64) error {
+	if err := e.Fence(); err != nil {
+		return err
+	}
+	l, err := e.cfg.Client.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if l.Spec.HolderIdentity != e.cfg.Identity {
+		return ErrLost
+	}
+	now := e.cfg.Now()
+	l.Spec.LeaseTransitions, l.Spec.RenewTime = int32(gen), &MicroTime{now}
+	updated, err := e.cfg.Client.Update(ctx, l)
+	if err != nil {
+		return err
+	}
+	e.won(updated, now)
+	return nil
+}
+
 // Fence is nil while this process leads on a fresh lease: renewed within
 // the renew deadline. Every side effect asks it first.
 func (e *Elector) Fence() error {

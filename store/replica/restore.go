@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -175,7 +176,7 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	if _, taken, err := bin.Latest(ctx, s.Generation(gen)); err != nil {
 		return -1, err
 	} else if taken {
-		return -1, fmt.Errorf("the replica already holds a database under this opsbot's generation (%s): the Lease was recreated after the replica was written, so its generations start again. Move that replica's folder aside, or set ha.litestream.replica to a new folder, and restart", s.Generation(gen))
+		return -1, fmt.Errorf("the replica already holds a database under this opsbot's generation (%s), which an earlier leader wrote: it would be overwritten. Move that replica's folder aside, or set ha.litestream.replica to a new folder, and restart", s.Generation(gen))
 	}
 	from, last, err := newest(ctx, s, bin, gen)
 	if err != nil {
@@ -231,6 +232,48 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	return from, nil
 }
 
+// Taken says whether generation gen's replica already holds a database,
+// and if so the newest generation from gen on that does: the Lease was
+// recreated (a reinstall that kept the bucket), and its generations
+// start again below what the replica holds. The new leader moves the
+// Lease past it (leader.Elector.Advance). A file:// replica is listed;
+// any other is probed upward until probes generations in a row hold
+// nothing.
+func Taken(ctx context.Context, s Settings, gen int64) (newest int64, taken bool, err error) {
+	s = s.WithDefaults()
+	bin := Binary{s.Bin}
+	if _, taken, err = bin.Latest(ctx, s.Generation(gen)); err != nil || !taken {
+		return -1, false, err
+	}
+	newest = gen
+	if all, ok, err := folders(s, math.MaxInt64); err != nil {
+		return -1, false, err
+	} else if ok {
+		for _, g := range all {
+			if g > newest {
+				if _, ok, err := bin.Latest(ctx, s.Generation(g)); err != nil {
+					return -1, false, err
+				} else if ok {
+					newest = g
+				}
+			}
+		}
+		return newest, true, nil
+	}
+	for g, misses := gen+1, 0; misses < probes; g++ {
+		_, ok, err := bin.Latest(ctx, s.Generation(g))
+		if err != nil {
+			return -1, false, err
+		}
+		if ok {
+			newest, misses = g, 0
+		} else {
+			misses++
+		}
+	}
+	return newest, true, nil
+}
+
 // probes is how many generations newest probes at once.
 const probes = 16
 
@@ -241,9 +284,14 @@ const probes = 16
 // holds state. A file:// replica is listed; any other is probed,
 // probes generations at a time, newest first.
 func newest(ctx context.Context, s Settings, bin Binary, gen int64) (from int64, last uint64, err error) {
-	gens, err := listed(s, gen)
+	gens, ok, err := folders(s, gen)
 	if err != nil {
 		return -1, 0, err
+	}
+	if !ok {
+		for g := range gen {
+			gens = append(gens, g)
+		}
 	}
 	for hi := int64(len(gens)); hi > 0; hi -= probes {
 		lo := max(hi-probes, 0)
@@ -265,23 +313,20 @@ func newest(ctx context.Context, s Settings, bin Binary, gen int64) (from int64,
 	return -1, 0, nil
 }
 
-// listed is the generations before gen that may hold a replica, oldest
-// first: the folders a file:// replica has, else every one.
-func listed(s Settings, gen int64) ([]int64, error) {
-	var gens []int64
+// folders is the generations before gen a file:// replica has a folder
+// for, oldest first; ok is false for a replica that is not listed
+// (s3://…): every generation may then hold one.
+func folders(s Settings, gen int64) (gens []int64, ok bool, err error) {
 	u, err := url.Parse(s.Replica)
 	if err != nil || u.Scheme != "file" {
-		for g := range gen {
-			gens = append(gens, g)
-		}
-		return gens, nil
+		return nil, false, nil
 	}
 	entries, err := os.ReadDir(u.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list the replica's generations: %w", err)
+		return nil, false, fmt.Errorf("list the replica's generations: %w", err)
 	}
 	for _, e := range entries {
 		var g int64
@@ -290,7 +335,7 @@ func listed(s Settings, gen int64) ([]int64, error) {
 		}
 	}
 	slices.Sort(gens)
-	return gens, nil
+	return gens, true, nil
 }
 
 // quickCheck runs SQLite's quick_check on the file at path.
