@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,4 +170,39 @@ func TestHALeaderWhoseSidecarDies(t *testing.T) {
 		t.Fatalf("the new leader's /readyz: %d %s", code, body)
 	}
 	awaitInThread(t, b.base, postMessage(t, b.base, "@opsbot run local echo on-b"), "exit 0")
+}
+
+// TestHALeaseRecreatedKeepsTheReplica: opsbot is reinstalled with its
+// bucket kept, so the Lease starts again at generation 0 while the
+// replica holds generation 0's database. The new leader moves the Lease
+// past it and starts from that state; before, it took generation 0
+// again, kept its own empty database and replicated it over the old.
+func TestHALeaseRecreatedKeepsTheReplica(t *testing.T) {
+	t.Parallel()
+	replicas := t.TempDir()
+	c1 := newHACluster(t)
+	podA := newHAPod(t, c1, replicas, "")
+	a := c1.start(t, podA.dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	th := postMessage(t, a.base, "@opsbot run local echo first-life")
+	awaitInThread(t, a.base, th, "exit 0")
+	a.cmd.Process.Signal(syscall.SIGTERM) // helm uninstall
+	a.cmd.Wait()
+	podA.sidecar.Process.Kill()
+	podA.sidecar.Wait()
+
+	c2 := newHACluster(t) // a new Lease, generation 0 again
+	podB := newHAPod(t, c2, replicas, "")
+	b := c2.start(t, podB.dir, "opsbot-b")
+	b.await(t, regexp.MustCompile(`"msg":"the replica holds generations from before this Lease`), 2*time.Minute)
+	b.await(t, leadsLine, time.Minute)
+	if texts := threadTexts(t, b.base, th); !strings.Contains(texts, "first-life") {
+		t.Errorf("the new leader does not have the first install's thread:\n%s", texts)
+	}
+	if l, _, _ := c2.api.Lease("ops", "opsbot"); l.Spec.LeaseTransitions != 1 {
+		t.Errorf("the new Lease's generation is %d, want 1 (past the replica's 0)", l.Spec.LeaseTransitions)
+	}
+	if _, err := os.Stat(filepath.Join(replicas, "generation-000001")); err != nil {
+		t.Errorf("the new leader does not replicate to a generation of its own: %v", err)
+	}
 }

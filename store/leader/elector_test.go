@@ -217,3 +217,37 @@ func TestSettingsValidate(t *testing.T) {
 		t.Errorf("defaults: %+v", d)
 	}
 }
+
+// TestAdvanceMovesTheGeneration: a leader moves the Lease's generation
+// on (a Lease recreated below the generations its replica holds); its
+// renewals keep it, and the next leader's generation follows it. A
+// process that does not lead cannot move it.
+func TestAdvanceMovesTheGeneration(t *testing.T) {
+	api, dir, env := cluster(t)
+	a, b := elector(t, dir, env, "opsbot-a"), elector(t, dir, env, "opsbot-b")
+	ctx := t.Context()
+	if _, err := a.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Advance(ctx, 9); err == nil {
+		t.Fatal("a process that does not lead moved the generation")
+	}
+	if err := a.Advance(ctx, 7); err != nil || a.Generation() != 7 {
+		t.Fatalf("Advance(7): %v, generation %d", err, a.Generation())
+	}
+	holdCtx, release := context.WithCancel(ctx)
+	held := make(chan error, 1)
+	go func() { held <- a.Hold(holdCtx) }()
+	for range 2 { // two renewals keep it
+		_, _, changed := api.Lease("ops", "opsbot")
+		<-changed
+	}
+	if l, _, _ := api.Lease("ops", "opsbot"); l.Spec.LeaseTransitions != 7 {
+		t.Errorf("after renewals the Lease's transitions are %d, want 7", l.Spec.LeaseTransitions)
+	}
+	release()
+	<-held
+	if g, err := b.Acquire(ctx); err != nil || g != 8 {
+		t.Errorf("the next leader: generation %d, %v; want 8", g, err)
+	}
+}
