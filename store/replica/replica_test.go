@@ -241,7 +241,24 @@ func TestCatchUpLooksAtEveryEarlierGeneration(t *testing.T) {
 		t.Errorf("the new leader has %d rows, want 1", n)
 	}
 	_, err = CatchUp(ctx, s, 2, filepath.Join(t.TempDir(), "opsbot.db"), nil, time.Second, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "Lease was recreated") || !strings.Contains(err.Error(), "ha.litestream.replica") {
+	if err == nil || !strings.Contains(err.Error(), "an earlier leader wrote") || !strings.Contains(err.Error(), "ha.litestream.replica") {
 		t.Errorf("CatchUp to a generation whose replica holds a database: %v", err)
+	}
+}
+
+// TestReplicationSyncBeforeStartRegistersNothing: a Sync that comes
+// before Start (a watcher's first tick on a slow start) does not
+// register the database, so Start's own Register is not refused.
+func TestReplicationSyncBeforeStartRegistersNothing(t *testing.T) {
+	ctx := context.Background()
+	s := sidecar(t, t.TempDir())
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	insert(t, leaderDB(t, path), 1)
+	r := NewReplication(s, path, s.Generation(0))
+	if err := r.Sync(ctx); !errors.Is(err, ErrNotReplicating) {
+		t.Errorf("Sync before Start: %v; want the sidecar not to replicate it yet", err)
+	}
+	if err := r.Start(ctx); err != nil {
+		t.Fatalf("Start after an early Sync: %v", err)
 	}
 }

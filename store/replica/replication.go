@@ -17,8 +17,10 @@ type Replication struct {
 	replica string
 
 	// register is held while the database is given to the sidecar
-	// again: two Syncs that found it forgotten register it once.
+	// (Start) or given again: two Syncs that found it forgotten register
+	// it once, and none before Start has.
 	register sync.Mutex
+	started  bool
 
 	mu   sync.Mutex
 	down time.Time // since when the sidecar has not answered; zero while it does
@@ -34,7 +36,11 @@ func NewReplication(s Settings, path, replica string) *Replication {
 // Start has the sidecar replicate the database, and returns once the
 // replica holds what it holds now.
 func (r *Replication) Start(ctx context.Context) error {
-	if err := r.sidecar.Register(ctx, r.path, r.replica); err != nil {
+	r.register.Lock()
+	err := r.sidecar.Register(ctx, r.path, r.replica)
+	r.started = err == nil
+	r.register.Unlock()
+	if err != nil {
 		return err
 	}
 	return r.Sync(ctx)
@@ -46,7 +52,7 @@ func (r *Replication) Sync(ctx context.Context) error {
 	err := r.sidecar.Sync(ctx, r.path)
 	if errors.Is(err, ErrNotReplicating) {
 		r.register.Lock()
-		if err = r.sidecar.Sync(ctx, r.path); errors.Is(err, ErrNotReplicating) {
+		if err = r.sidecar.Sync(ctx, r.path); errors.Is(err, ErrNotReplicating) && r.started {
 			if err = r.sidecar.Register(ctx, r.path, r.replica); err == nil {
 				err = r.sidecar.Sync(ctx, r.path)
 			}
