@@ -101,6 +101,9 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 		stopped, cancel := context.WithCancel(ctx)
 		cancel()
 		res, _ = waitLocal(stopped, cmd, opts.Timeout)
+		if tty != nil {
+			tty.drain()
+		}
 		res.Host, res.Duration = LocalHost, time.Since(start)
 		return res, fmt.Errorf("hosts: local: stopped as it started: %w", terr)
 	}
