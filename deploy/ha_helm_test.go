@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -34,17 +35,22 @@ func TestHelmHA(t *testing.T) {
 	if n := get(only(t, docs, "PodDisruptionBudget"), "spec", "minAvailable"); n != 1 {
 		t.Errorf("PDB minAvailable %v, want 1", n)
 	}
-	verbs := map[string]bool{}
+	verbs := map[string]map[string]bool{"leases": {}, "pods": {}}
 	for _, r := range list(get(only(t, docs, "Role"), "rules")) {
-		if strings.Join(strs(get(r, "resources")), ",") != "leases" || strings.Join(strs(get(r, "apiGroups")), ",") != "coordination.k8s.io" {
-			t.Errorf("a rule not on leases: %v", r)
+		res, group := strings.Join(strs(get(r, "resources")), ","), strings.Join(strs(get(r, "apiGroups")), ",")
+		if !(res == "leases" && group == "coordination.k8s.io" || res == "pods" && group == "") {
+			t.Errorf("a rule on neither the Lease nor the pods: %v", r)
+			continue
 		}
 		for _, v := range strs(get(r, "verbs")) {
-			verbs[v] = true
+			verbs[res][v] = true
 		}
 	}
-	if !verbs["get"] || !verbs["create"] || !verbs["update"] || len(verbs) != 3 {
-		t.Errorf("Role verbs %v, want get, create, update", verbs)
+	if v := verbs["leases"]; !v["get"] || !v["create"] || !v["update"] || len(v) != 3 {
+		t.Errorf("Role verbs on leases %v, want get, create, update", v)
+	}
+	if v := verbs["pods"]; !v["get"] || !v["patch"] || len(v) != 2 {
+		t.Errorf("Role verbs on pods %v, want get, patch (a pod labels itself with its role)", v)
 	}
 	if sub := str(get(only(t, docs, "RoleBinding"), "subjects", 0, "name")); sub != "opsbot" {
 		t.Errorf("RoleBinding subject %q", sub)
@@ -148,5 +154,67 @@ func TestHelmHALitestream(t *testing.T) {
 	}
 	if conf := str(get(only(t, docs, "ConfigMap"), "data", "opsbot.yaml")); !strings.Contains(conf, "replica: file:///replicas/opsbot") {
 		t.Errorf("opsbot.yaml with ha.enabled alone:\n%s", conf)
+	}
+}
+
+// TestHelmHARollsOutAndDrains: with ha.enabled the standby is Ready (its
+// readiness is /healthz, not /readyz, which is 503 on a standby), so a
+// rolling update and a drain under the PDB can take either pod; the
+// Service selects the pod labelled leader, so HTTP traffic reaches the
+// leader alone; the Role lets a pod label itself; the Litestream sidecar
+// holds opsbot back until its control socket answers. Without ha nothing
+// of this: readiness on /readyz, no role label in the selector.
+func TestHelmHARollsOutAndDrains(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		sidecar  bool
+		ready    string
+		selector map[string]string
+	}{
+		{"ha with litestream", []string{"--set", "ha.enabled=true"}, true, "/healthz",
+			map[string]string{"app.kubernetes.io/name": "opsbot", "app.kubernetes.io/instance": "opsbot", "opsbot.dev/role": "leader"}},
+		{"ha on a shared claim", haValues, false, "/healthz",
+			map[string]string{"app.kubernetes.io/name": "opsbot", "app.kubernetes.io/instance": "opsbot", "opsbot.dev/role": "leader"}},
+		{"one pod", nil, false, "/readyz",
+			map[string]string{"app.kubernetes.io/name": "opsbot", "app.kubernetes.io/instance": "opsbot"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(slices(slackTokens), tc.args...)
+			if out, err := helm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
+				t.Fatalf("helm lint: %v\n%s", err, out)
+			}
+			docs := render(t, args...)
+			spec := get(only(t, docs, "Deployment"), "spec", "template", "spec")
+			if p := str(get(spec, "containers", 0, "readinessProbe", "httpGet", "path")); p != tc.ready {
+				t.Errorf("readiness on %q, want %q", p, tc.ready)
+			}
+			if p := str(get(spec, "containers", 0, "livenessProbe", "httpGet", "path")); p != "/healthz" {
+				t.Errorf("liveness on %q", p)
+			}
+			sel := map[string]string{}
+			for k, v := range get(only(t, docs, "Service"), "spec", "selector").(map[string]any) {
+				sel[k] = str(v)
+			}
+			if !maps.Equal(sel, tc.selector) {
+				t.Errorf("the Service selects %v, want %v", sel, tc.selector)
+			}
+			// The pods themselves are selected without the role: the
+			// Deployment and the PDB count both.
+			if _, ok := get(only(t, docs, "Deployment"), "spec", "selector", "matchLabels").(map[string]any)["opsbot.dev/role"]; ok {
+				t.Error("the Deployment selects on the role label")
+			}
+			if !tc.sidecar {
+				return
+			}
+			if _, ok := get(only(t, docs, "PodDisruptionBudget"), "spec", "selector", "matchLabels").(map[string]any)["opsbot.dev/role"]; ok {
+				t.Error("the PDB selects on the role label")
+			}
+			side := get(spec, "initContainers", 1)
+			cmd := strings.Join(strs(get(side, "startupProbe", "exec", "command")), " ")
+			if str(get(side, "name")) != "litestream" || cmd != "/usr/local/bin/litestream list -socket /run/litestream/litestream.sock -timeout 2" {
+				t.Errorf("the sidecar's startup probe: %q on %v", cmd, get(side, "name"))
+			}
+		})
 	}
 }

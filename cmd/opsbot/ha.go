@@ -120,6 +120,8 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 	standby := &http.Server{Handler: standbyMux(), ReadHeaderTimeout: 10 * time.Second}
 	go standby.Serve(shared.next())
 	log.Info("opsbot standby", "version", version, "listen", "http://"+ln.Addr().String(), "lease", cfg.HA.WithDefaults(os.Getenv).LeaseName)
+	pod := labelPod(ctx, cfg.HA.WithDefaults(os.Getenv), log)
+	defer pod.stop()
 	rep, db := cfg.HA.Litestream, cfg.Store.WithDefaults().Path
 	var warm *replica.Follower
 	stopFollowing := func() {}
@@ -143,6 +145,7 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 		}
 	}
 	log.Info("opsbot leads", "generation", gen)
+	pod.lead()
 	role := &haRole{ln: shared.next(), elector: elector, log: log}
 	if rep.Enabled() {
 		role.rep = replica.NewReplication(rep, db, rep.WithDefaults().Generation(gen))

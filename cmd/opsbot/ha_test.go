@@ -49,6 +49,8 @@ type haBot struct {
 	lines chan string
 	base  string
 	seen  []string // the lines await has read
+	c     *haCluster
+	pod   string // its pod's name, in namespace ops
 }
 
 // start runs `opsbot run` as pod id over dir's config, and returns once
@@ -57,12 +59,13 @@ func (c *haCluster) start(t *testing.T, dir, id string) *haBot {
 	t.Helper()
 	cmd := opsbot(t, dir, "run", "--config", filepath.Join(dir, "c.yaml"))
 	cmd.Env = append(cmd.Env, append(c.env, "POD_NAME="+id)...)
+	c.api.AddPod("ops", id)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	b := &haBot{cmd: cmd, lines: make(chan string, 1024)}
+	b := &haBot{cmd: cmd, lines: make(chan string, 1024), c: c, pod: id}
 	go func() {
 		defer close(b.lines)
 		s := bufio.NewScanner(stderr)
@@ -95,6 +98,25 @@ func (b *haBot) await(t *testing.T, re *regexp.Regexp, limit time.Duration) []st
 			}
 		case <-timer.C:
 			t.Fatalf("no log line %s within %s", re, limit)
+		}
+	}
+}
+
+// awaitRole waits until b's pod carries the role label the chart's
+// Service selects on, failing the test after limit.
+func (b *haBot) awaitRole(t *testing.T, role string, limit time.Duration) {
+	t.Helper()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		labels, changed := b.c.api.PodLabels("ops", b.pod)
+		if labels["opsbot.dev/role"] == role {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			t.Fatalf("pod %s is labelled %v after %s; want opsbot.dev/role=%s", b.pod, labels, limit, role)
 		}
 	}
 }
@@ -159,6 +181,9 @@ func failover(t *testing.T, a, b *haBot, kill func(), afterLead ...func()) {
 	if code, body := httpStatus(t, a.base+"/readyz"); code != http.StatusOK {
 		t.Fatalf("leader's /readyz: %d %s", code, body)
 	}
+	// The Service sends HTTP traffic to the pod labelled leader.
+	a.awaitRole(t, "leader", 30*time.Second)
+	b.awaitRole(t, "standby", 30*time.Second)
 	out := t.TempDir()
 	var asks []string
 	for i := range 3 {
@@ -195,6 +220,7 @@ func failover(t *testing.T, a, b *haBot, kill func(), afterLead ...func()) {
 		t.Errorf("the standby was Ready %s after kill -9 of the leader; want ≤ 30 s", ready)
 	}
 	t.Logf("the standby was Ready %s after kill -9 of the leader", time.Since(killed).Round(time.Millisecond))
+	b.awaitRole(t, "leader", 30*time.Second)
 	for _, f := range afterLead {
 		f()
 	}

@@ -12,6 +12,17 @@ app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/*
+opsbot.roleLabel is the label the Service selects on with ha.enabled: the
+leader sets it on its own pod when it starts to lead, every process sets
+"standby" when it starts standing by (cmd/opsbot/ha_label.go, roleLabel).
+Both pods are Ready, so a rollout and a drain can take either; the label
+sends HTTP traffic to the leader alone.
+*/}}
+{{- define "opsbot.roleLabel" -}}
+opsbot.dev/role: leader
+{{- end -}}
+
 {{- define "opsbot.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "opsbot.selectorLabels" . }}
