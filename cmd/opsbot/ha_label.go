@@ -23,6 +23,20 @@ const (
 	roleLeader  = "leader"
 )
 
+// deletionCost is the annotation by which a ReplicaSet chooses which of
+// its Ready pods to delete first: a rolling update (maxSurge 0) then
+// replaces the standby before the leader, so a rollout fails over once,
+// not twice (the old standby leading between the two).
+const deletionCost = "controller.kubernetes.io/pod-deletion-cost"
+
+// costOf is the deletion cost of a pod in role.
+func costOf(role string) string {
+	if role == roleLeader {
+		return "1000"
+	}
+	return "0"
+}
+
 // podRole keeps this process's pod labelled with its role. A patch that
 // fails is logged and retried every retry period: the Lease decides who
 // leads, the label only routes traffic, so a failure never stops the bot.
@@ -95,7 +109,7 @@ func (p *podRole) label(ctx context.Context, role string, done chan<- struct{}) 
 	defer t.Stop()
 	var failing string
 	for {
-		err := p.client.LabelPod(p.ctx, p.pod, roleLabel, role)
+		err := p.client.PatchPod(p.ctx, p.pod, map[string]string{roleLabel: role}, map[string]string{deletionCost: costOf(role)})
 		if err == nil {
 			p.log.Info("this pod is labelled with its role", "pod", p.pod, "role", role)
 			return

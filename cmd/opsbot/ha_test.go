@@ -111,6 +111,10 @@ func (b *haBot) awaitRole(t *testing.T, role string, limit time.Duration) {
 	for {
 		labels, changed := b.c.api.PodLabels("ops", b.pod)
 		if labels["opsbot.dev/role"] == role {
+			// A rollout deletes the standby first (pod-deletion-cost).
+			if got, want := b.c.api.PodAnnotations("ops", b.pod)[deletionCost], costOf(role); got != want {
+				t.Fatalf("pod %s (%s) has deletion cost %q, want %q", b.pod, role, got, want)
+			}
 			return
 		}
 		select {

@@ -21,7 +21,18 @@ var ErrNoPod = errors.New("no such pod")
 // The chart's Service selects the pod labelled as the leader, so HTTP
 // traffic reaches the Lease's holder while both pods are Ready.
 func (c *Client) LabelPod(ctx context.Context, pod, key, value string) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{key: value}}})
+	return c.PatchPod(ctx, pod, map[string]string{key: value}, nil)
+}
+
+// PatchPod sets labels and annotations on the pod named pod, in the
+// Client's namespace, by a JSON merge patch of its metadata: its other
+// labels and annotations stay. ErrNoPod when there is no such pod.
+func (c *Client) PatchPod(ctx context.Context, pod string, labels, annotations map[string]string) error {
+	meta := map[string]any{"labels": labels}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": meta})
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,16 @@ func TestLabelPod(t *testing.T) {
 	if got, _ := api.PodLabels("ops", "opsbot-a"); !maps.Equal(got, map[string]string{"opsbot.dev/role": "leader", "app": "opsbot"}) {
 		t.Errorf("opsbot-a's labels: %v", got)
 	}
+	cost := "controller.kubernetes.io/pod-deletion-cost"
+	if err := c.PatchPod(ctx, "opsbot-a", map[string]string{"opsbot.dev/role": "leader"}, map[string]string{cost: "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PatchPod(ctx, "opsbot-a", map[string]string{"app": "opsbot"}, map[string]string{"note": "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.PodAnnotations("ops", "opsbot-a"); !maps.Equal(got, map[string]string{cost: "1000", "note": "kept"}) {
+		t.Errorf("opsbot-a's annotations: %v", got)
+	}
 	if got, _ := api.PodLabels("other", "opsbot-b"); len(got) != 0 {
 		t.Errorf("a pod in another namespace was labelled: %v", got)
 	}

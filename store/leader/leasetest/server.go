@@ -26,11 +26,12 @@ type Server struct {
 	refused map[string]bool
 	changed chan struct{}
 	pods    map[string]map[string]string // labels by namespace/name
+	notes   map[string]map[string]string // annotations by namespace/name
 }
 
 // New returns a Server that requires the bearer token (none when "").
 func New(token string) *Server {
-	return &Server{token: token, leases: map[string]leader.Lease{}, refused: map[string]bool{}, changed: make(chan struct{}), pods: map[string]map[string]string{}}
+	return &Server{token: token, leases: map[string]leader.Lease{}, refused: map[string]bool{}, changed: make(chan struct{}), pods: map[string]map[string]string{}, notes: map[string]map[string]string{}}
 }
 
 // Refuse makes the Server answer 503 to every write naming holder as the
@@ -58,6 +59,7 @@ func (s *Server) AddPod(namespace, name string) {
 	defer s.mu.Unlock()
 	if _, ok := s.pods[namespace+"/"+name]; !ok {
 		s.pods[namespace+"/"+name] = map[string]string{}
+		s.notes[namespace+"/"+name] = map[string]string{}
 	}
 	s.notify()
 }
@@ -73,6 +75,14 @@ func (s *Server) PodLabels(namespace, name string) (map[string]string, <-chan st
 		return nil, s.changed
 	}
 	return maps.Clone(labels), s.changed
+}
+
+// PodAnnotations returns a copy of the annotations of the pod
+// namespace/name (nil when it is unknown).
+func (s *Server) PodAnnotations(namespace, name string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.notes[namespace+"/"+name])
 }
 
 // ServeHTTP is the Lease API under /apis/coordination.k8s.io/v1/ and the
@@ -155,8 +165,9 @@ func (s *Server) notify() {
 	s.changed = make(chan struct{})
 }
 
-// patchPod applies a JSON merge patch of metadata.labels to the pod at
-// path ({ns}/pods/{name}); a null value removes the label.
+// patchPod applies a JSON merge patch of metadata.labels and
+// metadata.annotations to the pod at path ({ns}/pods/{name}); a null
+// value removes the key.
 func (s *Server) patchPod(w http.ResponseWriter, r *http.Request, path string) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 3 || parts[1] != "pods" {
@@ -173,7 +184,8 @@ func (s *Server) patchPod(w http.ResponseWriter, r *http.Request, path string) {
 	}
 	var patch struct {
 		Metadata struct {
-			Labels map[string]*string `json:"labels"`
+			Labels      map[string]*string `json:"labels"`
+			Annotations map[string]*string `json:"annotations"`
 		} `json:"metadata"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&patch); err != nil {
@@ -188,13 +200,17 @@ func (s *Server) patchPod(w http.ResponseWriter, r *http.Request, path string) {
 		http.Error(w, `{"kind":"Status","code":404}`, http.StatusNotFound)
 		return
 	}
-	for k, v := range patch.Metadata.Labels {
-		if v == nil {
-			delete(labels, k)
-		} else {
-			labels[k] = *v
+	merge := func(into map[string]string, patch map[string]*string) {
+		for k, v := range patch {
+			if v == nil {
+				delete(into, k)
+			} else {
+				into[k] = *v
+			}
 		}
 	}
+	merge(labels, patch.Metadata.Labels)
+	merge(s.notes[key], patch.Metadata.Annotations)
 	s.notify()
-	json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": parts[2], "namespace": parts[0], "labels": labels}})
+	json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": parts[2], "namespace": parts[0], "labels": labels, "annotations": s.notes[key]}})
 }
