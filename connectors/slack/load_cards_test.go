@@ -334,3 +334,50 @@ func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
 		}
 	})
 }
+
+// An answer streaming its text costs the same chat.appendStream calls
+// whether or not a command runs in it: the command's card goes in the
+// text's own appends (chunks of both kinds in one call), not in appends
+// of its own, which would take turns from every answer in the workspace
+// (the appends' budget is the workspace's). Its one card still shows,
+// started, then complete.
+func TestCardsCostNoAppendOfTheirOwn(t *testing.T) {
+	run := func(t *testing.T, command bool) (appends int) {
+		synctest.Test(t, func(t *testing.T) {
+			fake, c := localConn(t, slack.Config{})
+			ctx := context.Background()
+			d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+				Thread: fake.Mention("C0OPS", "U0ALICE", "", "why is web slow").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+			r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+			var want strings.Builder
+			for k := range 60 { // 30 s, a delta every 500 ms
+				switch {
+				case command && k == 20:
+					r.Task(connectors.Task{ID: "cmd", Title: "running `uptime` on web-1…", Status: connectors.TaskInProgress})
+				case command && k == 40:
+					r.Task(connectors.Task{ID: "cmd", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 10s"})
+				}
+				delta := fmt.Sprintf("w%d ", k)
+				want.WriteString(delta)
+				r.Write(delta)
+				time.Sleep(500 * time.Millisecond)
+			}
+			r.Close(ctx, nil)
+			synctest.Wait()
+			msgs := fake.Thread("C0OPS", d.Thread)[1:]
+			if len(msgs) != 1 || msgs[0].Shown() != want.String() {
+				t.Fatalf("the answer shows:\n%s\nwant its deltas in one message", fake.ThreadText("C0OPS", d.Thread))
+			}
+			if tasks := msgs[0].Tasks; command && (len(tasks) != 1 || tasks[0].Status != "complete" || tasks[0].Updates != 2) {
+				t.Errorf("cards %+v; want the command's one card, started then complete", tasks)
+			}
+			appends = fake.Calls("chat.appendStream")
+		})
+		return appends
+	}
+	text, both := run(t, false), run(t, true)
+	if both != text {
+		t.Errorf("the answer made %d appends with a command, %d without; want as many: its card goes with its text", both, text)
+	}
+	t.Logf("appends: %d with text alone, %d with a command", text, both)
+}
