@@ -133,7 +133,7 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) []outcome 
 // runCall runs one call with its start and end events: whether it
 // finished, or the turn was cancelled while it ran.
 func (a *Agent) runCall(ctx context.Context, call ToolCall, c Block) (ToolResult, callState) {
-	call.Emit(Event{Kind: ToolStarted, Tool: c.Name, ToolID: c.ID, Summary: a.describe(call)})
+	call.Emit(Event{Kind: ToolStarted, Tool: c.Name, ToolID: c.ID, Summary: a.describe(call), Limit: a.limit(call)})
 	res := a.dispatchOne(ctx, call, c)
 	if ctx.Err() != nil {
 		return res, cutShort

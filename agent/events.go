@@ -37,6 +37,9 @@ type Event struct {
 	Summary  string
 	IsError  bool
 	Approval *PendingApproval
+	// Limit is the longest the tool may run (ToolStarted), when the tool
+	// says (a command's time limit); 0 when it does not.
+	Limit time.Duration
 	// Runs are the commands a finished tool ran (ToolFinished), for
 	// people to see what ran where and how it ended.
 	Runs  []CommandRun

@@ -397,6 +397,16 @@ func (a *Agent) describe(call ToolCall) string {
 	return "calling " + call.Name
 }
 
+// limit is the longest call may run, when its tool says.
+func (a *Agent) limit(call ToolCall) time.Duration {
+	if t, ok := a.Tools.tools[call.Name]; ok {
+		if l, ok := t.(interface{ Limit(ToolCall) time.Duration }); ok {
+			return l.Limit(call)
+		}
+	}
+	return 0
+}
+
 func (a *Agent) fail(emit func(Event), err error) error {
 	emit(Event{Kind: TurnError, Err: err})
 	return err

@@ -65,6 +65,7 @@ func runOutcome(run agent.CommandRun) string {
 var (
 	_ connectors.TaskUpdater = (*redactedConn)(nil)
 	_ render.TaskShower      = (*redactedConn)(nil)
+	_ render.TaskAppender    = (*redactedConn)(nil)
 )
 
 // errNoTasks is UpdateTask's error for a connector that shows no task
@@ -83,6 +84,35 @@ func (c *redactedConn) UpdateTask(ctx context.Context, ref connectors.Ref, t con
 	}
 	t.Title, t.Details, t.Output = c.red.String(t.Title), c.red.String(t.Details), c.red.String(t.Output)
 	return tu.UpdateTask(ctx, ref, t)
+}
+
+// AppendWithTasks redacts text and tasks and appends them to stream ref
+// in one call, where the connector behind the redactor can (its cards
+// then cost no append of their own); else each card, then the text, by
+// calls of their own: a card shown twice is only replaced by itself, so
+// a failure half-way is safe to try again.
+func (c *redactedConn) AppendWithTasks(ctx context.Context, ref connectors.Ref, text string, tasks []connectors.Task) error {
+	if err := c.fence.err(); err != nil {
+		return err
+	}
+	ta, ok := c.Connector.(render.TaskAppender)
+	if !ok {
+		for _, t := range tasks {
+			if err := c.UpdateTask(ctx, ref, t); err != nil {
+				return err
+			}
+		}
+		if text == "" {
+			return nil
+		}
+		return c.AppendStream(ctx, ref, text)
+	}
+	shown := make([]connectors.Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Details, t.Output = c.red.String(t.Title), c.red.String(t.Details), c.red.String(t.Output)
+		shown[i] = t
+	}
+	return ta.AppendWithTasks(ctx, ref, c.red.String(text), shown)
 }
 
 // ShowsTasks reports whether the connector behind the redactor shows task

@@ -105,6 +105,9 @@ func (an *answers) emitter(ctx context.Context, ev connectors.Event, sess agent.
 			if spec != nil {
 				return // a chat `run` shows its own "running" line
 			}
+			if e.Limit > 0 {
+				r.TaskLimit(e.Limit) // the life its card needs in a stream
+			}
 			if !r.Task(startedTask(e)) {
 				r.Status(e.Summary, false)
 			}

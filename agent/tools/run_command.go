@@ -55,6 +55,25 @@ func (t *RunCommand) Concurrent(call agent.ToolCall) bool {
 	return asksNoOne(t.Guard, in.Target, in.Command)
 }
 
+// timeout is the time limit of a command asked for by in: the model's,
+// within MaxTimeout; a minute when it asks none.
+func (t *RunCommand) timeout(in runCommandInput) time.Duration {
+	if d := min(time.Duration(max(in.Timeout, 0))*time.Second, orDefault(t.MaxTimeout, 10*time.Minute)); d > 0 {
+		return d
+	}
+	return time.Minute
+}
+
+// Limit is the longest call may run: its command's time limit (the
+// bot's task cards ask their stream for that much life).
+func (t *RunCommand) Limit(call agent.ToolCall) time.Duration {
+	var in runCommandInput
+	if decodeInput(call, &in) != nil {
+		return 0
+	}
+	return t.timeout(in)
+}
+
 // Call authorizes, runs, and reports.
 func (t *RunCommand) Call(ctx context.Context, call agent.ToolCall) agent.ToolResult {
 	var in runCommandInput
@@ -68,10 +87,7 @@ func (t *RunCommand) Call(ctx context.Context, call agent.ToolCall) agent.ToolRe
 	if err != nil {
 		return refusal(err)
 	}
-	timeout := min(time.Duration(max(in.Timeout, 0))*time.Second, orDefault(t.MaxTimeout, 10*time.Minute))
-	if timeout == 0 {
-		timeout = time.Minute
-	}
+	timeout := t.timeout(in)
 	results := t.Guard.Exec.Exec(ctx, permit.Hosts, in.Command, hosts.ExecOptions{Confinement: permit.Confinement, Timeout: timeout, Dir: call.Session.Cwd})
 	res := formatResults(in.Command, results)
 	res.Runs = runsOf(in.Command, results)

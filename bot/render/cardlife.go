@@ -26,10 +26,11 @@ import (
 // limit when the bot gave a shorter one (TaskLimit). A task longer than
 // that may still outlive its card's stream: see movedOn.
 
-// TaskLimit tells the renderer the longest one of the answer's tasks may
-// run (a command's time limit), when the bot knows one shorter than half
-// a stream's lifetime: a card then needs only that much life left in its
-// stream, and streams are renewed less often.
+// TaskLimit tells the renderer the longest the task it shows next may
+// run (a command's time limit: the bot calls it as each command starts,
+// bot/turns.go). When shorter than half a stream's lifetime, the card
+// then needs only that much life left in its stream, and streams are
+// renewed less often.
 func (r *Renderer) TaskLimit(d time.Duration) {
 	r.mu.Lock()
 	r.taskLimit = d

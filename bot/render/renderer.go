@@ -125,6 +125,12 @@ type Renderer struct {
 	// longRunning is the task that has run stopLineAfter, whose line the
 	// control message shows (control.go).
 	longRunning string
+	// carry is the last page's new text, taken by the flush's cards
+	// (tasks.go).
+	carry *carry
+	// nextTurn is the last page, when the flush has just appended its
+	// text: its cards wait for its next text (tasks.go); else -1.
+	nextTurn int
 	// control is the message below the stream that shows the status line
 	// and Stop (control.go); nil until one is needed. Owned by run.
 	control *page
@@ -157,7 +163,7 @@ type page struct {
 // to the platform, and its waits, end with ctx. Stop it with Close.
 func NewRenderer(ctx context.Context, conn connectors.Connector, budget *EditBudget, rec StreamRecorder, log *slog.Logger, d connectors.Dest, buttons ...connectors.Button) *Renderer {
 	r := &Renderer{ctx: ctx, conn: conn, budget: budget, rec: rec, log: log, dest: d,
-		limits: conn.Limits(), buttons: buttons, red: redactorOf(conn), wake: make(chan struct{}, 1), finished: make(chan struct{})}
+		limits: conn.Limits(), buttons: buttons, red: redactorOf(conn), wake: make(chan struct{}, 1), finished: make(chan struct{}), nextTurn: -1}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -410,13 +416,20 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	}
 	pages := splitPages(text, r.pageLimit(), r.cuts)
 	r.stopRolled(ctx, pages)
-	r.sendTasks(ctx) // before the stream may stop
+	r.carryText(pages)
+	r.sendTasks(ctx) // before the stream may stop; with the last page's new text
+	r.carry = nil
 	if r.cards != nil {
 		// The card stream has taken the lines of the cards that waited
 		// for it (cards.go).
 		r.mu.Lock()
 		status = strings.Join(r.status, "\n")
 		r.mu.Unlock()
+	}
+	// what the last page streamed before this flush's turn
+	nBefore, sentBefore := len(r.pages), ""
+	if nBefore > 0 {
+		sentBefore = r.pages[nBefore-1].streamed
 	}
 	for i, p := range pages {
 		msg := connectors.Message{Text: p.String()}
@@ -458,7 +471,11 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		r.pages[i].end = p.Start + len(p.Body)
 	}
+	if n := len(r.pages); !done && n > 0 && n == nBefore && n == len(pages) && r.pages[n-1].streamed != sentBefore {
+		r.nextTurn = n - 1
+	}
 	r.sendTasks(ctx)
+	r.nextTurn = -1
 	r.updateControl(ctx, status, done)
 	r.shownAt = time.Now()
 	if !done && r.full() {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,17 +130,59 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 	opening, ending := r.cardPages(ids)
 	r.recordCards(ctx, opening, ids)
 	defer r.recordCards(ctx, ending, nil)
+	// The cards of one stream go in one call where the platform takes
+	// several with text (TaskAppender): the page's text not appended
+	// yet goes with them (carry), so a flush costs the stream one
+	// append whatever it carries.
+	ta, batch := r.taskAppender()
+	var groups []cardGroup
 	seen := map[string]bool{}
-	for i, id := range ids {
+	for _, id := range ids {
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
-		r.mu.Lock()
-		t := r.tasks[id]
-		r.mu.Unlock()
 		ref, at := r.cardRef(id)
-		err := tu.UpdateTask(ctx, ref, t)
+		if g := slices.IndexFunc(groups, func(g cardGroup) bool { return g.ref.ID == ref.ID }); batch && g >= 0 {
+			groups[g].ids = append(groups[g].ids, id)
+			continue
+		}
+		groups = append(groups, cardGroup{ref: ref, at: at, ids: []string{id}})
+	}
+	last := len(r.pages) - 1
+	if g := slices.IndexFunc(groups, func(g cardGroup) bool { return g.at == last }); batch && g >= 0 && r.nextTurn == last && r.pages[last].streaming {
+		// The stream has just had its turn for text (flush): its cards
+		// go with its next text, one append instead of two, for the
+		// appends' budget is the workspace's and a turn taken out of
+		// turn delays every other answer.
+		r.retryTasks(groups[g].ids)
+		groups = slices.Delete(groups, g, g+1)
+	}
+	for g, grp := range groups {
+		r.mu.Lock()
+		tasks := make([]connectors.Task, len(grp.ids))
+		for k, id := range grp.ids {
+			tasks[k] = r.tasks[id]
+		}
+		r.mu.Unlock()
+		var err error
+		if batch {
+			text := r.carried(grp.at)
+			if err = ta.AppendWithTasks(ctx, grp.ref, text, tasks); err == nil && text != "" {
+				p := &r.pages[grp.at]
+				p.streamed += text
+				r.record(ctx, grp.at, p.streamed)
+			}
+		} else {
+			err = tu.UpdateTask(ctx, grp.ref, tasks[0])
+		}
+		var rest []string // the cards not shown, tried again
+		if err != nil {
+			for _, later := range groups[g:] {
+				rest = append(rest, later.ids...)
+			}
+		}
+		at := grp.at
 		switch {
 		case err == nil:
 			r.visible()
@@ -147,41 +190,91 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			// The platform ended the card stream (its lifetime): the
 			// card goes on in a new one.
 			r.endCards(ctx)
-			r.mu.Lock()
-			r.taskDirty = append(ids[i:], r.taskDirty...)
-			r.dirty = true
-			r.mu.Unlock()
+			r.retryTasks(rest)
 			return
 		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
 			// A held stream the platform ended: the card goes on in the
 			// last one.
 			r.pages[at].streaming, r.pages[at].held = false, false
-			r.mu.Lock()
-			r.taskDirty = append(ids[i:], r.taskDirty...)
-			r.dirty = true
-			r.mu.Unlock()
+			r.retryTasks(rest)
 			return
 		case errors.Is(err, connectors.ErrStreamEnded):
 			// The last page does not stream (it began as a post, or the
 			// platform ended it): it goes on by edits, and the cards in
 			// a stream of their own (cards.go).
 			r.pages[at].streaming = false
-			r.mu.Lock()
-			r.taskDirty = append(ids[i:], r.taskDirty...)
-			r.dirty = true
-			r.mu.Unlock()
+			r.retryTasks(rest)
 			if r.postedTasks(ctx); r.cards != nil {
 				r.sendTasks(ctx) // the answer has ended: its cards show now
 			}
 			return
 		default:
 			r.log.Info("task card not shown; trying again", "channel", r.dest.Channel, "err", err)
-			r.mu.Lock()
-			r.taskDirty = append(ids[i:], r.taskDirty...)
-			r.dirty = true
-			r.mu.Unlock()
+			r.retryTasks(rest)
 			return
 		}
+	}
+}
+
+// cardGroup is the cards sendTasks shows in one stream, page at's
+// (cardRef).
+type cardGroup struct {
+	ref connectors.Ref
+	at  int
+	ids []string
+}
+
+// retryTasks has the next flush show the cards ids again.
+func (r *Renderer) retryTasks(ids []string) {
+	r.mu.Lock()
+	r.taskDirty = append(ids, r.taskDirty...)
+	r.dirty = true
+	r.mu.Unlock()
+}
+
+// TaskAppender is a connector that appends text and task cards to a
+// stream in one call (Slack's chat.appendStream takes chunks of both
+// kinds): the cards then cost no append of their own.
+type TaskAppender interface {
+	AppendWithTasks(ctx context.Context, ref connectors.Ref, text string, tasks []connectors.Task) error
+}
+
+// taskAppender is the connector's TaskAppender, where it shows cards.
+func (r *Renderer) taskAppender() (TaskAppender, bool) {
+	ta, ok := r.conn.(TaskAppender)
+	_, cards := r.taskUpdater()
+	return ta, ok && cards
+}
+
+// carry is the text of the answer's last page not appended to its stream
+// yet, which the next cards for that page take with them (flush).
+type carry struct {
+	page int
+	text string
+}
+
+// carried is the text for page at's stream to take with its cards, and
+// forgets it: "" for another page, or none.
+func (r *Renderer) carried(at int) string {
+	if r.carry == nil || r.carry.page != at || at < 0 || !r.pages[at].streaming {
+		return ""
+	}
+	p := r.pages[at]
+	text := r.carry.text
+	r.carry = nil
+	if !strings.HasPrefix(text, p.streamed) {
+		return ""
+	}
+	return text[len(p.streamed):]
+}
+
+// carryText notes the text of the last page, as pages has it, for the
+// cards of this flush to take to its stream (carried).
+func (r *Renderer) carryText(pages []Segment) {
+	r.carry = nil
+	// A page after a roll-over with no words yet is not shown (flush).
+	if n := len(r.pages); n > 0 && n == len(pages) && r.pages[n-1].streaming && (n == 1 || pages[n-1].Body != "") {
+		r.carry = &carry{page: n - 1, text: pages[n-1].String()}
 	}
 }
 

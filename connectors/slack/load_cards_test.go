@@ -83,7 +83,36 @@ func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
 			wants[i] = want.String()
 		})
 	}
+	// How long after its command started each answer first shows it (its
+	// card, or its line while a card stream starts): logged, watched on
+	// the bubble's clock every 100 ms.
+	shownAfter := make([]time.Duration, n)
+	wg.Go(func() {
+		start := time.Now()
+		time.Sleep(cardAfter)
+		for i := range shownAfter {
+			shownAfter[i] = -1
+		}
+		for time.Since(start) < cardAfter+cardRuns {
+			for i, th := range threads {
+				for _, m := range fake.Thread("C0OPS", th)[1:] {
+					if shownAfter[i] < 0 && (len(m.Tasks) > 0 || strings.Contains(m.Context(), "uptime")) {
+						shownAfter[i] = time.Since(start) - cardAfter
+					}
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	wg.Wait()
+	late := 0 // commands not shown while they ran
+	for i, d := range shownAfter {
+		if d < 0 {
+			late++
+			shownAfter[i] = cardRuns
+		}
+	}
+	slices.Sort(shownAfter)
 	posted := 0 // answers that began as a plain message
 	for i, th := range threads {
 		var shown strings.Builder
@@ -110,11 +139,14 @@ func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
 	}
 	// The longest gap is logged, not held to issue 32's targets (those of
 	// TestConcurrentAnswersWithinTierLimits, answers of text alone): the
-	// appends' budget is full at 5 answers already, and each card update
-	// takes a text append's turn (docs/SLACK.md).
+	// appends' budget is full at 5 answers already; a card in its answer's
+	// text stream goes with the text (TestCardsCostNoAppendOfTheirOwn),
+	// but the cards of an answer that began as a plain message go in a
+	// card stream of their own, whose appends take turns from every
+	// answer (docs/SLACK.md).
 	slices.Sort(gaps)
-	t.Logf("%s with a command each, %s of fake time: %d began as a plain message; 429s %d; longest gap per stream p50 %s, max %s; calls: postMessage %d, update %d, startStream %d, appendStream %d, stopStream %d",
-		name, d, posted, fake.Served429(), gaps[n/2], gaps[n-1], fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
+	t.Logf("%s with a command each, %s of fake time: %d began as a plain message; 429s %d; longest gap per stream p50 %s, max %s; command shown after its start p50 %s, max %s (%d not while it ran); calls: postMessage %d, update %d, startStream %d, appendStream %d, stopStream %d",
+		name, d, posted, fake.Served429(), gaps[n/2], gaps[n-1], shownAfter[n/2], shownAfter[n-1], late, fake.Calls("chat.postMessage"), fake.Calls("chat.update"),
 		fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
 }
 
@@ -333,4 +365,51 @@ func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
 			t.Errorf("the fake answered 429 %d times; want the 2 forced", got)
 		}
 	})
+}
+
+// An answer streaming its text costs the same chat.appendStream calls
+// whether or not a command runs in it: the command's card goes in the
+// text's own appends (chunks of both kinds in one call), not in appends
+// of its own, which would take turns from every answer in the workspace
+// (the appends' budget is the workspace's). Its one card still shows,
+// started, then complete.
+func TestCardsCostNoAppendOfTheirOwn(t *testing.T) {
+	run := func(t *testing.T, command bool) (appends int) {
+		synctest.Test(t, func(t *testing.T) {
+			fake, c := localConn(t, slack.Config{})
+			ctx := context.Background()
+			d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+				Thread: fake.Mention("C0OPS", "U0ALICE", "", "why is web slow").TS, Recipient: connectors.User{ID: "U0ALICE"}}
+			r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+			var want strings.Builder
+			for k := range 60 { // 30 s, a delta every 500 ms
+				switch {
+				case command && k == 20:
+					r.Task(connectors.Task{ID: "cmd", Title: "running `uptime` on web-1…", Status: connectors.TaskInProgress})
+				case command && k == 40:
+					r.Task(connectors.Task{ID: "cmd", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 10s"})
+				}
+				delta := fmt.Sprintf("w%d ", k)
+				want.WriteString(delta)
+				r.Write(delta)
+				time.Sleep(500 * time.Millisecond)
+			}
+			r.Close(ctx, nil)
+			synctest.Wait()
+			msgs := fake.Thread("C0OPS", d.Thread)[1:]
+			if len(msgs) != 1 || msgs[0].Shown() != want.String() {
+				t.Fatalf("the answer shows:\n%s\nwant its deltas in one message", fake.ThreadText("C0OPS", d.Thread))
+			}
+			if tasks := msgs[0].Tasks; command && (len(tasks) != 1 || tasks[0].Status != "complete" || tasks[0].Updates != 2) {
+				t.Errorf("cards %+v; want the command's one card, started then complete", tasks)
+			}
+			appends = fake.Calls("chat.appendStream")
+		})
+		return appends
+	}
+	text, both := run(t, false), run(t, true)
+	if both != text {
+		t.Errorf("the answer made %d appends with a command, %d without; want as many: its card goes with its text", both, text)
+	}
+	t.Logf("appends: %d with text alone, %d with a command", text, both)
 }

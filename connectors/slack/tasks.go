@@ -40,6 +40,45 @@ func (c *Connector) UpdateTask(ctx context.Context, ref connectors.Ref, t connec
 	return err
 }
 
+// AppendWithTasks adds text and shows tasks as cards in stream ref, in
+// one chat.appendStream: its chunks may be of several kinds (Slack's
+// docs: markdown_text, task_update, plan_update, blocks; in the timeline
+// display the cards show interleaved with the text), so an answer costs
+// one append of the budget the workspace's answers share however many
+// cards changed with its text (render.TaskAppender).
+func (c *Connector) AppendWithTasks(ctx context.Context, ref connectors.Ref, text string, tasks []connectors.Task) error {
+	sofar, ok := c.live.get(ref.ID)
+	if !ok {
+		c.live.wasPosted(ref.ID)
+		return fmt.Errorf("slack: chat.appendStream: %w", connectors.ErrStreamEnded)
+	}
+	var chunks []slack.StreamChunk
+	if text != "" {
+		chunks = append(chunks, slack.NewMarkdownTextChunk(toMrkdwnStream(text)))
+	}
+	for _, t := range tasks {
+		chunks = append(chunks, taskChunk(t))
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	err := c.streamCall(ctx, "chat.appendStream", ref, func() error {
+		_, _, err := c.api.AppendStreamContext(ctx, ref.Channel, ref.ID, slack.MsgOptionChunks(chunks...))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		c.live.set(ref.ID, sofar+text)
+	}
+	for _, t := range tasks {
+		c.live.card(ref.ID, t)
+		c.taskSign(ref, t)
+	}
+	return nil
+}
+
 // card notes t as shown in stream ts, replacing its card of the same id.
 func (s *streams) card(ts string, t connectors.Task) {
 	s.mu.Lock()

@@ -35,14 +35,15 @@ func main() {
 	chars := flag.Int("chars", 6000, "characters of each answer")
 	duration := flag.Duration("duration", 90*time.Second, "how long the model takes to stream each answer")
 	bin := flag.String("opsbot", "", "the opsbot binary (default: built from this checkout)")
+	command := flag.String("command", "", "a command each answer runs first on the bot's host, as a task card (e.g. uptime)")
 	flag.Parse()
-	if err := run(*bin, *answers, *chars, *duration); err != nil {
+	if err := run(*bin, *answers, *chars, *duration, *command); err != nil {
 		fmt.Fprintln(os.Stderr, "slackbin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, answers, chars int, duration time.Duration) error {
+func run(bin string, answers, chars int, duration time.Duration, command string) error {
 	dir, err := os.MkdirTemp("", "opsbot-slackbin-")
 	if err != nil {
 		return err
@@ -55,7 +56,7 @@ func run(bin string, answers, chars int, duration time.Duration) error {
 	}
 	fake := slackfake.New()
 	defer fake.Close()
-	m := &model{chars: chars, duration: duration, began: map[int]time.Time{}, ended: map[int]time.Time{}}
+	m := &model{chars: chars, duration: duration, command: command, began: map[int]time.Time{}, ended: map[int]time.Time{}}
 	modelURL, stopModel, err := serve(m)
 	if err != nil {
 		return err

@@ -18,6 +18,10 @@ import (
 type model struct {
 	chars    int
 	duration time.Duration
+	// command, when set, is run by each answer first: the model asks for
+	// run_command on the bot's own host, then streams its text once the
+	// result is back (a task card in every answer).
+	command string
 
 	mu    sync.Mutex
 	began map[int]time.Time
@@ -51,13 +55,22 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
-	n := -1
+	n, ran := -1, false
 	for _, msg := range req.Messages {
 		if got := questionN.FindStringSubmatch(fmt.Sprint(msg.Content)); msg.Role == "user" && got != nil {
 			n, _ = strconv.Atoi(got[1])
 		}
+		ran = ran || msg.Role == "tool"
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
+	if m.command != "" && !ran {
+		args, _ := json.Marshal(map[string]string{"target": "local", "command": m.command})
+		chunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", n), "type": "function",
+			"function": map[string]any{"name": "run_command", "arguments": string(args)}}}}, nil)
+		chunk(w, map[string]any{}, "tool_calls")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	m.note(m.began, n)
 	m.stream(w, r, answerText(n, m.chars))
 	m.note(m.ended, n)

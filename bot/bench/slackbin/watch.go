@@ -102,6 +102,19 @@ func report(fake *slackfake.Server, m *model, threads []*thread, elapsed time.Du
 		fmt.Printf("  final lag (last visible change after the model ended): p50 %s, max %s\n", round(lags[len(lags)/2]), round(lags[len(lags)-1]))
 	}
 	fmt.Printf("  threads showing exactly the model's text: %d/%d\n", whole, n)
+	if m.command != "" {
+		carded := 0
+		for _, th := range threads {
+			var cards []slackfake.Task
+			for _, msg := range fake.Thread(channel, th.ts)[1:] {
+				cards = append(cards, msg.Tasks...)
+			}
+			if len(cards) == 1 && cards[0].Status == "complete" {
+				carded++
+			}
+		}
+		fmt.Printf("  threads showing their command %q as one card, complete: %d/%d\n", m.command, carded, n)
+	}
 	fmt.Printf("  reactions: added %d, removed %d by the report\n", fake.Calls("reactions.add"), fake.Calls("reactions.remove"))
 	fmt.Printf("  calls: startStream %d, stopStream %d, appendStream %d, update %d, postMessage %d\n",
 		fake.Calls("chat.startStream"), fake.Calls("chat.stopStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.update"), fake.Calls("chat.postMessage"))
