@@ -178,17 +178,27 @@ func (r *recovery) lastMessages(ctx context.Context, msgs []store.PostedMessage)
 // (answerCutEnder).
 func endCut(ctx context.Context, c connectors.Connector, m store.PostedMessage, turn string) error {
 	ref := connectors.Ref{Platform: m.Platform, Channel: m.Channel, Thread: m.Thread, ID: m.MessageID}
+	note := noteAfter(m.Text)
 	// The record was redacted before it was shown.
 	if e, ok := answerCutEnderOf(c); ok && turn != "" {
-		return e.EndCutAnswer(ctx, ref, m.Text, interruptedNote, cutCards(m.Cards), turn)
+		return e.EndCutAnswer(ctx, ref, m.Text, note, cutCards(m.Cards), turn)
 	}
 	if e, ok := cardCutEnderOf(c); ok && len(m.Cards) > 0 {
-		return e.EndCutCards(ctx, ref, m.Text, interruptedNote, cutCards(m.Cards))
+		return e.EndCutCards(ctx, ref, m.Text, note, cutCards(m.Cards))
 	}
 	if e, ok := cutEnderOf(c); ok {
-		return e.EndCut(ctx, ref, m.Text, interruptedNote)
+		return e.EndCut(ctx, ref, m.Text, note)
 	}
-	return finalize(ctx, c, ref, connectors.Message{Text: m.Text + interruptedNote})
+	return finalize(ctx, c, ref, connectors.Message{Text: m.Text + note})
+}
+
+// noteAfter is the note that ends a cut answer showing text: below it, or
+// alone (no blank lines above) when it showed no words yet.
+func noteAfter(text string) string {
+	if strings.TrimSpace(text) == "" {
+		return strings.TrimSpace(interruptedNote)
+	}
+	return interruptedNote
 }
 
 // try does fn now; when it fails, fn is left for retry.
@@ -247,7 +257,7 @@ func (r *recovery) finishUnrecorded(ctx context.Context, c connectors.Connector,
 			r.log.Warn("find an interrupted answer", "channel", m.Channel, "err", err)
 		}
 		for _, s := range left {
-			if err := finalize(ctx, c, s.Ref, connectors.Message{Text: s.Message.Text + interruptedNote}); err != nil {
+			if err := finalize(ctx, c, s.Ref, connectors.Message{Text: s.Message.Text + noteAfter(s.Message.Text)}); err != nil {
 				r.log.Warn("finalize interrupted answer", "message", s.Ref.ID, "err", err)
 			}
 		}

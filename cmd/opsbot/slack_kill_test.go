@@ -229,7 +229,7 @@ func (k *slackKill) check(i int, shown map[string]string, live []slackfake.Messa
 	}
 	for ts, before := range shown {
 		m, _ := k.fake.Message(killChannel, ts)
-		if !strings.HasPrefix(m.Shown(), strings.TrimSpace(before)) {
+		if !strings.HasPrefix(strings.TrimSpace(m.Shown()), strings.TrimSpace(before)) {
 			k.t.Errorf("iteration %d: message %s showed %q at the kill, now %q: shortened", i, ts, before, m.Shown())
 		}
 	}
