@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/opsbot/opsbot/hosts"
 	"github.com/opsbot/opsbot/hosts/executor"
@@ -55,10 +56,18 @@ func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int6
 // are replicated, or says they could not be (hosts.ErrUnrecorded: the
 // rows are on disk, and the commands they record must not go on).
 func (s executorStore) replicated(ctx context.Context) error {
-	if s.fence == nil || s.fence.replicate(ctx) == nil {
+	if s.fence == nil {
 		return nil
 	}
-	return hosts.ErrUnrecorded
+	if s.fence.replicate(ctx) != nil {
+		return hosts.ErrUnrecorded
+	}
+	if err := s.fence.err(); err != nil {
+		// The lease lapsed while the record was copied: a successor
+		// may already have started from a replica without it.
+		return fmt.Errorf("%w (%v)", hosts.ErrUnrecorded, err)
+	}
+	return nil
 }
 
 // AddRunningBatch records commands that have started in one transaction,

@@ -43,6 +43,17 @@ func (g *fenceGate) executor(exec hosts.Executor) hosts.Executor {
 	return fencedExecutor{gate: g, Executor: exec}
 }
 
+// runner runs commands through r only while the gate is open: the
+// scheduled health checks, which do not pass the executor.
+func (g *fenceGate) runner(r hosts.Runner) hosts.Runner {
+	return hosts.RunnerFunc(func(ctx context.Context, h hosts.Host, command string, opts hosts.Options, onChunk func(hosts.Chunk)) (hosts.Result, error) {
+		if err := g.err(); err != nil {
+			return hosts.Result{ExitCode: -1}, err
+		}
+		return r.Run(ctx, h, command, opts, onChunk)
+	})
+}
+
 // fencedExecutor refuses every command, on every host, while this
 // process does not hold a fresh leadership lease: a deposed leader runs
 // nothing its successor might run again.
@@ -65,6 +76,11 @@ func (f fencedExecutor) Exec(ctx context.Context, names []string, command string
 	if err == nil {
 		if f.gate.replicate(ctx) != nil {
 			err = errNotReplicated
+		} else {
+			// The sync may have outlasted the lease: asked again, so a
+			// command never starts on a lease older than the renew
+			// deadline, whatever the sync took.
+			err = f.gate.err()
 		}
 	}
 	if err != nil {

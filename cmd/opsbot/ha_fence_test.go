@@ -215,4 +215,17 @@ func TestCommandWaitsForTheReplica(t *testing.T) {
 	if n := syncs.Load(); n < 2 {
 		t.Errorf("%d syncs for 2 commands", n)
 	}
+	// The lease lapses while the sync waits: the command does not run
+	// on the fence it passed before the sync.
+	var lapsed atomic.Bool
+	rt.fence.set(func() error {
+		if lapsed.Load() {
+			return errors.New("this opsbot no longer holds a fresh lease")
+		}
+		return nil
+	})
+	rt.fence.replicateWith(func(context.Context) error { lapsed.Store(true); return nil })
+	if res := run(); res.Err == nil || res.Stdout != "" {
+		t.Errorf("a command whose lease lapsed during its sync: %+v", res)
+	}
 }

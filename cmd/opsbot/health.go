@@ -20,7 +20,7 @@ import (
 // reports go (nil for the CLI, which prints them); m may be nil.
 func (rt *parts) newScheduler(posters checks.Posters, m *checks.Metrics) (*checks.Scheduler, *checks.Publisher, error) {
 	pol := checks.PolicyOf(rt.policy)
-	run := executor.AuditedRunner{Runner: rt.fleet, Policy: rt.policyChecker(), Audit: executorStore{st: rt.store}, Redactor: rt.red, Actor: "scheduler", Log: rt.log}
+	run := executor.AuditedRunner{Runner: rt.fence.runner(rt.fleet), Policy: rt.policyChecker(), Audit: executorStore{st: rt.store}, Redactor: rt.red, Actor: "scheduler", Log: rt.log}
 	r := &checks.Runner{Hosts: run, Resolver: rt.fleet.Inventory, Policy: pol, Store: rt.store.Checks(), Metrics: m}
 	if posters == nil {
 		posters = func(string) (checks.Poster, bool) { return nil, false }
