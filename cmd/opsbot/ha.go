@@ -146,21 +146,72 @@ func serveHA(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks)
 	}
 	log.Info("opsbot leads", "generation", gen)
 	pod.lead()
+	// Renewed from now on, through a catch-up that may take longer than
+	// the lease: a promotion never loses it before it serves.
+	lease := holdLease(ctx, elector, log)
+	defer lease.end()
 	role := &haRole{ln: shared.next(), elector: elector, log: log}
 	if rep.Enabled() {
 		role.rep = replica.NewReplication(rep, db, rep.WithDefaults().Generation(gen))
 		// The sidecar may still replicate this file to an earlier
 		// generation's replica (this pod led before): it lets go of it
 		// before the file is replaced.
-		if err := replica.NewSidecar(rep).Unregister(ctx, db); err != nil {
+		if err := replica.NewSidecar(rep).Unregister(lease.ctx, db); err != nil {
 			warm.Stop()
 			return fmt.Errorf("ha: %w", err)
 		}
-		if _, err := replica.CatchUp(ctx, rep, gen, db, warm, catchUpWait, log); err != nil {
+		if _, err := replica.CatchUp(lease.ctx, rep, gen, db, warm, catchUpWait, log); err != nil {
+			if lease.end() != nil {
+				return errLeadershipLost
+			}
+			if ctx.Err() != nil {
+				return nil // told to stop while catching up
+			}
 			return fmt.Errorf("ha: catch up with the last leader's replica: %w", err)
 		}
 	}
-	return serveLeader(ctx, cfg, log, hooks, role)
+	return serveLeader(cfg, log, hooks, role, lease)
+}
+
+// heldLease is the Lease while Hold renews it: ctx ends when it is lost
+// (or the process is told to stop), and end lets it go.
+type heldLease struct {
+	ctx     context.Context
+	stop    context.CancelFunc
+	release context.CancelFunc
+	lost    chan error
+
+	ended bool
+	held  error
+}
+
+// holdLease renews the Lease elector holds until end; a renewal that
+// fails past the deadline ends ctx.
+func holdLease(ctx context.Context, elector *leader.Elector, log *slog.Logger) *heldLease {
+	botCtx, stop := context.WithCancel(ctx)
+	holdCtx, release := context.WithCancel(context.WithoutCancel(ctx))
+	h := &heldLease{ctx: botCtx, stop: stop, release: release, lost: make(chan error, 1)}
+	go func() {
+		err := elector.Hold(holdCtx)
+		if errors.Is(err, leader.ErrLost) {
+			log.Error("leadership lost: stopping the connectors and schedules", "generation", elector.Generation())
+		}
+		h.lost <- err
+		stop()
+	}()
+	return h
+}
+
+// end stops what serves under the lease, lets the Lease go, and returns
+// leader.ErrLost if it had been lost. Call it once what was done under
+// it is synced: a successor starts from it.
+func (h *heldLease) end() error {
+	h.stop()
+	h.release()
+	if !h.ended {
+		h.ended, h.held = true, <-h.lost
+	}
+	return h.held
 }
 
 // pastTaken moves the Lease past the generations the replica already
@@ -217,20 +268,8 @@ func followLeader(ctx context.Context, elector *leader.Elector, warm *replica.Fo
 // first, as serveBot shuts down) and ends with errLeadershipLost. The
 // Lease is let go only once the bot has stopped and its last records
 // are on the replica: a successor starts from everything it did.
-func serveLeader(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHooks, role *haRole) error {
-	botCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	holdCtx, release := context.WithCancel(context.WithoutCancel(ctx))
-	defer release()
-	lost := make(chan error, 1)
-	go func() {
-		err := role.elector.Hold(holdCtx)
-		if errors.Is(err, leader.ErrLost) {
-			log.Error("leadership lost: stopping the connectors and schedules", "generation", role.elector.Generation())
-		}
-		lost <- err
-		stop()
-	}()
+func serveLeader(cfg *Config, log *slog.Logger, hooks runHooks, role *haRole, lease *heldLease) error {
+	botCtx, stop := lease.ctx, lease.stop
 	gone := make(chan struct{})
 	if role.rep != nil {
 		grace := cfg.HA.Litestream.WithDefaults().SidecarGrace
@@ -240,12 +279,11 @@ func serveLeader(ctx context.Context, cfg *Config, log *slog.Logger, hooks runHo
 	err := serveBot(botCtx, cfg, log, hooks)
 	stop()
 	if role.rep != nil && role.elector.Fence() == nil {
-		if serr := role.rep.Sync(context.WithoutCancel(ctx)); serr != nil {
+		if serr := role.rep.Sync(context.WithoutCancel(botCtx)); serr != nil {
 			log.Warn("the last records did not reach the replica before the hand-over", "err", serr)
 		}
 	}
-	release()
-	if held := <-lost; errors.Is(held, leader.ErrLost) {
+	if errors.Is(lease.end(), leader.ErrLost) {
 		return errLeadershipLost
 	}
 	select {
