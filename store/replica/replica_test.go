@@ -262,3 +262,26 @@ func TestReplicationSyncBeforeStartRegistersNothing(t *testing.T) {
 		t.Fatalf("Start after an early Sync: %v", err)
 	}
 }
+
+// TestTakenLooksAboveAnEmptyGeneration: a reinstall's Lease starts at
+// generation 0, whose replica holds nothing (its first leader died before
+// it synced), while generation 2 holds the old install's database: it is
+// taken, and generation 2 is the newest. Before, an empty generation 0
+// said "not taken", and the new install started empty.
+func TestTakenLooksAboveAnEmptyGeneration(t *testing.T) {
+	ctx := context.Background()
+	replicas := t.TempDir()
+	s := sidecar(t, replicas)
+	old := filepath.Join(t.TempDir(), "opsbot.db")
+	insert(t, leaderDB(t, old), 1)
+	if err := NewReplication(s, old, s.Generation(2)).Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(replicas, "generation-000000"), 0o755)
+	if newest, taken, err := Taken(ctx, s, 0); err != nil || !taken || newest != 2 {
+		t.Errorf("Taken(0) = %d, %v, %v; want generation 2, taken", newest, taken, err)
+	}
+	if newest, taken, err := Taken(ctx, s, 3); err != nil || taken {
+		t.Errorf("Taken(3) = %d, %v, %v; want nothing from 3 on", newest, taken, err)
+	}
+}

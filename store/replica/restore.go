@@ -176,7 +176,7 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	if _, taken, err := bin.Latest(ctx, s.Generation(gen)); err != nil {
 		return -1, err
 	} else if taken {
-		return -1, fmt.Errorf("the replica already holds a database under this opsbot's generation (%s), which an earlier leader wrote: it would be overwritten. Move that replica's folder aside, or set ha.litestream.replica to a new folder, and restart", s.Generation(gen))
+		return -1, fmt.Errorf("the replica already holds a database under this opsbot's generation (%s), which an earlier leader wrote: it would be overwritten. Restart opsbot: the next leader moves its generation past the replica's. Should this repeat, set ha.litestream.replica to a new folder, seeded by a restore of the old one", s.Generation(gen))
 	}
 	from, last, err := newest(ctx, s, bin, gen)
 	if err != nil {
@@ -232,46 +232,61 @@ func CatchUp(ctx context.Context, s Settings, gen int64, db string, warm *Follow
 	return from, nil
 }
 
-// Taken says whether generation gen's replica already holds a database,
-// and if so the newest generation from gen on that does: the Lease was
-// recreated (a reinstall that kept the bucket), and its generations
-// start again below what the replica holds. The new leader moves the
-// Lease past it (leader.Elector.Advance). A file:// replica is listed;
-// any other is probed upward until probes generations in a row hold
-// nothing.
+// Taken says whether a generation from gen on already holds a database,
+// and if so the newest that does: the Lease was recreated (a reinstall
+// that kept the bucket), and its generations start again below what the
+// replica holds, whether or not gen's own replica holds anything. The
+// new leader moves the Lease past it (leader.Elector.Advance). A file://
+// replica is listed; any other is probed upward, probes generations at a
+// time, until a whole window holds nothing.
 func Taken(ctx context.Context, s Settings, gen int64) (newest int64, taken bool, err error) {
 	s = s.WithDefaults()
 	bin := Binary{s.Bin}
-	if _, taken, err = bin.Latest(ctx, s.Generation(gen)); err != nil || !taken {
+	newest = -1
+	all, listed, err := folders(s, math.MaxInt64)
+	if err != nil {
 		return -1, false, err
 	}
-	newest = gen
-	if all, ok, err := folders(s, math.MaxInt64); err != nil {
-		return -1, false, err
-	} else if ok {
-		for _, g := range all {
-			if g > newest {
-				if _, ok, err := bin.Latest(ctx, s.Generation(g)); err != nil {
-					return -1, false, err
-				} else if ok {
-					newest = g
+	for lo := gen; ; lo += probes {
+		var window []int64
+		if listed {
+			for _, g := range all {
+				if g >= gen {
+					window = append(window, g)
 				}
 			}
+		} else {
+			for g := lo; g < lo+probes; g++ {
+				window = append(window, g)
+			}
 		}
-		return newest, true, nil
-	}
-	for g, misses := gen+1, 0; misses < probes; g++ {
-		_, ok, err := bin.Latest(ctx, s.Generation(g))
+		_, oks, err := probe(ctx, s, bin, window)
 		if err != nil {
 			return -1, false, err
 		}
-		if ok {
-			newest, misses = g, 0
-		} else {
-			misses++
+		found := false
+		for i, ok := range oks {
+			if ok {
+				newest, found = max(newest, window[i]), true
+			}
+		}
+		if listed || !found {
+			return newest, newest >= 0, nil
 		}
 	}
-	return newest, true, nil
+}
+
+// probe asks each generation's replica for its last transaction, at
+// once: ok[i] says whether gens[i]'s holds any.
+func probe(ctx context.Context, s Settings, bin Binary, gens []int64) (txids []uint64, ok []bool, err error) {
+	txids, ok = make([]uint64, len(gens)), make([]bool, len(gens))
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() { txids[i], ok[i], errs[i] = bin.Latest(ctx, s.Generation(g)) })
+	}
+	wg.Wait()
+	return txids, ok, errors.Join(errs...)
 }
 
 // probes is how many generations newest probes at once.
@@ -293,20 +308,15 @@ func newest(ctx context.Context, s Settings, bin Binary, gen int64) (from int64,
 			gens = append(gens, g)
 		}
 	}
-	for hi := int64(len(gens)); hi > 0; hi -= probes {
-		lo := max(hi-probes, 0)
-		txids, oks, errs := make([]uint64, hi-lo), make([]bool, hi-lo), make([]error, hi-lo)
-		var wg sync.WaitGroup
-		for i := lo; i < hi; i++ {
-			wg.Go(func() { txids[i-lo], oks[i-lo], errs[i-lo] = bin.Latest(ctx, s.Generation(gens[i])) })
+	for hi := len(gens); hi > 0; hi -= probes {
+		window := gens[max(hi-probes, 0):hi]
+		txids, oks, err := probe(ctx, s, bin, window)
+		if err != nil {
+			return -1, 0, err
 		}
-		wg.Wait()
-		for i := hi - 1; i >= lo; i-- {
-			if errs[i-lo] != nil {
-				return -1, 0, errs[i-lo]
-			}
-			if oks[i-lo] {
-				return gens[i], txids[i-lo], nil
+		for i := len(window) - 1; i >= 0; i-- {
+			if oks[i] {
+				return window[i], txids[i], nil
 			}
 		}
 	}
