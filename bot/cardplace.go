@@ -106,7 +106,7 @@ func (c *cards) place(ctx context.Context, a approvals.Approval) bool {
 		return true
 	}
 	ref.Workspace = sess.Workspace
-	if err := editRetrying(ctx, conn, ref, c.message(a)); err != nil {
+	if err := c.show(ctx, conn, ref, a); err != nil {
 		c.log.Warn("update a decided card", "err", err)
 		return false
 	}

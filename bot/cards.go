@@ -212,7 +212,7 @@ func (c *cards) refresh(ctx context.Context, ev connectors.Event) {
 	for _, a := range stale {
 		_, msgID, _ := c.store.ApprovalCard(ctx, a.ID)
 		ref := connectors.Ref{Platform: ev.Platform, Workspace: ev.Workspace, Channel: ev.Channel, Thread: ev.Thread, ID: msgID}
-		if err := editRetrying(ctx, conn, ref, c.message(a)); err == nil {
+		if err := c.show(ctx, conn, ref, a); err == nil {
 			c.store.MarkCardShown(ctx, a.ID)
 		}
 	}
@@ -244,7 +244,7 @@ func (c *cards) refreshAll(ctx context.Context) {
 			continue // its platform is not configured now
 		}
 		ref := connectors.Ref{Platform: sess.Platform, Workspace: sess.Workspace, Channel: channels[i], Thread: sess.Thread, ID: messages[i]}
-		if err := editRetrying(ctx, conn, ref, c.message(a)); err != nil {
+		if err := c.show(ctx, conn, ref, a); err != nil {
 			c.log.Warn("update a decided card", "err", err)
 			continue
 		}
@@ -272,8 +272,9 @@ func (c *cards) vote(ctx context.Context, ev connectors.Event) {
 		}
 		return
 	}
-	c.edit(ctx, ev, res.Approval)
-	c.store.MarkCardShown(ctx, res.Approval.ID)
+	if c.edit(ctx, ev, res.Approval) {
+		c.store.MarkCardShown(ctx, res.Approval.ID)
+	}
 	// The turn that asked acts on the decision when it still waits;
 	// after a restart nobody does, and the follow-up runs the command or
 	// says why not.
@@ -307,13 +308,30 @@ func voteMessage(v approvals.VoteResult) string {
 	return "Your vote was not counted: " + v.Reason
 }
 
-// edit shows a request's state on the card that was clicked.
-func (c *cards) edit(ctx context.Context, ev connectors.Event, a approvals.Approval) {
+// edit shows a request's state on the card that was clicked, and says
+// whether it does.
+func (c *cards) edit(ctx context.Context, ev connectors.Event, a approvals.Approval) bool {
 	conn, ok := c.out.conn(ev.Platform)
 	if !ok {
-		return
+		return false
 	}
-	if err := editRetrying(ctx, conn, ev.Ref, c.message(a)); err != nil {
+	if err := c.show(ctx, conn, ev.Ref, a); err != nil {
 		c.log.Warn("update approval card", "id", a.ID, "err", err)
+		return false
 	}
+	return true
+}
+
+// show edits a's card at ref to show its state, once that state is
+// replicated (ha, Platforms.Replicate): a card never shows a decision a
+// successor would not know. Until it is, the card stays as it was (the
+// sweep shows it later), and a decision's follow-up says in its thread
+// why its command did not run.
+func (c *cards) show(ctx context.Context, conn connectors.Connector, ref connectors.Ref, a approvals.Approval) error {
+	if r, ok := c.out.(interface{ replicated(context.Context) error }); ok {
+		if err := r.replicated(ctx); err != nil {
+			return fmt.Errorf("the replica is behind: %w", err)
+		}
+	}
+	return editRetrying(ctx, conn, ref, c.message(a))
 }

@@ -68,6 +68,19 @@ func (p *Platforms) Fence(check func() error) { p.fence.check.Store(&check) }
 // does not know.
 func (p *Platforms) Replicate(sync func(context.Context) error) { p.fence.sync.Store(&sync) }
 
+// replicated returns once what the bot recorded is off this machine
+// (Platforms.Replicate), nil at once without replication: a card shows
+// a decision only once the decision would survive the machine.
+func (p *Platforms) replicated(ctx context.Context) error {
+	if p.fence == nil {
+		return nil
+	}
+	if fn := p.fence.sync.Load(); fn != nil {
+		return (*fn)(ctx)
+	}
+	return nil
+}
+
 // fenced is ref and the fence's error, for the Post-shaped methods.
 func fenced(f *postFence) (connectors.Ref, error) { return connectors.Ref{}, f.err() }
 

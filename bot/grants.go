@@ -49,8 +49,9 @@ func (c *cards) grantSimilar(ctx context.Context, ev connectors.Event) {
 		respond(ctx, c.out, ev, voteMessage(res))
 		return
 	}
-	c.edit(ctx, ev, res.Approval)
-	c.store.MarkCardShown(ctx, res.Approval.ID)
+	if c.edit(ctx, ev, res.Approval) {
+		c.store.MarkCardShown(ctx, res.Approval.ID)
+	}
 	c.decided(ctx, res.Approval)
 	if err != nil || g.ID == 0 {
 		c.log.Error("approve similar: the grant was not recorded", "request", ev.Value, "err", err)

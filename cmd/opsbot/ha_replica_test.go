@@ -147,6 +147,9 @@ func TestHALeaderWhoseSidecarDies(t *testing.T) {
 	a.await(t, leadsLine, 2*time.Minute)
 	b := c.start(t, podB.dir, "opsbot-b")
 	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo before"), "exit 0")
+	out := t.TempDir()
+	asked := postMessage(t, a.base, "@opsbot run local echo once >> "+out+"/approved")
+	awaitInThread(t, a.base, asked, "Approve")
 
 	podA.sidecar.Process.Kill()
 	podA.sidecar.Wait()
@@ -154,6 +157,17 @@ func TestHALeaderWhoseSidecarDies(t *testing.T) {
 	awaitInThread(t, a.base, th, "could not copy its records to its replica")
 	if texts := threadTexts(t, a.base, th); strings.Contains(texts, "transaction") || strings.Contains(texts, ".sock") {
 		t.Errorf("the refusal reads as the sidecar's internals:\n%s", texts)
+	}
+	// An approval while the replica is down: its card does not say
+	// "Approved" (a successor would not know it), and the thread says
+	// why the command did not run.
+	approveIn(t, a.base, asked)
+	awaitInThread(t, a.base, asked, "could not copy its records to its replica")
+	if texts := threadTexts(t, a.base, asked); strings.Contains(texts, "Approved by") {
+		t.Errorf("the card shows an approval the replica does not hold:\n%s", texts)
+	}
+	if _, err := os.Stat(filepath.Join(out, "approved")); err == nil {
+		t.Error("the approved command ran while its record could not reach the replica")
 	}
 
 	_, podA.sidecar = replicatest.Sidecar(t, podA.dir) // the kubelet restarts it
