@@ -105,7 +105,7 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 			tty.drain()
 		}
 		res.Host, res.Duration = LocalHost, time.Since(start)
-		return res, fmt.Errorf("hosts: local: stopped as it started: %w", terr)
+		return res, fmt.Errorf("stopped the moment it started (it may have begun): %w", terr)
 	}
 	res, err = waitLocal(ctx, cmd, opts.Timeout)
 	box.report(&res)

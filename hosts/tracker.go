@@ -48,7 +48,7 @@ type Tracker interface {
 // not be kept where a successor would find it (ha: copied off the
 // machine), so the command must not run: a successor that took over
 // would not know it ran.
-var ErrUnrecorded = errors.New("opsbot could not copy its record of the command to its replica, so it did not let the command run (another opsbot taking over would not have known it ran)")
+var ErrUnrecorded = errors.New("opsbot could not copy its record of the command to its replica, and another opsbot taking over would not have known it ran")
 
 type labelKey struct{}
 
