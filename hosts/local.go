@@ -84,6 +84,11 @@ func (l *Local) Run(ctx context.Context, h Host, command string, opts Options, o
 	} else {
 		cmd.Stdout, cmd.Stderr = out.writer(Stdout), out.writer(Stderr)
 	}
+	if g, ok := l.Tracker.(StartGate); ok {
+		if err := g.BeforeStart(ctx); err != nil {
+			return res, fmt.Errorf("not started: %w", err)
+		}
+	}
 	box.isolate(cmd)
 	start := time.Now()
 	err := cmd.Start()

@@ -237,3 +237,28 @@ func TestUnrecordedCommandDoesNotGoOn(t *testing.T) {
 		}
 	}
 }
+
+// gatedTracker refuses before a local command starts (hosts.StartGate):
+// what its record would depend on could not be made safe.
+type gatedTracker struct{ refusingTracker }
+
+func (gatedTracker) BeforeStart(context.Context) error {
+	return fmt.Errorf("replica down: %w", hosts.ErrUnrecorded)
+}
+
+// TestLocalCommandWaitsForItsGate: a local command whose tracker's gate
+// refuses never starts, however quick its effect. Before, a local command
+// started first and was recorded after, so a quick effect happened even
+// when its record was then refused.
+func TestLocalCommandWaitsForItsGate(t *testing.T) {
+	t.Parallel()
+	mark := filepath.Join(t.TempDir(), "ran")
+	l := &hosts.Local{Tracker: gatedTracker{refusingTracker{ended: make(chan hosts.Process, 1)}}}
+	_, err := l.Run(bg, hosts.Host{Name: hosts.LocalHost}, "touch "+mark, hosts.Options{}, nil)
+	if !errors.Is(err, hosts.ErrUnrecorded) {
+		t.Errorf("the run returned %v; want it refused before it started", err)
+	}
+	if _, serr := os.Stat(mark); serr == nil {
+		t.Error("the command ran although its gate refused")
+	}
+}

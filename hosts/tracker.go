@@ -44,6 +44,14 @@ type Tracker interface {
 	Started(ctx context.Context, p Process) (done func(), err error)
 }
 
+// StartGate is a Tracker that must agree before a local command starts:
+// a local command is recorded only once its process exists, so what its
+// record depends on (the approval it claimed, copied off the machine in
+// ha) is made safe first, and a command that cannot be is never started.
+type StartGate interface {
+	BeforeStart(ctx context.Context) error
+}
+
 // ErrUnrecorded is what a Tracker wraps when a command's record could
 // not be kept where a successor would find it (ha: copied off the
 // machine), so the command must not run: a successor that took over

@@ -52,6 +52,10 @@ func (s executorStore) AddRunning(ctx context.Context, r executor.Running) (int6
 	return id, err
 }
 
+// Replicated returns once what was recorded (an approval claimed) is off
+// the machine, before a local command starts (executor.Replicator).
+func (s executorStore) Replicated(ctx context.Context) error { return s.replicated(ctx) }
+
 // replicated returns once the records are off the machine, where they
 // are replicated, or says they could not be (hosts.ErrUnrecorded: the
 // rows are on disk, and the commands they record must not go on).

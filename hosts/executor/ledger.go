@@ -56,9 +56,14 @@ type ProcessLedger struct {
 	// is on disk, so a command is on record before it starts.
 	add    *group[Running, int64]
 	remove *group[int64, struct{}]
+	// replicator is the store's, when it replicates (BeforeStart).
+	replicator Replicator
 }
 
-var _ hosts.Tracker = (*ProcessLedger)(nil)
+var (
+	_ hosts.Tracker   = (*ProcessLedger)(nil)
+	_ hosts.StartGate = (*ProcessLedger)(nil)
+)
 
 // NewProcessLedger records into st on behalf of this process.
 func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
@@ -66,6 +71,7 @@ func NewProcessLedger(st LedgerStore, log *slog.Logger) *ProcessLedger {
 		add:    &group[Running, int64]{commit: oneByOne(st.AddRunning)},
 		remove: &group[int64, struct{}]{commit: oneByOne(func(ctx context.Context, id int64) (struct{}, error) { return struct{}{}, st.RemoveRunning(ctx, id) })},
 	}
+	l.replicator, _ = st.(Replicator)
 	if b, ok := st.(BatchLedgerStore); ok {
 		l.add.commit = b.AddRunningBatch
 		l.remove.commit = func(ctx context.Context, ids []int64) ([]struct{}, error) {
@@ -89,6 +95,23 @@ func oneByOne[T, R any](commit func(context.Context, T) (R, error)) func(context
 		}
 		return out, nil
 	}
+}
+
+// Replicator is a LedgerStore that copies what it recorded off the
+// machine (ha): Replicated returns once it is there, or wraps
+// hosts.ErrUnrecorded.
+type Replicator interface {
+	Replicated(ctx context.Context) error
+}
+
+// BeforeStart makes what a local command's record will depend on (the
+// approval it claimed) safe before the command starts
+// (hosts.StartGate): nil at once for a store that does not replicate.
+func (l *ProcessLedger) BeforeStart(ctx context.Context) error {
+	if l.replicator == nil {
+		return nil
+	}
+	return l.replicator.Replicated(ctx)
 }
 
 // Started records p until the returned func is called. The approval p's
