@@ -5,6 +5,7 @@ import (
 
 	"github.com/opsbot/opsbot/approvals"
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
 )
 
 // placeUnplaced finds the cards of decided requests whose place was never
@@ -44,13 +45,9 @@ func (c *cards) postUncarded(ctx context.Context) {
 		if a.SessionID == 0 {
 			continue // no thread to show it in: `opsbot approvals` does
 		}
-		sess, err := c.sessions.Session(ctx, a.SessionID)
-		if err != nil {
-			continue
-		}
-		conn, ok := c.out.conn(sess.Platform)
+		sess, conn, ok := c.threadOf(ctx, a)
 		if !ok {
-			continue // its platform is not configured now
+			continue
 		}
 		d := connectors.Dest{Platform: sess.Platform, Workspace: sess.Workspace, Channel: sess.Channel, Thread: sess.Thread}
 		if finder, ok := buttonFinder(conn); ok {
@@ -78,19 +75,26 @@ func (c *cards) postUncarded(ctx context.Context) {
 	}
 }
 
+// threadOf is the session a's card is shown in and its platform; ok is
+// false when either is not there now (its platform is not configured).
+func (c *cards) threadOf(ctx context.Context, a approvals.Approval) (store.Session, connectors.Connector, bool) {
+	sess, err := c.sessions.Session(ctx, a.SessionID)
+	if err != nil {
+		return sess, nil, false
+	}
+	conn, ok := c.out.conn(sess.Platform)
+	return sess, conn, ok
+}
+
 // place shows a's decision on its card if the card can be found; it
 // reports whether a is done with (shown, or not to be found).
 func (c *cards) place(ctx context.Context, a approvals.Approval) bool {
 	if a.SessionID == 0 {
 		return true
 	}
-	sess, err := c.sessions.Session(ctx, a.SessionID)
-	if err != nil {
-		return false
-	}
-	conn, ok := c.out.conn(sess.Platform)
+	sess, conn, ok := c.threadOf(ctx, a)
 	if !ok {
-		return false // its platform is not configured now
+		return false
 	}
 	finder, ok := buttonFinder(conn)
 	if !ok {

@@ -235,13 +235,9 @@ func (c *cards) refreshAll(ctx context.Context) {
 			c.store.MarkCardShown(ctx, a.ID)
 			continue
 		}
-		sess, err := c.sessions.Session(ctx, a.SessionID)
-		if err != nil {
-			continue
-		}
-		conn, ok := c.out.conn(sess.Platform)
+		sess, conn, ok := c.threadOf(ctx, a)
 		if !ok {
-			continue // its platform is not configured now
+			continue
 		}
 		ref := connectors.Ref{Platform: sess.Platform, Workspace: sess.Workspace, Channel: channels[i], Thread: sess.Thread, ID: messages[i]}
 		if err := c.show(ctx, conn, ref, a); err != nil {

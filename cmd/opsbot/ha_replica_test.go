@@ -38,6 +38,18 @@ func newHAPod(t *testing.T, c *haCluster, replicas, extra string) *haPod {
 	return &haPod{dir: dir, sidecar: side}
 }
 
+// replicatedPair starts two replicated pods on one Lease and one replica
+// folder: a leads, b stands by. extra is more of the ha section.
+func replicatedPair(t *testing.T, extra string) (c *haCluster, replicas string, podA, podB *haPod, a, b *haBot) {
+	t.Helper()
+	c, replicas = newHACluster(t), t.TempDir()
+	podA, podB = newHAPod(t, c, replicas, extra), newHAPod(t, c, replicas, extra)
+	a = c.start(t, podA.dir, "opsbot-a")
+	a.await(t, leadsLine, 2*time.Minute)
+	b = c.start(t, podB.dir, "opsbot-b")
+	return c, replicas, podA, podB, a, b
+}
+
 // TestHAFailoverReplicated: the pods have a database each, replicated by
 // a Litestream sidecar. `kill -9` of the leader's pod (opsbot and its
 // sidecar) with 3 approvals pending and 2 commands running: the standby,
@@ -46,11 +58,7 @@ func newHAPod(t *testing.T, c *haCluster, replicas, extra string) *haPod {
 // reported cut and never started again.
 func TestHAFailoverReplicated(t *testing.T) {
 	t.Parallel()
-	c, replicas := newHACluster(t), t.TempDir()
-	podA, podB := newHAPod(t, c, replicas, ""), newHAPod(t, c, replicas, "")
-	a := c.start(t, podA.dir, "opsbot-a")
-	a.await(t, leadsLine, 2*time.Minute)
-	b := c.start(t, podB.dir, "opsbot-b")
+	_, replicas, podA, _, a, b := replicatedPair(t, "")
 	// The pod dies whole: opsbot, then its sidecar, nothing flushed.
 	failover(t, a, b, func() {
 		a.cmd.Process.Kill()
@@ -75,11 +83,7 @@ func TestHAFailoverReplicated(t *testing.T) {
 // two generations do not interleave.
 func TestHAPartitionReplicated(t *testing.T) {
 	t.Parallel()
-	c, replicas := newHACluster(t), t.TempDir()
-	podA, podB := newHAPod(t, c, replicas, "  retry_period: 1s\n"), newHAPod(t, c, replicas, "  retry_period: 1s\n")
-	a := c.start(t, podA.dir, "opsbot-a")
-	a.await(t, leadsLine, 2*time.Minute)
-	b := c.start(t, podB.dir, "opsbot-b")
+	c, _, _, podB, a, b := replicatedPair(t, "  retry_period: 1s\n")
 	partition(t, c, a, b, filepath.Join(podB.dir, "opsbot.db"))
 }
 
@@ -103,11 +107,7 @@ func caughtUp(b *haBot) string {
 // did not in 2 of 3 runs: nothing in the thread could approve it.
 func TestHAApprovalJustBeforeThePodDies(t *testing.T) {
 	t.Parallel()
-	c, replicas := newHACluster(t), t.TempDir()
-	podA, podB := newHAPod(t, c, replicas, ""), newHAPod(t, c, replicas, "")
-	a := c.start(t, podA.dir, "opsbot-a")
-	a.await(t, leadsLine, 2*time.Minute)
-	b := c.start(t, podB.dir, "opsbot-b")
+	_, _, podA, _, a, b := replicatedPair(t, "")
 	out := t.TempDir()
 	var asks []string
 	for i := range 2 {
@@ -141,11 +141,7 @@ func TestHAApprovalJustBeforeThePodDies(t *testing.T) {
 // leader leading.
 func TestHALeaderWhoseSidecarDies(t *testing.T) {
 	t.Parallel()
-	c, replicas := newHACluster(t), t.TempDir()
-	podA, podB := newHAPod(t, c, replicas, ""), newHAPod(t, c, replicas, "")
-	a := c.start(t, podA.dir, "opsbot-a")
-	a.await(t, leadsLine, 2*time.Minute)
-	b := c.start(t, podB.dir, "opsbot-b")
+	_, _, podA, _, a, b := replicatedPair(t, "")
 	awaitInThread(t, a.base, postMessage(t, a.base, "@opsbot run local echo before"), "exit 0")
 	out := t.TempDir()
 	asked := postMessage(t, a.base, "@opsbot run local echo once >> "+out+"/approved")
