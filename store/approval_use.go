@@ -59,21 +59,7 @@ func (s *Approvals) ApprovalCard(ctx context.Context, id string) (channel, messa
 // StaleCards lists a session's decided requests whose card still shows
 // them pending.
 func (s *Approvals) StaleCards(ctx context.Context, sessionID int64) ([]approvals.Approval, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
-		WHERE session_id = ? AND state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at`, sessionID)
-	if err != nil {
-		return nil, wrap("stale cards", err)
-	}
-	defer rows.Close()
-	var out []approvals.Approval
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, wrap("stale cards", err)
-		}
-		out = append(out, a)
-	}
-	return out, wrap("stale cards", rows.Err())
+	return s.list(ctx, "stale cards", `session_id = ? AND state != 'pending' AND card_message != '' AND card_shown = 0 ORDER BY created_at`, sessionID)
 }
 
 // AllStaleCards lists every decided request whose card still shows it
@@ -118,21 +104,7 @@ func (s *Approvals) MarkCardShown(ctx context.Context, id string) error {
 // process died between a request and its card's post (or its record),
 // so the thread may show no Approve button for it (cardplace.go).
 func (s *Approvals) UncardedPending(ctx context.Context, before time.Time, limit int) ([]approvals.Approval, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
-		WHERE state = 'pending' AND card_message = '' AND created_at < ? ORDER BY created_at LIMIT ?`, before.UnixMilli(), limit)
-	if err != nil {
-		return nil, wrap("uncarded requests", err)
-	}
-	defer rows.Close()
-	var out []approvals.Approval
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, wrap("uncarded requests", err)
-		}
-		out = append(out, a)
-	}
-	return out, wrap("uncarded requests", rows.Err())
+	return s.list(ctx, "uncarded requests", `state = 'pending' AND card_message = '' AND created_at < ? ORDER BY created_at LIMIT ?`, before.UnixMilli(), limit)
 }
 
 // UnplacedCards lists decided requests whose card's place was never
@@ -140,19 +112,5 @@ func (s *Approvals) UncardedPending(ctx context.Context, before time.Time, limit
 // the post failed) and that are not marked shown, oldest first, at most
 // limit: their card, if it was posted, still offers buttons.
 func (s *Approvals) UnplacedCards(ctx context.Context, limit int) ([]approvals.Approval, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals
-		WHERE state != 'pending' AND card_message = '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
-	if err != nil {
-		return nil, wrap("unplaced cards", err)
-	}
-	defer rows.Close()
-	var out []approvals.Approval
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, wrap("unplaced cards", err)
-		}
-		out = append(out, a)
-	}
-	return out, wrap("unplaced cards", rows.Err())
+	return s.list(ctx, "unplaced cards", `state != 'pending' AND card_message = '' AND card_shown = 0 ORDER BY created_at LIMIT ?`, limit)
 }

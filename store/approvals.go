@@ -62,20 +62,26 @@ func (s *Approvals) Approval(ctx context.Context, id string) (approvals.Approval
 
 // PendingApprovals lists the undecided requests, oldest first.
 func (s *Approvals) PendingApprovals(ctx context.Context) ([]approvals.Approval, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE state = 'pending' ORDER BY created_at, id`)
+	return s.list(ctx, "pending approvals", `state = 'pending' ORDER BY created_at, id`)
+}
+
+// list reads the requests the WHERE clause where (with its ORDER BY and
+// LIMIT) selects, with args; what names the list in an error.
+func (s *Approvals) list(ctx context.Context, what, where string, args ...any) ([]approvals.Approval, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE `+where, args...)
 	if err != nil {
-		return nil, wrap("pending approvals", err)
+		return nil, wrap(what, err)
 	}
 	defer rows.Close()
 	var out []approvals.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
-			return nil, wrap("pending approvals", err)
+			return nil, wrap(what, err)
 		}
 		out = append(out, a)
 	}
-	return out, wrap("pending approvals", rows.Err())
+	return out, wrap(what, rows.Err())
 }
 
 // RecordVote counts a vote on a pending, unexpired request, once per voter,

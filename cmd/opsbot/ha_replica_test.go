@@ -109,26 +109,13 @@ func TestHAApprovalJustBeforeThePodDies(t *testing.T) {
 	t.Parallel()
 	_, _, podA, _, a, b := replicatedPair(t, "")
 	out := t.TempDir()
-	var asks []string
-	for i := range 2 {
-		th := postMessage(t, a.base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
-		awaitInThread(t, a.base, th, "Approve")
-		asks = append(asks, th)
-	}
+	asks := askApprovals(t, a.base, out, 2)
 	a.cmd.Process.Kill()
 	podA.sidecar.Process.Kill()
 	a.cmd.Wait()
 	podA.sidecar.Wait()
 	b.await(t, leadsLine, 30*time.Second)
-	for i, th := range asks {
-		awaitInThread(t, b.base, th, "Approve")
-		approveIn(t, b.base, th)
-		awaitInThread(t, b.base, th, "exit 0")
-		got, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("approved-%d", i)))
-		if string(got) != "once\n" {
-			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))
-		}
-	}
+	approveEachOnce(t, b.base, out, asks)
 }
 
 // TestHALeaderWhoseSidecarDies: the leader's sidecar dies. Its commands

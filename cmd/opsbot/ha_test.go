@@ -189,12 +189,7 @@ func failover(t *testing.T, a, b *haBot, kill func(), afterLead ...func()) {
 	a.awaitRole(t, "leader", 30*time.Second)
 	b.awaitRole(t, "standby", 30*time.Second)
 	out := t.TempDir()
-	var asks []string
-	for i := range 3 {
-		th := postMessage(t, a.base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
-		awaitInThread(t, a.base, th, "Approve")
-		asks = append(asks, th)
-	}
+	asks := askApprovals(t, a.base, out, 3)
 	var cut, sleeps []string
 	var procs []*sshtest.Proc
 	defer func() {
@@ -243,9 +238,31 @@ func failover(t *testing.T, a, b *haBot, kill func(), afterLead ...func()) {
 			t.Errorf("a cut command runs again after the failover: %v", left)
 		}
 	}
+	approveEachOnce(t, b.base, out, asks)
+}
+
+// askApprovals asks n commands that need an approval, each in a thread
+// of its own (`echo once >> out/approved-i`), and returns the threads
+// once each shows its card.
+func askApprovals(t *testing.T, base, out string, n int) []string {
+	t.Helper()
+	var asks []string
+	for i := range n {
+		th := postMessage(t, base, fmt.Sprintf("@opsbot run local echo once >> %s/approved-%d", out, i))
+		awaitInThread(t, base, th, "Approve")
+		asks = append(asks, th)
+	}
+	return asks
+}
+
+// approveEachOnce approves, on the opsbot at base, each request
+// askApprovals asked, and checks each command ran exactly once.
+func approveEachOnce(t *testing.T, base, out string, asks []string) {
+	t.Helper()
 	for i, th := range asks {
-		approveIn(t, b.base, th)
-		awaitInThread(t, b.base, th, "exit 0")
+		awaitInThread(t, base, th, "Approve")
+		approveIn(t, base, th)
+		awaitInThread(t, base, th, "exit 0")
 		got, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("approved-%d", i)))
 		if string(got) != "once\n" {
 			t.Errorf("approved command %d ran %d times", i, strings.Count(string(got), "once"))

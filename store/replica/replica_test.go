@@ -222,13 +222,7 @@ func TestCatchUpLooksAtEveryEarlierGeneration(t *testing.T) {
 	ctx := context.Background()
 	replicas := t.TempDir()
 	s := sidecar(t, replicas)
-	old := filepath.Join(t.TempDir(), "opsbot.db")
-	db := leaderDB(t, old)
-	insert(t, db, 1)
-	r := NewReplication(s, old, s.Generation(2))
-	if err := r.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	replicatedRow(t, s, 2)
 	for g := int64(3); g < 40; g += 9 { // some died leaving a folder
 		os.MkdirAll(filepath.Join(replicas, filepath.Base(s.Generation(g))), 0o755)
 	}
@@ -272,16 +266,23 @@ func TestTakenLooksAboveAnEmptyGeneration(t *testing.T) {
 	ctx := context.Background()
 	replicas := t.TempDir()
 	s := sidecar(t, replicas)
-	old := filepath.Join(t.TempDir(), "opsbot.db")
-	insert(t, leaderDB(t, old), 1)
-	if err := NewReplication(s, old, s.Generation(2)).Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	replicatedRow(t, s, 2)
 	os.MkdirAll(filepath.Join(replicas, "generation-000000"), 0o755)
 	if newest, taken, err := Taken(ctx, s, 0); err != nil || !taken || newest != 2 {
 		t.Errorf("Taken(0) = %d, %v, %v; want generation 2, taken", newest, taken, err)
 	}
 	if newest, taken, err := Taken(ctx, s, 3); err != nil || taken {
 		t.Errorf("Taken(3) = %d, %v, %v; want nothing from 3 on", newest, taken, err)
+	}
+}
+
+// replicatedRow has generation gen's replica hold a database of one row,
+// as a leader of that generation leaves it.
+func replicatedRow(t *testing.T, s Settings, gen int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "opsbot.db")
+	insert(t, leaderDB(t, path), 1)
+	if err := NewReplication(s, path, s.Generation(gen)).Start(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
