@@ -17,11 +17,10 @@ import (
 
 // A crash while answers that began as plain messages (Slack spreads its
 // stream starts when many answer at once) show their running commands'
-// cards in a stream of their own below: those cards are on record with
-// that stream, and the next start closes them as it closes an answer
-// stream's. Before, they were recorded with the plain message above, so
-// recovery stopped the card stream with its cards still spinning.
-func TestRestartClosesTheCardStreamsCards(t *testing.T) {
+// cards in those messages (task_card blocks, kept by their edits): the
+// next start ends each such message with its cards kept and those still
+// running closed, never left spinning and never dropped.
+func TestRestartClosesThePostedAnswersCards(t *testing.T) {
 	t.Parallel()
 	const answers = 6
 	waits := make([]string, answers)
@@ -63,18 +62,18 @@ func TestRestartClosesTheCardStreamsCards(t *testing.T) {
 	for n := range answers {
 		roots[n] = fake.Mention("C0OPS", "U0ALICE", "", cardAsk(n)).Thread
 	}
-	below := func(s *slackfake.Server) int { // running cards shown below an answer's first message
-		count := 0
+	posted := func(s *slackfake.Server) map[string]string { // running cards shown in a posted answer: its message
+		out := map[string]string{}
 		for n, root := range roots {
-			for i, msg := range s.Thread("C0OPS", root)[1:] {
+			for _, msg := range s.Thread("C0OPS", root)[1:] {
 				for _, tk := range msg.Tasks {
-					if tk.ID == fmt.Sprintf("call-%d", n) && tk.Status == "in_progress" && i > 0 {
-						count++
+					if tk.ID == fmt.Sprintf("call-%d", n) && tk.Status == "in_progress" && msg.Markdown == "" && !msg.Streaming {
+						out[root] = msg.TS
 					}
 				}
 			}
 		}
-		return count
+		return out
 	}
 	running := fake.WaitFor(slackWait, func(s *slackfake.Server) bool {
 		for n, root := range roots {
@@ -82,14 +81,15 @@ func TestRestartClosesTheCardStreamsCards(t *testing.T) {
 				return false
 			}
 		}
-		return below(s) > 0
+		return len(posted(s)) > 0
 	})
 	if !running {
 		for n, root := range roots {
 			t.Logf("answer %d:\n%s", n, fake.ThreadText("C0OPS", root))
 		}
-		t.Fatal("not every command's card in progress, with one in a card stream below its answer")
+		t.Fatal("not every command's card in progress, with one in an answer that began as a plain message")
 	}
+	cut := posted(fake)
 	dead.cut.Store(true) // kill -9: nothing more of this process reaches Slack
 
 	fresh, err := slack.New(slack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
@@ -118,5 +118,12 @@ func TestRestartClosesTheCardStreamsCards(t *testing.T) {
 	}
 	for _, msg := range fake.StoppedOpen() {
 		t.Errorf("message %s stopped with cards still open: %+v", msg.TS, msg.OpenTasks())
+	}
+	for root, ts := range cut {
+		for _, msg := range fake.Thread("C0OPS", root) {
+			if msg.TS == ts && (len(msg.Tasks) != 1 || msg.Tasks[0].Status != "error") {
+				t.Errorf("the posted answer's cards after the restart: %+v; want its command's card kept, ended as not finished:\n%s", msg.Tasks, fake.ThreadText("C0OPS", root))
+			}
+		}
 	}
 }

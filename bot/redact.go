@@ -108,6 +108,7 @@ func (c *redactedConn) Thinking(ctx context.Context, d connectors.Dest, status s
 func (c *redactedConn) message(m connectors.Message) connectors.Message {
 	m = fit(m, c.Connector.Limits())
 	m.Text, m.Context = c.red.String(m.Text), c.red.String(m.Context)
+	m.Tasks = c.redactTasks(m.Tasks)
 	if len(m.Fields) > 0 {
 		fields := make([]connectors.Field, len(m.Fields))
 		for i, f := range m.Fields {

@@ -63,9 +63,9 @@ func runOutcome(run agent.CommandRun) string {
 }
 
 var (
-	_ connectors.TaskUpdater = (*redactedConn)(nil)
-	_ render.TaskShower      = (*redactedConn)(nil)
-	_ render.TaskAppender    = (*redactedConn)(nil)
+	_ connectors.TaskMessenger = (*redactedConn)(nil)
+	_ render.TaskShower        = (*redactedConn)(nil)
+	_ render.TaskAppender      = (*redactedConn)(nil)
 )
 
 // errNoTasks is UpdateTask's error for a connector that shows no task
@@ -107,12 +107,28 @@ func (c *redactedConn) AppendWithTasks(ctx context.Context, ref connectors.Ref, 
 		}
 		return c.AppendStream(ctx, ref, text)
 	}
+	return ta.AppendWithTasks(ctx, ref, c.red.String(text), c.redactTasks(tasks))
+}
+
+// redactTasks is tasks with what a person reads of them redacted.
+func (c *redactedConn) redactTasks(tasks []connectors.Task) []connectors.Task {
+	if len(tasks) == 0 {
+		return nil
+	}
 	shown := make([]connectors.Task, len(tasks))
 	for i, t := range tasks {
 		t.Title, t.Details, t.Output = c.red.String(t.Title), c.red.String(t.Details), c.red.String(t.Output)
 		shown[i] = t
 	}
-	return ta.AppendWithTasks(ctx, ref, c.red.String(text), shown)
+	return shown
+}
+
+// ShowsTasksInMessages reports whether the connector behind the redactor
+// shows task cards in the messages it posts and edits
+// (connectors.TaskMessenger).
+func (c *redactedConn) ShowsTasksInMessages() bool {
+	tm, ok := c.Connector.(connectors.TaskMessenger)
+	return ok && tm.ShowsTasksInMessages()
 }
 
 // ShowsTasks reports whether the connector behind the redactor shows task

@@ -150,6 +150,11 @@ type Message struct {
 	ThreadName string `json:",omitempty"`
 	// Risk colours a card of Fields where the platform can (Risk).
 	Risk Risk `json:",omitempty"`
+	// Tasks are the answer's task cards shown in this message, where the
+	// platform shows cards in a message it posts or edits (a
+	// TaskMessenger: Slack's task_card blocks, above the text); others
+	// ignore them.
+	Tasks []Task `json:",omitempty"`
 }
 
 // Dest is where a message goes: a thread of a channel in a workspace.
@@ -262,6 +267,15 @@ type Task struct {
 // message's context line, as Discord and the web chat do.
 type TaskUpdater interface {
 	UpdateTask(ctx context.Context, ref Ref, t Task) error
+}
+
+// TaskMessenger is a TaskUpdater that also shows task cards in a message
+// it posts or edits (Message.Tasks): an answer that goes on by edits
+// keeps its cards in its own message, with its words, rather than in a
+// stream of their own.
+type TaskMessenger interface {
+	TaskUpdater
+	ShowsTasksInMessages() bool
 }
 
 // Thinker is a connector that can show, in a thread, that the bot is

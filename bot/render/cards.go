@@ -32,8 +32,8 @@ import (
 // waited for once it has ended (its last flush shows the cards). Where
 // none can start, the cards become status lines.
 func (r *Renderer) postedTasks(ctx context.Context) {
-	if _, ok := r.taskUpdater(); !ok || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming || r.cards != nil {
-		return
+	if _, ok := r.taskUpdater(); !ok || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming || r.cards != nil || r.msgCards() {
+		return // (where messages show cards, the answer's own do: msgcards.go)
 	}
 	r.mu.Lock()
 	done := r.done

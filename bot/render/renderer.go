@@ -157,6 +157,10 @@ type page struct {
 	// held: the page's stream was rolled over from, and is kept open for
 	// its task cards still running (hold.go).
 	held bool
+	// byEdits: the page goes on by edits (it was posted, or its stream
+	// ended or stopped before the answer's end), and where messages show
+	// cards its edits show its cards (msgcards.go).
+	byEdits bool
 }
 
 // NewRenderer starts a renderer for an answer in d's thread. Its requests
@@ -384,10 +388,14 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	if text == "" && (status == "" || r.controlled(0)) && !done && len(r.pages) == 0 && (r.hasTasks() || r.isOpening()) {
 		// Task cards before the first words (a command, a wait for its
 		// approval), or the placeholder where they will show: they need
-		// a stream; a status line goes below it (control.go).
-		if !r.show(ctx, 0, connectors.Message{}, false) {
+		// a stream; a status line goes below it (control.go). Where
+		// messages show cards, the first ones open it: the platform may
+		// then post it instead, to go on by edits (msgcards.go).
+		msg := connectors.Message{Tasks: r.cardsFor(0)}
+		if !r.show(ctx, 0, msg, false) {
 			return false
 		}
+		r.placed(0, msg.Tasks)
 		r.sendTasks(ctx)
 		r.showControl(ctx, r.controlLine(status))
 		r.shownAt = time.Now()
@@ -403,7 +411,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		return done
 	}
-	if done && len(r.pages) == 0 && r.cardsWaiting() {
+	if done && len(r.pages) == 0 && r.cardsWaiting() && !r.msgCards() {
 		// An answer ending at its first flush, commands and all: its
 		// cards need a stream, opened empty (as for cards before the
 		// first words) and stopped with the words.
@@ -453,6 +461,8 @@ func (r *Renderer) flush(ctx context.Context) bool {
 				msg.Buttons = r.buttons
 			}
 		}
+		msg.Tasks = r.cardsFor(i)
+		posting := i == len(r.pages)
 		if !r.show(ctx, i, msg, done || !last) {
 			// A page that could not be shown: later pages wait for it,
 			// and the next flush tries again — a few times, once the
@@ -469,6 +479,9 @@ func (r *Renderer) flush(ctx context.Context) bool {
 			r.poke()
 			return false
 		}
+		if posting {
+			r.placed(i, msg.Tasks)
+		}
 		r.pages[i].end = p.Start + len(p.Body)
 	}
 	if n := len(r.pages); !done && n > 0 && n == nBefore && n == len(pages) && r.pages[n-1].streamed != sentBefore {
@@ -476,6 +489,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	}
 	r.sendTasks(ctx)
 	r.nextTurn = -1
+	r.recordMessageCards(ctx)
 	r.updateControl(ctx, status, done)
 	r.shownAt = time.Now()
 	if !done && r.full() {
@@ -522,7 +536,7 @@ func (r *Renderer) show(ctx context.Context, i int, msg connectors.Message, comp
 
 // pageKey is what show compares to tell whether a page changed.
 func pageKey(msg connectors.Message) string {
-	return msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons)) + "\x00" + msg.Feedback
+	return msg.Text + "\x00" + msg.Context + fmt.Sprint(len(msg.Buttons)) + "\x00" + msg.Feedback + fmt.Sprint(msg.Tasks)
 }
 
 func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, complete bool) error {
@@ -545,7 +559,7 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, comp
 		r.unreserve(ctx, rid)
 		return err
 	}
-	r.pages = append(r.pages, page{ref: ref, recordID: rid})
+	r.pages = append(r.pages, page{ref: ref, recordID: rid, byEdits: true})
 	r.record(ctx, i, msg.Text)
 	return nil
 }
@@ -608,7 +622,7 @@ func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int
 		if err := st.StopStream(ctx, p.ref, msg); err != nil {
 			return r.streamEnded(ctx, i, msg, err)
 		}
-		p.streaming = false
+		p.streaming, p.byEdits = false, !complete
 		return nil
 	case !grows || (msg.Context != p.context && r.limits.StreamEdits):
 		// The platform edits a live stream: a rewrite, or a new context
@@ -642,7 +656,8 @@ func (r *Renderer) streamEnded(ctx context.Context, i int, msg connectors.Messag
 		return err
 	}
 	r.log.Info("the platform ended a stream early; going on by edits", "channel", r.dest.Channel, "err", err)
-	r.pages[i].streaming = false
+	r.pages[i].streaming, r.pages[i].byEdits = false, true
+	msg.Tasks = r.cardsFor(i) // its cards, as blocks, where messages show them
 	if err := r.budget.Wait(ctx); err != nil {
 		return err
 	}

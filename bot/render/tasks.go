@@ -114,10 +114,14 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		return
 	}
 	defer r.releaseHeld(ctx)
-	r.renewCardStream(ctx) // cardlife.go
-	if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
-		if r.postedTasks(ctx); r.cards == nil {
-			return
+	if r.msgCards() {
+		r.messageCards(ctx) // the cards of a page going on by edits show in them
+	} else {
+		r.renewCardStream(ctx) // cardlife.go
+		if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
+			if r.postedTasks(ctx); r.cards == nil {
+				return
+			}
 		}
 	}
 	r.mu.Lock()
@@ -197,6 +201,13 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			// last one.
 			r.pages[at].streaming, r.pages[at].held = false, false
 			r.retryTasks(rest)
+			return
+		case errors.Is(err, connectors.ErrStreamEnded) && r.msgCards():
+			// The last page does not stream (it began as a post, or the
+			// platform ended it): it goes on by edits, its cards in them.
+			r.pages[at].streaming, r.pages[at].byEdits = false, true
+			r.retryTasks(rest)
+			r.poke()
 			return
 		case errors.Is(err, connectors.ErrStreamEnded):
 			// The last page does not stream (it began as a post, or the

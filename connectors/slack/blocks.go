@@ -49,12 +49,14 @@ func render(m connectors.Message) (string, []slack.Block) {
 	if p := notifyPrefix(m.Notify); p != "" {
 		text = p + " " + text
 	}
-	var blocks []slack.Block
+	blocks := taskCards(m.Tasks)
+	room := maxBlocks - 3 - len(blocks)
 	for _, s := range sections(text, maxSection) {
+		if room == 0 {
+			break
+		}
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, s, false, false), nil, nil))
-	}
-	if len(blocks) > maxBlocks-3 {
-		blocks = blocks[:maxBlocks-3]
+		room--
 	}
 	if f := fieldsBlock(m.Fields); f != nil {
 		blocks = append(blocks, f)
@@ -73,7 +75,25 @@ func render(m connectors.Message) (string, []slack.Block) {
 	if fallback == "" {
 		fallback = truncate(toMrkdwn(m.Context), maxText)
 	}
+	if fallback == "" && len(m.Tasks) > 0 {
+		fallback = truncate(m.Tasks[len(m.Tasks)-1].Title, maxTaskText)
+	}
 	return fallback, blocks
+}
+
+// maxMessageCards is the most task cards a message shows: its newest,
+// leaving the rest of Slack's 50 blocks to the text.
+const maxMessageCards = 20
+
+// taskCards are tasks as task_card blocks, one under the other, the
+// newest maxMessageCards of them.
+func taskCards(tasks []connectors.Task) []slack.Block {
+	tasks = tasks[max(0, len(tasks)-maxMessageCards):]
+	var blocks []slack.Block
+	for _, t := range tasks {
+		blocks = append(blocks, taskCard(t))
+	}
+	return blocks
 }
 
 func fieldsBlock(fields []connectors.Field) slack.Block {

@@ -3,6 +3,8 @@ package slack
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
@@ -72,12 +74,15 @@ func (c *Connector) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored
 	case !hasCode(err, "message_not_in_streaming_state") && !hasCode(err, "stopped_by_user"):
 		return err
 	}
-	shown, refused, err := c.shown(ctx, ref)
+	shown, cards, refused, err := c.shown(ctx, ref)
 	if err != nil && !refused {
 		return err
 	}
 	if err == nil && !longer(shown, stored) {
-		return c.update(ctx, ref, connectors.Message{Text: stored + note, Feedback: turn})
+		// The update replaces what the message shows: the task cards it
+		// shows (an answer going on by edits has them as blocks) stay,
+		// those still open ended, as are the open ones on record.
+		return c.update(ctx, ref, connectors.Message{Text: stored + note, Feedback: turn, Tasks: closeCards(cards, open)})
 	}
 	_, err = c.Post(ctx, connectors.Dest{Platform: Platform, Workspace: ref.Workspace, Channel: ref.Channel, Thread: ref.Thread}, connectors.Message{Text: trimNote(note), Feedback: turn})
 	return err
@@ -143,10 +148,10 @@ func (c *Connector) me(ctx context.Context) (string, error) {
 	return res.UserID, nil
 }
 
-// shown is the text Slack shows in message ref (conversations.replies);
-// refused says Slack answered, and no retry will change its answer (not
-// a rate limit, not Slack out of reach).
-func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string, refused bool, err error) {
+// shown is the text Slack shows in message ref (conversations.replies),
+// and the task cards its blocks show; refused says Slack answered, and no
+// retry will change its answer (not a rate limit, not Slack out of reach).
+func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string, cards []connectors.Task, refused bool, err error) {
 	var msgs []slack.Message
 	var answer slack.SlackErrorResponse
 	err = c.call(ctx, "conversations.replies", ref.Channel, func() error {
@@ -157,14 +162,62 @@ func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string,
 		return err
 	})
 	if err != nil {
-		return "", refused, err
+		return "", nil, refused, err
 	}
 	for _, m := range msgs {
 		if m.Timestamp == ref.ID {
-			return m.Text, false, nil
+			return m.Text, blockCards(m.Blocks), false, nil
 		}
 	}
-	return "", true, &apiError{method: "conversations.replies", code: "message_not_found"}
+	return "", nil, true, &apiError{method: "conversations.replies", code: "message_not_found"}
+}
+
+// blockCards are the task cards of a message's task_card blocks.
+func blockCards(blocks slack.Blocks) []connectors.Task {
+	var out []connectors.Task
+	for _, b := range blocks.BlockSet {
+		if card, ok := b.(*slack.TaskCardBlock); ok {
+			out = append(out, connectors.Task{ID: card.TaskID, Title: card.Title, Status: connectors.TaskStatus(card.Status),
+				Details: richTextString(card.Details), Output: richTextString(card.Output)})
+		}
+	}
+	return out
+}
+
+// richTextString is the plain text of a rich_text block's sections.
+func richTextString(rt *slack.RichTextBlock) string {
+	if rt == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, el := range rt.Elements {
+		if sec, ok := el.(*slack.RichTextSection); ok {
+			for _, e := range sec.Elements {
+				if t, ok := e.(*slack.RichTextSectionTextElement); ok {
+					b.WriteString(t.Text)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// closeCards are the cards a cut message shows, and those on record as
+// open it does not, each still open ended as an error: the task's end is
+// not known.
+func closeCards(shown, open []connectors.Task) []connectors.Task {
+	out := slices.Clone(shown)
+	for _, t := range open {
+		if !slices.ContainsFunc(out, func(s connectors.Task) bool { return s.ID == t.ID }) {
+			out = append(out, t)
+		}
+	}
+	for i, t := range out {
+		if t.Status != connectors.TaskComplete && t.Status != connectors.TaskError {
+			out[i].Status, out[i].Details = connectors.TaskError, unfinished
+		}
+	}
+	return out
 }
 
 // longer reports whether shown, the text Slack shows, holds more than

@@ -150,11 +150,11 @@ func cardLoadRun(t *testing.T, name string, n int, d time.Duration) {
 		fake.Calls("chat.startStream"), fake.Calls("chat.appendStream"), fake.Calls("chat.stopStream"))
 }
 
-// While the stream for a posted answer's cards waits for chat.startStream's
-// budget (other answers spent it), the command shows at once as the post's
-// status line; once the stream has started the card shows there and the
-// line goes.
-func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
+// A posted answer (it opened with a status line) while chat.startStream's
+// budget is spent by other answers: its command's card shows in the post
+// itself within a second, by the edit that carries its words (a task_card
+// block), never as a status line, and no stream is started for it.
+func TestPostedAnswerShowsItsCardInItsOwnMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
@@ -170,6 +170,7 @@ func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
 		d := dest("why is web slow")
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
 		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d, stop)
+		defer r.Close(ctx, nil)
 		r.Status("checking the load balancer", false) // opens as a post, with its line
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -177,16 +178,20 @@ func TestCardWaitingForItsStreamShowsAsALine(t *testing.T) {
 		time.Sleep(time.Second)
 		synctest.Wait()
 		msgs := fake.Thread("C0OPS", d.Thread)[1:]
-		if len(msgs) != 1 || !strings.Contains(msgs[0].Context(), "running `uptime` on web-1…") {
-			t.Fatalf("while its stream waits, the command is not the post's line:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		if len(msgs) != 1 || len(msgs[0].Tasks) != 1 || msgs[0].Tasks[0].Status != "in_progress" || strings.Contains(msgs[0].Context(), "uptime") {
+			t.Fatalf("a second after the command started, want its card in the post (and no line for it):\n%s", fake.ThreadText("C0OPS", d.Thread))
 		}
-		time.Sleep(10 * time.Second) // the start's budget comes back
+		r.Task(connectors.Task{ID: "call-1", Status: connectors.TaskComplete, Output: "web-1 · exit 0 · 1s"})
+		r.Write("Load is fine.")
+		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		msgs = fake.Thread("C0OPS", d.Thread)[1:]
-		if len(msgs) != 2 || len(msgs[1].Tasks) != 1 || strings.Contains(msgs[0].Context(), "uptime") {
-			t.Errorf("once the stream started, want the card in a stream below the post and the line gone:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		if len(msgs) != 1 || len(msgs[0].Tasks) != 1 || msgs[0].Tasks[0].Status != "complete" || msgs[0].Shown() != "Load is fine." {
+			t.Errorf("want one message, its card complete above its words:\n%s", fake.ThreadText("C0OPS", d.Thread))
 		}
-		r.Close(ctx, nil)
+		if got := fake.Calls("chat.startStream"); got != 4 {
+			t.Errorf("%d chat.startStream calls; want only the 4 other answers'", got)
+		}
 	})
 }
 
@@ -266,13 +271,10 @@ func TestCardStartsInAStreamWithLifeForItsCommand(t *testing.T) {
 }
 
 // A command that outlives any stream (a limit longer than Slack's
-// lifetime for one), in an answer that opened as a post: the card stream
-// stops before the platform ends it, the card ending there as complete —
-// its watch over, never as an error for a task that may succeed — with
-// details saying its end shows below, and the card shows again in a new
-// card stream, ending with the task's true status. No card is left in
-// progress in a stream Slack ended.
-func TestCardStreamOutlivedByItsCommand(t *testing.T) {
+// lifetime for one), in an answer that opened as a post: its card is in
+// the post, which no lifetime ends, so it is one card from its start to
+// its true end, never "its end shows below", and none is left running.
+func TestPostedAnswersCardOutlivesAnyStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
@@ -293,29 +295,22 @@ func TestCardStreamOutlivedByItsCommand(t *testing.T) {
 		synctest.Wait()
 		var cards []slackfake.Task
 		for _, m := range fake.Thread("C0OPS", d.Thread)[1:] {
-			for _, tk := range m.Tasks {
-				cards = append(cards, tk)
-				if tk.Status == "pending" || tk.Status == "in_progress" {
-					t.Errorf("message %s (streaming %v) shows call-1 still %s", m.TS, m.Streaming, tk.Status)
-				}
-			}
+			cards = append(cards, m.Tasks...)
 		}
-		if len(cards) != 2 || cards[0].Status != "complete" || !strings.Contains(cards[0].Details, "its end shows below") ||
-			cards[1].Status != "complete" || strings.Contains(cards[1].Details, "its end shows below") {
-			t.Errorf("call-1's cards %+v; want one ended as going on below, then one complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
+		if len(cards) != 1 || cards[0].Status != "complete" || cards[0].Details != "" || cards[0].Output != "web-1 · exit 0" {
+			t.Errorf("call-1's cards %+v; want one, complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
 		}
-		for _, m := range fake.StoppedOpen() {
-			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		if got := fake.Calls("chat.startStream"); got != 0 {
+			t.Errorf("%d chat.startStream calls; want none: the post holds its card", got)
 		}
 	})
 }
 
-// An answer that opened as a post with a status line, whose card stream
-// is refused once by a rate limit (429, Retry-After 5 s): the start is
-// tried again once the wait is over — its commands show as the post's
-// status line meanwhile — and each command is a card with its true end,
-// none left as a line.
-func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
+// An answer that opened as a post with a status line, whose next edits
+// are refused by rate limits (429, Retry-After 5 s): its cards are in the
+// post's edits, which are tried again once the wait is over, and each
+// command is a card with its true end, none shown as a line.
+func TestPostedAnswerRateLimitedStillShowsCards(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
@@ -328,8 +323,7 @@ func TestCardStreamRateLimitedOnceStillShowsCards(t *testing.T) {
 		}
 		r.Status("restarting the workers", false) // opens as a post, with its line
 		pause(2 * time.Second)
-		// The next calls (the card stream's start, and the line's edit,
-		// in either order) are answered 429.
+		// The next two calls (the post's edits) are answered 429.
 		fake.RateLimit(5 * time.Second)
 		fake.RateLimit(5 * time.Second)
 		ends := map[string]connectors.TaskStatus{"call-1": connectors.TaskComplete, "call-2": connectors.TaskError}

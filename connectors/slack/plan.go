@@ -35,11 +35,16 @@ func (c *Connector) EditPlan(ctx context.Context, ref connectors.Ref, title stri
 func planBlock(title string, steps []connectors.Task) *slack.PlanBlock {
 	b := slack.NewPlanBlock(truncate(title, maxTaskText), slack.PlanBlockOptionBlockID("opsbot_plan"))
 	for _, s := range steps {
-		card := slack.TaskCardBlock{Type: slack.MBTTaskCard, TaskID: s.ID, Title: truncate(s.Title, maxTaskText), Status: slack.TaskCardStatus(s.Status)}
-		card.Details, card.Output = richText(s.Details), richText(s.Output)
-		b.Tasks = append(b.Tasks, card)
+		b.Tasks = append(b.Tasks, *taskCard(s))
 	}
 	return b
+}
+
+// taskCard is t as Slack's task_card block.
+func taskCard(t connectors.Task) *slack.TaskCardBlock {
+	card := &slack.TaskCardBlock{Type: slack.MBTTaskCard, TaskID: t.ID, Title: truncate(t.Title, maxTaskText), Status: slack.TaskCardStatus(t.Status)}
+	card.Details, card.Output = richText(t.Details), richText(t.Output)
+	return card
 }
 
 // richText is text as a rich_text block of one section, nil for "".

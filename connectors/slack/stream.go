@@ -181,10 +181,12 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 		c.live.posted(ref.ID)
 		return ref, err
 	}
-	// An empty message is a roll-over (the answer already streams), or
-	// an answer whose task cards come before its first words: both need
-	// a stream.
-	takeOver := m.Text == "" && m.Context == ""
+	// An empty message is a roll-over: the answer already streams, and
+	// goes on in a stream. Any other is a new answer, which native may
+	// send on by edits instead: posted with its first words, or its
+	// first task cards (an answer whose commands come before its words),
+	// as blocks (Message.Tasks), which its edits keep.
+	takeOver := m.Text == "" && m.Context == "" && len(m.Tasks) == 0
 	if !takeOver && !c.live.native(time.Now()) {
 		ref, err := c.Post(ctx, d, m)
 		c.live.declined(ref.ID, time.Now())
@@ -193,7 +195,19 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	}
 	text := toMrkdwnStream(m.Text)
 	opts := []slack.MsgOption{slack.MsgOptionTS(d.Thread), slack.MsgOptionTaskDisplayMode(slack.TaskDisplayModeTimeline)}
-	if text != "" {
+	switch {
+	case len(m.Tasks) > 0:
+		// The first cards go in the start's chunks (chat.startStream
+		// takes them as chat.appendStream does): they cost no append.
+		var chunks []slack.StreamChunk
+		if text != "" {
+			chunks = append(chunks, slack.NewMarkdownTextChunk(text))
+		}
+		for _, t := range m.Tasks {
+			chunks = append(chunks, taskChunk(t))
+		}
+		opts = append(opts, slack.MsgOptionChunks(chunks...))
+	case text != "":
 		opts = append(opts, slack.MsgOptionMarkdownText(text))
 	}
 	if d.Recipient.ID != "" {
@@ -213,7 +227,12 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	if err != nil {
 		return connectors.Ref{}, err
 	}
-	return c.ref(d.Channel, d.Thread, ts), nil
+	ref := c.ref(d.Channel, d.Thread, ts)
+	for _, t := range m.Tasks {
+		c.live.card(ts, t)
+		c.taskSign(ref, t)
+	}
+	return ref, nil
 }
 
 // AppendStream adds text to the stream's text.
@@ -249,6 +268,11 @@ func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final co
 		return fmt.Errorf("slack: chat.stopStream: %w", connectors.ErrStreamEnded)
 	}
 	if !ok || !strings.HasPrefix(final.Text, sofar) {
+		// The update replaces all the stream showed: its cards go in it
+		// as blocks, as the stop left them.
+		if len(final.Tasks) == 0 {
+			final.Tasks = c.live.ended(ref.ID)
+		}
 		if err := c.stop(ctx, ref, "", nil); err != nil {
 			return err
 		}

@@ -21,7 +21,12 @@ import (
 // title, details or output.
 const maxTaskText = 256
 
-var _ connectors.TaskUpdater = (*Connector)(nil)
+var _ connectors.TaskMessenger = (*Connector)(nil)
+
+// ShowsTasksInMessages says that a message the connector posts or edits
+// shows Message.Tasks, as task_card blocks above its text: an answer
+// going on by chat.update keeps its cards in its own message.
+func (c *Connector) ShowsTasksInMessages() bool { return true }
 
 // UpdateTask shows t as a card in stream ref.
 func (c *Connector) UpdateTask(ctx context.Context, ref connectors.Ref, t connectors.Task) error {
@@ -112,6 +117,20 @@ func (s *streams) closing(ts string) []slack.StreamChunk {
 		}
 		t.Status, t.Details = connectors.TaskError, unfinished
 		out = append(out, taskChunk(t))
+	}
+	return out
+}
+
+// ended is every card of stream ts as its stop leaves it: those still
+// open end as errors (closing).
+func (s *streams) ended(ts string) []connectors.Task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.cards[ts])
+	for i, t := range out {
+		if t.Status != connectors.TaskComplete && t.Status != connectors.TaskError {
+			out[i].Status, out[i].Details = connectors.TaskError, unfinished
+		}
 	}
 	return out
 }

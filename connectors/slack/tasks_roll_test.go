@@ -54,7 +54,7 @@ func rollingTask(t *testing.T, runFor time.Duration) (*slackfake.Server, []slack
 		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
 	}
 	if len(streams) < 2 {
-		t.Fatalf("%d streams; want the answer rolled over:\n%s", len(streams), fake.ThreadText("C0OPS", root.TS))
+		t.Errorf("%d streams; want the answer rolled over:\n%s", len(streams), fake.ThreadText("C0OPS", root.TS))
 	}
 	var shown strings.Builder
 	for _, m := range streams {

@@ -145,10 +145,9 @@ func TestTasksAfterThePlaceholderAreCards(t *testing.T) {
 }
 
 // An answer that began as a post (it opened with a wait for approval,
-// shown at once with Stop) shows no cards itself: its command's card
-// shows in a stream opened below it, ending complete, while the answer's
-// words go on in the post.
-func TestTasksOfAPostedAnswerShowInAStreamBelow(t *testing.T) {
+// shown at once with Stop) shows its command's card in the post itself,
+// above its words, ending complete: one message, no stream beside it.
+func TestTasksOfAPostedAnswerShowInThePost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, opslack.Config{})
 		root := fake.Mention("C0OPS", "U0ALICE", "", "why is web slow")
@@ -161,6 +160,7 @@ func TestTasksOfAPostedAnswerShowInAStreamBelow(t *testing.T) {
 		time.Sleep(3 * time.Second) // the wait posts
 		synctest.Wait()
 		if msgs := fake.Thread("C0OPS", root.TS); len(msgs) != 2 || msgs[1].Streaming {
+			r.Close(ctx, nil)
 			t.Fatalf("the wait shows in %d messages; want one post", len(msgs)-1)
 		}
 		r.Task(connectors.Task{ID: "call-1", Title: "uptime on web-1", Status: connectors.TaskInProgress})
@@ -170,15 +170,15 @@ func TestTasksOfAPostedAnswerShowInAStreamBelow(t *testing.T) {
 		r.Write("Load is fine.")
 		r.Close(ctx, nil)
 		msgs := fake.Thread("C0OPS", root.TS)[1:]
-		if len(msgs) != 2 {
-			t.Fatalf("the answer is %d messages; want the post and the stream of its card below it", len(msgs))
+		if len(msgs) != 1 {
+			t.Fatalf("the answer is %d messages; want the post alone:\n%s", len(msgs), fake.ThreadText("C0OPS", root.TS))
 		}
-		if post := msgs[0]; len(post.Tasks) != 0 || post.Shown() != "Load is fine." || post.Context() != "" {
-			t.Errorf("the post shows %q (context %q) and %d cards; want its text alone", post.Shown(), post.Context(), len(post.Tasks))
+		post := msgs[0]
+		if post.Shown() != "Load is fine." || post.Context() != "" || len(post.Tasks) != 1 || post.Tasks[0].Status != "complete" || post.Tasks[0].Title != "`uptime` on web-1" {
+			t.Errorf("the post shows %q (context %q) and cards %+v; want its text and the command's card, complete", post.Shown(), post.Context(), post.Tasks)
 		}
-		cards := msgs[1]
-		if cards.Streaming || len(cards.Tasks) != 1 || cards.Tasks[0].Status != "complete" || cards.Tasks[0].Title != "`uptime` on web-1" {
-			t.Errorf("the stream below shows cards %+v (streaming %v); want the command's card, complete, and the stream stopped", cards.Tasks, cards.Streaming)
+		if got := fake.Calls("chat.startStream"); got != 0 {
+			t.Errorf("%d chat.startStream calls; want none", got)
 		}
 	})
 }

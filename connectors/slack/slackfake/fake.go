@@ -224,8 +224,12 @@ type Message struct {
 	// shows it in the channel too, and notifies as a channel message.
 	Broadcast bool
 	// Tasks are the task cards streamed into it, in order of their first
-	// update.
+	// update, or those of the task_card blocks it was posted or last
+	// updated with.
 	Tasks []Task
+	// rawBlocks are the blocks it was posted or last updated with, as
+	// sent (conversations.replies returns them).
+	rawBlocks string
 	// Reactions are the bot's reactions on it now (reactions.go).
 	Reactions []string
 }

@@ -103,6 +103,40 @@ func plans(raw string) ([]Plan, string) {
 	return out, ""
 }
 
+// messageCards checks the task_card blocks of a message's blocks (beside
+// its text, not in a plan) as Slack documents them, and returns them as
+// the message's cards; a card with a field Slack does not document, a
+// status it does not know, no task_id or title, or a task_id twice is
+// invalid_blocks.
+func messageCards(raw string) ([]Task, string) {
+	var blocks []json.RawMessage
+	if raw == "" || json.Unmarshal([]byte(raw), &blocks) != nil {
+		return nil, ""
+	}
+	var out []Task
+	for _, b := range blocks {
+		var head struct{ Type string }
+		json.Unmarshal(b, &head)
+		if head.Type != "task_card" {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var t planTask
+		if dec.Decode(&t) != nil {
+			return nil, "invalid_blocks"
+		}
+		details, okD := t.Details.text()
+		output, okO := t.Output.text()
+		dup := slices.ContainsFunc(out, func(o Task) bool { return o.ID == t.TaskID })
+		if t.TaskID == "" || t.Title == "" || dup || !okD || !okO || (t.Status != "" && !slices.Contains(taskStatuses, t.Status)) {
+			return nil, "invalid_blocks"
+		}
+		out = append(out, Task{ID: t.TaskID, Title: t.Title, Status: t.Status, Details: details, Output: output, Updates: 1})
+	}
+	return out, ""
+}
+
 // plan decodes one plan block strictly.
 func plan(raw json.RawMessage) (Plan, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -246,6 +247,9 @@ func content(f url.Values, needText bool) ([]Block, string) {
 	if code != "" {
 		return nil, code
 	}
+	if _, code := messageCards(f.Get("blocks")); code != "" {
+		return nil, code
+	}
 	for i := range blocks {
 		if blocks[i].Type == "plan" {
 			blocks[i].Plan, ps = &ps[0], ps[1:]
@@ -271,7 +275,8 @@ func (s *Server) postMessage(f url.Values) reply {
 		return fail("thread_not_found")
 	}
 	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Text: f.Get("text"), Blocks: blocks, Bot: true,
-		Broadcast: thread != "" && f.Get("reply_broadcast") == "true"}
+		Broadcast: thread != "" && f.Get("reply_broadcast") == "true", rawBlocks: f.Get("blocks")}
+	m.Tasks, _ = messageCards(f.Get("blocks"))
 	s.channels[ch] = append(s.channels[ch], m)
 	return reply{"ok": true, "channel": ch, "ts": m.TS}
 }
@@ -288,8 +293,22 @@ func (s *Server) update(f url.Values) reply {
 	if code != "" {
 		return fail(code)
 	}
-	m.Text, m.Blocks, m.Markdown = f.Get("text"), blocks, ""
+	m.Text, m.Blocks, m.Markdown, m.rawBlocks = f.Get("text"), blocks, "", f.Get("blocks")
 	m.Updates++
+	// The update replaces what the message showed, its task cards too:
+	// those of its blocks are its cards now, each counted as changed when
+	// it differs from the card it replaces.
+	cards, _ := messageCards(f.Get("blocks"))
+	for i, c := range cards {
+		if j := slices.IndexFunc(m.Tasks, func(t Task) bool { return t.ID == c.ID }); j >= 0 {
+			was := m.Tasks[j]
+			cards[i].Updates = was.Updates
+			if was.Title != c.Title || was.Status != c.Status || was.Details != c.Details || was.Output != c.Output {
+				cards[i].Updates++
+			}
+		}
+	}
+	m.Tasks = cards
 	return reply{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text}
 }
 
@@ -339,6 +358,9 @@ func (s *Server) startStream(f url.Values) reply {
 	}
 	m := &Message{TS: s.nextTS(), Thread: thread, Channel: ch, User: BotUser, Markdown: f.Get("markdown_text"),
 		Streaming: true, Started: s.Now(), Bot: true}
+	if code := s.chunks(m, f.Get("chunks")); code != "" {
+		return fail(code)
+	}
 	s.channels[ch] = append(s.channels[ch], m)
 	return reply{"ok": true, "channel": ch, "ts": m.TS}
 }
@@ -404,7 +426,11 @@ func (s *Server) replies(f url.Values) reply {
 			if m.Markdown != "" {
 				text = m.Markdown
 			}
-			out = append(out, reply{"type": "message", "ts": m.TS, "thread_ts": root.TS, "user": m.User, "text": text})
+			r := reply{"type": "message", "ts": m.TS, "thread_ts": root.TS, "user": m.User, "text": text}
+			if m.rawBlocks != "" {
+				r["blocks"] = json.RawMessage(m.rawBlocks)
+			}
+			out = append(out, r)
 		}
 	}
 	return reply{"ok": true, "messages": out, "has_more": false}
