@@ -139,6 +139,7 @@ func TestBlockKitGolden(t *testing.T) {
 
 		summaryGoldens(t, c, rec, dest)
 		cardGoldens(t, c, rec, dest)
+		messageCardGoldens(t, c, rec, dest)
 		controlGoldens(t, c, rec, dest)
 		if n := fake.Refusals("invalid_blocks"); n != 0 {
 			t.Errorf("the fake refused %d of the corpus's payloads as invalid_blocks; want none", n)
@@ -209,6 +210,36 @@ func cardGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest conne
 		t.Fatalf("stop stream: %v", err)
 	}
 	connectortest.Golden(t, "stream_stop_closing", wire(t, rec.last(t)), *update)
+}
+
+// messageCardGoldens: an answer going on by edits with its cards in its
+// own message (task_card blocks above its text): as posted, its command
+// running, and edited, the command ended and the words come; and an
+// answer whose command comes before its words, opened as a stream with
+// the card in chat.startStream's chunks.
+func messageCardGoldens(t *testing.T, c *slack.Connector, rec *formRecorder, dest connectors.Dest) {
+	stop := connectors.Button{ActionID: "stop", Value: "slack/C0OPS/" + dest.Thread, Label: "Stop", Style: connectors.StyleDanger}
+	task := connectors.Task{ID: "toolu_03", Title: "`df -h /var` on web-1", Status: connectors.TaskInProgress}
+	ref, err := c.Post(t.Context(), dest, connectors.Message{Context: "checking the disk", Buttons: []connectors.Button{stop}, Tasks: []connectors.Task{task}})
+	if err != nil {
+		t.Fatalf("post with a card: %v", err)
+	}
+	connectortest.Golden(t, "message_card_running", wire(t, rec.last(t)), *update)
+	task.Status, task.Output = connectors.TaskComplete, "web-1 · exit 0 · 0.2s"
+	edit := connectors.Message{Text: "/var is 91% full.", Feedback: "turn-43", Tasks: []connectors.Task{task}}
+	if err := c.Edit(t.Context(), ref, edit); err != nil {
+		t.Fatalf("edit with a card: %v", err)
+	}
+	connectortest.Golden(t, "message_card_complete", wire(t, rec.last(t)), *update)
+	first := connectors.Task{ID: "toolu_04", Title: "`uptime` on web-1", Status: connectors.TaskInProgress}
+	sref, err := c.StartStream(t.Context(), dest, connectors.Message{Tasks: []connectors.Task{first}})
+	if err != nil {
+		t.Fatalf("start a stream with a card: %v", err)
+	}
+	connectortest.Golden(t, "stream_start_card", wire(t, rec.last(t)), *update)
+	if err := c.StopStream(t.Context(), sref, connectors.Message{Text: "Load is fine."}); err != nil {
+		t.Fatalf("stop stream: %v", err)
+	}
 }
 
 // controlGoldens: the Stop message the renderer posts below a stream

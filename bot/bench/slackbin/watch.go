@@ -84,8 +84,15 @@ func report(fake *slackfake.Server, m *model, threads []*thread, elapsed time.Du
 		if end := m.endOf(th.n); !end.IsZero() {
 			lags = append(lags, max(th.last.Sub(end), 0))
 		}
-		if strings.TrimSpace(th.text) == answerText(th.n, m.chars) {
+		if got, want := strings.TrimSpace(th.text), answerText(th.n, m.chars); got == want {
 			whole++
+		} else {
+			at := 0
+			for at < min(len(got), len(want)) && got[at] == want[at] {
+				at++
+			}
+			fmt.Printf("  thread %d shows %d of %d characters, differing from character %d: %q, want %q\n",
+				th.n, len(got), len(want), at, got[at:min(at+60, len(got))], want[at:min(at+60, len(want))])
 		}
 	}
 	slices.Sort(gaps)
