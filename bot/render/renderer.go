@@ -80,7 +80,10 @@ type Renderer struct {
 	// the old streams being stopped in the background.
 	rolling chan rolled
 	ready   *rolled // what rolling sent, until the new stream takes over
-	bg      sync.WaitGroup
+	// rollCancel gives up the start rolling waits for, if not sent yet
+	// (dropRoll).
+	rollCancel context.CancelFunc
+	bg         sync.WaitGroup
 	// tasks are the answer's task cards by id, in taskOrder; taskDirty
 	// the ids changed since they were last sent (tasks.go).
 	tasks     map[string]connectors.Task
@@ -418,7 +421,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		r.show(ctx, 0, connectors.Message{}, false)
 	}
 	r.rollNow(ctx)
-	if done && r.rolling != nil {
+	if done && r.rolling != nil && !r.dropRoll(ctx, text) {
 		// A new stream is starting: the rest goes on in it.
 		r.awaitRoll(ctx)
 	}

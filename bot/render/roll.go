@@ -114,17 +114,53 @@ func (r *Renderer) startTakeOver(ctx context.Context) {
 	rid := r.reserve(ctx, "")
 	ch := make(chan rolled, 1)
 	r.rolling = ch
+	rctx, cancel := context.WithCancel(ctx)
+	r.rollCancel = cancel
 	go func() {
-		ref, err := st.StartStream(ctx, r.dest, connectors.Message{})
+		defer cancel()
+		ref, err := st.StartStream(rctx, r.dest, connectors.Message{})
 		ch <- rolled{ref: ref, rid: rid, err: err, at: time.Now()}
 	}()
+}
+
+// dropRoll gives up the roll-over under way when the answer has ended
+// while its stream's start still waits (Slack's Tier 2 budget, which
+// every answer ending at once queues on) and the last page's stream can
+// take the rest: it has life left and room. The rest then shows at once
+// there instead of in a stream started only to hold it. A start already
+// sent is not taken back (the connector's start, once sent, runs to its
+// answer): the answer goes on in it as ever. It reports whether the
+// roll-over was given up.
+func (r *Renderer) dropRoll(ctx context.Context, text string) bool {
+	n := len(r.pages)
+	if r.rolling == nil || r.ready != nil || r.rollCancel == nil || n == 0 {
+		return false
+	}
+	last := r.pages[n-1]
+	if !last.streaming || last.held || !time.Now().Before(r.holdUntil(last)) || len(splitPages(text, r.pageLimit(), r.cuts)) > n {
+		return false
+	}
+	r.rollCancel()
+	var res rolled
+	select {
+	case res = <-r.rolling:
+	case <-ctx.Done():
+		return false
+	}
+	if res.err == nil {
+		r.ready = &res // it had started: the rest goes there (awaitRoll)
+		return false
+	}
+	r.rolling, r.rollCancel = nil, nil
+	r.unreserve(ctx, res.rid)
+	return true
 }
 
 // takeOver makes the stream that started the answer's last page: the
 // answer is cut where the page before ends, and what follows goes on in
 // the new stream.
 func (r *Renderer) takeOver(ctx context.Context, res rolled) {
-	r.rolling, r.ready = nil, nil
+	r.rolling, r.ready, r.rollCancel = nil, nil, nil
 	last := &r.pages[len(r.pages)-1]
 	if res.err != nil && !last.streaming {
 		r.unreserve(ctx, res.rid)

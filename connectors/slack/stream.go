@@ -213,9 +213,14 @@ func (c *Connector) StartStream(ctx context.Context, d connectors.Dest, m connec
 	if d.Recipient.ID != "" {
 		opts = append(opts, slack.MsgOptionRecipientUserID(d.Recipient.ID), slack.MsgOptionRecipientTeamID(team))
 	}
+	// A start once sent runs to its answer, even if ctx ends meanwhile:
+	// cut short, it could leave a stream Slack started that nobody knows
+	// of to stop. Only its wait for the budget ends with ctx (the
+	// renderer gives up a roll-over that way, bot/render's dropRoll); the
+	// HTTP client's timeout bounds the call.
 	var ts string
 	err := c.call(ctx, "chat.startStream", d.Channel, func() (err error) {
-		_, ts, err = c.api.StartStreamContext(ctx, d.Channel, opts...)
+		_, ts, err = c.api.StartStreamContext(context.WithoutCancel(ctx), d.Channel, opts...)
 		return err
 	})
 	if err == nil {
