@@ -16,11 +16,14 @@ import (
 // it is stopped with nothing more to show.
 //
 // Past the platform's lifetime for a stream (Limits.StreamLifetime, less
-// holdMargin), a held stream is stopped all the same: a card still open
-// then ends saying its task goes on below (movedOn), and the task's card
-// shows again in the answer's last stream, where it ends with the task's
-// true status. A card starts only where its task's limit fits
-// (cardlife.go), so only a task longer than that gets here.
+// holdMargin), a held stream is stopped all the same. Where messages show
+// cards (msgcards.go), the message then goes on by edits, its open cards
+// as blocks, and each ends there with its task: one card from start to
+// end. Elsewhere a card still open ends saying its task goes on below
+// (movedOn), and the task's card shows again in the answer's last stream,
+// where it ends with the task's true status. A card starts only where its
+// task's limit fits (cardlife.go), so only a task longer than that gets
+// here.
 
 // holdMargin is how long before the end of a stream's lifetime a held
 // stream is stopped, its open cards moving on to the last stream.
@@ -144,6 +147,13 @@ func (r *Renderer) releaseHeld(ctx context.Context) {
 		open := r.openCards(i)
 		late := !time.Now().Before(r.holdUntil(*p))
 		if open && !late && !done {
+			continue
+		}
+		if open && !done && r.msgCards() {
+			// Its cards stay where they started: the stream stops as
+			// it stands and the message goes on by edits, its cards as
+			// blocks, until each ends with its task (msgcards.go).
+			r.keepCards(ctx, st, i)
 			continue
 		}
 		if open && !done {

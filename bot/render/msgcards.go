@@ -38,11 +38,18 @@ func (r *Renderer) messageCards(ctx context.Context) {
 	last := len(r.pages) - 1
 	for _, id := range dirty {
 		at, ok := r.taskPage[id]
-		if !ok || at >= last || !r.pages[at].streaming {
+		switch {
+		case ok && at < last && r.pages[at].byEdits:
+			// A held stream stopped at its lifetime keeps its cards
+			// (keepCards).
+		case !ok || at >= last || !r.pages[at].streaming:
 			at = last // cardPage's rule, without placing a card bound for a stream
 		}
 		if r.pages[at].byEdits {
-			r.cardPage(id)
+			if r.taskPage == nil {
+				r.taskPage = map[string]int{}
+			}
+			r.taskPage[id] = at
 			mine = append(mine, id)
 			pages[at] = true
 		}
@@ -150,4 +157,20 @@ func (r *Renderer) recordMessageCards(ctx context.Context) {
 		}
 	}
 	r.recordCards(ctx, pages, nil)
+}
+
+// keepCards stops held page i's stream at the end of its lifetime while
+// a card of it is still open, and has the message go on by edits: the
+// stop leaves its cards as they are and an edit shows them as blocks
+// (the connector's StopStream with Tasks), each ending there with its
+// task. One card from start to end, however long the task runs.
+func (r *Renderer) keepCards(ctx context.Context, st connectors.Streamer, i int) {
+	p := &r.pages[i]
+	msg := connectors.Message{Text: p.streamed, Tasks: r.pageCards(i)}
+	p.held, p.streaming, p.byEdits = false, false, true
+	if err := st.StopStream(ctx, p.ref, msg); err != nil {
+		r.log.Info("a held stream could not go on by edits; the next edit tries again", "channel", r.dest.Channel, "err", err)
+		return
+	}
+	p.shown = pageKey(msg)
 }

@@ -272,6 +272,16 @@ func (c *Connector) StopStream(ctx context.Context, ref connectors.Ref, final co
 	if !ok && c.live.wasPosted(ref.ID) {
 		return fmt.Errorf("slack: chat.stopStream: %w", connectors.ErrStreamEnded)
 	}
+	if ok && len(final.Tasks) > 0 {
+		// The message goes on by edits with its cards (the renderer's,
+		// some still running): the stop leaves them as they are, and the
+		// update shows them as blocks, which later edits change.
+		c.live.keepCards(ref.ID)
+		if err := c.stop(ctx, ref, "", nil); err != nil {
+			return err
+		}
+		return c.update(ctx, ref, final)
+	}
 	if !ok || !strings.HasPrefix(final.Text, sofar) {
 		// The update replaces all the stream showed: its cards go in it
 		// as blocks, as the stop left them.

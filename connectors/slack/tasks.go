@@ -121,6 +121,14 @@ func (s *streams) closing(ts string) []slack.StreamChunk {
 	return out
 }
 
+// keepCards has stream ts's stop close none of its cards: the message
+// goes on by edits, which show them.
+func (s *streams) keepCards(ts string) {
+	s.mu.Lock()
+	delete(s.cards, ts)
+	s.mu.Unlock()
+}
+
 // ended is every card of stream ts as its stop leaves it: those still
 // open end as errors (closing).
 func (s *streams) ended(ts string) []connectors.Task {

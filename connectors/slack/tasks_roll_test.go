@@ -17,8 +17,9 @@ import (
 
 // rollingTask streams an answer with Stop whose one command runs for
 // runFor while the answer's text keeps coming, long enough for its
-// stream to roll over; it returns the thread's streams (the messages
-// with streamed text, oldest first) and the whole text written.
+// stream to roll over; it returns the thread's answer messages (those
+// showing text, streamed or edited in, oldest first) and the whole text
+// written.
 // Call it only inside a synctest bubble: its sleeps are the bubble's
 // fake clock, minutes of stream lifetime passing at once.
 func rollingTask(t *testing.T, runFor time.Duration) (*slackfake.Server, []slackfake.Message, string) {
@@ -43,7 +44,7 @@ func rollingTask(t *testing.T, runFor time.Duration) (*slackfake.Server, []slack
 	synctest.Wait()
 	var streams []slackfake.Message
 	for _, m := range fake.Thread("C0OPS", root.TS)[1:] {
-		if m.Markdown != "" {
+		if m.Shown() != "" && m.Shown() != m.Context() { // not the Stop message below (control.go)
 			streams = append(streams, m)
 		}
 		if len(m.Buttons()) > 0 {
@@ -54,14 +55,14 @@ func rollingTask(t *testing.T, runFor time.Duration) (*slackfake.Server, []slack
 		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
 	}
 	if len(streams) < 2 {
-		t.Errorf("%d streams; want the answer rolled over:\n%s", len(streams), fake.ThreadText("C0OPS", root.TS))
+		t.Fatalf("%d streams; want the answer rolled over:\n%s", len(streams), fake.ThreadText("C0OPS", root.TS))
 	}
 	var shown strings.Builder
 	for _, m := range streams {
 		if m.Streaming {
 			t.Errorf("message %s still streams", m.TS)
 		}
-		shown.WriteString(m.Markdown)
+		shown.WriteString(m.Shown())
 	}
 	if got := strings.Join(strings.Fields(shown.String()), " "); got != strings.Join(strings.Fields(all.String()), " ") {
 		t.Errorf("the streams show %q; want the whole answer, in order", got)
@@ -88,30 +89,23 @@ func TestRollOverKeepsTheRunningCard(t *testing.T) {
 }
 
 // A command that outlives the stream its card started in: the old
-// stream stops before the platform ends it, its card ending complete (its
-// watch over, not the task: never an error for a task that may succeed)
-// with details saying the task goes on below, and the card shows again
-// in the last stream, ending there with the task's true status.
-func TestCardOutlivingItsStreamEndsBelow(t *testing.T) {
+// stream stops before the platform ends it, its message going on by edits
+// with the card as a block (a stopped stream's cards no longer change,
+// an edited message's do), and the card ends there with the task's true
+// status: one card from start to end, none shown again below.
+func TestCardOutlivingItsStreamStaysOneCard(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		_, streams, _ := rollingTask(t, 7*time.Minute)
-		if tk := streams[0].Tasks; len(tk) != 1 || tk[0].Status != "complete" || !strings.Contains(tk[0].Details, "its end shows below") {
-			t.Errorf("the first stream's cards %+v; want call-1 ended as going on below", tk)
+		fake, streams, _ := rollingTask(t, 7*time.Minute)
+		if tk := streams[0].Tasks; len(tk) != 1 || tk[0].Status != "complete" || tk[0].Details != "" || tk[0].Output != "web-1 · exit 0" {
+			t.Errorf("the first message's cards %+v; want call-1 complete, with its output", tk)
 		}
-		last := streams[len(streams)-1]
-		found := false
 		for _, m := range streams[1:] {
-			for _, tk := range m.Tasks {
-				if tk.ID == "call-1" {
-					found = true
-					if tk.Status != "complete" && m.TS == last.TS {
-						t.Errorf("the last card of call-1 is %+v; want complete", tk)
-					}
-				}
+			if len(m.Tasks) > 0 {
+				t.Errorf("message %s shows cards %+v; want the card only where it started", m.TS, m.Tasks)
 			}
 		}
-		if !found {
-			t.Errorf("call-1's card does not show again after its first stream stopped; streams %+v", streams)
+		if got := fake.Refusals("streaming_state_conflict"); got != 0 {
+			t.Errorf("%d edits refused as streaming_state_conflict; want the stream stopped before its edit", got)
 		}
 	})
 }
