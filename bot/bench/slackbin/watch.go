@@ -32,7 +32,9 @@ func (th *thread) look(s *slackfake.Server, now time.Time) bool {
 	var text, words strings.Builder
 	streaming := false
 	for _, m := range s.Thread(channel, th.ts) {
-		if m.Bot {
+		// The list of what ran, which the bot posts after an answer that
+		// ran commands, is not the answer's text.
+		if m.Bot && !strings.HasPrefix(m.Shown(), "*What ran*") {
 			words.WriteString(m.Shown())
 			text.WriteString(m.Shown())
 			text.WriteString(m.Context())
