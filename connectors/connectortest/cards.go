@@ -49,6 +49,42 @@ func (h Harness) taskCards(t T, tu connectors.TaskUpdater, note func(error) erro
 	}
 }
 
+// messageCards: a TaskMessenger shows Message.Tasks in the message it
+// posts, and an edit replaces them with the edit's: the platform shows
+// each card's status as the last post or edit gave it, beside the text.
+func (h Harness) messageCards(t T, note func(error) error) {
+	ctx := t.Context()
+	running := []connectors.Task{
+		{ID: "cmd-1", Title: "systemctl is-active nginx", Status: connectors.TaskComplete, Output: "exit 0 in 0.2 s"},
+		{ID: "cmd-2", Title: "df -h /", Status: connectors.TaskInProgress, Details: "on web-1"},
+	}
+	ref, err := h.Conn.Post(ctx, h.Dest, connectors.Message{Text: "Checking nginx", Tasks: running})
+	if note(err) != nil {
+		t.Fatalf("post with cards: %v", err)
+	}
+	h.cardsShown(t, ref, map[string]connectors.TaskStatus{"cmd-1": connectors.TaskComplete, "cmd-2": connectors.TaskInProgress})
+	ended := []connectors.Task{running[0], {ID: "cmd-2", Title: "df -h /", Status: connectors.TaskError, Output: "exit 1 in 0.1 s"}}
+	if err := note(h.Conn.Edit(ctx, ref, connectors.Message{Text: "Checking nginx: up; / is full.", Tasks: ended})); err != nil {
+		t.Fatalf("edit with cards: %v", err)
+	}
+	h.cardsShown(t, ref, map[string]connectors.TaskStatus{"cmd-1": connectors.TaskComplete, "cmd-2": connectors.TaskError})
+	h.shows(t, ref, "Checking nginx: up; / is full.")
+}
+
+// cardsShown checks that message ref shows exactly the cards of want,
+// each with its status.
+func (h Harness) cardsShown(t T, ref connectors.Ref, want map[string]connectors.TaskStatus) {
+	got := h.Tasks(ref)
+	if len(got) != len(want) {
+		t.Errorf("the message shows %d task cards %+v; want %d", len(got), got, len(want))
+	}
+	for _, c := range got {
+		if want[c.ID] != c.Status {
+			t.Errorf("task card %s shows %q; want %q", c.ID, c.Status, want[c.ID])
+		}
+	}
+}
+
 // feedback: an answer posted with Message.Feedback offers feedback, and a
 // click of it comes back as an EventAction of ActionFeedback whose value
 // names the verdict and the turn.

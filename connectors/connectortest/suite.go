@@ -140,6 +140,9 @@ func Cases(h Harness) []Case {
 	if tu, ok := h.Conn.(connectors.TaskUpdater); ok && h.Tasks != nil {
 		cases = append(cases, Case{"task cards", func(t T) { h.taskCards(t, tu, note) }})
 	}
+	if tm, ok := h.Conn.(connectors.TaskMessenger); ok && tm.ShowsTasksInMessages() && h.Tasks != nil {
+		cases = append(cases, Case{"task cards in a message", func(t T) { h.messageCards(t, note) }})
+	}
 	if h.ClickFeedback != nil {
 		cases = append(cases, Case{"feedback round trip", func(t T) { h.feedback(t, note) }})
 	}
