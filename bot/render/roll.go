@@ -162,7 +162,7 @@ func (r *Renderer) dropRoll(ctx context.Context, text string) bool {
 func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 	r.rolling, r.ready, r.rollCancel = nil, nil, nil
 	last := &r.pages[len(r.pages)-1]
-	if res.err != nil && !last.streaming {
+	if res.err != nil && !last.streaming && !r.msgCards() {
 		r.unreserve(ctx, res.rid)
 		r.cardStreamFailed(res.err) // cards.go
 		return
@@ -173,10 +173,13 @@ func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 		last.rollAt = time.Now().Add(rollRetry)
 		return
 	}
-	if !last.streaming {
+	if !last.streaming && !r.msgCards() {
 		r.useCards(ctx, res) // cards.go
 		return
 	}
+	// (Where messages show cards, a stream that started after the last
+	// page's ended takes the answer on from there like any roll-over: the
+	// page that went on by edits keeps its cards.)
 	r.cuts = append(r.cuts, last.end)
 	now := time.Now()
 	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: last.context, started: now,

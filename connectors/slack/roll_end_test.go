@@ -72,3 +72,73 @@ func TestAnswerEndingDuringItsRollOverFinishesInItsStream(t *testing.T) {
 		}
 	})
 }
+
+// A roll-over whose stream starts after Slack ended the stream it was to
+// take over from (the answer went on by edits meanwhile, its running
+// command's card a block of that message): the new stream takes the
+// answer on like any roll-over, and the card stays and ends in the
+// message it showed in — no stream holding cards alone, no empty message.
+func TestRollOverAfterTheStreamEndedTakesTheAnswerOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake, c := localConn(t, slack.Config{})
+		ctx := context.Background()
+		dest := func(text string) connectors.Dest {
+			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
+		}
+		d := dest("watch the deploy")
+		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		var want strings.Builder
+		write := func(s string) { want.WriteString(s); r.Write(s) }
+		start := time.Now()
+		at := func(d time.Duration) { time.Sleep(time.Until(start.Add(d))); synctest.Wait() }
+		task := connectors.Task{ID: "call-1", Title: "`deploy --wait` on web-1", Status: connectors.TaskInProgress}
+		for k := range 14 { // a line every 10 s, until 2m10s
+			at(time.Duration(k) * 10 * time.Second)
+			write(fmt.Sprintf("line %d. ", k))
+			if k == 6 {
+				r.TaskLimit(2 * time.Minute)
+				r.Task(task)
+			}
+		}
+		at(slack.StreamLifetime/2 - time.Second)
+		var others sync.WaitGroup // the roll-over's start waits behind these
+		for i := range 4 {
+			others.Go(func() {
+				if _, err := c.StartStream(ctx, dest(fmt.Sprintf("other %d", i)), connectors.Message{}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		at(slack.StreamLifetime/2 + time.Second)
+		fake.EndStreams() // a person stopped it, say
+		write("after the end. ")
+		at(slack.StreamLifetime/2 + 15*time.Second)
+		write("more. ")
+		at(slack.StreamLifetime/2 + 20*time.Second)
+		task.Status, task.Output = connectors.TaskComplete, "web-1 · exit 0"
+		r.Task(task)
+		write("done.")
+		r.Close(ctx, nil)
+		others.Wait()
+		msgs := fake.Thread("C0OPS", d.Thread)[1:]
+		var shown strings.Builder
+		cards := 0
+		for i, m := range msgs {
+			if m.Shown() == "" && m.Context() == "" {
+				t.Errorf("message %d is empty (cards %+v); want none", i, m.Tasks)
+			}
+			shown.WriteString(m.Shown())
+			cards += len(m.Tasks)
+		}
+		if len(msgs) < 2 || len(msgs[0].Tasks) != 1 || msgs[0].Tasks[0].Status != "complete" || cards != 1 {
+			t.Errorf("want call-1's one card, complete, in the first message, and the answer going on in a new stream:\n%s", fake.ThreadText("C0OPS", d.Thread))
+		}
+		if got, w := strings.Join(strings.Fields(shown.String()), " "), strings.Join(strings.Fields(want.String()), " "); got != w {
+			t.Errorf("the answer shows %q; want %q", got, w)
+		}
+		for _, m := range fake.StoppedOpen() {
+			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+		}
+	})
+}
