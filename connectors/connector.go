@@ -263,16 +263,17 @@ type Task struct {
 
 // TaskUpdater is a Streamer that shows an answer's tasks in its stream,
 // each update replacing the card of the same ID (Slack's task_update
-// chunks). Optional: without it the renderer shows tool activity in the
-// message's context line, as Discord and the web chat do.
+// chunks). Optional: the renderer shows cards only for a TaskMessenger
+// (its answers going on by edits keep their cards too); without, it shows
+// tool activity in the message's context line, as Discord and the web
+// chat do.
 type TaskUpdater interface {
 	UpdateTask(ctx context.Context, ref Ref, t Task) error
 }
 
 // TaskMessenger is a TaskUpdater that also shows task cards in a message
 // it posts or edits (Message.Tasks): an answer that goes on by edits
-// keeps its cards in its own message, with its words, rather than in a
-// stream of their own.
+// keeps its cards in its own message, with its words.
 type TaskMessenger interface {
 	TaskUpdater
 	ShowsTasksInMessages() bool

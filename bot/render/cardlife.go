@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/opsbot/opsbot/connectors"
@@ -10,12 +9,12 @@ import (
 
 // A card's life: a stream the platform ends after its lifetime
 // (Limits.StreamLifetime) can no longer change its cards, so a card
-// started there late would have to end before its task does (hold.go's
-// movedOn). A new card therefore starts only in a stream with life left
-// for its task: when the stream its card would go to has less, the card
-// waits for a new one — the answer's text stream rolls over at once
-// (roll.go), an idle card stream is stopped and another started
-// (cards.go) — and shows there from its start to its end.
+// started there late would have to go on in its message's edits once the
+// stream stops (hold.go's keepCards), an edit more. A new card therefore
+// starts only in a stream with life left for its task: when the stream
+// its card would go to has less, the answer's text stream rolls over at
+// once (roll.go), and the card waits for the new one and shows there from
+// its start to its end.
 //
 // What bounds one task's run is the command's own time limit (the agent's
 // run_command: one minute unless the model asks for more, up to ten; its
@@ -24,7 +23,7 @@ import (
 // its whole run: a card asks for the life a stream that rolls over on
 // schedule has left at its roll-over (half its lifetime), or its task's
 // limit when the bot gave a shorter one (TaskLimit). A task longer than
-// that may still outlive its card's stream: see movedOn.
+// that may still outlive its card's stream: see keepCards.
 
 // TaskLimit tells the renderer the longest the task it shows next may
 // run (a command's time limit: the bot calls it as each command starts,
@@ -64,7 +63,7 @@ func (r *Renderer) newCards(ids []string) []string {
 	var fresh []string
 	for _, id := range ids {
 		_, inPage := r.taskPage[id]
-		if t := r.tasks[id]; !inPage && !r.cardsIn[id] && openTask(t) {
+		if t := r.tasks[id]; !inPage && openTask(t) {
 			fresh = append(fresh, id)
 		}
 	}
@@ -74,36 +73,6 @@ func (r *Renderer) newCards(ids []string) []string {
 // openTask reports whether t has not ended.
 func openTask(t connectors.Task) bool {
 	return t.Status != connectors.TaskComplete && t.Status != connectors.TaskError
-}
-
-// renewCardStream stops the card stream when a new card would need more
-// life than it has left and it holds no card still open: the next card
-// stream (cards.go) takes the new card from its start. A card stream
-// holding an open card keeps it, and takes the new card too: stopping it
-// would end that card early.
-func (r *Renderer) renewCardStream(ctx context.Context) {
-	if r.cards == nil || len(r.pages) == 0 || r.pages[len(r.pages)-1].streaming || r.lifeLeft(*r.cards) {
-		return
-	}
-	r.mu.Lock()
-	dirty := slices.Clone(r.taskDirty)
-	r.mu.Unlock()
-	if len(r.newCards(dirty)) == 0 || r.openInCards() {
-		return
-	}
-	r.stopCards(ctx)
-}
-
-// openInCards reports whether the card stream shows a card still open.
-func (r *Renderer) openInCards() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id := range r.cardsIn {
-		if openTask(r.tasks[id]) {
-			return true
-		}
-	}
-	return false
 }
 
 // waitForRoom takes out of ids the new cards that would start in the

@@ -44,13 +44,10 @@ func (r *Renderer) recordCards(ctx context.Context, pages map[int]bool, sending 
 		return
 	}
 	for i := range pages {
-		pg := r.cards // page -1: the card stream (cards.go)
-		if i >= 0 && i < len(r.pages) {
-			pg = &r.pages[i]
-		}
-		if pg == nil || pg.recordID == 0 {
+		if i < 0 || i >= len(r.pages) || r.pages[i].recordID == 0 {
 			continue
 		}
+		pg := &r.pages[i]
 		id, open := pg.recordID, r.openOnPage(i, sending)
 		key := cardsKey(open)
 		if r.cardsOnRecord[id] == key {
@@ -67,15 +64,9 @@ func (r *Renderer) recordCards(ctx context.Context, pages map[int]bool, sending 
 	}
 }
 
-// openOnPage is the cards page i (-1: the card stream) may show open,
-// their titles as shown (redacted).
+// openOnPage is the cards page i may show open, their titles as shown
+// (redacted).
 func (r *Renderer) openOnPage(i int, sending []string) []store.OpenCard {
-	inCards := map[string]bool{}
-	for _, id := range r.taskOrderCopy() {
-		if _, ok := r.taskPage[id]; ok && r.inCardStream(id) {
-			inCards[id] = true
-		}
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	unsent := map[string]bool{}
@@ -86,9 +77,6 @@ func (r *Renderer) openOnPage(i int, sending []string) []store.OpenCard {
 	for _, id := range r.taskOrder {
 		t := r.tasks[id]
 		at, ok := r.taskPage[id]
-		if inCards[id] {
-			at = -1
-		}
 		if !ok || at != i || (!taskOpen(t) && !unsent[id]) {
 			continue
 		}
@@ -108,9 +96,6 @@ func (r *Renderer) cardPages(ids []string) (opening, ending map[int]bool) {
 	opening, ending = map[int]bool{}, map[int]bool{}
 	for _, id := range ids {
 		at := r.cardPage(id)
-		if r.inCardStream(id) {
-			at = -1
-		}
 		r.mu.Lock()
 		t := r.tasks[id]
 		r.mu.Unlock()
@@ -135,17 +120,4 @@ func cardsKey(cards []store.OpenCard) string {
 // taskOpen reports whether t is still pending or in progress.
 func taskOpen(t connectors.Task) bool {
 	return t.Status != connectors.TaskComplete && t.Status != connectors.TaskError
-}
-
-// inCardStream reports whether task id's card shows in the card stream
-// (cardRef's choice, without making it).
-func (r *Renderer) inCardStream(id string) bool {
-	return r.cards != nil && (r.cardsIn[id] || len(r.pages) == 0 || !r.pages[len(r.pages)-1].streaming)
-}
-
-// taskOrderCopy is the tasks' ids in the order they started.
-func (r *Renderer) taskOrderCopy() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.taskOrder)
 }

@@ -16,33 +16,15 @@ import (
 // it is stopped with nothing more to show.
 //
 // Past the platform's lifetime for a stream (Limits.StreamLifetime, less
-// holdMargin), a held stream is stopped all the same. Where messages show
-// cards (msgcards.go), the message then goes on by edits, its open cards
-// as blocks, and each ends there with its task: one card from start to
-// end. Elsewhere a card still open ends saying its task goes on below
-// (movedOn), and the task's card shows again in the answer's last stream,
-// where it ends with the task's true status. A card starts only where its
-// task's limit fits (cardlife.go), so only a task longer than that gets
-// here.
+// holdMargin), a held stream is stopped all the same: its message then
+// goes on by edits, its open cards as blocks (msgcards.go), and each ends
+// there with its task — one card from start to end. A card starts only
+// where its task's limit fits (cardlife.go), so only a task longer than
+// that gets here.
 
 // holdMargin is how long before the end of a stream's lifetime a held
-// stream is stopped, its open cards moving on to the last stream.
+// stream is stopped, its open cards going on in its message's edits.
 const holdMargin = 10 * time.Second
-
-// movedOn is the details of a held card whose stream had to stop while
-// its task ran: the task's card goes on in the answer's later message.
-const movedOn = "still running when this message had to stop: its end shows below"
-
-// movedOnStatus is how such a card ends. Slack's task_update has four
-// statuses (pending, in_progress, complete, error), and once its stream
-// stops a card never changes again: left pending or in progress it would
-// show the task running for good, long after it ended; error would say
-// that a task failed that may well succeed (and people read a red card as
-// the command failing). What has ended, truthfully, is this card's part:
-// it watched the task as long as its message could. So it ends complete,
-// its details saying the task was still running and where its end shows;
-// the task's own status is on its card below, error included.
-const movedOnStatus = connectors.TaskComplete
 
 // holdUntil is when held page p must stop.
 func (r *Renderer) holdUntil(p page) time.Time {
@@ -57,9 +39,6 @@ func (r *Renderer) holdTimer() <-chan time.Time {
 		if p.held && (first.IsZero() || r.holdUntil(p).Before(first)) {
 			first = r.holdUntil(p)
 		}
-	}
-	if r.cards != nil && (first.IsZero() || r.holdUntil(*r.cards).Before(first)) {
-		first = r.holdUntil(*r.cards) // the card stream's lifetime (cards.go)
 	}
 	if first.IsZero() || r.limits.StreamLifetime <= 0 {
 		return nil
@@ -126,8 +105,8 @@ func (r *Renderer) hold(ctx context.Context, st connectors.Streamer, i int, seg 
 
 // releaseHeld stops, in the background, the held streams whose cards
 // have all ended, or whose lifetime is nearly over, or all of them once
-// the answer is done. The open cards of a stream stopped early move on to
-// the last page (movedOn).
+// the answer is done. A stream stopped early with open cards goes on by
+// edits that show them (keepCards).
 func (r *Renderer) releaseHeld(ctx context.Context) {
 	st, ok := r.streamer()
 	if !ok {
@@ -136,9 +115,6 @@ func (r *Renderer) releaseHeld(ctx context.Context) {
 	r.mu.Lock()
 	done := r.done
 	r.mu.Unlock()
-	if r.cards != nil && !done && !time.Now().Before(r.holdUntil(*r.cards)) {
-		r.moveOnCards(ctx)
-	}
 	for i := range r.pages {
 		p := &r.pages[i]
 		if !p.held {
@@ -149,15 +125,12 @@ func (r *Renderer) releaseHeld(ctx context.Context) {
 		if open && !late && !done {
 			continue
 		}
-		if open && !done && r.msgCards() {
+		if open && !done {
 			// Its cards stay where they started: the stream stops as
 			// it stands and the message goes on by edits, its cards as
 			// blocks, until each ends with its task (msgcards.go).
 			r.keepCards(ctx, st, i)
 			continue
-		}
-		if open && !done {
-			r.moveOn(ctx, i)
 		}
 		p.held, p.streaming = false, false
 		msg, ref := connectors.Message{Text: p.streamed}, p.ref
@@ -167,60 +140,4 @@ func (r *Renderer) releaseHeld(ctx context.Context) {
 			}
 		})
 	}
-}
-
-// moveOn ends the open cards of held page i as movedOn, and has them show
-// again in the last page.
-func (r *Renderer) moveOn(ctx context.Context, i int) {
-	tu, _ := r.taskUpdater()
-	r.mu.Lock()
-	var open []connectors.Task
-	for id, at := range r.taskPage {
-		if t := r.tasks[id]; at == i && t.Status != connectors.TaskComplete && t.Status != connectors.TaskError {
-			open = append(open, t)
-		}
-	}
-	r.mu.Unlock()
-	for _, t := range open {
-		end := t
-		end.Status, end.Details = movedOnStatus, movedOn
-		if err := tu.UpdateTask(ctx, r.pages[i].ref, end); err != nil {
-			r.log.Info("a held card could not be ended; the stop ends it", "channel", r.dest.Channel, "err", err)
-		}
-		delete(r.taskPage, t.ID)
-		r.mu.Lock()
-		r.taskDirty = append(r.taskDirty, t.ID)
-		r.dirty = true
-		r.mu.Unlock()
-	}
-}
-
-// moveOnCards stops the card stream near the end of its lifetime, as
-// releaseHeld stops a held stream: each card still open there ends as
-// movedOn and shows again in the next card stream, where it ends with its
-// task's true status; the stop carries no card still open.
-func (r *Renderer) moveOnCards(ctx context.Context) {
-	tu, _ := r.taskUpdater()
-	r.mu.Lock()
-	var open []connectors.Task
-	for _, id := range r.taskOrder {
-		if t := r.tasks[id]; r.cardsIn[id] && t.Status != connectors.TaskComplete && t.Status != connectors.TaskError {
-			open = append(open, t)
-		}
-	}
-	r.mu.Unlock()
-	for _, t := range open {
-		end := t
-		end.Status, end.Details = movedOnStatus, movedOn
-		if err := tu.UpdateTask(ctx, r.cards.ref, end); err != nil {
-			r.log.Info("a card could not be ended before its stream's lifetime; the stop ends it", "channel", r.dest.Channel, "err", err)
-		}
-	}
-	r.stopCards(ctx)
-	r.mu.Lock()
-	for _, t := range open {
-		r.taskDirty = append(r.taskDirty, t.ID)
-	}
-	r.dirty = r.dirty || len(open) > 0
-	r.mu.Unlock()
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 )
 
-// Cards in messages: where the platform shows task cards in a message it
-// posts or edits as well as in a stream (connectors.TaskMessenger,
-// Slack's task_card blocks), an answer's cards live in the answer's own
+// Cards in messages: the platform shows task cards in a message it posts
+// or edits as well as in a stream (connectors.TaskMessenger, Slack's
+// task_card blocks; a platform that cannot shows no cards: its commands
+// are status lines), so an answer's cards live in the answer's own
 // messages. A page that streams takes its cards in its stream's calls (the
 // start's, the appends' with its text); a page that goes on by edits — it
 // was posted because the platform's streams were busy, it opened with a
@@ -17,13 +18,6 @@ import (
 // its edits (Message.Tasks), so a card costs no call of its own and no
 // second message: an answer by edits is one message, its cards above its
 // words. Its cards are those whose page it is (taskPage, cardPage's rule).
-
-// msgCards reports whether the connector shows task cards in messages.
-func (r *Renderer) msgCards() bool {
-	tm, ok := r.conn.(connectors.TaskMessenger)
-	_, cards := r.taskUpdater()
-	return ok && cards && tm.ShowsTasksInMessages()
-}
 
 // messageCards takes the changed cards whose page goes on by edits out of
 // those the streams send (taskDirty): that page's next edit shows them
@@ -133,9 +127,10 @@ func (r *Renderer) placed(i int, cards []connectors.Task) {
 // as msg: a new page takes the cards no page shows yet; one going on by
 // edits shows all of its own; a stream's go in its appends (sendTasks).
 func (r *Renderer) cardsFor(i int) []connectors.Task {
-	switch {
-	case !r.msgCards():
+	if _, ok := r.taskUpdater(); !ok {
 		return nil
+	}
+	switch {
 	case i == len(r.pages):
 		return r.newPageCards()
 	case r.pages[i].byEdits:
@@ -147,7 +142,7 @@ func (r *Renderer) cardsFor(i int) []connectors.Task {
 // recordMessageCards brings the record of each page going on by edits up
 // to the cards it shows now: a card leaves it once shown ended.
 func (r *Renderer) recordMessageCards(ctx context.Context) {
-	if !r.msgCards() {
+	if _, ok := r.taskUpdater(); !ok {
 		return
 	}
 	pages := map[int]bool{}

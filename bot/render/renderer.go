@@ -95,23 +95,6 @@ type Renderer struct {
 	// cardsOnRecord are the open cards last recorded for each page's
 	// record, by its id (cards_record.go); owned by run.
 	cardsOnRecord map[int64]string
-	// statusTask is the task whose line is the last status line, when
-	// tasks show as status lines.
-	statusTask string
-	// cards is the stream that shows the task cards of an answer whose
-	// last message does not stream, and cardsIn the cards it shows
-	// (cards.go); owned by run. cardsAsLines: none could start, and the
-	// cards show as status lines.
-	cards        *page
-	cardsIn      map[string]bool
-	cardsAsLines bool
-	// cardsRetry is when the card stream's start is tried again after the
-	// platform asked to wait, and cardsTries its starts so far (cards.go).
-	cardsRetry time.Time
-	cardsTries int
-	// waitedLines are the status lines shown for cards waiting for their
-	// stream (waitLines), by task id; they go once it has started.
-	waitedLines map[string]string
 	// feedback names the turn whose feedback buttons go under the
 	// answer's end (Feedback); "" for none.
 	feedback string
@@ -310,10 +293,6 @@ func (r *Renderer) run() {
 			r.mu.Lock()
 			r.dirty = true
 			r.mu.Unlock()
-		case <-r.cardsRetryTimer():
-			r.mu.Lock()
-			r.dirty = true
-			r.mu.Unlock()
 		case res := <-r.rolling:
 			r.ready = &res
 			r.mu.Lock()
@@ -367,7 +346,6 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 // flush brings the platform up to date with the current state, and
 // reports whether that state was final.
 func (r *Renderer) flush(ctx context.Context) bool {
-	r.postedTasks(ctx)
 	r.mu.Lock()
 	text, status, errText, done := r.text.String(), strings.Join(r.status, "\n"), r.errText, r.done
 	replaced, settled := r.replaced, r.settled
@@ -414,12 +392,6 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		}
 		return done
 	}
-	if done && len(r.pages) == 0 && r.cardsWaiting() && !r.msgCards() {
-		// An answer ending at its first flush, commands and all: its
-		// cards need a stream, opened empty (as for cards before the
-		// first words) and stopped with the words.
-		r.show(ctx, 0, connectors.Message{}, false)
-	}
 	r.rollNow(ctx)
 	if done && r.rolling != nil && !r.dropRoll(ctx, text) {
 		// A new stream is starting: the rest goes on in it.
@@ -430,13 +402,6 @@ func (r *Renderer) flush(ctx context.Context) bool {
 	r.carryText(pages)
 	r.sendTasks(ctx) // before the stream may stop; with the last page's new text
 	r.carry = nil
-	if r.cards != nil {
-		// The card stream has taken the lines of the cards that waited
-		// for it (cards.go).
-		r.mu.Lock()
-		status = strings.Join(r.status, "\n")
-		r.mu.Unlock()
-	}
 	// what the last page streamed before this flush's turn
 	nBefore, sentBefore := len(r.pages), ""
 	if nBefore > 0 {
@@ -717,7 +682,6 @@ func (r *Renderer) record(ctx context.Context, i int, text string) {
 
 // finish forgets the record of every page: each is complete.
 func (r *Renderer) finish(ctx context.Context) {
-	r.stopCards(ctx)
 	r.bg.Wait()
 	for _, p := range r.pages {
 		if r.rec != nil && p.recordID != 0 {

@@ -57,9 +57,8 @@ func (r *Renderer) rollNow(ctx context.Context) {
 		}
 	}
 	// The old stream takes the text until the new one may take a change
-	// (the platform's interval for one message).
-	// A stream opened for task cards (cards.go) is used at once: it
-	// takes no text.
+	// (the platform's interval for one message); one that no longer
+	// streams, at once.
 	if r.ready != nil && (r.ready.err != nil || !r.pages[len(r.pages)-1].streaming || time.Since(r.ready.at) >= r.limits.EditInterval) {
 		r.takeOver(ctx, *r.ready)
 	}
@@ -162,24 +161,15 @@ func (r *Renderer) dropRoll(ctx context.Context, text string) bool {
 func (r *Renderer) takeOver(ctx context.Context, res rolled) {
 	r.rolling, r.ready, r.rollCancel = nil, nil, nil
 	last := &r.pages[len(r.pages)-1]
-	if res.err != nil && !last.streaming && !r.msgCards() {
-		r.unreserve(ctx, res.rid)
-		r.cardStreamFailed(res.err) // cards.go
-		return
-	}
 	if res.err != nil {
 		r.unreserve(ctx, res.rid)
 		r.log.Warn("a stream could not roll over; trying again", "channel", r.dest.Channel, "err", res.err)
 		last.rollAt = time.Now().Add(rollRetry)
 		return
 	}
-	if !last.streaming && !r.msgCards() {
-		r.useCards(ctx, res) // cards.go
-		return
-	}
-	// (Where messages show cards, a stream that started after the last
-	// page's ended takes the answer on from there like any roll-over: the
-	// page that went on by edits keeps its cards.)
+	// A stream that started after the last page's ended takes the answer
+	// on from there like any roll-over: the page that went on by edits
+	// keeps its cards (msgcards.go).
 	r.cuts = append(r.cuts, last.end)
 	now := time.Now()
 	r.pages = append(r.pages, page{ref: res.ref, recordID: res.rid, streaming: true, context: last.context, started: now,

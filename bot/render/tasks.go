@@ -11,11 +11,12 @@ import (
 	"github.com/opsbot/opsbot/connectors"
 )
 
-// Tasks: where the platform shows task cards in a native stream
-// (connectors.TaskUpdater), each command of the answer is a card, updated
-// in place as it goes from in progress to complete or error, instead of a
-// line in the message's context. The cards go with the next flush, after
-// the text: at most an edit interval after the task changed.
+// Tasks: where the platform shows task cards in a native stream and in
+// the messages it posts and edits (connectors.TaskMessenger), each
+// command of the answer is a card, updated in place as it goes from in
+// progress to complete or error, instead of a line in the message's
+// context. The cards go with the next flush, with the text: in a
+// stream's appends, or in a message's edit (msgcards.go).
 
 // Task shows t as a card in the answer's stream, and reports whether the
 // platform shows cards; when not, the caller shows a status line instead.
@@ -77,15 +78,17 @@ type TaskShower interface {
 	ShowsTasks() bool
 }
 
-// taskUpdater is the connector's task cards, when it has them and streams
-// natively.
+// taskUpdater is the connector's task cards, when it has them, streams
+// natively, and shows them in the messages it posts and edits too
+// (connectors.TaskMessenger): an answer's cards are then always in its
+// own messages, whether they stream or go on by edits (msgcards.go).
 func (r *Renderer) taskUpdater() (connectors.TaskUpdater, bool) {
-	tu, ok := r.conn.(connectors.TaskUpdater)
+	tu, ok := r.conn.(connectors.TaskMessenger)
 	if ts, wraps := r.conn.(TaskShower); wraps && !ts.ShowsTasks() {
 		ok = false
 	}
 	_, native := r.streamer()
-	return tu, ok && native
+	return tu, ok && native && tu.ShowsTasksInMessages()
 }
 
 // hasTasks reports whether the answer has task cards to show.
@@ -114,16 +117,7 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		return
 	}
 	defer r.releaseHeld(ctx)
-	if r.msgCards() {
-		r.messageCards(ctx) // the cards of a page going on by edits show in them
-	} else {
-		r.renewCardStream(ctx) // cardlife.go
-		if !r.pages[len(r.pages)-1].streaming && r.cards == nil {
-			if r.postedTasks(ctx); r.cards == nil {
-				return
-			}
-		}
-	}
+	r.messageCards(ctx) // the cards of a page going on by edits show in them
 	r.mu.Lock()
 	ids := r.taskDirty
 	r.taskDirty = nil
@@ -146,7 +140,8 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 			continue
 		}
 		seen[id] = true
-		ref, at := r.cardRef(id)
+		at := r.cardPage(id)
+		ref := r.pages[at].ref
 		if g := slices.IndexFunc(groups, func(g cardGroup) bool { return g.ref.ID == ref.ID }); batch && g >= 0 {
 			groups[g].ids = append(groups[g].ids, id)
 			continue
@@ -190,34 +185,18 @@ func (r *Renderer) sendTasks(ctx context.Context) {
 		switch {
 		case err == nil:
 			r.visible()
-		case errors.Is(err, connectors.ErrStreamEnded) && at < 0:
-			// The platform ended the card stream (its lifetime): the
-			// card goes on in a new one.
-			r.endCards(ctx)
-			r.retryTasks(rest)
-			return
 		case errors.Is(err, connectors.ErrStreamEnded) && at < len(r.pages)-1:
 			// A held stream the platform ended: the card goes on in the
 			// last one.
 			r.pages[at].streaming, r.pages[at].held = false, false
 			r.retryTasks(rest)
 			return
-		case errors.Is(err, connectors.ErrStreamEnded) && r.msgCards():
+		case errors.Is(err, connectors.ErrStreamEnded):
 			// The last page does not stream (it began as a post, or the
 			// platform ended it): it goes on by edits, its cards in them.
 			r.pages[at].streaming, r.pages[at].byEdits = false, true
 			r.retryTasks(rest)
 			r.poke()
-			return
-		case errors.Is(err, connectors.ErrStreamEnded):
-			// The last page does not stream (it began as a post, or the
-			// platform ended it): it goes on by edits, and the cards in
-			// a stream of their own (cards.go).
-			r.pages[at].streaming = false
-			r.retryTasks(rest)
-			if r.postedTasks(ctx); r.cards != nil {
-				r.sendTasks(ctx) // the answer has ended: its cards show now
-			}
 			return
 		default:
 			r.log.Info("task card not shown; trying again", "channel", r.dest.Channel, "err", err)
@@ -286,24 +265,6 @@ func (r *Renderer) carryText(pages []Segment) {
 	// A page after a roll-over with no words yet is not shown (flush).
 	if n := len(r.pages); n > 0 && n == len(pages) && r.pages[n-1].streaming && (n == 1 || pages[n-1].Body != "") {
 		r.carry = &carry{page: n - 1, text: pages[n-1].String()}
-	}
-}
-
-// tasksAsStatus shows the tasks that changed as status lines: the answer
-// goes on by edits (its stream ended, or it began as a post), where cards
-// cannot show. A task's end replaces its own "running" line.
-func (r *Renderer) tasksAsStatus() {
-	r.mu.Lock()
-	ids := r.taskDirty
-	r.taskDirty = nil
-	r.mu.Unlock()
-	for _, id := range ids {
-		r.mu.Lock()
-		t := r.tasks[id]
-		replace := r.statusTask == id
-		r.statusTask = id
-		r.mu.Unlock()
-		r.setStatus(taskLine(t), replace, false)
 	}
 }
 
