@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/opsbot/opsbot/connectors"
+	"github.com/opsbot/opsbot/store"
 )
 
 // Cards in messages: the platform shows task cards in a message it posts
@@ -168,4 +169,43 @@ func (r *Renderer) keepCards(ctx context.Context, st connectors.Streamer, i int)
 		return
 	}
 	p.shown = pageKey(msg)
+}
+
+// recordOpening puts the open cards of a page about to be posted or
+// started (its first call carries them) on its record, rid, before the
+// call: a card is on record before it shows open (cards_record.go).
+func (r *Renderer) recordOpening(ctx context.Context, rid int64, tasks []connectors.Task) {
+	cr, ok := r.cardRecorder()
+	if !ok || rid == 0 || len(tasks) == 0 {
+		return
+	}
+	var open []store.OpenCard
+	for _, t := range tasks {
+		if taskOpen(t) {
+			title := t.Title
+			if r.red != nil {
+				title = r.red.String(title)
+			}
+			open = append(open, store.OpenCard{ID: t.ID, Title: title})
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	if err := cr.RecordCards(ctx, rid, open); err != nil {
+		r.log.Warn("record an answer's open task cards", "channel", r.dest.Channel, "err", err)
+		return
+	}
+	if r.cardsOnRecord == nil {
+		r.cardsOnRecord = map[int64]string{}
+	}
+	r.cardsOnRecord[rid] = cardsKey(open)
+}
+
+// cardsByEdits reports whether the answer's last page goes on by edits
+// that show cards: a flush with neither words nor a status line still
+// edits it, for its cards (or a wait's line that went) may have changed.
+func (r *Renderer) cardsByEdits() bool {
+	_, ok := r.taskUpdater()
+	return ok && len(r.pages) > 0 && r.pages[len(r.pages)-1].byEdits
 }

@@ -382,7 +382,7 @@ func (r *Renderer) flush(ctx context.Context) bool {
 		r.shownAt = time.Now()
 		return false
 	}
-	if text == "" && status == "" && (!done || len(r.pages) == 0) {
+	if text == "" && status == "" && (!done || len(r.pages) == 0) && !r.cardsByEdits() {
 		// Nothing to show: an answer that ends without a word posts no
 		// empty message. Cards may go into a stream open already, and
 		// Stop below it.
@@ -522,6 +522,7 @@ func (r *Renderer) send(ctx context.Context, i int, msg connectors.Message, comp
 		return nil
 	}
 	rid := r.reserve(ctx, msg.Text)
+	r.recordOpening(ctx, rid, msg.Tasks)
 	ref, err := r.conn.Post(ctx, r.dest, msg)
 	if err != nil {
 		r.unreserve(ctx, rid)
@@ -557,13 +558,21 @@ func (r *Renderer) streamer() (connectors.Streamer, bool) {
 func (r *Renderer) sendStream(ctx context.Context, st connectors.Streamer, i int, msg connectors.Message, complete bool) error {
 	if i == len(r.pages) {
 		rid := r.reserve(ctx, msg.Text)
+		r.recordOpening(ctx, rid, msg.Tasks)
 		ref, err := st.StartStream(ctx, r.dest, msg)
 		if err != nil {
 			r.unreserve(ctx, rid)
 			return err
 		}
-		r.pages = append(r.pages, page{ref: ref, recordID: rid, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now(),
-			rollAt: r.budget.RollSlot(time.Now(), r.limits.StreamLifetime)})
+		p := page{ref: ref, recordID: rid, streaming: true, streamed: msg.Text, context: msg.Context, started: time.Now(),
+			rollAt: r.budget.RollSlot(time.Now(), r.limits.StreamLifetime)}
+		if _, cards := r.taskUpdater(); cards && errors.Is(st.AppendStream(ctx, ref, ""), connectors.ErrStreamEnded) {
+			// The platform posted it complete instead (Slack spreads
+			// its stream starts): it goes on by edits from now, its
+			// Stop and status line on it (connectors.TaskMessenger).
+			p.streaming, p.byEdits = false, true
+		}
+		r.pages = append(r.pages, p)
 		r.record(ctx, i, msg.Text)
 		return nil
 	}

@@ -81,17 +81,29 @@ func render(m connectors.Message) (string, []slack.Block) {
 	return fallback, blocks
 }
 
-// maxMessageCards is the most task cards a message shows: its newest,
-// leaving the rest of Slack's 50 blocks to the text.
+// maxMessageCards is the most task cards a message shows, leaving the
+// rest of Slack's 50 blocks to the text.
 const maxMessageCards = 20
 
-// taskCards are tasks as task_card blocks, one under the other, the
-// newest maxMessageCards of them.
+// taskCards are tasks as task_card blocks, one under the other in their
+// order, at most maxMessageCards of them: every one still running first
+// (its end must show), then the newest of those ended.
 func taskCards(tasks []connectors.Task) []slack.Block {
-	tasks = tasks[max(0, len(tasks)-maxMessageCards):]
+	keep := make([]bool, len(tasks))
+	n := 0
+	for _, ended := range []bool{false, true} {
+		for i := len(tasks) - 1; i >= 0 && n < maxMessageCards; i-- {
+			done := tasks[i].Status == connectors.TaskComplete || tasks[i].Status == connectors.TaskError
+			if done == ended && !keep[i] {
+				keep[i], n = true, n+1
+			}
+		}
+	}
 	var blocks []slack.Block
-	for _, t := range tasks {
-		blocks = append(blocks, taskCard(t))
+	for i, t := range tasks {
+		if keep[i] {
+			blocks = append(blocks, taskCard(t))
+		}
 	}
 	return blocks
 }

@@ -74,15 +74,22 @@ func (c *Connector) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored
 	case !hasCode(err, "message_not_in_streaming_state") && !hasCode(err, "stopped_by_user"):
 		return err
 	}
-	shown, cards, refused, err := c.shown(ctx, ref)
+	msg, refused, err := c.shown(ctx, ref)
 	if err != nil && !refused {
 		return err
 	}
-	if err == nil && !longer(shown, stored) {
+	if err == nil && !longer(msg.Text, stored) {
 		// The update replaces what the message shows: the task cards it
 		// shows (an answer going on by edits has them as blocks) stay,
-		// those still open ended, as are the open ones on record.
-		return c.update(ctx, ref, connectors.Message{Text: stored + note, Feedback: turn, Tasks: closeCards(cards, open)})
+		// those still open ended as the record says, or as unfinished.
+		return c.update(ctx, ref, connectors.Message{Text: stored + note, Feedback: turn, Tasks: closeCards(blockCards(msg.Blocks), open)})
+	}
+	if err == nil {
+		// What it shows is more than the record has: it stays as it is,
+		// the note below it, but for its cards still open, ended.
+		if err := c.closeShownCards(ctx, ref, msg, open); err != nil {
+			return err
+		}
 	}
 	_, err = c.Post(ctx, connectors.Dest{Platform: Platform, Workspace: ref.Workspace, Channel: ref.Channel, Thread: ref.Thread}, connectors.Message{Text: trimNote(note), Feedback: turn})
 	return err
@@ -148,10 +155,10 @@ func (c *Connector) me(ctx context.Context) (string, error) {
 	return res.UserID, nil
 }
 
-// shown is the text Slack shows in message ref (conversations.replies),
-// and the task cards its blocks show; refused says Slack answered, and no
-// retry will change its answer (not a rate limit, not Slack out of reach).
-func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string, cards []connectors.Task, refused bool, err error) {
+// shown is message ref as Slack shows it (conversations.replies): its
+// text and blocks; refused says Slack answered, and no retry will change
+// its answer (not a rate limit, not Slack out of reach).
+func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (msg slack.Message, refused bool, err error) {
 	var msgs []slack.Message
 	var answer slack.SlackErrorResponse
 	err = c.call(ctx, "conversations.replies", ref.Channel, func() error {
@@ -162,14 +169,45 @@ func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (text string,
 		return err
 	})
 	if err != nil {
-		return "", nil, refused, err
+		return slack.Message{}, refused, err
 	}
 	for _, m := range msgs {
 		if m.Timestamp == ref.ID {
-			return m.Text, blockCards(m.Blocks), false, nil
+			return m, false, nil
 		}
 	}
-	return "", nil, true, &apiError{method: "conversations.replies", code: "message_not_found"}
+	return slack.Message{}, true, &apiError{method: "conversations.replies", code: "message_not_found"}
+}
+
+// closeShownCards ends the task cards message msg shows still open, in
+// place: the message is updated with its own text and blocks, each open
+// card's as closeCards ends it. Nothing else of it changes; a message
+// with a block the connector cannot send back as it came is left as it
+// is.
+func (c *Connector) closeShownCards(ctx context.Context, ref connectors.Ref, msg slack.Message, open []connectors.Task) error {
+	closed := closeCards(blockCards(msg.Blocks), open)
+	changed := false
+	blocks := slices.Clone(msg.Blocks.BlockSet)
+	for i, b := range blocks {
+		switch b := b.(type) {
+		case *slack.UnknownBlock:
+			return nil
+		case *slack.TaskCardBlock:
+			if b.Status == slack.TaskCardStatusComplete || b.Status == slack.TaskCardStatusError {
+				continue
+			}
+			if k := slices.IndexFunc(closed, func(t connectors.Task) bool { return t.ID == b.TaskID }); k >= 0 {
+				blocks[i], changed = taskCard(closed[k]), true
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return c.call(ctx, "chat.update", ref.Channel, func() error {
+		_, _, _, err := c.api.UpdateMessageContext(ctx, ref.Channel, ref.ID, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(blocks...))
+		return err
+	})
 }
 
 // blockCards are the task cards of a message's task_card blocks.
@@ -203,13 +241,18 @@ func richTextString(rt *slack.RichTextBlock) string {
 }
 
 // closeCards are the cards a cut message shows, and those on record as
-// open it does not, each still open ended as an error: the task's end is
-// not known.
+// open it does not, each still open ended as an error: as the record
+// closes it (recovery's words: the task's end is not known), else as
+// unfinished.
 func closeCards(shown, open []connectors.Task) []connectors.Task {
 	out := slices.Clone(shown)
 	for _, t := range open {
-		if !slices.ContainsFunc(out, func(s connectors.Task) bool { return s.ID == t.ID }) {
+		k := slices.IndexFunc(out, func(s connectors.Task) bool { return s.ID == t.ID })
+		switch {
+		case k < 0:
 			out = append(out, t)
+		case out[k].Status != connectors.TaskComplete && out[k].Status != connectors.TaskError:
+			out[k] = t
 		}
 	}
 	for i, t := range out {

@@ -76,7 +76,9 @@ func (c *Connector) Post(ctx context.Context, d connectors.Dest, m connectors.Me
 	if err != nil {
 		return connectors.Ref{}, err
 	}
-	return c.ref(d.Channel, d.Thread, ts), nil
+	ref := c.ref(d.Channel, d.Thread, ts)
+	c.cardsSign(ref, m.Tasks)
+	return ref, nil
 }
 
 // Edit replaces a posted message (chat.update). A message still being
@@ -89,7 +91,11 @@ func (c *Connector) Edit(ctx context.Context, ref connectors.Ref, m connectors.M
 		}
 	}
 	c.live.editing(ref.ID, time.Now())
-	return c.update(ctx, ref, m)
+	if err := c.update(ctx, ref, m); err != nil {
+		return err
+	}
+	c.cardsSign(ref, m.Tasks)
+	return nil
 }
 
 func (c *Connector) update(ctx context.Context, ref connectors.Ref, m connectors.Message) error {

@@ -127,6 +127,20 @@ func (c *Connector) taskSign(ref connectors.Ref, t connectors.Task) {
 	}
 }
 
+// cardsSign is the sign of a message's cards (Message.Tasks): what the
+// newest one still running runs, else that the bot thinks on.
+func (c *Connector) cardsSign(ref connectors.Ref, tasks []connectors.Task) {
+	for i := len(tasks) - 1; i >= 0; i-- {
+		if tasks[i].Status == connectors.TaskInProgress {
+			c.taskSign(ref, tasks[i])
+			return
+		}
+	}
+	if len(tasks) > 0 {
+		c.taskSign(ref, tasks[len(tasks)-1])
+	}
+}
+
 // Done takes ev's sign away as its answer ended: the status is cleared,
 // the reaction removed (waiting for its budget, Tier 2, within
 // signLimit).

@@ -235,13 +235,16 @@ type Message struct {
 }
 
 // Shown is the text people see in the message: streamed markdown, then
-// each section's text, Slack's escapes undone.
+// each section's or markdown block's text, Slack's escapes undone.
 func (m Message) Shown() string {
 	var b strings.Builder
 	b.WriteString(m.Markdown)
 	for _, bl := range m.Blocks {
-		if bl.Type == "section" && bl.Text != nil {
+		switch {
+		case bl.Type == "section" && bl.Text != nil:
 			b.WriteString(unescape(bl.Text.Text))
+		case bl.Type == "markdown" && bl.Text != nil:
+			b.WriteString(bl.Text.Text)
 		}
 	}
 	if b.Len() == 0 {

@@ -427,11 +427,42 @@ func (s *Server) replies(f url.Values) reply {
 				text = m.Markdown
 			}
 			r := reply{"type": "message", "ts": m.TS, "thread_ts": root.TS, "user": m.User, "text": text}
-			if m.rawBlocks != "" {
+			switch {
+			case m.rawBlocks != "":
 				r["blocks"] = json.RawMessage(m.rawBlocks)
+			case m.Markdown != "" || len(m.Tasks) > 0:
+				r["blocks"] = streamedBlocks(m)
 			}
 			out = append(out, r)
 		}
 	}
 	return reply{"ok": true, "messages": out, "has_more": false}
+}
+
+// streamedBlocks is what a streamed message holds, as blocks: its text as
+// a markdown block, then its task cards as task_card blocks (Slack keeps
+// a stream's chunks as the message's blocks; where each card falls in
+// the text is not kept here).
+func streamedBlocks(m *Message) []reply {
+	var out []reply
+	if m.Markdown != "" {
+		out = append(out, reply{"type": "markdown", "text": m.Markdown})
+	}
+	rich := func(s string) reply {
+		return reply{"type": "rich_text", "elements": []reply{{"type": "rich_text_section", "elements": []reply{{"type": "text", "text": s}}}}}
+	}
+	for _, t := range m.Tasks {
+		b := reply{"type": "task_card", "task_id": t.ID, "title": t.Title}
+		if t.Status != "" {
+			b["status"] = t.Status
+		}
+		if t.Details != "" {
+			b["details"] = rich(t.Details)
+		}
+		if t.Output != "" {
+			b["output"] = rich(t.Output)
+		}
+		out = append(out, b)
+	}
+	return out
 }
