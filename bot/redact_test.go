@@ -127,7 +127,8 @@ func TestRedactedConnRedactsEveryPart(t *testing.T) {
 	rc := &redactedConn{Connector: conn, red: redact.New(redacttest.OwnSecrets...)}
 	out := redacttest.Output()
 	m := connectors.Message{Text: out, Context: out, Fields: []connectors.Field{{Title: out, Value: out}},
-		Buttons: []connectors.Button{{ActionID: "a", Value: "v", Label: redacttest.WebAPIKey}}}
+		Buttons: []connectors.Button{{ActionID: "a", Value: "v", Label: redacttest.WebAPIKey}},
+		Tasks:   []connectors.Task{{ID: "t1", Title: out, Details: out, Output: out}}}
 	ctx := context.Background()
 	ref, _ := rc.Post(ctx, connectors.Dest{Channel: "C", Thread: "T"}, m)
 	rc.Edit(ctx, ref, m)
