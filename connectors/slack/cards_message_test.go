@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -22,10 +22,7 @@ import (
 // by edits. It returns the dest of a new question.
 func busyDest(t *testing.T, fake *slackfake.Server, c *opslack.Connector) connectors.Dest {
 	t.Helper()
-	dest := func(text string) connectors.Dest {
-		return connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-			Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
-	}
+	dest := asker(fake)
 	for i := range 2 {
 		if _, err := c.StartStream(t.Context(), dest(fmt.Sprintf("other %d", i)), connectors.Message{Text: "busy"}); err != nil {
 			t.Fatal(err)
@@ -70,17 +67,11 @@ func TestLateRollOverLeavesNoEmptyStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, opslack.Config{})
 		ctx := context.Background()
-		dest := func(text string) connectors.Dest {
-			return connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		}
+		dest := asker(fake)
 		d := dest("watch the logs")
 		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
 		start := time.Now()
-		for k := range 14 {
-			time.Sleep(time.Until(start.Add(time.Duration(k) * 10 * time.Second)))
-			r.Write(fmt.Sprintf("line %d. ", k))
-		}
+		writeLines(r, new(strings.Builder), start, 14)
 		time.Sleep(time.Until(start.Add(opslack.StreamLifetime/2 - time.Second)))
 		var others []connectors.Ref
 		for i := range 4 {
@@ -120,14 +111,7 @@ func TestLateRollOverLeavesNoEmptyStream(t *testing.T) {
 // (conversations.replies) does not return as blocks.
 func TestCutEndedStreamKeepsItsEndedCards(t *testing.T) {
 	fake := slackfake.NewLocal()
-	conn := func() *opslack.Connector {
-		c, err := opslack.New(opslack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
-			opslack.Options{HTTPClient: &http.Client{Transport: fake.Transport()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	conn := func() *opslack.Connector { return localConnector(t, fake, nil) }
 	root := fake.Mention("C0OPS", "U0ALICE", "", "check the disks")
 	d := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 	killed := conn()
@@ -227,14 +211,7 @@ func cardInTheStart(t *testing.T, words string) {
 func postedCut(t *testing.T, text string) (*slackfake.Server, *opslack.Connector, connectors.Ref) {
 	t.Helper()
 	fake := slackfake.NewLocal()
-	conn := func() *opslack.Connector {
-		c, err := opslack.New(opslack.Config{BotToken: slackfake.BotToken, AppToken: slackfake.AppToken, APIURL: fake.URL},
-			opslack.Options{HTTPClient: &http.Client{Transport: fake.Transport()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	conn := func() *opslack.Connector { return localConnector(t, fake, nil) }
 	root := fake.Mention("C0OPS", "U0ALICE", "", "deploy web")
 	d := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 	ref, err := conn().Post(t.Context(), d, connectors.Message{Text: text,

@@ -163,10 +163,7 @@ func TestPostedAnswerShowsItsCardInItsOwnMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
-		dest := func(text string) connectors.Dest {
-			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		}
+		dest := asker(fake)
 		for i := range 4 { // the start budget's burst, and one more
 			if _, err := c.StartStream(ctx, dest(fmt.Sprintf("other %d", i)), connectors.Message{}); err != nil {
 				t.Fatal(err)
@@ -261,15 +258,7 @@ func TestCardStartsInAStreamWithLifeForItsCommand(t *testing.T) {
 				if len(cards) != 1 || cards[0].Status != "complete" || cards[0].Details != "" {
 					t.Errorf("call-1's cards %+v; want exactly one, complete:\n%s", cards, fake.ThreadText("C0OPS", d.Thread))
 				}
-				for _, m := range fake.StoppedOpen() {
-					t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
-				}
-				if got := fake.Served429(); got != 0 {
-					t.Errorf("Slack answered 429 %d times; want none", got)
-				}
-				if got := fake.Refusals("invalid_blocks"); got != 0 {
-					t.Errorf("Slack refused %d requests as invalid_blocks", got)
-				}
+				threadFaults(t, fake)
 			})
 		})
 	}

@@ -27,20 +27,12 @@ func TestAnswerEndingDuringItsRollOverFinishesInItsStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
-		dest := func(text string) connectors.Dest {
-			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		}
+		dest := asker(fake)
 		d := dest("watch the logs")
 		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
 		var want strings.Builder
 		start := time.Now()
-		for k := range 14 { // a line every 10 s, until 2m10s
-			time.Sleep(time.Until(start.Add(time.Duration(k) * 10 * time.Second)))
-			delta := fmt.Sprintf("line %d. ", k)
-			want.WriteString(delta)
-			r.Write(delta)
-		}
+		writeLines(r, &want, start, 14) // until 2m10s
 		time.Sleep(time.Until(start.Add(slack.StreamLifetime/2 - time.Second)))
 		// Other answers take chat.startStream's burst, and one more waits:
 		// the roll-over, due at half the stream's lifetime, queues
@@ -82,10 +74,7 @@ func TestRollOverAfterTheStreamEndedTakesTheAnswerOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
-		dest := func(text string) connectors.Dest {
-			return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-				Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		}
+		dest := asker(fake)
 		d := dest("watch the deploy")
 		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
 		var want strings.Builder
@@ -93,14 +82,10 @@ func TestRollOverAfterTheStreamEndedTakesTheAnswerOn(t *testing.T) {
 		start := time.Now()
 		at := func(d time.Duration) { time.Sleep(time.Until(start.Add(d))); synctest.Wait() }
 		task := connectors.Task{ID: "call-1", Title: "`deploy --wait` on web-1", Status: connectors.TaskInProgress}
-		for k := range 14 { // a line every 10 s, until 2m10s
-			at(time.Duration(k) * 10 * time.Second)
-			write(fmt.Sprintf("line %d. ", k))
-			if k == 6 {
-				r.TaskLimit(2 * time.Minute)
-				r.Task(task)
-			}
-		}
+		writeLines(r, &want, start, 7) // until 1m
+		r.TaskLimit(2 * time.Minute)
+		r.Task(task)
+		writeLines(r, &want, start.Add(70*time.Second), 7) // until 2m10s
 		at(slack.StreamLifetime/2 - time.Second)
 		var others sync.WaitGroup // the roll-over's start waits behind these
 		for i := range 4 {
@@ -137,8 +122,42 @@ func TestRollOverAfterTheStreamEndedTakesTheAnswerOn(t *testing.T) {
 		if got, w := strings.Join(strings.Fields(shown.String()), " "), strings.Join(strings.Fields(want.String()), " "); got != w {
 			t.Errorf("the answer shows %q; want %q", got, w)
 		}
-		for _, m := range fake.StoppedOpen() {
-			t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
-		}
+		threadFaults(t, fake)
 	})
+}
+
+// asker posts questions from alice in C0OPS; each gives its thread's
+// dest, the answer's recipient alice.
+func asker(fake *slackfake.Server) func(text string) connectors.Dest {
+	return func(text string) connectors.Dest {
+		return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
+			Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
+	}
+}
+
+// writeLines writes n lines to r, and to want, the k-th k×10 s after
+// start. Call it only inside a synctest bubble: its sleeps are the
+// bubble's fake clock.
+func writeLines(r *render.Renderer, want *strings.Builder, start time.Time, n int) {
+	for k := range n {
+		time.Sleep(time.Until(start.Add(time.Duration(k) * 10 * time.Second)))
+		line := fmt.Sprintf("line %s. ", start.Add(time.Duration(k)*10*time.Second).Format("15:04:05"))
+		want.WriteString(line)
+		r.Write(line)
+	}
+}
+
+// threadFaults fails t for what Slack would show wrong or refuse: a card
+// left running in a stopped stream, a 429, a block refused.
+func threadFaults(t *testing.T, fake *slackfake.Server) {
+	t.Helper()
+	for _, m := range fake.StoppedOpen() {
+		t.Errorf("message %s stopped with cards still open: %+v", m.TS, m.OpenTasks())
+	}
+	if got := fake.Served429(); got != 0 {
+		t.Errorf("Slack answered 429 %d times; want none", got)
+	}
+	if got := fake.Refusals("invalid_blocks"); got != 0 {
+		t.Errorf("Slack refused %d requests as invalid_blocks", got)
+	}
 }
