@@ -78,7 +78,7 @@ func (c *Connector) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored
 	if err != nil && !refused {
 		return err
 	}
-	if err == nil && !longer(msg.Text, stored) {
+	if err == nil && !longer(shownWords(msg), stored) {
 		// The update replaces what the message shows: the task cards it
 		// shows (an answer going on by edits has them as blocks) stay,
 		// those still open ended as the record says, or as unfinished.
@@ -86,8 +86,9 @@ func (c *Connector) EndCutAnswer(ctx context.Context, ref connectors.Ref, stored
 	}
 	if err == nil {
 		// What it shows is more than the record has: it stays as it is,
-		// the note below it, but for its cards still open, ended.
-		if err := c.closeShownCards(ctx, ref, msg, open); err != nil {
+		// the note below it, but for its cards still open, ended, and
+		// its buttons (Stop), gone.
+		if err := c.endShown(ctx, ref, msg, open); err != nil {
 			return err
 		}
 	}
@@ -179,27 +180,34 @@ func (c *Connector) shown(ctx context.Context, ref connectors.Ref) (msg slack.Me
 	return slack.Message{}, true, &apiError{method: "conversations.replies", code: "message_not_found"}
 }
 
-// closeShownCards ends the task cards message msg shows still open, in
-// place: the message is updated with its own text and blocks, each open
-// card's as closeCards ends it. Nothing else of it changes; a message
-// with a block the connector cannot send back as it came is left as it
-// is.
-func (c *Connector) closeShownCards(ctx context.Context, ref connectors.Ref, msg slack.Message, open []connectors.Task) error {
+// endShown ends message msg, cut by a crash, in place: the message is
+// updated with its own text and blocks, but for each task card still
+// open, ended as closeCards ends it, and its buttons (Stop: nothing runs
+// any more), gone. Nothing else of it changes; a message with a block
+// the connector cannot send back as it came is left as it is.
+func (c *Connector) endShown(ctx context.Context, ref connectors.Ref, msg slack.Message, open []connectors.Task) error {
 	closed := closeCards(blockCards(msg.Blocks), open)
 	changed := false
-	blocks := slices.Clone(msg.Blocks.BlockSet)
-	for i, b := range blocks {
+	var blocks []slack.Block
+	for _, b := range msg.Blocks.BlockSet {
 		switch b := b.(type) {
 		case *slack.UnknownBlock:
 			return nil
-		case *slack.TaskCardBlock:
-			if b.Status == slack.TaskCardStatusComplete || b.Status == slack.TaskCardStatusError {
+		case *slack.ActionBlock:
+			if b.BlockID == blockActions {
+				changed = true
 				continue
 			}
+		case *slack.TaskCardBlock:
+			if b.Status == slack.TaskCardStatusComplete || b.Status == slack.TaskCardStatusError {
+				break
+			}
 			if k := slices.IndexFunc(closed, func(t connectors.Task) bool { return t.ID == b.TaskID }); k >= 0 {
-				blocks[i], changed = taskCard(closed[k]), true
+				blocks, changed = append(blocks, taskCard(closed[k])), true
+				continue
 			}
 		}
+		blocks = append(blocks, b)
 	}
 	if !changed {
 		return nil
@@ -261,6 +269,32 @@ func closeCards(shown, open []connectors.Task) []connectors.Task {
 		}
 	}
 	return out
+}
+
+// shownWords is the answer's words message msg shows: the text of its
+// sections and markdown blocks, where its blocks are all of kinds the
+// connector sends (its cards, context line and buttons hold none of the
+// answer's words, and its text is only their fallback: a card's title,
+// the context line); else its text.
+func shownWords(msg slack.Message) string {
+	if len(msg.Blocks.BlockSet) == 0 {
+		return msg.Text
+	}
+	var b strings.Builder
+	for _, bl := range msg.Blocks.BlockSet {
+		switch bl := bl.(type) {
+		case *slack.SectionBlock:
+			if bl.Text != nil {
+				b.WriteString(bl.Text.Text)
+			}
+		case *slack.MarkdownBlock:
+			b.WriteString(bl.Text)
+		case *slack.TaskCardBlock, *slack.ContextBlock, *slack.ActionBlock, *slack.ContextActionsBlock:
+		default:
+			return msg.Text
+		}
+	}
+	return b.String()
 }
 
 // longer reports whether shown, the text Slack shows, holds more than
