@@ -171,7 +171,7 @@ func TestPostedAnswerShowsItsCardInItsOwnMessage(t *testing.T) {
 		}
 		d := dest("why is web slow")
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d, stop)
+		r := answerOn(ctx, c, d, stop)
 		defer r.Close(ctx, nil)
 		r.Status("checking the load balancer", false) // opens as a post, with its line
 		time.Sleep(time.Second)
@@ -231,9 +231,8 @@ func TestCardStartsInAStreamWithLifeForItsCommand(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fake, c := localConn(t, slack.Config{})
 				ctx := context.Background()
-				d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-					Thread: fake.Mention("C0OPS", "U0ALICE", "", "watch the deploy").TS, Recipient: connectors.User{ID: "U0ALICE"}}
-				r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+				d := asker(fake)("watch the deploy")
+				r := answerOn(ctx, c, d)
 				start := time.Now()
 				tc.open(r)
 				time.Sleep(time.Until(start.Add(tc.late)))
@@ -272,9 +271,8 @@ func TestPostedAnswersCardOutlivesAnyStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
-		d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-			Thread: fake.Mention("C0OPS", "U0ALICE", "", "watch the deploy").TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		d := asker(fake)("watch the deploy")
+		r := answerOn(ctx, c, d)
 		r.Status("checking the deploy", false) // opens as a post
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -308,9 +306,8 @@ func TestPostedAnswerRateLimitedStillShowsCards(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake, c := localConn(t, slack.Config{})
 		ctx := context.Background()
-		d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-			Thread: fake.Mention("C0OPS", "U0ALICE", "", "restart the workers").TS, Recipient: connectors.User{ID: "U0ALICE"}}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		d := asker(fake)("restart the workers")
+		r := answerOn(ctx, c, d)
 		pause := func(d time.Duration) {
 			time.Sleep(d)
 			synctest.Wait()
@@ -366,9 +363,8 @@ func TestCardsCostNoAppendOfTheirOwn(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			fake, c := localConn(t, slack.Config{})
 			ctx := context.Background()
-			d := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
-				Thread: fake.Mention("C0OPS", "U0ALICE", "", "why is web slow").TS, Recipient: connectors.User{ID: "U0ALICE"}}
-			r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+			d := asker(fake)("why is web slow")
+			r := answerOn(ctx, c, d)
 			var want strings.Builder
 			for k := range 60 { // 30 s, a delta every 500 ms
 				switch {

@@ -29,7 +29,7 @@ func TestAnswerEndingDuringItsRollOverFinishesInItsStream(t *testing.T) {
 		ctx := context.Background()
 		dest := asker(fake)
 		d := dest("watch the logs")
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		r := answerOn(ctx, c, d)
 		var want strings.Builder
 		start := time.Now()
 		writeLines(r, &want, start, 14) // until 2m10s
@@ -76,7 +76,7 @@ func TestRollOverAfterTheStreamEndedTakesTheAnswerOn(t *testing.T) {
 		ctx := context.Background()
 		dest := asker(fake)
 		d := dest("watch the deploy")
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d)
+		r := answerOn(ctx, c, d)
 		var want strings.Builder
 		write := func(s string) { want.WriteString(s); r.Write(s) }
 		start := time.Now()
@@ -133,6 +133,12 @@ func asker(fake *slackfake.Server) func(text string) connectors.Dest {
 		return connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS",
 			Thread: fake.Mention("C0OPS", "U0ALICE", "", text).TS, Recipient: connectors.User{ID: "U0ALICE"}}
 	}
+}
+
+// answerOn is a renderer of an answer in d's thread on c, with the
+// workspace's edit budget to itself and no log.
+func answerOn(ctx context.Context, c *slack.Connector, d connectors.Dest, buttons ...connectors.Button) *render.Renderer {
+	return render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), d, buttons...)
 }
 
 // writeLines writes n lines to r, and to want, the k-th k×10 s after

@@ -89,7 +89,7 @@ func TestStreamEndedEarlyFinishesByUpdate(t *testing.T) {
 		root := fake.Mention("C0OPS", "U0ALICE", "", "check")
 		dest := connectors.Dest{Platform: slack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		r := answerOn(ctx, c, dest)
 		r.Write("first part. ")
 		time.Sleep(3 * time.Second)
 		fake.EndStreams()
@@ -114,7 +114,7 @@ func TestNativeStreamingOff(t *testing.T) {
 		root := fake.Mention("C0OPS", "U0ALICE", "", "check")
 		dest := connectors.Dest{Platform: slack.Platform, Channel: "C0OPS", Thread: root.TS, Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		r := answerOn(ctx, c, dest)
 		for i := range 5 {
 			r.Write(fmt.Sprintf("line %d\n", i))
 			time.Sleep(2 * time.Second)

@@ -2,15 +2,12 @@ package slack_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/slack-go/slack"
 
-	"github.com/opsbot/opsbot/bot/render"
 	"github.com/opsbot/opsbot/connectors"
 	opslack "github.com/opsbot/opsbot/connectors/slack"
 	"github.com/opsbot/opsbot/connectors/slack/slackfake"
@@ -27,7 +24,7 @@ func TestEveryCommandHasItsTaskCard(t *testing.T) {
 		dest := connectors.Dest{Platform: opslack.Platform, Workspace: slackfake.Team, Channel: "C0OPS", Thread: root.TS,
 			Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest)
+		r := answerOn(ctx, c, dest)
 		card := func(id string) slackfake.Task {
 			for _, m := range fake.Thread("C0OPS", root.TS)[1:] {
 				for _, tk := range m.Tasks {
@@ -118,7 +115,7 @@ func TestTasksAfterThePlaceholderAreCards(t *testing.T) {
 			Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		r := answerOn(ctx, c, dest, stop)
 		time.Sleep(3 * time.Second) // the placeholder shows
 		synctest.Wait()
 		if msgs := fake.Thread("C0OPS", root.TS); len(msgs) != 2 || !msgs[1].Streaming {
@@ -155,7 +152,7 @@ func TestTasksOfAPostedAnswerShowInThePost(t *testing.T) {
 			Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		r := answerOn(ctx, c, dest, stop)
 		r.Waiting("waiting for approval to run `uptime` on web-1")
 		time.Sleep(3 * time.Second) // the wait posts
 		synctest.Wait()
@@ -196,7 +193,7 @@ func TestLongTaskShowsStopBelowItsStream(t *testing.T) {
 			Recipient: connectors.User{ID: "U0ALICE"}}
 		ctx := context.Background()
 		stop := connectors.Button{ActionID: "stop", Label: "Stop"}
-		r := render.NewRenderer(ctx, c, render.NewEditBudget(c.Limits().EditsPerMinute), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), dest, stop)
+		r := answerOn(ctx, c, dest, stop)
 		r.Task(connectors.Task{ID: "call-1", Title: "running `sleep 600` on local…", Status: connectors.TaskInProgress})
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
