@@ -3,8 +3,6 @@ package render
 import (
 	"context"
 	"time"
-
-	"github.com/opsbot/opsbot/connectors"
 )
 
 // A card's life: a stream the platform ends after its lifetime
@@ -63,16 +61,11 @@ func (r *Renderer) newCards(ids []string) []string {
 	var fresh []string
 	for _, id := range ids {
 		_, inPage := r.taskPage[id]
-		if t := r.tasks[id]; !inPage && openTask(t) {
+		if t := r.tasks[id]; !inPage && taskOpen(t) {
 			fresh = append(fresh, id)
 		}
 	}
 	return fresh
-}
-
-// openTask reports whether t has not ended.
-func openTask(t connectors.Task) bool {
-	return t.Status != connectors.TaskComplete && t.Status != connectors.TaskError
 }
 
 // waitForRoom takes out of ids the new cards that would start in the
